@@ -1,0 +1,14 @@
+module github.com/agentstat/agentstat
+
+go 1.26.8
+
+require (
+	github.com/DataDog/sketches-go v1.4.8
+	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/dustin/go-humanize v1.1.0
+	github.com/go-json-experiment/json v0.0.0-20260820222146-c27c302e5fc3
+	github.com/spf13/pflag v1.0.10
+	golang.org/x/sys v0.49.0
+)
+
+require google.golang.org/protobuf v1.36.11 // indirect
