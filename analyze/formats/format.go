@@ -1,0 +1,467 @@
+// Package formats holds one reader per input log format. Each reader
+// recognises its format by content (never by path) and maps it onto the
+// normalized model; all format knowledge lives here.
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// Format describes one input format.
+type Format struct {
+	Name      string // the key used in reports (METRICS.md)
+	Title     string // what one file holds
+	Signature string // how a document is recognised, for `agentstat formats`
+	match     func(d *document) bool
+	read      func(d *document, c *readCtx)
+}
+
+// registry is in detection precedence: the first format whose signature
+// matches a document reads it.
+var registry = []*Format{bundleFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
+
+// All lists the supported formats in detection precedence.
+func All() []Format {
+	out := make([]Format, len(registry))
+	for i, f := range registry {
+		out[i] = *f
+	}
+	return out
+}
+
+// Skip reasons: every seen file that feeds no run is skipped with exactly one.
+const (
+	ReasonEmpty       = "empty"
+	ReasonInvalidJSON = "invalid JSON"
+	ReasonTruncated   = "truncated JSON"
+	ReasonNotUTF8     = "not UTF-8"
+	ReasonUnknown     = "unknown format"
+	ReasonNoRuns      = "no runs"
+	ReasonOrphan      = "orphan"
+	ReasonTooLarge    = "too large"
+	ReasonUnreadable  = "unreadable"
+)
+
+// Reasons lists every skip reason in the order reports show them.
+var Reasons = []string{ReasonEmpty, ReasonInvalidJSON, ReasonTruncated, ReasonNotUTF8, ReasonUnknown, ReasonNoRuns, ReasonOrphan, ReasonTooLarge, ReasonUnreadable}
+
+// Warning kinds, counted in inputs.warnings.
+const (
+	WarnTypeMismatch       = "type_mismatch"       // a field held a JSON type the reader cannot use; it was ignored
+	WarnBadNumber          = "bad_number"          // a number out of float64 range or a non-numeric string
+	WarnBadTimestamp       = "bad_timestamp"       // a timestamp in no known spelling
+	WarnNegativeDuration   = "negative_duration"   // an end before its start, or a negative duration; dropped
+	WarnImpossibleDuration = "impossible_duration" // a duration over ten years; dropped
+	WarnUnknownStatus      = "unknown_status"      // a run or tool status word outside the known list
+	WarnOtherStepStatus    = "other_step_status"   // a step status word outside the list: counted as other
+	WarnMissingStatus      = "missing_step_status"
+	WarnCountMismatch      = "count_mismatch"   // a summary counter disagrees with the entries
+	WarnInvalidLine        = "invalid_line"     // a JSONL line (or trailing value) that is not valid JSON
+	WarnUnknownLine        = "unknown_line"     // a JSONL line that matches no format
+	WarnDuplicateEvent     = "duplicate_event"  // an exact repeat of an earlier event, dropped
+	WarnDuplicateRunID     = "duplicate_run_id" // two runs of one format share an id
+	WarnQualityMismatch    = "quality_mismatch" // a producer's quality_average disagrees with its scores
+)
+
+// Warner counts warnings by kind.
+type Warner interface{ Warn(kind string) }
+
+// Emitter receives what a reader finds in one file.
+type Emitter interface {
+	Warner
+	Run(*model.Run)
+	// Fragment receives a piece of a run spread over several files (planagent),
+	// joined across the scanned tree by Join.
+	Fragment(*Fragment)
+}
+
+// Options tune how files are read.
+type Options struct {
+	Location *time.Location // zone of timestamps written without one
+}
+
+// SkipError says why a file yields nothing.
+type SkipError struct {
+	Reason string
+	Detail string
+}
+
+func (e *SkipError) Error() string {
+	if e.Detail == "" {
+		return e.Reason
+	}
+	return e.Reason + ": " + e.Detail
+}
+
+func skip(reason, detail string) error { return &SkipError{Reason: reason, Detail: detail} }
+
+// readCtx carries what a reader needs while turning one document into runs.
+type readCtx struct {
+	source string // path relative to the scanned root, '/'-separated
+	loc    *time.Location
+	em     Emitter
+	ord    int // index of the document within the file, for generated ids
+	emits  int
+}
+
+func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
+
+func (c *readCtx) run(r *model.Run) {
+	r.Source = c.source
+	c.emits++
+	c.em.Run(r)
+}
+
+func (c *readCtx) fragment(f *Fragment) {
+	f.Source = c.source
+	c.emits++
+	c.em.Fragment(f)
+}
+
+// fallbackID names a run whose log gives it no id: the file's stem, plus the
+// document's position when a file holds several.
+func (c *readCtx) fallbackID() string {
+	base := path.Base(c.source)
+	for _, ext := range []string{".gz", ".jsonl", ".json"} {
+		base = strings.TrimSuffix(base, ext)
+	}
+	if c.ord > 0 {
+		return fmt.Sprintf("%s#%d", base, c.ord+1)
+	}
+	return base
+}
+
+// span builds a span from two optional timestamps; a negative span is dropped
+// with a warning, never turned into zero.
+func (c *readCtx) span(start, end Time) model.Span {
+	s := model.Span{Started: start.In(c.loc), Ended: end.In(c.loc)}
+	if start.Set && end.Set {
+		d := float64(s.Ended.Sub(s.Started).Nanoseconds()) / 1e6
+		switch {
+		case d < 0:
+			c.Warn(WarnNegativeDuration)
+			s.Ended = time.Time{}
+		case d > maxDurationMS:
+			c.Warn(WarnImpossibleDuration)
+		default:
+			s.DurationMS, s.HasDuration = d, true
+		}
+	}
+	return s
+}
+
+// setDuration records a duration given in milliseconds, dropping a negative one.
+func setDuration(s *model.Span, ms Num, w Warner) {
+	if !ms.Set {
+		return
+	}
+	if ms.V < 0 {
+		w.Warn(WarnNegativeDuration)
+		return
+	}
+	if ms.V > maxDurationMS {
+		w.Warn(WarnImpossibleDuration)
+		return
+	}
+	s.DurationMS, s.HasDuration = ms.V, true
+}
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// maxDurationMS is the longest duration believed: ten years. Longer ones come
+// from unit mix-ups (seconds read as milliseconds, epoch values as durations).
+const maxDurationMS = 10 * 365.25 * 24 * 3600 * 1000
+
+// Read detects the format of one file's content and emits what it holds.
+// name is the file's path relative to its root ('/'-separated); it decides
+// nothing but whether the content is read as JSON Lines. A file that yields
+// nothing returns a *SkipError; I/O errors from r are returned as they are.
+func Read(r io.Reader, name string, opt Options, em Emitter) error {
+	if opt.Location == nil {
+		opt.Location = time.UTC
+	}
+	br := bufio.NewReaderSize(r, 64<<10)
+	if head, _ := br.Peek(3); bytes.Equal(head, bom) {
+		br.Discard(3)
+	}
+	first, err := firstByte(br)
+	if err == io.EOF {
+		return skip(ReasonEmpty, "")
+	}
+	if err != nil {
+		return err
+	}
+	c := &readCtx{source: name, loc: opt.Location, em: em}
+	lower := strings.ToLower(name)
+	if (strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".jsonl.gz")) && first == '{' {
+		return readLines(br, c)
+	}
+	return readValues(br, c)
+}
+
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			return b, br.UnreadByte()
+		}
+	}
+}
+
+// readValues reads a file as one JSON value, or several in a row.
+func readValues(br *bufio.Reader, c *readCtx) error {
+	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
+	opts := decodeOptions(c)
+	matched := false
+	for c.ord = 0; ; c.ord++ {
+		if dec.PeekKind() == 0 {
+			_, err := dec.ReadToken()
+			if err == io.EOF {
+				break
+			}
+			if c.ord == 0 {
+				return classify(err)
+			}
+			c.Warn(WarnInvalidLine)
+			break
+		}
+		var ok bool
+		var err error
+		if dec.PeekKind() == '[' {
+			ok, err = readArray(dec, opts, c)
+		} else {
+			ok, err = readDocument(dec, opts, c)
+		}
+		if err != nil {
+			if c.ord == 0 && c.emits == 0 {
+				return classify(err)
+			}
+			c.Warn(WarnInvalidLine)
+			break
+		}
+		matched = matched || ok
+	}
+	return verdict(matched, c)
+}
+
+// readArray reads a top-level array whose elements are documents (a list of
+// conversations or messages, or of records of any format).
+func readArray(dec *jsontext.Decoder, opts json.Options, c *readCtx) (bool, error) {
+	if _, err := dec.ReadToken(); err != nil {
+		return false, err
+	}
+	matched := false
+	for dec.PeekKind() != ']' {
+		if dec.PeekKind() != '{' {
+			if err := dec.SkipValue(); err != nil {
+				return matched, err
+			}
+			continue
+		}
+		ok, err := readDocument(dec, opts, c)
+		if err != nil {
+			return matched, err
+		}
+		matched = matched || ok
+		c.ord++
+	}
+	_, err := dec.ReadToken()
+	return matched, err
+}
+
+// readLines reads JSON Lines: one document per line, lines of any length,
+// each decoded as it streams by; a broken line is counted and passed over.
+func readLines(br *bufio.Reader, c *readCtx) error {
+	lr := &lineReader{br: br}
+	dec := jsontext.NewDecoder(lr, jsontext.AllowDuplicateNames(true))
+	opts := decodeOptions(c)
+	matched, valid := false, false
+	var firstErr error
+	for lr.next() {
+		dec.Reset(lr, jsontext.AllowDuplicateNames(true))
+		if dec.PeekKind() == 0 { // a blank line, or one that is not JSON at all
+			if _, err := dec.ReadToken(); err != nil && err != io.EOF {
+				firstErr = keepFirst(firstErr, err)
+				c.Warn(WarnInvalidLine)
+			}
+			continue
+		}
+		before := c.emits
+		ok, err := readDocument(dec, opts, c)
+		if err == nil {
+			_, err = dec.ReadToken() // anything after the value on the same line
+			if err == io.EOF {
+				err = nil
+			} else if err == nil {
+				err = errors.New("more than one value on a line")
+			}
+		}
+		if err != nil {
+			if lr.err != nil {
+				return lr.err
+			}
+			firstErr = keepFirst(firstErr, err)
+			c.Warn(WarnInvalidLine)
+			continue
+		}
+		valid = true
+		if !ok && c.emits == before {
+			c.Warn(WarnUnknownLine)
+		}
+		matched = matched || ok
+		c.ord++
+	}
+	if lr.err != nil {
+		return lr.err
+	}
+	if !valid && firstErr != nil {
+		return classify(firstErr)
+	}
+	if !valid {
+		return skip(ReasonEmpty, "")
+	}
+	return verdict(matched, c)
+}
+
+func keepFirst(old, err error) error {
+	if old != nil {
+		return old
+	}
+	return err
+}
+
+func verdict(matched bool, c *readCtx) error {
+	switch {
+	case c.emits > 0:
+		return nil
+	case matched:
+		return skip(ReasonNoRuns, "")
+	}
+	return skip(ReasonUnknown, "")
+}
+
+// classify turns a decode error of a file's first value into a skip reason.
+func classify(err error) error {
+	var se *SkipError
+	switch {
+	case errors.As(err, &se):
+		return err
+	case isInvalidUTF8(err):
+		return skip(ReasonNotUTF8, err.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return skip(ReasonTruncated, err.Error())
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	var sem *json.SemanticError
+	if errors.As(err, &sem) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	return err
+}
+
+// readDocument decodes one JSON object and hands it to the first format whose
+// signature it matches. ok reports that some format matched.
+func readDocument(dec *jsontext.Decoder, opts json.Options, c *readCtx) (ok bool, err error) {
+	var d document
+	if err := json.UnmarshalDecode(dec, &d, opts); err != nil {
+		return false, err
+	}
+	return dispatch(&d, c), nil
+}
+
+func dispatch(d *document, c *readCtx) bool {
+	for _, f := range registry {
+		if f.match(d) {
+			f.read(d, c)
+			return true
+		}
+	}
+	return false
+}
+
+// lineReader yields one line at a time as a reader, so that a line of any
+// length streams through the decoder without being held whole.
+type lineReader struct {
+	br     *bufio.Reader
+	inLine bool // a line is open: Read serves it until its newline
+	done   bool // input exhausted
+	err    error
+}
+
+// next drains what is left of the current line and opens the next one.
+func (l *lineReader) next() bool {
+	if l.done {
+		return false
+	}
+	if l.inLine {
+		for {
+			_, err := l.br.ReadSlice('\n')
+			if err == nil {
+				break
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != io.EOF {
+				l.err = err
+			}
+			l.done = true
+			return false
+		}
+	}
+	if _, err := l.br.Peek(1); err != nil {
+		if err != io.EOF {
+			l.err = err
+		}
+		l.done = true
+		return false
+	}
+	l.inLine = true
+	return true
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if !l.inLine {
+		return 0, io.EOF
+	}
+	buf, err := l.br.Peek(1)
+	if len(buf) == 0 {
+		if err != io.EOF {
+			l.err = err
+		}
+		l.inLine, l.done = false, true
+		return 0, io.EOF
+	}
+	n := l.br.Buffered()
+	if n > len(p) {
+		n = len(p)
+	}
+	buf, _ = l.br.Peek(n)
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		copy(p, buf[:i])
+		l.br.Discard(i + 1)
+		l.inLine = false
+		return i, nil
+	}
+	copy(p, buf)
+	l.br.Discard(n)
+	return n, nil
+}

@@ -1,0 +1,429 @@
+package formats
+
+import (
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// collector records what a reader emits.
+type collector struct {
+	runs     []*model.Run
+	frags    []*Fragment
+	warnings map[string]int
+}
+
+func (c *collector) Warn(kind string)     { c.warnings[kind]++ }
+func (c *collector) Run(r *model.Run)     { c.runs = append(c.runs, r) }
+func (c *collector) Fragment(f *Fragment) { c.frags = append(c.frags, f) }
+func newCollector() *collector            { return &collector{warnings: map[string]int{}} }
+func logPath(name string) string          { return filepath.Join("..", "..", "testdata", "logs", name) }
+func near(a, b float64) bool              { return math.Abs(a-b) < 1e-6 }
+
+func readTestFile(t *testing.T, name string, loc *time.Location) (*collector, error) {
+	t.Helper()
+	f, err := os.Open(logPath(name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := newCollector()
+	err = Read(f, name, Options{Location: loc}, c)
+	return c, err
+}
+
+func oneRun(t *testing.T, name string) (*model.Run, map[string]int) {
+	t.Helper()
+	c, err := readTestFile(t, name, time.UTC)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(c.runs) != 1 {
+		t.Fatalf("%s: %d runs, want 1", name, len(c.runs))
+	}
+	return c.runs[0], c.warnings
+}
+
+// call is what a test expects of one tool call: name, outcome, duration (-1 = unknown).
+type call struct {
+	name    string
+	outcome model.Outcome
+	ms      float64
+}
+
+func checkCalls(t *testing.T, r *model.Run, want []call) {
+	t.Helper()
+	if len(r.ToolCalls) != len(want) {
+		t.Fatalf("%s: %d tool calls, want %d", r.ID, len(r.ToolCalls), len(want))
+	}
+	for i, w := range want {
+		got := r.ToolCalls[i]
+		ms := -1.0
+		if got.HasDuration {
+			ms = got.DurationMS
+		}
+		if got.Name != w.name || got.Outcome != w.outcome || !near(ms, w.ms) {
+			t.Errorf("%s call %d = {%q %v %v}, want {%q %v %v}", r.ID, i, got.Name, got.Outcome, ms, w.name, w.outcome, w.ms)
+		}
+	}
+}
+
+func checkSteps(t *testing.T, r *model.Run, want ...model.StepStatus) {
+	t.Helper()
+	var got []model.StepStatus
+	for _, s := range r.Steps {
+		got = append(got, s.Status)
+	}
+	if strings.Join(toStrings(got), ",") != strings.Join(toStrings(want), ",") {
+		t.Errorf("%s steps = %v, want %v", r.ID, got, want)
+	}
+}
+
+func toStrings[T ~string](v []T) []string {
+	out := make([]string, len(v))
+	for i, s := range v {
+		out[i] = string(s)
+	}
+	return out
+}
+
+func checkRun(t *testing.T, r *model.Run, id string, status model.Status, durMS float64) {
+	t.Helper()
+	if r.ID != id {
+		t.Errorf("id = %q, want %q", r.ID, id)
+	}
+	if r.Status != status {
+		t.Errorf("%s status = %s, want %s", id, r.Status, status)
+	}
+	ms := -1.0
+	if r.HasDuration {
+		ms = r.DurationMS
+	}
+	if !near(ms, durMS) {
+		t.Errorf("%s duration = %v, want %v", id, ms, durMS)
+	}
+}
+
+func checkWarnings(t *testing.T, name string, got map[string]int, want map[string]int) {
+	t.Helper()
+	for k, n := range want {
+		if got[k] != n {
+			t.Errorf("%s: warning %s = %d, want %d (all: %v)", name, k, got[k], n, got)
+		}
+	}
+	for k, n := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: unexpected warning %s ×%d", name, k, n)
+		}
+	}
+}
+
+const (
+	ok      = model.OutcomeOK
+	failed  = model.OutcomeError
+	unknown = model.OutcomeUnknown
+)
+
+func TestPlanexec(t *testing.T) {
+	r, w := oneRun(t, "planexec/seed-example.json")
+	// 14:14:45.324512 − 14:14:11.711141
+	checkRun(t, r, "plan_1743142451689", model.StatusRunning, 33613.371)
+	checkSteps(t, r, model.StepCompleted, model.StepCompleted, model.StepInProgress)
+	checkCalls(t, r, []call{{"browser", ok, 3000}})
+	if c := r.ToolCalls[0]; c.Agent != "BROWSER_AGENT" || !c.HasThink || !near(c.ThinkMS, 611.371) {
+		t.Errorf("call agent/think = %q %v %v", c.Agent, c.HasThink, c.ThinkMS)
+	}
+	if r.Steps[2].Agent != "REACT_AGENT" || r.Request != "通过百度查询一下最新的阿里巴巴股价" {
+		t.Errorf("step agent %q, request %q", r.Steps[2].Agent, r.Request)
+	}
+	if len(r.Context.StepBudget) != 1 || !near(r.Context.StepBudget[0], 1.0/3) {
+		t.Errorf("step budget = %v", r.Context.StepBudget)
+	}
+	checkWarnings(t, "seed", w, nil)
+
+	// Drift: string ids, seconds-less and Jackson-array times, no status arrays,
+	// ERROR/isStuck agent, SUCCESS/ERROR think-act words, a negative act span.
+	r, w = oneRun(t, "planexec/drift-handwritten.json")
+	checkRun(t, r, "plan_drift", model.StatusFailed, 150500) // 14:14 → 14:16:30.5
+	checkSteps(t, r, model.StepOther, model.StepOther)
+	checkCalls(t, r, []call{{"browser", ok, 2500}, {"browser", failed, 10000}, {"summarize", ok, -1}})
+	if e := r.ToolCalls[1].Error; e != "timeout after 10000 ms loading /forecast/beijing" {
+		t.Errorf("error text = %q", e)
+	}
+	if !near(r.ToolCalls[0].ThinkMS, 1250) {
+		t.Errorf("think = %v", r.ToolCalls[0].ThinkMS)
+	}
+	if b := r.Context.StepBudget; len(b) != 2 || !near(b[0], 0.75) || !near(b[1], 1) {
+		t.Errorf("step budget = %v", b)
+	}
+	checkWarnings(t, "drift", w, map[string]int{WarnMissingStatus: 2, WarnNegativeDuration: 1})
+
+	r, w = oneRun(t, "planexec/completed-handwritten.json")
+	checkRun(t, r, "plan_done", model.StatusSuccess, 9999.999999)
+	checkSteps(t, r, model.StepCompleted, model.StepCompleted)
+	checkCalls(t, r, []call{{"translate", ok, 3000}, {"translate", ok, 1500}})
+	checkWarnings(t, "completed", w, nil)
+}
+
+func TestSession(t *testing.T) {
+	r, w := oneRun(t, "session/seed-simple.json")
+	checkRun(t, r, "2026-01-25-013-report", model.StatusSuccess, 5000)
+	checkCalls(t, r, []call{{"Bash", ok, 800}, {"Bash", ok, 750}})
+	if r.Model != "claude-opus-4-5-20251101" || r.Request != "/report" || r.ToolCalls[0].Category != "perception" {
+		t.Errorf("model %q request %q category %q", r.Model, r.Request, r.ToolCalls[0].Category)
+	}
+	checkWarnings(t, "seed-simple", w, map[string]int{WarnCountMismatch: 1}) // summary says 11 calls, the file holds 2
+
+	r, w = oneRun(t, "session/seed-annotated.json")
+	checkRun(t, r, "2026-01-25-001-knowledge-markers", model.StatusSuccess, 300000)
+	checkCalls(t, r, []call{{"Glob", ok, 500}, {"Read", ok, 800}, {"Write", ok, 5000}})
+	if refs := r.Context.Refs; len(refs) != 1 || refs[0] != (model.ContextRef{Type: "file", Relevance: "high", UsageMode: "read_then_modified"}) {
+		t.Errorf("refs = %v", refs)
+	}
+	if c := r.Context.Contributions; len(c) != 1 || c[0] != "file_content" {
+		t.Errorf("contributions = %v", c)
+	}
+	checkWarnings(t, "seed-annotated", w, map[string]int{WarnCountMismatch: 1})
+
+	r, w = oneRun(t, "session/v2-phases.json")
+	checkRun(t, r, "2026-01-20-001-v2-phases", model.StatusSuccess, 1800000)                 // 23:50 → 00:20 next day, +08:00
+	checkCalls(t, r, []call{{"Read", ok, 1000}, {"Grep", ok, 2000}, {"Edit", failed, 3000}}) // tool-002 listed in two phases counts once
+	if len(r.Context.Refs) != 3 || r.Context.Refs[2].UsageMode != "" {
+		t.Errorf("refs = %v", r.Context.Refs)
+	}
+	if want := time.Date(2026, 1, 20, 15, 50, 0, 0, time.UTC); !r.Started.Equal(want) {
+		t.Errorf("started = %v", r.Started)
+	}
+	checkWarnings(t, "v2-phases", w, nil)
+
+	r, w = oneRun(t, "session/v2-nested.json")
+	checkRun(t, r, "2026-01-21-002-v2-nested", model.StatusFailed, 600000)
+	// tool-001 nested again is not counted twice; the id-less nested entry (tool under "tool") counts.
+	checkCalls(t, r, []call{{"Bash", ok, 5000}, {"Bash", failed, 30000}, {"Bash", unknown, -1}})
+	checkWarnings(t, "v2-nested", w, nil)
+
+	r, w = oneRun(t, "session/v1-steps.json")
+	checkRun(t, r, "v1-fibonacci", model.StatusUnknown, -1)
+	checkSteps(t, r, model.StepCompleted, model.StepCompleted, model.StepCompleted, model.StepFailed, model.StepSkipped, model.StepNotStarted, model.StepOther)
+	if !r.Steps[2].HasDuration || r.Steps[2].DurationMS != 500 || r.Steps[0].Name != "requirement_input" {
+		t.Errorf("step 2 = %+v", r.Steps[2])
+	}
+	checkWarnings(t, "v1", w, map[string]int{WarnOtherStepStatus: 1})
+
+	r, w = oneRun(t, "session/drift-handwritten.json")
+	checkRun(t, r, "2026-01-28-009", model.StatusSuccess, 1800000) // "Completed " reads as success
+	checkCalls(t, r, []call{{"Read", ok, 2000}, {"Task", failed, 600000}, {"Write", unknown, -1}, {"Task", unknown, 60000}})
+	if s := r.Context.Subagents; len(s) != 2 || s[0] != (model.Subagent{Type: "Explore", Calls: 10, Tokens: 12000}) || s[1] != (model.Subagent{Type: "Plan", Calls: 5}) {
+		t.Errorf("subagents = %+v", s)
+	}
+	if r.Tokens.Unspecified != 12000 || r.Tokens.Total() != 12000 {
+		t.Errorf("tokens = %+v", r.Tokens)
+	}
+	if c := r.Context.Contributions; strings.Join(c, ",") != "knowledge,artifact_creation" {
+		t.Errorf("contributions = %v", c)
+	}
+	if !strings.HasPrefix(r.Summary, "整理了") || r.Agent != "" {
+		t.Errorf("summary %q agent %q", r.Summary, r.Agent)
+	}
+	checkWarnings(t, "drift", w, map[string]int{WarnNegativeDuration: 1})
+
+	if _, err := readTestFile(t, "session/invalid-unescaped-quotes.json", time.UTC); reason(err) != ReasonInvalidJSON {
+		t.Errorf("unescaped quotes: %v", err)
+	}
+}
+
+func reason(err error) string {
+	var s *SkipError
+	if errors.As(err, &s) {
+		return s.Reason
+	}
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return ""
+}
+
+func TestDebugBundle(t *testing.T) {
+	r, w := oneRun(t, "debugbundle/bundle-handwritten.json")
+	checkRun(t, r, "1702886400000-abc123", model.StatusSuccess, 4500) // latest of error/tool_result/node_end is node_end
+	checkSteps(t, r, model.StepCompleted, model.StepCompleted, model.StepSkipped)
+	// sql-query 100→1100; sql-explain 400→1500 failed; the second sql-explain (2000) pairs by node with
+	// the result at 2600 that names no tool.
+	checkCalls(t, r, []call{{"sql-query", ok, 1000}, {"sql-explain", failed, 1100}, {"sql-explain", ok, 600}})
+	if e := r.ToolCalls[1].Error; e != "permission denied for relation users_2024" {
+		t.Errorf("error = %q", e)
+	}
+	if r.Tokens.Unspecified != 1536 || r.Context.Retries != 1 || r.Context.BudgetWarnings != 1 {
+		t.Errorf("tokens %d retries %d warnings %d", r.Tokens.Unspecified, r.Context.Retries, r.Context.BudgetWarnings)
+	}
+	if b := r.Context.ToolCallBudget; len(b) != 1 || !near(b[0], 0.15) {
+		t.Errorf("tool-call budget = %v", b)
+	}
+	if b := r.Context.DurationBudget; len(b) != 1 || !near(b[0], 0.015) {
+		t.Errorf("duration budget = %v", b)
+	}
+	if r.Title != "优化这段 SQL 并保持结果一致" {
+		t.Errorf("title = %q", r.Title)
+	}
+	checkWarnings(t, "bundle", w, nil)
+
+	// An EventsExport alone: spans first to last event; a repeated event is dropped;
+	// unknown event types are counted nowhere but never rejected; the latest outcome is an error.
+	r, w = oneRun(t, "debugbundle/events-export-handwritten.json")
+	checkRun(t, r, "events-export-handwritten", model.StatusFailed, 2500)
+	checkCalls(t, r, []call{{"web-search", ok, 700}, {"fetch", unknown, -1}})
+	checkWarnings(t, "events", w, map[string]int{WarnDuplicateEvent: 1})
+
+	r, w = oneRun(t, "debugbundle/aborted-handwritten.json")
+	checkRun(t, r, "aborted-run", model.StatusFailed, -1) // updatedAt before createdAt: dropped
+	if r.Context.BudgetExceeded != 1 {
+		t.Errorf("exceeded = %d", r.Context.BudgetExceeded)
+	}
+	checkCalls(t, r, []call{{"shell", unknown, -1}})
+	checkWarnings(t, "aborted", w, map[string]int{WarnNegativeDuration: 1})
+}
+
+func TestPlanagentJoin(t *testing.T) {
+	var all []*Fragment
+	w := newCollector()
+	for _, name := range []string{"execution-log-sess-42.json", "execution-result-batch-1.json", "execution-result-batch-2.json",
+		"execution-result-batch-x.json", "plan_agent-plan-plan-api-tests.json", "plan_agent-progress-plan-api-tests.json", "plan_agent-progress-plan-nobody.json"} {
+		c, err := readTestFile(t, "planagent/"+name, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(c.runs) != 0 || len(c.frags) != 1 {
+			t.Fatalf("%s: %d runs %d fragments", name, len(c.runs), len(c.frags))
+		}
+		c.frags[0].Source = "planagent/" + name
+		all = append(all, c.frags...)
+		for k, n := range c.warnings {
+			w.warnings[k] += n
+		}
+	}
+	runs, owner := Join(all, w)
+	for _, f := range all {
+		if orphan := f.Source == "planagent/plan_agent-progress-plan-nobody.json"; orphan != (owner[f] == nil) {
+			t.Errorf("%s: owner %v", f.Source, owner[f])
+		}
+	}
+	if len(runs) != 2 {
+		t.Fatalf("%d runs, want the plan and the lone batch", len(runs))
+	}
+	lone, plan := runs[0], runs[1] // source order: execution-result-batch-x < plan_agent-plan
+	checkRun(t, plan, "plan-api-tests", model.StatusSuccess, 300000)
+	checkSteps(t, plan, model.StepCompleted, model.StepCompleted, model.StepCompleted, model.StepFailed, model.StepNotStarted)
+	checkCalls(t, plan, []call{{"GET /users", ok, 1000}, {"POST /users", ok, 1500}, {"GET /orders", ok, 3000}, {"DELETE /orders", failed, 1000}})
+	if plan.ToolCalls[3].Error != "HTTP 403 for /orders/1234" {
+		t.Errorf("error = %q", plan.ToolCalls[3].Error)
+	}
+	checkRun(t, lone, "batch-x", model.StatusFailed, 800)
+	checkCalls(t, lone, []call{{"PUT /config", failed, 800}})
+	checkSteps(t, lone, model.StepFailed)
+	checkWarnings(t, "planagent", w.warnings, nil)
+}
+
+func TestStructmsg(t *testing.T) {
+	r, w := oneRun(t, "structmsg/seed-example.json")
+	checkRun(t, r, "msg_1234567890", model.StatusSuccess, -1)
+	checkSteps(t, r, model.StepCompleted)
+	checkCalls(t, r, []call{{"file_operations", ok, -1}})
+	if q := r.Quality; len(q) != 1 || q[0].Score != 9.5 || q[0].Valid != model.TriTrue || q[0].Phase != "Phase名称" || q[0].Tool != "file_operations" {
+		t.Errorf("quality = %+v", q)
+	}
+	if want := time.Unix(1234567890, 0); !r.Started.Equal(want) {
+		t.Errorf("started = %v", r.Started)
+	}
+	checkWarnings(t, "seed", w, map[string]int{WarnQualityMismatch: 1}) // the seed's quality_average 9.2 vs its one score 9.5
+
+	r, w = oneRun(t, "structmsg/context-handwritten.json")
+	checkRun(t, r, "context-handwritten", model.StatusRunning, -1) // done + running
+	checkSteps(t, r, model.StepCompleted, model.StepCompleted, model.StepCompleted, model.StepFailed, model.StepNotStarted)
+	checkCalls(t, r, []call{{"file_operations", ok, -1}, {"search_code", ok, -1}, {"file_operations", ok, -1}, {"run_terminal", failed, -1}, {"file_operations", unknown, -1}})
+	if len(r.Quality) != 4 || r.Quality[3].HasScore || r.Quality[3].Valid != model.TriFalse {
+		t.Errorf("quality = %+v", r.Quality) // a quoted score does not count; output_valid still does
+	}
+	if want := time.Unix(1761406144, 500000000); !r.Started.Equal(want) {
+		t.Errorf("started = %v", r.Started)
+	}
+	checkWarnings(t, "context", w, map[string]int{WarnTypeMismatch: 2}) // success "yes", quality_score "3"
+
+	c, err := readTestFile(t, "structmsg/conversations-handwritten.json", time.UTC)
+	if err != nil || len(c.runs) != 2 {
+		t.Fatalf("conversations: %v, %d runs", err, len(c.runs))
+	}
+	checkRun(t, c.runs[0], "msg_partial", model.StatusPartial, -1)
+	checkRun(t, c.runs[1], "conv-1#msg4", model.StatusRunning, -1) // no phases
+	if _, err := readTestFile(t, "structmsg/conversation-without-structure.json", time.UTC); reason(err) != ReasonNoRuns {
+		t.Errorf("conversation without structure: %v", err)
+	}
+}
+
+func TestBrokenFiles(t *testing.T) {
+	for name, want := range map[string]string{
+		"broken/empty.json":       ReasonEmpty,
+		"broken/whitespace.json":  ReasonEmpty,
+		"broken/truncated.json":   ReasonTruncated,
+		"broken/binary.json":      ReasonInvalidJSON,
+		"broken/latin1.json":      ReasonNotUTF8,
+		"broken/unknown.json":     ReasonUnknown,
+		"broken/nan.json":         ReasonInvalidJSON,
+		"broken/bom-session.json": "",
+	} {
+		_, err := readTestFile(t, name, time.UTC)
+		if got := reason(err); got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+	// JSON Lines: a broken line and a line of no format are counted; the good lines are read.
+	c, err := readTestFile(t, "broken/sessions.jsonl", time.UTC)
+	if err != nil || len(c.runs) != 2 || c.runs[0].ID != "lines-1" || c.runs[1].ID != "lines-2" {
+		t.Fatalf("jsonl: %v %d", err, len(c.runs))
+	}
+	checkWarnings(t, "jsonl", c.warnings, map[string]int{WarnInvalidLine: 1, WarnUnknownLine: 1})
+}
+
+func TestLongLine(t *testing.T) {
+	// A JSONL line far larger than any buffer streams through the decoder.
+	pad := strings.Repeat("x", 8<<20)
+	line := `{"session_id":"big","status":"success","tool_calls":[{"call_id":"a","tool_name":"Read","input":{"content":"` + pad + `"},"output":{"status":"success"}}]}`
+	c := newCollector()
+	if err := Read(strings.NewReader(line+"\n"+line+"\n"), "big.jsonl", Options{}, c); err != nil || len(c.runs) != 2 {
+		t.Fatalf("long lines: %v, %d runs", err, len(c.runs))
+	}
+}
+
+func TestNoZoneUsesLocation(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip("no tz database")
+	}
+	c, err := readTestFile(t, "planexec/completed-handwritten.json", shanghai)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := time.Date(2025, 3, 29, 1, 0, 0, 1, time.UTC); !c.runs[0].Started.Equal(want) {
+		t.Errorf("naive 09:00 in Asia/Shanghai = %v, want %v", c.runs[0].Started.UTC(), want)
+	}
+}
+
+func TestFormatsListed(t *testing.T) {
+	names := map[string]bool{}
+	for _, f := range All() {
+		if f.Signature == "" || f.Title == "" {
+			t.Errorf("%s lacks a description", f.Name)
+		}
+		names[f.Name] = true
+	}
+	for _, n := range []string{"planexec", "session", "debugbundle", "planagent", "structmsg"} {
+		if !names[n] {
+			t.Errorf("format %s missing", n)
+		}
+	}
+}

@@ -1,0 +1,304 @@
+package formats
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Real logs drift from their specs: ids are strings or numbers, numbers are
+// quoted, a field holds an object where an array was specified. The decoder
+// below accepts what it can understand and counts a warning for the rest,
+// instead of failing the whole file on the first surprise.
+
+// Str is a string that may be written as a JSON string, number or boolean.
+type Str struct {
+	V   string
+	Set bool
+}
+
+// Num is a number that may be written as a JSON number or a numeric string.
+type Num struct {
+	V   float64
+	Set bool
+}
+
+// Int returns the number as an int64 (truncated), or 0 when unset.
+func (n Num) Int() int64 {
+	if !n.Set {
+		return 0
+	}
+	return int64(n.V)
+}
+
+// Time is a timestamp in any of the spellings METRICS.md lists. A timestamp
+// without a zone is resolved in the --tz zone when it is used.
+type Time struct {
+	t     time.Time
+	naive bool
+	Set   bool
+}
+
+// In returns the instant, reading a zone-less timestamp in loc.
+func (t Time) In(loc *time.Location) time.Time {
+	if !t.Set {
+		return time.Time{}
+	}
+	if t.naive {
+		y, mo, d := t.t.Date()
+		h, mi, s := t.t.Clock()
+		return time.Date(y, mo, d, h, mi, s, t.t.Nanosecond(), loc)
+	}
+	return t.t
+}
+
+// decodeOptions are the options every reader decodes with: duplicate keys are
+// allowed (the last one wins), and mismatched values are skipped with a warning.
+func decodeOptions(w Warner) json.Options {
+	var opts json.Options
+	opts = json.JoinOptions(
+		jsontext.AllowDuplicateNames(true),
+		json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+			return tolerate(dec, v, w, opts)
+		})),
+	)
+	return opts
+}
+
+// flexible is a field that may take several JSON shapes; it decodes itself.
+type flexible interface {
+	decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error
+}
+
+func tolerate(dec *jsontext.Decoder, v any, w Warner, opts json.Options) error {
+	switch p := v.(type) {
+	case *Str:
+		return decodeStr(dec, p, w)
+	case *Num:
+		return decodeNum(dec, p, w)
+	case *Time:
+		return decodeTime(dec, p, w, opts)
+	case flexible:
+		return p.decodeFlex(dec, w, opts)
+	}
+	kind := dec.PeekKind()
+	if kind == 'n' || kind == 0 {
+		return errors.ErrUnsupported
+	}
+	want := byte(0)
+	switch reflect.TypeOf(v).Elem().Kind() {
+	case reflect.Struct, reflect.Map:
+		want = '{'
+	case reflect.Slice:
+		want = '['
+	case reflect.String:
+		want = '"'
+	case reflect.Bool:
+		if kind == 't' || kind == 'f' {
+			return errors.ErrUnsupported
+		}
+		want = 't'
+	case reflect.Interface:
+		return errors.ErrUnsupported
+	case reflect.Float64, reflect.Int, reflect.Int64:
+		want = '0'
+	default:
+		return errors.ErrUnsupported
+	}
+	if byte(kind) == want {
+		return errors.ErrUnsupported
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+func decodeStr(dec *jsontext.Decoder, p *Str, w Warner) error {
+	if k := dec.PeekKind(); k == '{' || k == '[' {
+		w.Warn(WarnTypeMismatch)
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case '"':
+		*p = Str{V: tok.String(), Set: true}
+	case '0':
+		*p = Str{V: tok.String(), Set: true}
+	case 't', 'f':
+		*p = Str{V: strconv.FormatBool(tok.Bool()), Set: true}
+	}
+	return nil
+}
+
+func decodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {
+	if k := dec.PeekKind(); k == '{' || k == '[' {
+		w.Warn(WarnTypeMismatch)
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	var text string
+	switch tok.Kind() {
+	case '0':
+		text = tok.String()
+	case '"':
+		text = strings.TrimSpace(tok.String())
+		if text == "" {
+			return nil
+		}
+	case 'n':
+		return nil
+	default:
+		w.Warn(WarnTypeMismatch)
+		return nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		w.Warn(WarnBadNumber)
+		return nil
+	}
+	*p = Num{V: f, Set: true}
+	return nil
+}
+
+func decodeTime(dec *jsontext.Decoder, p *Time, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '[': // a Jackson LocalDateTime array [y, m, d, h, mi, s, ns]
+		var parts []Num
+		if err := json.UnmarshalDecode(dec, &parts, opts); err != nil {
+			return err
+		}
+		if t, ok := jacksonTime(parts); ok {
+			*p = Time{t: t, naive: true, Set: true}
+		} else {
+			w.Warn(WarnBadTimestamp)
+		}
+		return nil
+	case '{':
+		w.Warn(WarnBadTimestamp)
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case '0':
+		f, err := strconv.ParseFloat(tok.String(), 64)
+		if err != nil || math.Abs(f) > maxEpoch {
+			w.Warn(WarnBadTimestamp)
+			return nil
+		}
+		*p = Time{t: epochTime(f), Set: true}
+	case '"':
+		s := strings.TrimSpace(tok.String())
+		if s == "" {
+			return nil
+		}
+		t, naive, ok := ParseTimestamp(s)
+		if !ok {
+			w.Warn(WarnBadTimestamp)
+			return nil
+		}
+		*p = Time{t: t, naive: naive, Set: true}
+	case 'n':
+	default:
+		w.Warn(WarnBadTimestamp)
+	}
+	return nil
+}
+
+// maxEpoch bounds an epoch number (milliseconds up to the year 33658): a
+// larger number is not a time.
+const maxEpoch = 1e15
+
+// epochTime reads an epoch number: seconds below 1e11, else milliseconds.
+func epochTime(f float64) time.Time {
+	if math.Abs(f) < 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	}
+	ms, frac := math.Modf(f)
+	return time.UnixMilli(int64(ms)).Add(time.Duration(math.Round(frac * 1e6))).UTC()
+}
+
+func jacksonTime(p []Num) (time.Time, bool) {
+	if len(p) < 3 || len(p) > 7 {
+		return time.Time{}, false
+	}
+	var f [7]int
+	for i, n := range p {
+		if !n.Set || n.V != math.Trunc(n.V) || n.V < 0 || n.V > 2e9 {
+			return time.Time{}, false
+		}
+		f[i] = int(n.V)
+	}
+	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 60 || f[6] > 999999999 {
+		return time.Time{}, false
+	}
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6], time.UTC)
+	if t.Day() != f[2] { // 31 February and the like
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+var zonedLayouts = []string{
+	"2006-01-02T15:04:05Z07:00",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04Z07:00",
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02 15:04:05Z0700",
+	"2006-01-02T15:04:05 Z07:00",
+}
+
+var naiveLayouts = []string{
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04",
+	"2006-01-02",
+}
+
+// ParseTimestamp parses an ISO-8601 timestamp with or without zone, with 0–9
+// fractional digits and optional seconds, or an epoch number written as text.
+// naive reports that the text had no zone.
+func ParseTimestamp(s string) (t time.Time, naive, ok bool) {
+	if f, err := strconv.ParseFloat(s, 64); err == nil {
+		if math.Abs(f) > maxEpoch || math.IsNaN(f) {
+			return time.Time{}, false, false
+		}
+		return epochTime(f), false, true
+	}
+	if len(s) < 10 || len(s) > 64 {
+		return time.Time{}, false, false
+	}
+	for _, l := range zonedLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, false, true
+		}
+	}
+	for _, l := range naiveLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true, true
+		}
+	}
+	return time.Time{}, false, false
+}
+
+// isInvalidUTF8 reports whether a decode error is the decoder's invalid UTF-8 error.
+func isInvalidUTF8(err error) bool {
+	var se *jsontext.SyntacticError
+	return errors.As(err, &se) && se.Err != nil && se.Err.Error() == "invalid UTF-8"
+}

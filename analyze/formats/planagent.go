@@ -1,0 +1,264 @@
+package formats
+
+import (
+	"sort"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// planagent: PlanAgent iterative-execution state (seed 003), one record per
+// file as its memory keys store it. The records of one plan are joined across
+// the scanned tree by Join.
+var planagentFormat = &Format{
+	Name:      "planagent",
+	Title:     "PlanAgent state: ExecutionPlan, BatchResult, PlanProgress, ExecutionMetrics records",
+	Signature: "plannedBatches (ExecutionPlan); batchId with executedTasks (BatchResult); planId with totalBatches (PlanProgress); sessionId with totalBatches (ExecutionMetrics)",
+	match: func(d *document) bool {
+		return d.PlannedBatches != nil ||
+			(d.BatchID.Set && d.ExecutedTasks != nil) ||
+			(d.TotalBatches.Set && (d.PlanID.Set || d.SessionIDCamel.Set))
+	},
+	read: readPlanagent,
+}
+
+type taskBatch struct {
+	BatchID Str          `json:"batchId"`
+	Tasks   []taskRecord `json:"tasks"`
+	Status  Str          `json:"status"`
+}
+
+// taskRecord is a ToolTask or a TaskResult; the seed leaves both unspelled, so
+// the usual spellings of id, tool and status are all read.
+type taskRecord struct {
+	TaskID        Str `json:"taskId"`
+	ID            Str `json:"id"`
+	ToolName      Str `json:"toolName"`
+	Tool          Str `json:"tool"`
+	Name          Str `json:"name"`
+	Status        Str `json:"status"`
+	ExecutionTime Num `json:"executionTime"`
+	Error         Str `json:"error"`
+}
+
+func (t *taskRecord) id() string   { return firstOf(t.TaskID, t.ID) }
+func (t *taskRecord) tool() string { return firstOf(t.ToolName, t.Tool, t.Name) }
+
+type batchMetrics struct {
+	SuccessCount Num `json:"successCount"`
+	FailureCount Num `json:"failureCount"`
+}
+
+// FragmentKind tells which planagent record a fragment holds.
+type FragmentKind int8
+
+// Fragment kinds.
+const (
+	FragmentPlan FragmentKind = iota
+	FragmentBatch
+	FragmentProgress
+	FragmentMetrics
+)
+
+// Fragment is one planagent record, waiting to be joined with the others of its plan.
+type Fragment struct {
+	Kind   FragmentKind
+	Source string
+	plan   *planRecord
+	batch  *batchRecord
+	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
+	count  Num    // completedBatches of a PlanProgress or ExecutionMetrics
+}
+
+type planRecord struct {
+	id, sessionID, status string
+	span                  model.Span
+	batches               []taskBatch
+}
+
+type batchRecord struct {
+	id, status string
+	duration   Num
+	tasks      []taskRecord
+	metrics    *batchMetrics
+}
+
+func readPlanagent(d *document, c *readCtx) {
+	switch {
+	case d.PlannedBatches != nil:
+		p := &planRecord{id: d.PlanID.V, sessionID: d.SessionIDCamel.V, status: model.Fold(d.Status.V), batches: d.PlannedBatches}
+		if p.id == "" {
+			p.id = c.fallbackID()
+		}
+		// The end counts only once the plan is over: updatedAt of a live plan is not an end.
+		end := Time{}
+		if p.status == "completed" || p.status == "failed" {
+			end = d.UpdatedAtCamel
+		}
+		p.span = c.span(d.CreatedAtCamel, end)
+		c.fragment(&Fragment{Kind: FragmentPlan, plan: p, key: p.id})
+	case d.BatchID.Set && d.ExecutedTasks != nil:
+		b := &batchRecord{id: d.BatchID.V, status: model.Fold(d.Status.V), duration: d.ExecutionTime, tasks: d.ExecutedTasks, metrics: d.Metrics}
+		c.fragment(&Fragment{Kind: FragmentBatch, batch: b, key: b.id})
+	case d.PlanID.Set:
+		c.fragment(&Fragment{Kind: FragmentProgress, key: d.PlanID.V, count: d.CompletedBatches})
+	default:
+		c.fragment(&Fragment{Kind: FragmentMetrics, key: d.SessionIDCamel.V, count: d.CompletedBatches})
+	}
+}
+
+// Join resolves planagent fragments gathered from the whole scanned tree into
+// runs. A BatchResult belongs to the plan whose plannedBatches names it, else
+// it is a run of its own; PlanProgress and ExecutionMetrics belong to a plan
+// by planId / sessionId, else they are orphans. Runs come out in source order;
+// owner maps every fragment to the run it fed or joined (none for an orphan).
+func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*model.Run) {
+	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
+	batches := map[string][]*Fragment{}
+	plansByID := map[string]*Fragment{}
+	plansBySession := map[string]*Fragment{}
+	for _, f := range frags {
+		switch f.Kind {
+		case FragmentBatch:
+			batches[f.key] = append(batches[f.key], f)
+		case FragmentPlan:
+			if _, dup := plansByID[f.key]; !dup {
+				plansByID[f.key] = f
+			}
+			if s := f.plan.sessionID; s != "" {
+				if _, dup := plansBySession[s]; !dup {
+					plansBySession[s] = f
+				}
+			}
+		}
+	}
+	owner = map[*Fragment]*model.Run{}
+	completed := map[*Fragment]int64{}
+	for _, f := range frags {
+		if f.Kind == FragmentPlan {
+			owner[f], completed[f] = planRun(f, batches, owner, w)
+		}
+	}
+	for _, f := range frags {
+		var plan *Fragment
+		switch f.Kind {
+		case FragmentPlan:
+			runs = append(runs, owner[f])
+			continue
+		case FragmentBatch:
+			if owner[f] == nil {
+				owner[f] = batchRun(f, w)
+				runs = append(runs, owner[f])
+			}
+			continue
+		case FragmentProgress:
+			plan = plansByID[f.key]
+		case FragmentMetrics:
+			plan = plansBySession[f.key]
+		}
+		if plan == nil {
+			continue // an orphan
+		}
+		owner[f] = owner[plan]
+		if f.count.Set && f.count.Int() != completed[plan] {
+			w.Warn(WarnCountMismatch)
+		}
+	}
+	return runs, owner
+}
+
+func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*model.Run, w Warner) (*model.Run, int64) {
+	p := f.plan
+	r := &model.Run{ID: p.id, Format: "planagent", Source: f.Source, Title: p.id, Span: p.span}
+	switch p.status {
+	case "completed":
+		r.Status = model.StatusSuccess
+	case "failed":
+		r.Status = model.StatusFailed
+	case "planning", "executing":
+		r.Status = model.StatusRunning
+	default:
+		if p.status != "" {
+			w.Warn(WarnUnknownStatus)
+		}
+		r.Status = model.StatusUnknown
+	}
+	var completedBatches int64
+	for _, b := range p.batches {
+		results := batches[b.BatchID.V]
+		byTask := map[string]*taskRecord{}
+		for _, rf := range results {
+			owner[rf] = r
+			if rf.batch.status == "completed" {
+				completedBatches++
+			}
+			for i := range rf.batch.tasks {
+				t := &rf.batch.tasks[i]
+				byTask[t.id()] = t // a later result for the same task wins
+				r.ToolCalls = append(r.ToolCalls, taskCall(t, w))
+			}
+		}
+		batchStatus := model.StepNotStarted
+		if word := model.Fold(b.Status.V); word != "assigned" {
+			batchStatus = stepStatus(word, w)
+		}
+		for i := range b.Tasks {
+			t := &b.Tasks[i]
+			st := model.Step{Name: t.tool(), Status: batchStatus}
+			if st.Name == "" {
+				st.Name = t.id()
+			}
+			if res, ok := byTask[t.id()]; ok && t.id() != "" {
+				st.Status = stepStatus(res.Status.V, w)
+				setDuration(&st.Span, res.ExecutionTime, w)
+			}
+			r.Steps = append(r.Steps, st)
+		}
+	}
+	return r, completedBatches
+}
+
+func batchRun(f *Fragment, w Warner) *model.Run {
+	b := f.batch
+	r := &model.Run{ID: b.id, Format: "planagent", Source: f.Source, Title: b.id}
+	setDuration(&r.Span, b.duration, w)
+	switch b.status {
+	case "completed":
+		r.Status = model.StatusSuccess
+	case "partial":
+		r.Status = model.StatusPartial
+	case "failed":
+		r.Status = model.StatusFailed
+	default:
+		if b.status != "" {
+			w.Warn(WarnUnknownStatus)
+		}
+		r.Status = model.StatusUnknown
+	}
+	ok := int64(0)
+	for i := range b.tasks {
+		t := &b.tasks[i]
+		call := taskCall(t, w)
+		if call.Outcome == model.OutcomeOK {
+			ok++
+		}
+		r.ToolCalls = append(r.ToolCalls, call)
+		st := model.Step{Name: t.tool(), Status: stepStatus(t.Status.V, w), Span: model.Span{DurationMS: call.DurationMS, HasDuration: call.HasDuration}}
+		if st.Name == "" {
+			st.Name = t.id()
+		}
+		r.Steps = append(r.Steps, st)
+	}
+	if m := b.metrics; m != nil && m.SuccessCount.Set && m.SuccessCount.Int() != ok {
+		w.Warn(WarnCountMismatch)
+	}
+	return r
+}
+
+func taskCall(t *taskRecord, w Warner) model.ToolCall {
+	call := model.ToolCall{Name: t.tool(), Outcome: callOutcome(t.Status, w)}
+	setDuration(&call.Span, t.ExecutionTime, w)
+	if call.Outcome == model.OutcomeError {
+		call.Error = t.Error.V
+	}
+	return call
+}

@@ -1,0 +1,156 @@
+package formats
+
+import (
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// planexec: one PlanExecutionRecord of the Java plan executor (seed 000).
+var planexecFormat = &Format{
+	Name:      "planexec",
+	Title:     "PlanExecutionRecord (plan steps, agentExecutionSequence, thinkActSteps)",
+	Signature: "an object with agentExecutionSequence, or with planId and userRequest",
+	match: func(d *document) bool {
+		return d.AgentExecutionSequence != nil || (d.PlanID.Set && d.UserRequest.Set)
+	},
+	read: readPlanexec,
+}
+
+type agentExecution struct {
+	ID            Str            `json:"id"`
+	AgentName     Str            `json:"agentName"`
+	StartTime     Time           `json:"startTime"`
+	EndTime       Time           `json:"endTime"`
+	MaxSteps      Num            `json:"maxSteps"`
+	CurrentStep   Num            `json:"currentStep"`
+	Status        Str            `json:"status"`
+	IsStuck       *bool          `json:"isStuck"`
+	ThinkActSteps []thinkActStep `json:"thinkActSteps"`
+}
+
+type thinkActStep struct {
+	ThinkStartTime Time `json:"thinkStartTime"`
+	ThinkEndTime   Time `json:"thinkEndTime"`
+	ActStartTime   Time `json:"actStartTime"`
+	ActEndTime     Time `json:"actEndTime"`
+	Status         Str  `json:"status"`
+	ToolName       Str  `json:"toolName"`
+	ErrorMessage   Str  `json:"errorMessage"`
+	Error          Str  `json:"error"`
+	ActionResult   Str  `json:"actionResult"`
+}
+
+func readPlanexec(d *document, c *readCtx) {
+	r := &model.Run{
+		ID:      firstOf(d.PlanID, d.ID),
+		Format:  "planexec",
+		Title:   d.Title.V,
+		Request: d.UserRequest.V,
+		Summary: d.Summary.Text,
+		Span:    c.span(d.StartTime, d.EndTime),
+	}
+	if r.ID == "" {
+		r.ID = c.fallbackID()
+	}
+	if r.Title == "" {
+		r.Title = r.Request
+	}
+
+	blocked := false
+	counted := map[model.StepStatus]int64{}
+	for i, text := range d.Steps.Texts {
+		st := model.Step{Name: text, Status: model.StepOther}
+		if i < len(d.StepStatuses) {
+			st.Status = stepStatus(d.StepStatuses[i].V, c)
+		} else {
+			c.Warn(WarnMissingStatus)
+		}
+		if i < len(d.StepAgents) {
+			st.Agent = d.StepAgents[i].V
+		}
+		blocked = blocked || st.Status == model.StepBlocked
+		counted[st.Status]++
+		r.Steps = append(r.Steps, st)
+	}
+	if d.StatusCounts != nil && d.StepStatuses != nil {
+		for word, n := range d.StatusCounts {
+			s, _ := model.ParseStepStatus(word)
+			if n.Set && n.Int() != counted[s] {
+				c.Warn(WarnCountMismatch)
+				break
+			}
+		}
+	}
+
+	failedAgent := false
+	for _, ex := range d.AgentExecutionSequence {
+		switch model.Fold(ex.Status.V) {
+		case "failed", "error":
+			failedAgent = true
+		}
+		if ex.IsStuck != nil && *ex.IsStuck {
+			failedAgent = true
+		}
+		if ex.MaxSteps.Set && ex.MaxSteps.V > 0 && ex.CurrentStep.Set {
+			r.Context.StepBudget = append(r.Context.StepBudget, ex.CurrentStep.V/ex.MaxSteps.V)
+		}
+		for _, ta := range ex.ThinkActSteps {
+			if ta.ToolName.V == "" {
+				continue
+			}
+			call := model.ToolCall{
+				Name:    ta.ToolName.V,
+				Agent:   ex.AgentName.V,
+				Span:    c.span(ta.ActStartTime, ta.ActEndTime),
+				Outcome: callOutcome(ta.Status, c),
+			}
+			if think := c.span(ta.ThinkStartTime, ta.ThinkEndTime); think.HasDuration {
+				call.ThinkMS, call.HasThink = think.DurationMS, true
+			}
+			if call.Outcome == model.OutcomeError {
+				call.Error = firstOf(ta.ErrorMessage, ta.Error, ta.ActionResult)
+			}
+			r.ToolCalls = append(r.ToolCalls, call)
+		}
+	}
+
+	switch {
+	case d.Completed != nil && *d.Completed:
+		r.Status = model.StatusSuccess
+	case blocked || failedAgent:
+		r.Status = model.StatusFailed
+	default:
+		r.Status = model.StatusRunning
+	}
+	c.run(r)
+}
+
+// stepStatus normalizes a step status word, counting a warning for one outside the list.
+func stepStatus(word string, w Warner) model.StepStatus {
+	if model.Fold(word) == "" {
+		w.Warn(WarnMissingStatus)
+		return model.StepOther
+	}
+	s, ok := model.ParseStepStatus(word)
+	if !ok {
+		w.Warn(WarnOtherStepStatus)
+	}
+	return s
+}
+
+// callOutcome maps a tool-call status word through the step word list:
+// completed → ok, failed → error, absent or anything else → unknown.
+func callOutcome(word Str, w Warner) model.Outcome {
+	if !word.Set || model.Fold(word.V) == "" {
+		return model.OutcomeUnknown
+	}
+	s, ok := model.ParseStepStatus(word.V)
+	switch {
+	case s == model.StepCompleted:
+		return model.OutcomeOK
+	case s == model.StepFailed:
+		return model.OutcomeError
+	case !ok:
+		w.Warn(WarnUnknownStatus)
+	}
+	return model.OutcomeUnknown
+}
