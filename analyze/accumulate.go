@@ -1,0 +1,529 @@
+package analyze
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// Accumulator folds runs into mergeable figures: counts, fixed-point sums and
+// distributions. Each worker owns one; Merge combines them. Every part is
+// independent of the order runs arrive in, so the result is the same bytes
+// whichever worker read which file, and partials from several machines merge
+// to the single-pass result.
+type Accumulator struct {
+	loc *time.Location
+
+	filesSeen, filesParsed, filesFiltered, runsFiltered int64
+	filesByFormat                                       map[string]int64
+	skipped                                             []SkippedFile
+	warnings                                            map[string]int64
+
+	runs         int64
+	runsByStatus map[model.Status]int64
+	runDur       Dist
+	steps        int64
+	stepsBy      map[model.StepStatus]int64
+	calls        callGroup
+	callDur      Dist
+	tools        map[string]*toolAcc
+	agents       map[string]*agentAcc
+	formats      map[string]*formatAcc
+	models       map[string]*modelAcc
+	days         map[string]*dayAcc
+	quality      qualityAcc
+	tokens       model.Tokens
+	tokensPerRun Dist
+	refsByType   map[string]int64
+	refsByRel    map[string]int64
+	refsByUsage  map[string]int64
+	contribs     map[string]int64
+	subagents    SubagentSummary
+	budgetTool   Dist
+	budgetDur    Dist
+	budgetStep   Dist
+	budgetWarn   int64
+	budgetExceed int64
+	retries      int64
+	errors       map[string]*errorAcc
+	index        []RunRow
+	ids          map[string]int64 // format NUL id → runs, for duplicate ids
+}
+
+type callGroup struct{ calls, known, errors int64 }
+
+func (g *callGroup) add(o model.Outcome) {
+	g.calls++
+	if o != model.OutcomeUnknown {
+		g.known++
+	}
+	if o == model.OutcomeError {
+		g.errors++
+	}
+}
+
+func (g *callGroup) merge(o callGroup) {
+	g.calls += o.calls
+	g.known += o.known
+	g.errors += o.errors
+}
+
+type toolAcc struct {
+	callGroup
+	dur        Dist
+	categories map[string]int64
+}
+
+type agentAcc struct {
+	runs int64
+	callGroup
+}
+
+type formatAcc struct {
+	runs, success, decided int64
+	callGroup
+	tokens model.Tokens
+}
+
+type modelAcc struct {
+	runs   int64
+	tokens model.Tokens
+}
+
+type dayAcc struct {
+	runs, success, decided int64
+	byStatus               map[model.Status]int64
+	callGroup
+	dur    Dist
+	tokens int64
+}
+
+type qualityGroup struct {
+	scores              Dist
+	validTrue, validAll int64
+}
+
+type qualityAcc struct {
+	qualityGroup
+	bins    [10]int64
+	byPhase map[string]*qualityGroup
+	byTool  map[string]*qualityGroup
+}
+
+type errorAcc struct {
+	count             int64
+	tools             map[string]int64
+	exSource, exRunID string
+}
+
+// NewAccumulator returns an empty accumulator that dates runs in loc.
+func NewAccumulator(loc *time.Location) *Accumulator {
+	return &Accumulator{
+		loc:           loc,
+		filesByFormat: map[string]int64{},
+		warnings:      map[string]int64{},
+		runsByStatus:  map[model.Status]int64{},
+		stepsBy:       map[model.StepStatus]int64{},
+		tools:         map[string]*toolAcc{},
+		agents:        map[string]*agentAcc{},
+		formats:       map[string]*formatAcc{},
+		models:        map[string]*modelAcc{},
+		days:          map[string]*dayAcc{},
+		quality:       qualityAcc{byPhase: map[string]*qualityGroup{}, byTool: map[string]*qualityGroup{}},
+		refsByType:    map[string]int64{},
+		refsByRel:     map[string]int64{},
+		refsByUsage:   map[string]int64{},
+		contribs:      map[string]int64{},
+		subagents:     SubagentSummary{ByType: map[string]int64{}},
+		errors:        map[string]*errorAcc{},
+		ids:           map[string]int64{},
+	}
+}
+
+// Warn counts a warning of the given kind.
+func (a *Accumulator) Warn(kind string) { a.warnings[kind]++ }
+
+func (a *Accumulator) skip(path, reason, detail string) {
+	a.skipped = append(a.skipped, SkippedFile{Path: path, Reason: reason, Detail: detail})
+}
+
+func (a *Accumulator) day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.In(a.loc).Format(time.DateOnly)
+}
+
+func (a *Accumulator) dayAcc(d string) *dayAcc {
+	if d == "" {
+		return nil
+	}
+	acc := a.days[d]
+	if acc == nil {
+		acc = &dayAcc{byStatus: map[model.Status]int64{}}
+		a.days[d] = acc
+	}
+	return acc
+}
+
+func getOrNew[T any](m map[string]*T, k string) *T {
+	v := m[k]
+	if v == nil {
+		v = new(T)
+		m[k] = v
+	}
+	return v
+}
+
+// AddRun folds one run into the figures.
+func (a *Accumulator) AddRun(r *model.Run) {
+	a.runs++
+	a.runsByStatus[r.Status]++
+	a.ids[r.Format+"\x00"+r.ID]++
+	decided := r.Status != model.StatusRunning && r.Status != model.StatusUnknown
+	success := r.Status == model.StatusSuccess
+	if r.HasDuration {
+		a.runDur.Add(r.DurationMS)
+	}
+	f := getOrNew(a.formats, r.Format)
+	f.runs++
+	f.tokens.Add(r.Tokens)
+	runDay := a.day(r.Started)
+	day := a.dayAcc(runDay)
+	if day != nil {
+		day.runs++
+		day.byStatus[r.Status]++
+		day.tokens += r.Tokens.Total()
+		if r.HasDuration {
+			day.dur.Add(r.DurationMS)
+		}
+	}
+	if decided {
+		f.decided++
+		if day != nil {
+			day.decided++
+		}
+		if success {
+			f.success++
+			if day != nil {
+				day.success++
+			}
+		}
+	}
+
+	for _, s := range r.Steps {
+		a.steps++
+		a.stepsBy[s.Status]++
+	}
+
+	runAgents := map[string]bool{}
+	if r.Agent != "" {
+		runAgents[r.Agent] = true
+	}
+	for _, s := range r.Steps {
+		if s.Agent != "" {
+			runAgents[s.Agent] = true
+		}
+	}
+	errs := 0
+	for i := range r.ToolCalls {
+		c := &r.ToolCalls[i]
+		a.calls.add(c.Outcome)
+		f.add(c.Outcome)
+		t := a.tools[c.Name]
+		if t == nil {
+			t = &toolAcc{categories: map[string]int64{}}
+			a.tools[c.Name] = t
+		}
+		t.add(c.Outcome)
+		if c.Category != "" {
+			t.categories[c.Category]++
+		}
+		if c.HasDuration {
+			a.callDur.Add(c.DurationMS)
+			t.dur.Add(c.DurationMS)
+		}
+		agent := c.Agent
+		if agent == "" {
+			agent = r.Agent
+		}
+		if agent != "" {
+			runAgents[agent] = true
+			getOrNew(a.agents, agent).add(c.Outcome)
+		}
+		callDay := day
+		if !c.Started.IsZero() {
+			callDay = a.dayAcc(a.day(c.Started))
+		}
+		if callDay != nil {
+			callDay.add(c.Outcome)
+		}
+		if c.Outcome == model.OutcomeError {
+			errs++
+			a.addError(c, r)
+		}
+	}
+	for name := range runAgents {
+		getOrNew(a.agents, name).runs++
+	}
+
+	for _, e := range r.Quality {
+		a.quality.add(e)
+	}
+
+	a.tokens.Add(r.Tokens)
+	if tot := r.Tokens.Total(); tot > 0 {
+		a.tokensPerRun.Add(float64(tot))
+	}
+	if r.Model != "" {
+		m := getOrNew(a.models, r.Model)
+		m.runs++
+		m.tokens.Add(r.Tokens)
+	}
+	ctx := &r.Context
+	for _, ref := range ctx.Refs {
+		a.refsByType[orUnspecified(ref.Type)]++
+		a.refsByRel[orUnspecified(ref.Relevance)]++
+		a.refsByUsage[orUnspecified(ref.UsageMode)]++
+	}
+	for _, c := range ctx.Contributions {
+		a.contribs[c]++
+	}
+	for _, s := range ctx.Subagents {
+		a.subagents.Invocations++
+		a.subagents.Calls += s.Calls
+		a.subagents.Tokens += s.Tokens
+		a.subagents.ByType[orUnspecified(s.Type)]++
+	}
+	for _, v := range ctx.ToolCallBudget {
+		a.budgetTool.Add(v)
+	}
+	for _, v := range ctx.DurationBudget {
+		a.budgetDur.Add(v)
+	}
+	for _, v := range ctx.StepBudget {
+		a.budgetStep.Add(v)
+	}
+	a.budgetWarn += ctx.BudgetWarnings
+	a.budgetExceed += ctx.BudgetExceeded
+	a.retries += ctx.Retries
+
+	row := RunRow{
+		ID: r.ID, Format: r.Format, Source: r.Source, Title: clip(r.Title, 200), Status: string(r.Status),
+		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: len(r.ToolCalls), Errors: errs,
+		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
+	}
+	if r.HasDuration {
+		row.DurationMS = ptr(r.DurationMS)
+	}
+	a.index = append(a.index, row)
+}
+
+func (q *qualityAcc) add(e model.Evaluation) {
+	groups := []*qualityGroup{&q.qualityGroup, getOrNew(q.byPhase, orUnspecified(e.Phase))}
+	if e.Tool != "" {
+		groups = append(groups, getOrNew(q.byTool, e.Tool))
+	}
+	for _, g := range groups {
+		if e.HasScore {
+			g.scores.Add(e.Score)
+		}
+		if e.Valid != model.TriUnknown {
+			g.validAll++
+			if e.Valid == model.TriTrue {
+				g.validTrue++
+			}
+		}
+	}
+	if e.HasScore {
+		q.bins[min(9, max(0, int(e.Score)))]++
+	}
+}
+
+func (g *qualityGroup) merge(o *qualityGroup) {
+	g.scores.Merge(&o.scores)
+	g.validTrue += o.validTrue
+	g.validAll += o.validAll
+}
+
+var (
+	reHex    = regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{8,}(?:-[0-9a-fA-F]{4,})*\b`)
+	rePath   = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\\/][\w.@~+-]+){2,}[\\/]?|\b[\w.-]+\.(?:go|py|ts|tsx|js|jsx|json|jsonl|md|java|rs|c|h|cpp|css|html|yaml|yml|toml|txt|sh)\b`)
+	reNumber = regexp.MustCompile(`\d+(?:\.\d+)?`)
+	reSpace  = regexp.MustCompile(`\s+`)
+)
+
+// NormalizeError folds the parts of an error message that vary between
+// occurrences of the same error: ids, paths and numbers.
+func NormalizeError(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "(no message)"
+	}
+	if !utf8.ValidString(msg) {
+		msg = strings.ToValidUTF8(msg, "\uFFFD")
+	}
+	msg = clip(msg, 2000)
+	msg = reHex.ReplaceAllString(msg, "<id>")
+	msg = rePath.ReplaceAllString(msg, "<path>")
+	msg = reNumber.ReplaceAllString(msg, "<n>")
+	msg = reSpace.ReplaceAllString(msg, " ")
+	return clip(msg, 200)
+}
+
+func (a *Accumulator) addError(c *model.ToolCall, r *model.Run) {
+	key := NormalizeError(c.Error)
+	e := a.errors[key]
+	if e == nil {
+		e = &errorAcc{tools: map[string]int64{}, exSource: r.Source, exRunID: r.ID}
+		a.errors[key] = e
+	}
+	e.count++
+	e.tools[c.Name]++
+	e.example(r.Source, r.ID)
+}
+
+// example keeps the smallest (source, id) as the example, whatever the order.
+func (e *errorAcc) example(source, id string) {
+	if source < e.exSource || (source == e.exSource && id < e.exRunID) {
+		e.exSource, e.exRunID = source, id
+	}
+}
+
+// Merge adds everything o holds to a.
+func (a *Accumulator) Merge(o *Accumulator) {
+	a.filesSeen += o.filesSeen
+	a.filesParsed += o.filesParsed
+	a.filesFiltered += o.filesFiltered
+	a.runsFiltered += o.runsFiltered
+	addCounts(a.filesByFormat, o.filesByFormat)
+	a.skipped = append(a.skipped, o.skipped...)
+	addCounts(a.warnings, o.warnings)
+	a.runs += o.runs
+	addCounts(a.runsByStatus, o.runsByStatus)
+	a.runDur.Merge(&o.runDur)
+	a.steps += o.steps
+	addCounts(a.stepsBy, o.stepsBy)
+	a.calls.merge(o.calls)
+	a.callDur.Merge(&o.callDur)
+	for k, v := range o.tools {
+		t := a.tools[k]
+		if t == nil {
+			t = &toolAcc{categories: map[string]int64{}}
+			a.tools[k] = t
+		}
+		t.callGroup.merge(v.callGroup)
+		t.dur.Merge(&v.dur)
+		addCounts(t.categories, v.categories)
+	}
+	for k, v := range o.agents {
+		t := getOrNew(a.agents, k)
+		t.runs += v.runs
+		t.callGroup.merge(v.callGroup)
+	}
+	for k, v := range o.formats {
+		t := getOrNew(a.formats, k)
+		t.runs += v.runs
+		t.success += v.success
+		t.decided += v.decided
+		t.callGroup.merge(v.callGroup)
+		t.tokens.Add(v.tokens)
+	}
+	for k, v := range o.models {
+		t := getOrNew(a.models, k)
+		t.runs += v.runs
+		t.tokens.Add(v.tokens)
+	}
+	for k, v := range o.days {
+		t := a.dayAcc(k)
+		t.runs += v.runs
+		t.success += v.success
+		t.decided += v.decided
+		addCounts(t.byStatus, v.byStatus)
+		t.callGroup.merge(v.callGroup)
+		t.dur.Merge(&v.dur)
+		t.tokens += v.tokens
+	}
+	a.quality.qualityGroup.merge(&o.quality.qualityGroup)
+	for i, n := range o.quality.bins {
+		a.quality.bins[i] += n
+	}
+	for k, v := range o.quality.byPhase {
+		getOrNew(a.quality.byPhase, k).merge(v)
+	}
+	for k, v := range o.quality.byTool {
+		getOrNew(a.quality.byTool, k).merge(v)
+	}
+	a.tokens.Add(o.tokens)
+	a.tokensPerRun.Merge(&o.tokensPerRun)
+	addCounts(a.refsByType, o.refsByType)
+	addCounts(a.refsByRel, o.refsByRel)
+	addCounts(a.refsByUsage, o.refsByUsage)
+	addCounts(a.contribs, o.contribs)
+	a.subagents.Invocations += o.subagents.Invocations
+	a.subagents.Calls += o.subagents.Calls
+	a.subagents.Tokens += o.subagents.Tokens
+	addCounts(a.subagents.ByType, o.subagents.ByType)
+	a.budgetTool.Merge(&o.budgetTool)
+	a.budgetDur.Merge(&o.budgetDur)
+	a.budgetStep.Merge(&o.budgetStep)
+	a.budgetWarn += o.budgetWarn
+	a.budgetExceed += o.budgetExceed
+	a.retries += o.retries
+	for k, v := range o.errors {
+		e := a.errors[k]
+		if e == nil {
+			e = &errorAcc{tools: map[string]int64{}, exSource: v.exSource, exRunID: v.exRunID}
+			a.errors[k] = e
+		}
+		e.count += v.count
+		addCounts(e.tools, v.tools)
+		e.example(v.exSource, v.exRunID)
+	}
+	a.index = append(a.index, o.index...)
+	addCounts(a.ids, o.ids)
+}
+
+func addCounts[K comparable](dst, src map[K]int64) {
+	for k, v := range src {
+		dst[k] += v
+	}
+}
+
+func orUnspecified(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "unspecified"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if i > n {
+			break
+		}
+		cut = i
+	}
+	return s[:cut] + "…"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var _ formats.Warner = (*Accumulator)(nil)
+
+// copyCounts returns a copy of m with string keys (nil stays an empty map).
+func copyCounts[K ~string](m map[K]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[string(k)] = v
+	}
+	return out
+}

@@ -1,0 +1,228 @@
+package analyze
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func span(ms float64) model.Span { return model.Span{DurationMS: ms, HasDuration: true} }
+
+// handRuns are four runs whose figures are worked out by hand in TestMetricsByHand.
+func handRuns() []*model.Run {
+	r1 := &model.Run{ID: "r1", Format: "session", Source: "a.json", Status: model.StatusSuccess, Agent: "A", Model: "m1",
+		Span:  model.Span{Started: at("2026-01-01T23:30:00Z"), DurationMS: 1000, HasDuration: true},
+		Steps: []model.Step{{Status: model.StepCompleted}, {Status: model.StepFailed}},
+		ToolCalls: []model.ToolCall{
+			{Name: "Read", Outcome: model.OutcomeOK, Span: span(100)},
+			{Name: "Read", Outcome: model.OutcomeError, Error: "File /a/b.go not found at line 12", Span: span(300)},
+			{Name: "Bash", Outcome: model.OutcomeUnknown},
+		},
+		Tokens:  model.Tokens{Input: 10, Output: 5},
+		Context: model.Context{Refs: []model.ContextRef{{Type: "file", Relevance: "high"}}, Contributions: []string{"file_content"}},
+	}
+	r2 := &model.Run{ID: "r2", Format: "planexec", Source: "b.json", Status: model.StatusFailed,
+		Span:      model.Span{Started: at("2026-01-02T00:30:00Z"), DurationMS: 3000, HasDuration: true},
+		Steps:     []model.Step{{Status: model.StepCompleted}},
+		ToolCalls: []model.ToolCall{{Name: "Bash", Agent: "B", Outcome: model.OutcomeError, Error: "File /x/y.go not found at line 99", Span: span(200)}},
+	}
+	r3 := &model.Run{ID: "r3", Format: "structmsg", Source: "c.json", Status: model.StatusRunning,
+		Quality: []model.Evaluation{
+			{Phase: "P1", Tool: "T", Score: 8, HasScore: true, Valid: model.TriTrue},
+			{Phase: "P1", Tool: "T", Score: 6, HasScore: true, Valid: model.TriFalse},
+			{Phase: "P2", Valid: model.TriTrue},
+		},
+	}
+	r4 := &model.Run{ID: "r4", Format: "session", Source: "d.json", Status: model.StatusUnknown}
+	return []*model.Run{r1, r2, r3, r4}
+}
+
+func summarize(loc *time.Location, runs []*model.Run) Summary {
+	a := NewAccumulator(loc)
+	for _, r := range runs {
+		a.AddRun(r)
+	}
+	return a.Summary()
+}
+
+func eq(t *testing.T, what string, got *float64, want float64) {
+	t.Helper()
+	if got == nil || *got != want {
+		if got == nil {
+			t.Errorf("%s = null, want %v", what, want)
+		} else {
+			t.Errorf("%s = %v, want %v", what, *got, want)
+		}
+	}
+}
+
+func isNull(t *testing.T, what string, got *float64) {
+	t.Helper()
+	if got != nil {
+		t.Errorf("%s = %v, want null (n/a)", what, *got)
+	}
+}
+
+func TestMetricsByHand(t *testing.T) {
+	s := summarize(time.UTC, handRuns())
+	if s.Runs.Total != 4 || s.Runs.ByStatus["success"] != 1 || s.Runs.ByStatus["unknown"] != 1 || s.Runs.ByStatus["partial"] != 0 {
+		t.Errorf("runs = %+v", s.Runs)
+	}
+	eq(t, "success rate (success / runs not running or unknown)", s.Runs.SuccessRate, 0.5)
+	d := s.Runs.DurationMS
+	if d.Count != 2 || d.Sum != 4000 {
+		t.Errorf("run durations = %+v", d)
+	}
+	eq(t, "run mean", d.Mean, 2000)
+	eq(t, "run p50 = sorted[ceil(1)-1]", d.P50, 1000)
+	eq(t, "run p95 = sorted[ceil(1.9)-1]", d.P95, 3000)
+	eq(t, "run max", d.Max, 3000)
+
+	if s.Steps.Total != 3 || s.Steps.ByStatus["failed"] != 1 {
+		t.Errorf("steps = %+v", s.Steps)
+	}
+	eq(t, "completion rate", s.Steps.CompletionRate, 2.0/3)
+
+	c := s.ToolCalls
+	if c.Total != 4 || c.OutcomeKnown != 3 || c.Errors != 2 {
+		t.Errorf("calls = %+v", c)
+	}
+	eq(t, "error rate (errors / calls with a known outcome)", c.ErrorRate, 2.0/3)
+	eq(t, "call p50 of 100,200,300", c.DurationMS.P50, 200)
+	eq(t, "call mean", c.DurationMS.Mean, 200)
+
+	if len(s.Tools) != 2 || s.Tools[0].Name != "Bash" || s.Tools[1].Name != "Read" {
+		t.Fatalf("tools (by calls, then name) = %+v", s.Tools)
+	}
+	eq(t, "Bash error rate (1 error / 1 known)", s.Tools[0].ErrorRate, 1)
+	eq(t, "Read error rate", s.Tools[1].ErrorRate, 0.5)
+	eq(t, "Read share", s.Tools[1].Share, 0.5)
+	eq(t, "Read p95", s.Tools[1].DurationMS.P95, 300)
+
+	if len(s.Errors) != 1 || s.Errors[0].Message != "File <path> not found at line <n>" || s.Errors[0].Count != 2 ||
+		s.Errors[0].ExampleSource != "a.json" || s.Errors[0].Tool != "Bash" {
+		t.Errorf("errors = %+v", s.Errors)
+	}
+
+	if len(s.Agents) != 2 || s.Agents[0].Name != "A" || s.Agents[0].ToolCalls != 3 || s.Agents[0].Runs != 1 || s.Agents[1].Name != "B" {
+		t.Fatalf("agents = %+v", s.Agents)
+	}
+	eq(t, "agent A error rate", s.Agents[0].ErrorRate, 0.5)
+
+	if len(s.Daily) != 2 || s.Daily[0].Date != "2026-01-01" || s.Daily[0].ToolCalls != 3 || s.Daily[1].Errors != 1 {
+		t.Fatalf("daily (UTC) = %+v", s.Daily)
+	}
+	eq(t, "2026-01-01 success rate", s.Daily[0].SuccessRate, 1)
+	eq(t, "2026-01-02 success rate", s.Daily[1].SuccessRate, 0)
+
+	q := s.Quality
+	if q.Evaluations != 2 || q.OutputValidChecked != 3 {
+		t.Errorf("quality = %+v", q)
+	}
+	eq(t, "quality mean", q.Mean, 7)
+	eq(t, "quality median", q.Median, 6)
+	eq(t, "quality p10", q.P10, 6)
+	eq(t, "output valid rate", q.OutputValidRate, 2.0/3)
+	if q.Distribution[6].Count != 1 || q.Distribution[8].Count != 1 || len(q.Distribution) != 10 {
+		t.Errorf("distribution = %+v", q.Distribution)
+	}
+	if len(q.ByPhase) != 2 || q.ByPhase[1].Phase != "P2" || q.ByPhase[1].Mean != nil {
+		t.Errorf("by phase = %+v", q.ByPhase)
+	}
+	eq(t, "P2 output valid", q.ByPhase[1].OutputValidRate, 1)
+	if len(q.ByTool) != 1 || q.ByTool[0].Evaluations != 2 {
+		t.Errorf("by tool = %+v", q.ByTool)
+	}
+
+	tok := s.Context.Tokens
+	if tok.Total != 15 || tok.Input != 10 || s.Context.TokensPerRun.Count != 1 || len(s.Models) != 1 || s.Models[0].Tokens.Total != 15 {
+		t.Errorf("tokens = %+v per run %+v models %+v", tok, s.Context.TokensPerRun, s.Models)
+	}
+	eq(t, "cache-read share", s.Context.CacheReadShare, 0)
+	if s.Context.RefsByType["file"] != 1 || s.Context.RefsByUsageMode["unspecified"] != 1 || s.Context.ContributionsByType["file_content"] != 1 {
+		t.Errorf("context = %+v", s.Context)
+	}
+}
+
+// Runs either side of UTC midnight fall on one day in New York.
+func TestDaysInZone(t *testing.T) {
+	ny, err := time.LoadLocation("America/New_York")
+	if err != nil {
+		t.Skip("no tz database")
+	}
+	s := summarize(ny, handRuns())
+	if len(s.Daily) != 1 || s.Daily[0].Date != "2026-01-01" || s.Daily[0].Runs != 2 || s.Daily[0].ToolCalls != 4 {
+		t.Fatalf("daily (New York) = %+v", s.Daily)
+	}
+	eq(t, "error rate", s.Daily[0].ErrorRate, 2.0/3)
+	eq(t, "success rate", s.Daily[0].SuccessRate, 0.5)
+	eq(t, "p95", s.Daily[0].DurationMSP95, 3000)
+}
+
+func TestEmptyIsNull(t *testing.T) {
+	s := summarize(time.UTC, nil)
+	isNull(t, "success rate", s.Runs.SuccessRate)
+	isNull(t, "error rate", s.ToolCalls.ErrorRate)
+	isNull(t, "completion rate", s.Steps.CompletionRate)
+	isNull(t, "quality mean", s.Quality.Mean)
+	isNull(t, "p95", s.Runs.DurationMS.P95)
+	b, _ := json.Marshal(s)
+	var back map[string]any
+	json.Unmarshal(b, &back)
+	if back["runs"].(map[string]any)["success_rate"] != nil {
+		t.Errorf("success_rate is not null in JSON")
+	}
+	for _, list := range []string{"tools", "agents", "formats", "daily", "errors"} {
+		if _, ok := back[list].([]any); !ok {
+			t.Errorf("%s is not an empty list", list)
+		}
+	}
+}
+
+// Accumulators merged in any grouping give the single-pass summary.
+func TestAccumulatorMerge(t *testing.T) {
+	runs := handRuns()
+	want, _ := json.Marshal(summarize(time.UTC, runs))
+	rng := rand.New(rand.NewPCG(5, 6))
+	for trial := 0; trial < 20; trial++ {
+		parts := make([]*Accumulator, 1+rng.IntN(4))
+		for i := range parts {
+			parts[i] = NewAccumulator(time.UTC)
+		}
+		for _, r := range runs {
+			parts[rng.IntN(len(parts))].AddRun(r)
+		}
+		total := NewAccumulator(time.UTC)
+		for _, i := range rng.Perm(len(parts)) {
+			total.Merge(parts[i])
+		}
+		if got, _ := json.Marshal(total.Summary()); string(got) != string(want) {
+			t.Fatalf("trial %d: merged summary differs:\n%s\n%s", trial, got, want)
+		}
+	}
+}
+
+func TestNormalizeError(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                                      "(no message)",
+		"timeout after 10000 ms loading /a/b/c": "timeout after <n> ms loading <path>",
+		"HTTP 403 for /orders/1234":             "HTTP <n> for <path>",
+		"request 3f2a9c1e-aaaa-bbbb failed\n\tat": "request <id> failed at",
+		"old_string not found in app.tsx":         "old_string not found in <path>",
+	} {
+		if got := NormalizeError(in); got != want {
+			t.Errorf("NormalizeError(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

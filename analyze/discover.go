@@ -1,0 +1,149 @@
+package analyze
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// TempPrefix starts the name of the temporary directories outputs are
+// written into; discovery never descends into them.
+const TempPrefix = ".agentstat-"
+
+// candidate is a file discovery found: where it is, and the name reports use.
+type candidate struct {
+	path   string // on disk
+	source string // relative to its root, '/'-separated, prefixed by the root when there are several
+	size   int64
+	err    error // set when the entry could not even be listed (a directory we may not read)
+}
+
+// isLogName reports whether a file name is one agentstat reads: .json or
+// .jsonl, optionally gzipped.
+func isLogName(name string) bool {
+	n := strings.ToLower(name)
+	n = strings.TrimSuffix(n, ".gz")
+	return strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".jsonl")
+}
+
+// ValidateGlobs reports the first malformed include/exclude pattern.
+func ValidateGlobs(patterns []string) error {
+	for _, p := range patterns {
+		if !doublestar.ValidatePattern(p) {
+			return fmt.Errorf("bad glob %q", p)
+		}
+	}
+	return nil
+}
+
+// matchAny tests a '/'-separated relative path, and its base name, against patterns.
+func matchAny(patterns []string, rel string) bool {
+	base := rel[strings.LastIndexByte(rel, '/')+1:]
+	for _, p := range patterns {
+		if ok, _ := doublestar.Match(p, rel); ok {
+			return true
+		}
+		if ok, _ := doublestar.Match(p, base); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// discover walks the roots in order and sends every log file it finds, in a
+// stable (lexical) order. Links are not followed, so a link loop or a link
+// out of a root cannot be walked; FIFOs and devices are never opened.
+func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
+	defer close(out)
+	skip := map[string]bool{}
+	for _, d := range opt.SkipDirs {
+		if abs, err := filepath.Abs(d); err == nil {
+			skip[abs] = true
+		}
+	}
+	for _, root := range opt.Roots {
+		prefix := ""
+		if len(opt.Roots) > 1 {
+			prefix = strings.TrimSuffix(filepath.ToSlash(filepath.Clean(root)), "/") + "/"
+		}
+		info, err := os.Stat(root)
+		if err != nil {
+			return fmt.Errorf("root %s: %w", root, err)
+		}
+		if !info.IsDir() { // a file named on the command line is read whatever its name
+			select {
+			case out <- candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			continue
+		}
+		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if ctxErr := ctx.Err(); ctxErr != nil {
+				return ctxErr
+			}
+			rel, _ := filepath.Rel(root, p)
+			rel = filepath.ToSlash(rel)
+			if err != nil {
+				if p == root {
+					return err
+				}
+				// A directory (or file) we may not read is accounted for, not fatal.
+				out <- candidate{path: p, source: prefix + rel, err: err}
+				if d != nil && d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if d.IsDir() {
+				if p == root {
+					return nil
+				}
+				if strings.HasPrefix(d.Name(), TempPrefix) {
+					return fs.SkipDir
+				}
+				if abs, err := filepath.Abs(p); err == nil && skip[abs] {
+					return fs.SkipDir
+				}
+				if len(opt.Exclude) > 0 && matchAny(opt.Exclude, rel) {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			if !d.Type().IsRegular() || !isLogName(d.Name()) {
+				return nil
+			}
+			if len(opt.Include) > 0 && !matchAny(opt.Include, rel) {
+				return nil
+			}
+			if len(opt.Exclude) > 0 && matchAny(opt.Exclude, rel) {
+				return nil
+			}
+			c := candidate{path: p, source: prefix + rel}
+			if info, err := d.Info(); err == nil {
+				c.size = info.Size()
+			} else {
+				c.err = err
+			}
+			select {
+			case out <- c:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			return nil
+		})
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return fmt.Errorf("walk %s: %w", root, err)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,238 @@
+package analyze
+
+import (
+	"cmp"
+	"slices"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// maxErrorRows bounds the error-message list in summary.json.
+const maxErrorRows = 100
+
+// rate is num/den, or nil (n/a) when the denominator is empty.
+func rate(num, den int64) *float64 {
+	if den == 0 {
+		return nil
+	}
+	return ptr(float64(num) / float64(den))
+}
+
+func stats(d *Dist) Stats {
+	s := Stats{Count: d.Count(), Sum: d.Sum()}
+	if s.Count == 0 {
+		return s
+	}
+	mean, _ := d.Mean()
+	s.Mean = ptr(mean)
+	s.P50 = quantile(d, 50)
+	s.P90 = quantile(d, 90)
+	s.P95 = quantile(d, 95)
+	s.P99 = quantile(d, 99)
+	mx, _ := d.Max()
+	s.Max = ptr(mx)
+	return s
+}
+
+func quantile(d *Dist, p float64) *float64 {
+	v, ok := d.Quantile(p)
+	if !ok {
+		return nil
+	}
+	return ptr(v)
+}
+
+func tokenCounts(t model.Tokens) TokenCounts {
+	return TokenCounts{Total: t.Total(), Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheCreation: t.CacheCreation, Unspecified: t.Unspecified}
+}
+
+// Summary turns the accumulated figures into summary.json's shape. It sorts
+// everything it lists, so its bytes never depend on the order of arrival.
+func (a *Accumulator) Summary() Summary {
+	s := Summary{Schema: SchemaVersion, TZ: a.loc.String()}
+
+	warnings := copyCounts(a.warnings)
+	for _, n := range a.ids {
+		if n > 1 {
+			warnings[formats.WarnDuplicateRunID] += n - 1
+		}
+	}
+	skipped := slices.Clone(a.skipped)
+	slices.SortFunc(skipped, func(x, y SkippedFile) int {
+		return cmp.Or(cmp.Compare(x.Path, y.Path), cmp.Compare(x.Reason, y.Reason))
+	})
+	skippedBy := map[string]int64{}
+	for _, f := range skipped {
+		skippedBy[f.Reason]++
+	}
+	s.Inputs = Inputs{
+		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesSkipped: int64(len(skipped)),
+		FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
+		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings,
+	}
+	if s.Inputs.Skipped == nil {
+		s.Inputs.Skipped = []SkippedFile{}
+	}
+
+	byStatus := map[string]int64{}
+	for _, st := range model.RunStatuses {
+		byStatus[string(st)] = a.runsByStatus[st]
+	}
+	decided := a.runs - a.runsByStatus[model.StatusRunning] - a.runsByStatus[model.StatusUnknown]
+	runsByFormat := map[string]int64{}
+	for k, f := range a.formats {
+		runsByFormat[k] = f.runs
+	}
+	s.Runs = RunsSummary{Total: a.runs, ByStatus: byStatus, ByFormat: runsByFormat,
+		SuccessRate: rate(a.runsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.runDur)}
+
+	stepsBy := map[string]int64{}
+	for _, st := range model.StepStatuses {
+		stepsBy[string(st)] = a.stepsBy[st]
+	}
+	s.Steps = StepsSummary{Total: a.steps, ByStatus: stepsBy, CompletionRate: rate(a.stepsBy[model.StepCompleted], a.steps)}
+
+	s.ToolCalls = CallsSummary{Total: a.calls.calls, OutcomeKnown: a.calls.known, Errors: a.calls.errors,
+		ErrorRate: rate(a.calls.errors, a.calls.known), DurationMS: stats(&a.callDur)}
+
+	s.Tools = []ToolRow{}
+	for name, t := range a.tools {
+		s.Tools = append(s.Tools, ToolRow{Name: name, Category: topKey(t.categories), Calls: t.calls,
+			Share: rate(t.calls, a.calls.calls), Errors: t.errors, ErrorRate: rate(t.errors, t.known), DurationMS: stats(&t.dur)})
+	}
+	slices.SortFunc(s.Tools, func(x, y ToolRow) int { return cmp.Or(cmp.Compare(y.Calls, x.Calls), cmp.Compare(x.Name, y.Name)) })
+
+	s.Agents = []AgentRow{}
+	for name, g := range a.agents {
+		s.Agents = append(s.Agents, AgentRow{Name: name, Runs: g.runs, ToolCalls: g.calls, Errors: g.errors, ErrorRate: rate(g.errors, g.known)})
+	}
+	slices.SortFunc(s.Agents, func(x, y AgentRow) int {
+		return cmp.Or(cmp.Compare(y.ToolCalls, x.ToolCalls), cmp.Compare(y.Runs, x.Runs), cmp.Compare(x.Name, y.Name))
+	})
+
+	s.Formats = []FormatRow{}
+	for name, f := range a.formats {
+		s.Formats = append(s.Formats, FormatRow{Format: name, Files: a.filesByFormat[name], Runs: f.runs, ToolCalls: f.calls,
+			Errors: f.errors, ErrorRate: rate(f.errors, f.known), SuccessRate: rate(f.success, f.decided), Tokens: tokenCounts(f.tokens)})
+	}
+	slices.SortFunc(s.Formats, func(x, y FormatRow) int { return cmp.Compare(x.Format, y.Format) })
+
+	s.Models = []ModelRow{}
+	for name, m := range a.models {
+		s.Models = append(s.Models, ModelRow{Model: name, Runs: m.runs, Tokens: tokenCounts(m.tokens)})
+	}
+	slices.SortFunc(s.Models, func(x, y ModelRow) int {
+		return cmp.Or(cmp.Compare(y.Tokens.Total, x.Tokens.Total), cmp.Compare(y.Runs, x.Runs), cmp.Compare(x.Model, y.Model))
+	})
+
+	s.Quality = a.qualitySummary()
+
+	tok := tokenCounts(a.tokens)
+	s.Context = ContextSummary{
+		Tokens: tok, TokensPerRun: stats(&a.tokensPerRun),
+		CacheReadShare:      rate(tok.CacheRead, tok.Input+tok.CacheRead+tok.CacheCreation),
+		RefsByType:          copyCounts(a.refsByType),
+		RefsByRelevance:     copyCounts(a.refsByRel),
+		RefsByUsageMode:     copyCounts(a.refsByUsage),
+		ContributionsByType: copyCounts(a.contribs),
+		Subagents:           SubagentSummary{Invocations: a.subagents.Invocations, Calls: a.subagents.Calls, Tokens: a.subagents.Tokens, ByType: copyCounts(a.subagents.ByType)},
+		Budget: BudgetSummary{ToolCallUse: stats(&a.budgetTool), DurationUse: stats(&a.budgetDur), StepUse: stats(&a.budgetStep),
+			Warnings: a.budgetWarn, Exceeded: a.budgetExceed, Retries: a.retries},
+	}
+
+	s.Daily = []DayRow{}
+	for date, d := range a.days {
+		bs := map[string]int64{}
+		for _, st := range model.RunStatuses {
+			bs[string(st)] = d.byStatus[st]
+		}
+		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.runs, ToolCalls: d.calls, Errors: d.errors,
+			ErrorRate: rate(d.errors, d.known), SuccessRate: rate(d.success, d.decided),
+			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens, ByStatus: bs})
+	}
+	slices.SortFunc(s.Daily, func(x, y DayRow) int { return cmp.Compare(x.Date, y.Date) })
+
+	s.Errors = []ErrorRow{}
+	for msg, e := range a.errors {
+		s.Errors = append(s.Errors, ErrorRow{Message: msg, Count: e.count, Tool: topKey(e.tools), ExampleRun: e.exRunID, ExampleSource: e.exSource})
+	}
+	slices.SortFunc(s.Errors, func(x, y ErrorRow) int {
+		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Message, y.Message))
+	})
+	if len(s.Errors) > maxErrorRows {
+		s.Errors = s.Errors[:maxErrorRows]
+	}
+	return s
+}
+
+func (a *Accumulator) qualitySummary() QualitySummary {
+	q := &a.quality
+	out := QualitySummary{
+		Evaluations:        q.scores.Count(),
+		Median:             quantile(&q.scores, 50),
+		P10:                quantile(&q.scores, 10),
+		OutputValidChecked: q.validAll,
+		OutputValidRate:    rate(q.validTrue, q.validAll),
+	}
+	if m, ok := q.scores.Mean(); ok {
+		out.Mean = ptr(m)
+	}
+	for i, n := range q.bins {
+		out.Distribution = append(out.Distribution, ScoreBin{From: i, To: i + 1, Count: n})
+	}
+	group := func(g *qualityGroup) QualityGroup {
+		r := QualityGroup{Evaluations: g.scores.Count(), OutputValidRate: rate(g.validTrue, g.validAll)}
+		if m, ok := g.scores.Mean(); ok {
+			r.Mean = ptr(m)
+		}
+		return r
+	}
+	out.ByPhase, out.ByTool = []QualityGroup{}, []QualityGroup{}
+	for _, name := range sortedKeys(q.byPhase) {
+		g := group(q.byPhase[name])
+		g.Phase = name
+		out.ByPhase = append(out.ByPhase, g)
+	}
+	for _, name := range sortedKeys(q.byTool) {
+		g := group(q.byTool[name])
+		g.Tool = name
+		out.ByTool = append(out.ByTool, g)
+	}
+	return out
+}
+
+// RunIndex returns the per-run rows sorted by source, then id, then start.
+func (a *Accumulator) RunIndex() []RunRow {
+	rows := slices.Clone(a.index)
+	slices.SortFunc(rows, func(x, y RunRow) int {
+		return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.ID, y.ID), x.Started.Compare(y.Started))
+	})
+	return rows
+}
+
+// topKey is the most frequent key, the smallest on a tie; "" for none.
+func topKey(m map[string]int64) string {
+	best, bestN := "", int64(0)
+	for k, n := range m {
+		if n > bestN || (n == bestN && k < best) {
+			best, bestN = k, n
+		}
+	}
+	return best
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// generatedAt is the report time: SOURCE_DATE_EPOCH when set, for reproducible output.
+func generatedAt(now time.Time, loc *time.Location) string {
+	return now.In(loc).Format(time.RFC3339)
+}

@@ -1,0 +1,318 @@
+// Package analyze turns directories of agent logs into a Report: it
+// discovers files, reads each with the reader of its format, folds the runs
+// into mergeable accumulators (one per worker) and finalizes the figures of
+// METRICS.md.
+package analyze
+
+import (
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// DefaultMaxFileSize is the default --max-file-size: larger files (after
+// decompression) are skipped as too large.
+const DefaultMaxFileSize int64 = 1 << 30
+
+// Options say what to read and how.
+type Options struct {
+	Roots            []string
+	Include, Exclude []string       // doublestar globs on the relative path or the base name
+	Since, Until     time.Time      // content-time window [Since, Until); zero = open
+	Location         *time.Location // --tz: dates, and timestamps written without a zone
+	Jobs             int            // parallel readers; 0 = GOMAXPROCS
+	MaxFileSize      int64          // 0 = DefaultMaxFileSize
+	SkipDirs         []string       // never scanned (the output directory)
+	Now              time.Time      // the report's generated_at
+	Title            string
+}
+
+// ErrNoInput means nothing could be read: no log file under the roots.
+var ErrNoInput = errors.New("no log files found")
+
+func (o *Options) defaults() {
+	if o.Location == nil {
+		o.Location = time.UTC
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxFileSize <= 0 {
+		o.MaxFileSize = DefaultMaxFileSize
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+}
+
+// Analyze reads every log file under the roots and returns the report.
+func Analyze(ctx context.Context, opt Options) (*Report, error) {
+	acc, err := Accumulate(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	opt.defaults()
+	return acc.Report(opt), nil
+}
+
+// Report finalizes the accumulated figures into a report.
+func (a *Accumulator) Report(opt Options) *Report {
+	opt.defaults()
+	s := a.Summary()
+	s.GeneratedAt = generatedAt(opt.Now, opt.Location)
+	if !opt.Since.IsZero() || !opt.Until.IsZero() {
+		s.Window = &Window{}
+		if !opt.Since.IsZero() {
+			s.Window.Since = opt.Since.In(opt.Location).Format(time.RFC3339)
+		}
+		if !opt.Until.IsZero() {
+			s.Window.Until = opt.Until.In(opt.Location).Format(time.RFC3339)
+		}
+	}
+	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location}
+}
+
+// Accumulate reads every file with opt.Jobs workers, each folding into its
+// own accumulator, and returns their merge with the planagent join applied.
+func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
+	opt.defaults()
+	files := make(chan candidate, 256)
+	var discoverErr error
+	go func() { discoverErr = discover(ctx, &opt, files) }()
+
+	workers := make([]*worker, opt.Jobs)
+	var wg sync.WaitGroup
+	for i := range workers {
+		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
+		workers[i] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for c := range files {
+				if ctx.Err() != nil {
+					continue // drain so that discovery can finish
+				}
+				w.file(c)
+			}
+		}()
+	}
+	wg.Wait()
+	if discoverErr != nil {
+		return nil, discoverErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	total := NewAccumulator(opt.Location)
+	var frags []*formats.Fragment
+	pending := map[string]bool{}
+	for _, w := range workers {
+		total.Merge(w.acc)
+		frags = append(frags, w.frags...)
+		for s := range w.pending {
+			pending[s] = true
+		}
+	}
+	joinFragments(total, frags, pending, &opt)
+	if total.filesSeen == 0 {
+		return nil, ErrNoInput
+	}
+	return total, nil
+}
+
+// joinFragments resolves planagent records into runs. A file that held only
+// fragments counts as parsed when one fed or joined a kept run, as filtered
+// when its runs all fell outside the window, else it is an orphan.
+func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[string]bool, opt *Options) {
+	if len(frags) == 0 {
+		return
+	}
+	runs, owner := formats.Join(frags, acc)
+	kept := map[*model.Run]bool{}
+	for _, r := range runs {
+		if inWindow(r, opt) {
+			kept[r] = true
+			acc.AddRun(r)
+		} else {
+			acc.runsFiltered++
+		}
+	}
+	const orphan, filtered, parsed = 0, 1, 2
+	fate := map[string]int{}
+	for _, f := range frags {
+		v := orphan
+		if r := owner[f]; r != nil {
+			v = filtered
+			if kept[r] {
+				v = parsed
+			}
+		}
+		fate[f.Source] = max(fate[f.Source], v)
+	}
+	for _, src := range sortedKeys(pending) {
+		switch fate[src] {
+		case parsed:
+			acc.filesParsed++
+			acc.filesByFormat["planagent"]++
+		case filtered:
+			acc.filesFiltered++
+		default:
+			acc.skip(src, formats.ReasonOrphan, "no plan in the scanned tree names it")
+		}
+	}
+}
+
+func inWindow(r *model.Run, opt *Options) bool {
+	if opt.Since.IsZero() && opt.Until.IsZero() {
+		return true
+	}
+	if r.Started.IsZero() {
+		return false
+	}
+	if !opt.Since.IsZero() && r.Started.Before(opt.Since) {
+		return false
+	}
+	if !opt.Until.IsZero() && !r.Started.Before(opt.Until) {
+		return false
+	}
+	return true
+}
+
+// worker reads files one at a time into its own accumulator.
+type worker struct {
+	opt     *Options
+	acc     *Accumulator
+	frags   []*formats.Fragment
+	pending map[string]bool // sources whose only yield is fragments
+}
+
+// fileEmitter collects one file's runs and fragments; they are committed
+// only once the whole file was read, so a file either counts whole or is
+// skipped whole.
+type fileEmitter struct {
+	w     *worker
+	runs  []*model.Run
+	frags []*formats.Fragment
+}
+
+func (e *fileEmitter) Warn(kind string)             { e.w.acc.Warn(kind) }
+func (e *fileEmitter) Run(r *model.Run)             { e.runs = append(e.runs, r) }
+func (e *fileEmitter) Fragment(f *formats.Fragment) { e.frags = append(e.frags, f) }
+
+func (w *worker) file(c candidate) {
+	a := w.acc
+	a.filesSeen++
+	if c.err != nil {
+		a.skip(c.source, formats.ReasonUnreadable, errText(c.err))
+		return
+	}
+	if c.size > w.opt.MaxFileSize {
+		a.skip(c.source, formats.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.size, w.opt.MaxFileSize))
+		return
+	}
+	em := &fileEmitter{w: w}
+	err := readFile(c, w.opt, em)
+	var skip *formats.SkipError
+	switch {
+	case errors.As(err, &skip):
+		a.skip(c.source, skip.Reason, skip.Detail)
+		return
+	case err != nil:
+		a.skip(c.source, formats.ReasonUnreadable, errText(err))
+		return
+	}
+	fed := map[string]bool{}
+	for _, r := range em.runs {
+		if !inWindow(r, w.opt) {
+			a.runsFiltered++
+			continue
+		}
+		fed[r.Format] = true
+		a.AddRun(r)
+	}
+	w.frags = append(w.frags, em.frags...)
+	switch {
+	case len(fed) > 0:
+		a.filesParsed++
+		for f := range fed {
+			a.filesByFormat[f]++
+		}
+	case len(em.frags) > 0:
+		w.pending[c.source] = true
+	case len(em.runs) > 0:
+		a.filesFiltered++
+	default:
+		a.skip(c.source, formats.ReasonNoRuns, "")
+	}
+}
+
+// errTooLarge is returned by capReader past the size limit.
+var errTooLarge = errors.New("too large")
+
+// capReader fails once more than n bytes were read: it bounds what a
+// compressed file may expand to (gzip bombs) and files that grow while read.
+// It keeps the first read error, so that a decoder wrapping it cannot turn an
+// I/O failure into a "bad JSON" verdict.
+type capReader struct {
+	r   io.Reader
+	n   int64
+	err error
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n -= int64(n)
+	if c.n < 0 {
+		err = errTooLarge
+	}
+	if err != nil && err != io.EOF && c.err == nil {
+		c.err = err
+	}
+	return n, err
+}
+
+func readFile(c candidate, opt *Options, em formats.Emitter) error {
+	f, err := os.Open(c.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	var r io.Reader = f
+	if strings.HasSuffix(strings.ToLower(c.path), ".gz") {
+		gz, err := gzip.NewReader(f)
+		if err != nil {
+			return &formats.SkipError{Reason: formats.ReasonUnreadable, Detail: "gzip: " + err.Error()}
+		}
+		defer gz.Close()
+		r = gz
+	}
+	cr := &capReader{r: r, n: opt.MaxFileSize}
+	err = formats.Read(cr, c.source, formats.Options{Location: opt.Location}, em)
+	switch {
+	case cr.err == errTooLarge:
+		return &formats.SkipError{Reason: formats.ReasonTooLarge, Detail: fmt.Sprintf("over --max-file-size %d bytes once decompressed", opt.MaxFileSize)}
+	case cr.err != nil:
+		return &formats.SkipError{Reason: formats.ReasonUnreadable, Detail: errText(cr.err)}
+	}
+	return err
+}
+
+// errText is an error's text without the path, which the report shows beside it.
+func errText(err error) string {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Op + ": " + pe.Err.Error()
+	}
+	return err.Error()
+}

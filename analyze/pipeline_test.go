@@ -1,0 +1,213 @@
+package analyze
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/formats"
+)
+
+const testdataLogs = "../testdata/logs"
+
+func analyzeOpt(t *testing.T, opt Options) *Report {
+	t.Helper()
+	if opt.Now.IsZero() {
+		opt.Now = time.Unix(0, 0)
+	}
+	r, err := Analyze(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := r.Summary.Inputs
+	if in.FilesSeen != in.FilesParsed+in.FilesSkipped+in.FilesFiltered {
+		t.Errorf("files seen %d != parsed %d + skipped %d + filtered %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped, in.FilesFiltered)
+	}
+	return r
+}
+
+func skippedMap(r *Report) map[string]string {
+	m := map[string]string{}
+	for _, s := range r.Summary.Inputs.Skipped {
+		m[s.Path] = s.Reason
+	}
+	return m
+}
+
+// TestTestdata checks the accounting of testdata/logs, worked out by hand
+// from its files (see the file list in README's testdata section).
+func TestTestdata(t *testing.T) {
+	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}})
+	in := r.Summary.Inputs
+	// 35 files, of which notes.txt is not a log name: 34 seen.
+	if in.FilesSeen != 34 || in.FilesParsed != 24 || in.FilesSkipped != 10 {
+		t.Errorf("seen %d parsed %d skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
+	}
+	want := map[string]string{
+		"broken/binary.json": formats.ReasonInvalidJSON, "broken/empty.json": formats.ReasonEmpty,
+		"broken/latin1.json": formats.ReasonNotUTF8, "broken/nan.json": formats.ReasonInvalidJSON,
+		"broken/truncated.json": formats.ReasonTruncated, "broken/unknown.json": formats.ReasonUnknown,
+		"broken/whitespace.json": formats.ReasonEmpty, "session/invalid-unescaped-quotes.json": formats.ReasonInvalidJSON,
+		"planagent/plan_agent-progress-plan-nobody.json": formats.ReasonOrphan,
+		"structmsg/conversation-without-structure.json":  formats.ReasonNoRuns,
+	}
+	got := skippedMap(r)
+	for p, reason := range want {
+		if got[p] != reason {
+			t.Errorf("%s: %q, want %q", p, got[p], reason)
+		}
+	}
+	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3}
+	for f, n := range byFormat {
+		if in.ByFormat[f] != n {
+			t.Errorf("files parsed as %s = %d, want %d", f, in.ByFormat[f], n)
+		}
+	}
+	// runs: planexec 3, session 10 (the .jsonl holds 2), debugbundle 3, planagent 2 (the plan, the lone batch), structmsg 4
+	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4}
+	for f, n := range runs {
+		if r.Summary.Runs.ByFormat[f] != n {
+			t.Errorf("runs of %s = %d, want %d", f, r.Summary.Runs.ByFormat[f], n)
+		}
+	}
+	if r.Summary.Runs.Total != 22 || len(r.Runs) != 22 {
+		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, len(r.Runs))
+	}
+}
+
+func corpusDir(t *testing.T) string {
+	dir := filepath.Join("..", "..", "shared", "corpus")
+	if _, err := os.Stat(dir); err != nil {
+		t.Skipf("no corpus at %s: %v", dir, err)
+	}
+	return dir
+}
+
+// TestCorpus reads the real files other projects wrote: each is parsed or
+// skipped with a reason; the formats not yet read count as unknown.
+func TestCorpus(t *testing.T) {
+	r := analyzeOpt(t, Options{Roots: []string{corpusDir(t)}})
+	s := r.Summary
+	skipped := skippedMap(r)
+	for _, p := range []string{"not-a-log/myagent-legacy-data-conversations.json", "not-a-log/myagent-legacy-data-message_history.json"} {
+		if skipped[p] != formats.ReasonUnknown {
+			t.Errorf("%s: %q, want unknown format", p, skipped[p])
+		}
+	}
+	for p, reason := range skipped {
+		dir := p[:strings.IndexByte(p, '/')]
+		switch dir {
+		case "claudecode", "codex", "otel", "gemini", "not-a-log":
+			if reason != formats.ReasonUnknown {
+				t.Errorf("%s: %q", p, reason)
+			}
+		default:
+			t.Errorf("a seed-format file was skipped: %s (%s)", p, reason)
+		}
+	}
+	// 20 session files, 2 planexec, 1 debugbundle: one run each.
+	if s.Runs.ByFormat["session"] != 20 || s.Runs.ByFormat["planexec"] != 2 || s.Runs.ByFormat["debugbundle"] != 1 {
+		t.Errorf("runs by format = %v", s.Runs.ByFormat)
+	}
+	// tool_calls entries counted file by file, plus the five nested v2.x calls of 002-context-flow-chart.
+	if got := s.Formats[len(s.Formats)-1]; got.Format != "session" || got.ToolCalls != 242 {
+		t.Errorf("session tool calls = %+v", got)
+	}
+	// The two jmanus documents describe the same plan.
+	if s.Inputs.Warnings[formats.WarnDuplicateRunID] != 1 {
+		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[formats.WarnDuplicateRunID])
+	}
+}
+
+func TestWindow(t *testing.T) {
+	// Only runs started on 2026-01-23 UTC: the two JSONL sessions and the gzipped one.
+	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}, Since: at("2026-01-23T00:00:00Z"), Until: at("2026-01-24T00:00:00Z")})
+	s := r.Summary
+	if s.Runs.Total != 3 || s.Runs.ByFormat["session"] != 3 {
+		t.Errorf("runs in window = %d %v", s.Runs.Total, s.Runs.ByFormat)
+	}
+	if s.Inputs.RunsFiltered != 19 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 22 {
+		t.Errorf("filtered runs %d, parsed %d, filtered files %d", s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
+	}
+}
+
+func TestSizeLimits(t *testing.T) {
+	dir := t.TempDir()
+	big := `{"session_id":"s","status":"success","tool_calls":[],"pad":"` + strings.Repeat("x", 70000) + `"}`
+	os.WriteFile(filepath.Join(dir, "big.json"), []byte(big), 0o644)
+	var bomb bytes.Buffer
+	gz := gzip.NewWriter(&bomb)
+	gz.Write([]byte(`{"session_id":"b","pad":"`))
+	gz.Write(bytes.Repeat([]byte("0"), 10<<20))
+	gz.Write([]byte(`"}`))
+	gz.Close()
+	os.WriteFile(filepath.Join(dir, "bomb.json.gz"), bomb.Bytes(), 0o644)
+	os.WriteFile(filepath.Join(dir, "corrupt.json.gz"), []byte("not gzip at all"), 0o644)
+	r := analyzeOpt(t, Options{Roots: []string{dir}, MaxFileSize: 64 << 10})
+	got := skippedMap(r)
+	if got["big.json"] != formats.ReasonTooLarge || got["bomb.json.gz"] != formats.ReasonTooLarge || got["corrupt.json.gz"] != formats.ReasonUnreadable {
+		t.Errorf("skipped = %v", got)
+	}
+	if bomb.Len() > 64<<10 {
+		t.Fatalf("the bomb must be smaller than the limit compressed (%d bytes)", bomb.Len())
+	}
+}
+
+func TestOutputDirNotScanned(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "a.json"), []byte(`{"session_id":"a","status":"success","tool_calls":[]}`), 0o644)
+	out := filepath.Join(dir, "report")
+	os.MkdirAll(filepath.Join(out), 0o755)
+	os.WriteFile(filepath.Join(out, "summary.json"), []byte(`{"schema":"agentstat.summary/v1"}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, TempPrefix+"tmp-123"), 0o755)
+	os.WriteFile(filepath.Join(dir, TempPrefix+"tmp-123", "summary.json"), []byte(`{}`), 0o644)
+	r := analyzeOpt(t, Options{Roots: []string{dir}, SkipDirs: []string{out}})
+	if r.Summary.Inputs.FilesSeen != 1 {
+		t.Errorf("seen %d files: the output directory was scanned", r.Summary.Inputs.FilesSeen)
+	}
+}
+
+func TestIncludeExclude(t *testing.T) {
+	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}, Include: []string{"session/**"}, Exclude: []string{"v2-*"}})
+	// session/: 7 files, less v2-phases and v2-nested
+	if r.Summary.Inputs.FilesSeen != 5 {
+		t.Errorf("seen %d", r.Summary.Inputs.FilesSeen)
+	}
+}
+
+func TestNoInput(t *testing.T) {
+	_, err := Analyze(context.Background(), Options{Roots: []string{t.TempDir()}})
+	if !errors.Is(err, ErrNoInput) {
+		t.Errorf("empty root: %v", err)
+	}
+	_, err = Analyze(context.Background(), Options{Roots: []string{filepath.Join(t.TempDir(), "missing")}})
+	if err == nil {
+		t.Errorf("missing root accepted")
+	}
+}
+
+// The same input gives the same summary whatever the number of workers.
+func TestDeterministicAcrossJobs(t *testing.T) {
+	var first []byte
+	for _, jobs := range []int{1, 2, 7} {
+		r := analyzeOpt(t, Options{Roots: []string{testdataLogs}, Jobs: jobs})
+		var b bytes.Buffer
+		enc := jsonEncoder(&b)
+		enc.Encode(r.Summary)
+		enc.Encode(r.Runs)
+		if first == nil {
+			first = b.Bytes()
+		} else if !bytes.Equal(first, b.Bytes()) {
+			t.Fatalf("jobs=%d gives other bytes", jobs)
+		}
+	}
+}
+
+func jsonEncoder(b *bytes.Buffer) *json.Encoder { return json.NewEncoder(b) }

@@ -1,0 +1,251 @@
+package analyze
+
+import "time"
+
+// SchemaVersion names the summary.json schema.
+const SchemaVersion = "agentstat.summary/v1"
+
+// Report is the immutable result of an analysis: every renderer is a
+// function of it. Summary is exactly what summary.json holds.
+type Report struct {
+	Summary  Summary
+	Runs     []RunRow // the compact per-run index, sorted by source then id
+	Title    string
+	Location *time.Location
+}
+
+// Summary is summary.json (schema agentstat.summary/v1, METRICS.md). Rates
+// are fractions in [0, 1]; a rate or statistic with no data is null.
+type Summary struct {
+	Schema      string         `json:"schema"`
+	GeneratedAt string         `json:"generated_at"`
+	TZ          string         `json:"tz"`
+	Window      *Window        `json:"window,omitempty"`
+	Inputs      Inputs         `json:"inputs"`
+	Runs        RunsSummary    `json:"runs"`
+	Steps       StepsSummary   `json:"steps"`
+	ToolCalls   CallsSummary   `json:"tool_calls"`
+	Tools       []ToolRow      `json:"tools"`
+	Agents      []AgentRow     `json:"agents"`
+	Formats     []FormatRow    `json:"formats"`
+	Models      []ModelRow     `json:"models"`
+	Quality     QualitySummary `json:"quality"`
+	Context     ContextSummary `json:"context"`
+	Daily       []DayRow       `json:"daily"`
+	Errors      []ErrorRow     `json:"errors"`
+	Check       *CheckResult   `json:"check,omitempty"`
+}
+
+// Window is the --since/--until content-time window, when one was given.
+type Window struct {
+	Since string `json:"since,omitempty"`
+	Until string `json:"until,omitempty"`
+}
+
+// Inputs is the data-quality account: every seen file is parsed, skipped
+// with one reason, or filtered (all its runs outside the window).
+type Inputs struct {
+	FilesSeen     int64            `json:"files_seen"`
+	FilesParsed   int64            `json:"files_parsed"`
+	FilesSkipped  int64            `json:"files_skipped"`
+	FilesFiltered int64            `json:"files_filtered"`
+	RunsFiltered  int64            `json:"runs_filtered"`
+	ByFormat      map[string]int64 `json:"by_format"`
+	SkippedBy     map[string]int64 `json:"skipped_by_reason"`
+	Skipped       []SkippedFile    `json:"skipped"`
+	Warnings      map[string]int64 `json:"warnings"`
+}
+
+// SkippedFile is one file that fed no run, with the reason.
+type SkippedFile struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// Stats summarises a distribution; every figure but count and sum is null without data.
+type Stats struct {
+	Count int64    `json:"count"`
+	Sum   float64  `json:"sum"`
+	Mean  *float64 `json:"mean"`
+	P50   *float64 `json:"p50"`
+	P90   *float64 `json:"p90"`
+	P95   *float64 `json:"p95"`
+	P99   *float64 `json:"p99"`
+	Max   *float64 `json:"max"`
+}
+
+// RunsSummary is the volume and completion of runs.
+type RunsSummary struct {
+	Total       int64            `json:"total"`
+	ByStatus    map[string]int64 `json:"by_status"`
+	ByFormat    map[string]int64 `json:"by_format"`
+	SuccessRate *float64         `json:"success_rate"`
+	DurationMS  Stats            `json:"duration_ms"`
+}
+
+// StepsSummary is the planned units of work.
+type StepsSummary struct {
+	Total          int64            `json:"total"`
+	ByStatus       map[string]int64 `json:"by_status"`
+	CompletionRate *float64         `json:"completion_rate"`
+}
+
+// CallsSummary is every tool call.
+type CallsSummary struct {
+	Total        int64    `json:"total"`
+	OutcomeKnown int64    `json:"outcome_known"`
+	Errors       int64    `json:"errors"`
+	ErrorRate    *float64 `json:"error_rate"`
+	DurationMS   Stats    `json:"duration_ms"`
+}
+
+// ToolRow is one tool, keyed by name exactly as written.
+type ToolRow struct {
+	Name       string   `json:"name"`
+	Category   string   `json:"category"`
+	Calls      int64    `json:"calls"`
+	Share      *float64 `json:"share"`
+	Errors     int64    `json:"errors"`
+	ErrorRate  *float64 `json:"error_rate"`
+	DurationMS Stats    `json:"duration_ms"`
+}
+
+// AgentRow is one agent: runs it took part in and the calls it made.
+type AgentRow struct {
+	Name      string   `json:"name"`
+	Runs      int64    `json:"runs"`
+	ToolCalls int64    `json:"tool_calls"`
+	Errors    int64    `json:"errors"`
+	ErrorRate *float64 `json:"error_rate"`
+}
+
+// FormatRow is one input format.
+type FormatRow struct {
+	Format      string      `json:"format"`
+	Files       int64       `json:"files"`
+	Runs        int64       `json:"runs"`
+	ToolCalls   int64       `json:"tool_calls"`
+	Errors      int64       `json:"errors"`
+	ErrorRate   *float64    `json:"error_rate"`
+	SuccessRate *float64    `json:"success_rate"`
+	Tokens      TokenCounts `json:"tokens"`
+}
+
+// ModelRow is token use by model, where the model is known.
+type ModelRow struct {
+	Model  string      `json:"model"`
+	Runs   int64       `json:"runs"`
+	Tokens TokenCounts `json:"tokens"`
+}
+
+// TokenCounts splits tokens by kind; the four named kinds never overlap and
+// unspecified holds tokens whose kind the source does not say.
+type TokenCounts struct {
+	Total         int64 `json:"total"`
+	Input         int64 `json:"input"`
+	Output        int64 `json:"output"`
+	CacheRead     int64 `json:"cache_read"`
+	CacheCreation int64 `json:"cache_creation"`
+	Unspecified   int64 `json:"unspecified"`
+}
+
+// QualitySummary is the judged tasks.
+type QualitySummary struct {
+	Evaluations        int64          `json:"evaluations"`
+	Mean               *float64       `json:"mean"`
+	Median             *float64       `json:"median"`
+	P10                *float64       `json:"p10"`
+	Distribution       []ScoreBin     `json:"distribution"`
+	OutputValidChecked int64          `json:"output_valid_checked"`
+	OutputValidRate    *float64       `json:"output_valid_rate"`
+	ByPhase            []QualityGroup `json:"by_phase"`
+	ByTool             []QualityGroup `json:"by_tool"`
+}
+
+// ScoreBin counts scores in [From, To), the last bin including 10.
+type ScoreBin struct {
+	From  int   `json:"from"`
+	To    int   `json:"to"`
+	Count int64 `json:"count"`
+}
+
+// QualityGroup is quality within one phase or for one tool.
+type QualityGroup struct {
+	Phase           string   `json:"phase,omitempty"`
+	Tool            string   `json:"tool,omitempty"`
+	Evaluations     int64    `json:"evaluations"`
+	Mean            *float64 `json:"mean"`
+	OutputValidRate *float64 `json:"output_valid_rate"`
+}
+
+// ContextSummary is tokens, context references and budget use.
+type ContextSummary struct {
+	Tokens              TokenCounts      `json:"tokens"`
+	TokensPerRun        Stats            `json:"tokens_per_run"`
+	CacheReadShare      *float64         `json:"cache_read_share"`
+	RefsByType          map[string]int64 `json:"refs_by_type"`
+	RefsByRelevance     map[string]int64 `json:"refs_by_relevance"`
+	RefsByUsageMode     map[string]int64 `json:"refs_by_usage_mode"`
+	ContributionsByType map[string]int64 `json:"contributions_by_type"`
+	Subagents           SubagentSummary  `json:"subagents"`
+	Budget              BudgetSummary    `json:"budget"`
+}
+
+// SubagentSummary is work delegated to subagents, never counted as the run's own calls.
+type SubagentSummary struct {
+	Invocations int64            `json:"invocations"`
+	Calls       int64            `json:"calls"`
+	Tokens      int64            `json:"tokens"`
+	ByType      map[string]int64 `json:"by_type"`
+}
+
+// BudgetSummary is use of the limits a run was given, as fractions of them.
+type BudgetSummary struct {
+	ToolCallUse Stats `json:"tool_call_use"`
+	DurationUse Stats `json:"duration_use"`
+	StepUse     Stats `json:"step_use"`
+	Warnings    int64 `json:"warnings"`
+	Exceeded    int64 `json:"exceeded"`
+	Retries     int64 `json:"retries"`
+}
+
+// DayRow is one day in the --tz zone.
+type DayRow struct {
+	Date          string           `json:"date"`
+	Runs          int64            `json:"runs"`
+	ToolCalls     int64            `json:"tool_calls"`
+	Errors        int64            `json:"errors"`
+	ErrorRate     *float64         `json:"error_rate"`
+	SuccessRate   *float64         `json:"success_rate"`
+	DurationMSP50 *float64         `json:"duration_ms_p50"`
+	DurationMSP95 *float64         `json:"duration_ms_p95"`
+	Tokens        int64            `json:"tokens"`
+	ByStatus      map[string]int64 `json:"by_status"`
+}
+
+// ErrorRow is one error message, normalised (numbers, paths and ids folded).
+type ErrorRow struct {
+	Message       string `json:"message"`
+	Count         int64  `json:"count"`
+	Tool          string `json:"tool"`
+	ExampleRun    string `json:"example_run"`
+	ExampleSource string `json:"example_source"`
+}
+
+// RunRow is one run in the compact per-run index.
+type RunRow struct {
+	ID         string    `json:"id"`
+	Format     string    `json:"format"`
+	Source     string    `json:"source"`
+	Title      string    `json:"title"`
+	Status     string    `json:"status"`
+	Agent      string    `json:"agent,omitempty"`
+	Model      string    `json:"model,omitempty"`
+	Started    time.Time `json:"started"`
+	DurationMS *float64  `json:"duration_ms"`
+	ToolCalls  int       `json:"tool_calls"`
+	Errors     int       `json:"errors"`
+	Steps      int       `json:"steps"`
+	Tokens     int64     `json:"tokens"`
+}
