@@ -352,7 +352,7 @@ func (g *qualityGroup) merge(o *qualityGroup) {
 
 var (
 	reHex    = regexp.MustCompile(`\b(?:0x)?[0-9a-fA-F]{8,}(?:-[0-9a-fA-F]{4,})*\b`)
-	rePath   = regexp.MustCompile(`(?:[A-Za-z]:)?(?:[\\/][\w.@~+-]+){2,}[\\/]?|\b[\w.-]+\.(?:go|py|ts|tsx|js|jsx|json|jsonl|md|java|rs|c|h|cpp|css|html|yaml|yml|toml|txt|sh)\b`)
+	rePath   = regexp.MustCompile(`(^|[\s"'(=:])(?:[A-Za-z]:)?(?:[\\/][\w.@~+-]+)+[\\/]?|\b[\w.-]+\.(?:go|py|ts|tsx|js|jsx|json|jsonl|md|java|rs|c|h|cpp|css|html|yaml|yml|toml|txt|sh)\b`)
 	reNumber = regexp.MustCompile(`\d+(?:\.\d+)?`)
 	reSpace  = regexp.MustCompile(`\s+`)
 )
@@ -369,7 +369,7 @@ func NormalizeError(msg string) string {
 	}
 	msg = clip(msg, 2000)
 	msg = reHex.ReplaceAllString(msg, "<id>")
-	msg = rePath.ReplaceAllString(msg, "<path>")
+	msg = rePath.ReplaceAllString(msg, "${1}<path>")
 	msg = reNumber.ReplaceAllString(msg, "<n>")
 	msg = reSpace.ReplaceAllString(msg, " ")
 	return clip(msg, 200)

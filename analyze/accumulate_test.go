@@ -220,6 +220,8 @@ func TestNormalizeError(t *testing.T) {
 		"HTTP 403 for /orders/1234":             "HTTP <n> for <path>",
 		"request 3f2a9c1e-aaaa-bbbb failed\n\tat": "request <id> failed at",
 		"old_string not found in app.tsx":         "old_string not found in <path>",
+		"HTTP 500 for /config":                    "HTTP <n> for <path>",
+		"read and/or write":                       "read and/or write",
 	} {
 		if got := NormalizeError(in); got != want {
 			t.Errorf("NormalizeError(%q) = %q, want %q", in, got, want)
