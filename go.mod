@@ -11,4 +11,7 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require google.golang.org/protobuf v1.36.11 // indirect
+require (
+	github.com/yuin/goldmark v1.8.7 // indirect
+	google.golang.org/protobuf v1.36.11 // indirect
+)

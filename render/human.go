@@ -1,0 +1,132 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/agentstat/agentstat/analyze"
+)
+
+// JSON writes summary.json: indented, map keys sorted, same input same bytes.
+func JSON(w io.Writer, r *analyze.Report) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r.Summary)
+}
+
+// NA is how a figure without data is shown.
+const NA = "n/a"
+
+// Rate shows a fraction as a percentage.
+func Rate(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	p := *v * 100
+	switch {
+	case p == 0 || p == 100:
+		return fmt.Sprintf("%.0f%%", p)
+	case p < 0.1:
+		return fmt.Sprintf("%.2f%%", p)
+	}
+	return fmt.Sprintf("%.1f%%", p)
+}
+
+// Millis shows a duration given in milliseconds.
+func Millis(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	ms := *v
+	switch {
+	case ms < 1:
+		return fmt.Sprintf("%.2f ms", ms)
+	case ms < 1000:
+		return fmt.Sprintf("%.0f ms", ms)
+	case ms < 60_000:
+		return fmt.Sprintf("%.1f s", ms/1000)
+	case ms < 3_600_000:
+		s := int64(math.Round(ms / 1000))
+		return fmt.Sprintf("%dm %02ds", s/60, s%60)
+	}
+	m := int64(math.Round(ms / 60_000))
+	return fmt.Sprintf("%dh %02dm", m/60, m%60)
+}
+
+// Score shows a quality score.
+func Score(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+// Count shows an integer with thousands separators.
+func Count(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	if neg {
+		return "-" + b.String()
+	}
+	return b.String()
+}
+
+// mdSpecial is the ASCII punctuation GitHub-flavoured Markdown may read as
+// markup; CommonMark lets any of it be backslash-escaped, which keeps the raw
+// text readable (a person reads /report output in a terminal).
+const mdSpecial = "\\`*_[]<>&|#!~$"
+
+// MarkdownText escapes untrusted text for one line of Markdown (a table cell
+// or a list item): markup is shown literally, HTML never reaches the page, and
+// line breaks and control characters are folded into spaces.
+func MarkdownText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	s = strings.Join(strings.Fields(s), " ")
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if strings.IndexByte(mdSpecial, c) >= 0 && !(c == '_' && intraword(s, i)) {
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+// intraword reports whether s[i] sits between two letters or digits: an
+// underscore there cannot open or close emphasis in GFM.
+func intraword(s string, i int) bool {
+	if i == 0 || i == len(s)-1 {
+		return false
+	}
+	alnum := func(c byte) bool {
+		return c >= 0x80 || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+	}
+	return alnum(s[i-1]) && alnum(s[i+1])
+}
+
+// clipText shortens s to at most n runes, marking the cut.
+func clipText(s string, n int) string {
+	if len([]rune(s)) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}

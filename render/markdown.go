@@ -1,0 +1,426 @@
+package render
+
+import (
+	"cmp"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/agentstat/agentstat/analyze"
+)
+
+// Listing limits keep report.md readable on a big tree; summary.json has everything.
+const (
+	mdTopTools    = 10
+	mdAllTools    = 100
+	mdErrors      = 20
+	mdAgents      = 50
+	mdDays        = 62
+	mdSkippedRows = 500
+)
+
+// table is a GitHub-flavoured Markdown table; every cell is escaped.
+type table struct {
+	head  []string
+	right []bool // right-align the column (numbers)
+	rows  [][]string
+}
+
+func newTable(cols ...string) *table {
+	t := &table{}
+	for _, c := range cols {
+		right := strings.HasPrefix(c, ">")
+		t.head = append(t.head, strings.TrimPrefix(c, ">"))
+		t.right = append(t.right, right)
+	}
+	return t
+}
+
+func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
+
+func (t *table) write(b *strings.Builder) {
+	line := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			b.WriteString(" ")
+			b.WriteString(MarkdownText(c))
+			b.WriteString(" |")
+		}
+		b.WriteString("\n")
+	}
+	line(t.head)
+	b.WriteString("|")
+	for _, r := range t.right {
+		if r {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, r := range t.rows {
+		line(r)
+	}
+	b.WriteString("\n")
+}
+
+// Markdown writes report.md: a headline, then a section per metric family,
+// then the data-quality account. It renders on GitHub and through goldmark
+// with the GFM extension.
+func Markdown(w io.Writer, r *analyze.Report) error {
+	var b strings.Builder
+	s := &r.Summary
+	title := r.Title
+	if title == "" {
+		title = "agentstat report"
+	}
+	fmt.Fprintf(&b, "# %s\n\n", MarkdownText(title))
+	fmt.Fprintf(&b, "Generated %s · times in %s", MarkdownText(s.GeneratedAt), MarkdownText(s.TZ))
+	if s.Window != nil {
+		fmt.Fprintf(&b, " · runs started from %s until %s", MarkdownText(orDash(s.Window.Since)), MarkdownText(orDash(s.Window.Until)))
+	}
+	fmt.Fprintf(&b, " · %s files read, %s skipped\n\n", Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
+
+	headline(&b, s)
+	if s.Check != nil {
+		checkSection(&b, s.Check)
+	}
+	runsSection(&b, s)
+	toolsSection(&b, s)
+	errorsSection(&b, s)
+	agentsSection(&b, s)
+	qualitySection(&b, s)
+	contextSection(&b, s)
+	dailySection(&b, s)
+	dataQualitySection(&b, s)
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func headline(b *strings.Builder, s *analyze.Summary) {
+	t := newTable(">Runs", ">Success rate", ">Tool calls", ">Tool-call error rate", ">Run p95", ">Tool-call p95", ">Quality mean", ">Tokens")
+	t.add(Count(s.Runs.Total), Rate(s.Runs.SuccessRate), Count(s.ToolCalls.Total), Rate(s.ToolCalls.ErrorRate),
+		Millis(s.Runs.DurationMS.P95), Millis(s.ToolCalls.DurationMS.P95), Score(s.Quality.Mean), Count(s.Context.Tokens.Total))
+	t.write(b)
+}
+
+func checkSection(b *strings.Builder, c *analyze.CheckResult) {
+	b.WriteString("## Thresholds\n\n")
+	if c.Passed {
+		fmt.Fprintf(b, "All %d thresholds hold", len(c.Thresholds))
+	} else {
+		fmt.Fprintf(b, "**%d of %d thresholds violated**", c.Violations, len(c.Thresholds))
+	}
+	if c.NoData > 0 {
+		fmt.Fprintf(b, " (%d without data)", c.NoData)
+	}
+	b.WriteString(".\n\n")
+	t := newTable("Metric", "Tool", "Limit", "Actual", "Verdict")
+	for _, th := range c.Thresholds {
+		verdict := "ok"
+		switch {
+		case th.Violated:
+			verdict = "VIOLATED"
+		case th.Actual == nil:
+			verdict = "no data"
+		}
+		t.add(th.Metric, th.Tool, th.Op+" "+ThresholdValue(th.Kind, &th.Limit), ThresholdValue(th.Kind, th.Actual), verdict)
+	}
+	t.write(b)
+}
+
+// ThresholdValue shows a threshold figure in its kind's unit.
+func ThresholdValue(kind string, v *float64) string {
+	switch kind {
+	case "rate":
+		return Rate(v)
+	case "duration":
+		return Millis(v)
+	}
+	return Score(v)
+}
+
+func statsRow(name string, st analyze.Stats) []string {
+	return []string{name, Count(st.Count), Millis(st.Mean), Millis(st.P50), Millis(st.P90), Millis(st.P95), Millis(st.P99), Millis(st.Max)}
+}
+
+func runsSection(b *strings.Builder, s *analyze.Summary) {
+	b.WriteString("## Runs\n\n")
+	fmt.Fprintf(b, "%s runs; success rate %s (success among runs that finished: not running, not unknown).\n\n", Count(s.Runs.Total), Rate(s.Runs.SuccessRate))
+	t := newTable("Status", ">Runs", ">Share")
+	for _, st := range []string{"success", "failed", "partial", "running", "unknown"} {
+		n := s.Runs.ByStatus[st]
+		t.add(st, Count(n), Rate(share(n, s.Runs.Total)))
+	}
+	t.write(b)
+
+	b.WriteString("### Durations\n\n")
+	t = newTable("", ">Count", ">Mean", ">p50", ">p90", ">p95", ">p99", ">Max")
+	t.rows = append(t.rows, statsRow("Runs", s.Runs.DurationMS), statsRow("Tool calls", s.ToolCalls.DurationMS))
+	t.write(b)
+
+	b.WriteString("### Formats\n\n")
+	t = newTable("Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens")
+	for _, f := range s.Formats {
+		t.add(f.Format, Count(f.Files), Count(f.Runs), Rate(f.SuccessRate), Count(f.ToolCalls), Rate(f.ErrorRate), Count(f.Tokens.Total))
+	}
+	t.write(b)
+
+	b.WriteString("### Steps\n\n")
+	fmt.Fprintf(b, "%s steps; completion rate %s.\n\n", Count(s.Steps.Total), Rate(s.Steps.CompletionRate))
+	t = newTable("Status", ">Steps", ">Share")
+	for _, st := range []string{"completed", "partial", "in_progress", "blocked", "not_started", "failed", "skipped", "other"} {
+		n := s.Steps.ByStatus[st]
+		t.add(st, Count(n), Rate(share(n, s.Steps.Total)))
+	}
+	t.write(b)
+}
+
+func share(n, total int64) *float64 {
+	if total == 0 {
+		return nil
+	}
+	v := float64(n) / float64(total)
+	return &v
+}
+
+func toolRow(t analyze.ToolRow) []string {
+	return []string{t.Name, t.Category, Count(t.Calls), Rate(t.Share), Count(t.Errors), Rate(t.ErrorRate),
+		Millis(t.DurationMS.P50), Millis(t.DurationMS.P95), Millis(t.DurationMS.Max)}
+}
+
+func toolTable() *table {
+	return newTable("Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">p50", ">p95", ">Max")
+}
+
+func toolsSection(b *strings.Builder, s *analyze.Summary) {
+	b.WriteString("## Tools\n\n")
+	fmt.Fprintf(b, "%s tool calls, %s with a known outcome, %s errors; error rate %s.\n\n",
+		Count(s.ToolCalls.Total), Count(s.ToolCalls.OutcomeKnown), Count(s.ToolCalls.Errors), Rate(s.ToolCalls.ErrorRate))
+	if len(s.Tools) == 0 {
+		b.WriteString("No tool calls.\n\n")
+		return
+	}
+	t := toolTable()
+	for i, tool := range s.Tools {
+		if i == mdAllTools {
+			break
+		}
+		t.rows = append(t.rows, toolRow(tool))
+	}
+	t.write(b)
+	if len(s.Tools) > mdAllTools {
+		fmt.Fprintf(b, "…and %d more tools (see summary.json).\n\n", len(s.Tools)-mdAllTools)
+	}
+
+	slow := slices.Clone(s.Tools)
+	slow = slices.DeleteFunc(slow, func(t analyze.ToolRow) bool { return t.DurationMS.P95 == nil })
+	slices.SortStableFunc(slow, func(x, y analyze.ToolRow) int { return cmp.Compare(*y.DurationMS.P95, *x.DurationMS.P95) })
+	if len(slow) > 0 {
+		b.WriteString("### Slowest tools (by p95)\n\n")
+		t = toolTable()
+		for _, tool := range slow[:min(mdTopTools, len(slow))] {
+			t.rows = append(t.rows, toolRow(tool))
+		}
+		t.write(b)
+	}
+
+	failing := slices.Clone(s.Tools)
+	failing = slices.DeleteFunc(failing, func(t analyze.ToolRow) bool { return t.Errors == 0 })
+	slices.SortStableFunc(failing, func(x, y analyze.ToolRow) int { return cmp.Compare(y.Errors, x.Errors) })
+	if len(failing) > 0 {
+		b.WriteString("### Most failing tools\n\n")
+		t = toolTable()
+		for _, tool := range failing[:min(mdTopTools, len(failing))] {
+			t.rows = append(t.rows, toolRow(tool))
+		}
+		t.write(b)
+	}
+}
+
+func errorsSection(b *strings.Builder, s *analyze.Summary) {
+	if len(s.Errors) == 0 {
+		return
+	}
+	b.WriteString("## Most common errors\n\n")
+	b.WriteString("Messages are normalised: numbers, paths and ids are folded so that one error counts as one line.\n\n")
+	t := newTable(">Count", "Tool", "Message", "Example run", "Source")
+	for i, e := range s.Errors {
+		if i == mdErrors {
+			break
+		}
+		t.add(Count(e.Count), e.Tool, e.Message, e.ExampleRun, e.ExampleSource)
+	}
+	t.write(b)
+}
+
+func agentsSection(b *strings.Builder, s *analyze.Summary) {
+	if len(s.Agents) == 0 {
+		return
+	}
+	b.WriteString("## Agents\n\n")
+	t := newTable("Agent", ">Runs", ">Tool calls", ">Errors", ">Error rate")
+	for i, a := range s.Agents {
+		if i == mdAgents {
+			break
+		}
+		t.add(a.Name, Count(a.Runs), Count(a.ToolCalls), Count(a.Errors), Rate(a.ErrorRate))
+	}
+	t.write(b)
+}
+
+func qualitySection(b *strings.Builder, s *analyze.Summary) {
+	q := &s.Quality
+	b.WriteString("## Quality\n\n")
+	if q.Evaluations == 0 && q.OutputValidChecked == 0 {
+		b.WriteString("No evaluated tasks.\n\n")
+		return
+	}
+	t := newTable(">Evaluations", ">Mean", ">Median", ">p10", ">Output valid")
+	t.add(Count(q.Evaluations), Score(q.Mean), Score(q.Median), Score(q.P10), Rate(q.OutputValidRate))
+	t.write(b)
+	b.WriteString("### Score distribution\n\n")
+	t = newTable("Score", ">Tasks")
+	for i, bin := range q.Distribution {
+		label := fmt.Sprintf("%d to under %d", bin.From, bin.To)
+		if i == len(q.Distribution)-1 {
+			label = fmt.Sprintf("%d to %d", bin.From, bin.To)
+		}
+		t.add(label, Count(bin.Count))
+	}
+	t.write(b)
+	if len(q.ByPhase) > 0 {
+		b.WriteString("### By phase\n\n")
+		t = newTable("Phase", ">Evaluations", ">Mean", ">Output valid")
+		for _, g := range q.ByPhase {
+			t.add(g.Phase, Count(g.Evaluations), Score(g.Mean), Rate(g.OutputValidRate))
+		}
+		t.write(b)
+	}
+	if len(q.ByTool) > 0 {
+		b.WriteString("### By tool\n\n")
+		t = newTable("Tool", ">Evaluations", ">Mean", ">Output valid")
+		for _, g := range q.ByTool {
+			t.add(g.Tool, Count(g.Evaluations), Score(g.Mean), Rate(g.OutputValidRate))
+		}
+		t.write(b)
+	}
+}
+
+func countTable(b *strings.Builder, title, key string, m map[string]int64) {
+	if len(m) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "### %s\n\n", title)
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(x, y string) int { return cmp.Or(cmp.Compare(m[y], m[x]), cmp.Compare(x, y)) })
+	t := newTable(key, ">Count")
+	for _, k := range keys {
+		t.add(k, Count(m[k]))
+	}
+	t.write(b)
+}
+
+func contextSection(b *strings.Builder, s *analyze.Summary) {
+	c := &s.Context
+	b.WriteString("## Tokens and context\n\n")
+	t := newTable(">Total", ">Input", ">Output", ">Cache read", ">Cache creation", ">Unspecified kind", ">Cache-read share", ">Mean per run")
+	var perRun string
+	if c.TokensPerRun.Mean != nil {
+		perRun = Count(int64(*c.TokensPerRun.Mean + 0.5))
+	} else {
+		perRun = NA
+	}
+	t.add(Count(c.Tokens.Total), Count(c.Tokens.Input), Count(c.Tokens.Output), Count(c.Tokens.CacheRead),
+		Count(c.Tokens.CacheCreation), Count(c.Tokens.Unspecified), Rate(c.CacheReadShare), perRun)
+	t.write(b)
+	if len(s.Models) > 0 {
+		b.WriteString("### By model\n\n")
+		t = newTable("Model", ">Runs", ">Total", ">Input", ">Output", ">Cache read", ">Cache creation")
+		for _, m := range s.Models {
+			t.add(m.Model, Count(m.Runs), Count(m.Tokens.Total), Count(m.Tokens.Input), Count(m.Tokens.Output), Count(m.Tokens.CacheRead), Count(m.Tokens.CacheCreation))
+		}
+		t.write(b)
+	}
+	countTable(b, "Context references by type", "Type", c.RefsByType)
+	countTable(b, "Context references by relevance", "Relevance", c.RefsByRelevance)
+	countTable(b, "Context references by usage mode", "Usage mode", c.RefsByUsageMode)
+	countTable(b, "Context contributions by type", "Type", c.ContributionsByType)
+	if c.Subagents.Invocations > 0 {
+		b.WriteString("### Subagents\n\n")
+		fmt.Fprintf(b, "%s subagent invocations made %s calls of their own with %s tokens (not counted among the runs' tool calls).\n\n",
+			Count(c.Subagents.Invocations), Count(c.Subagents.Calls), Count(c.Subagents.Tokens))
+		countTable(b, "Subagents by type", "Type", c.Subagents.ByType)
+	}
+	bu := &c.Budget
+	if bu.ToolCallUse.Count+bu.DurationUse.Count+bu.StepUse.Count+bu.Warnings+bu.Exceeded+bu.Retries > 0 {
+		b.WriteString("### Budget use\n\n")
+		t = newTable("Budget", ">Measured", ">Mean use", ">p95 use", ">Max use")
+		for _, row := range []struct {
+			name string
+			st   analyze.Stats
+		}{{"Tool calls / maxToolCalls", bu.ToolCallUse}, {"Duration / maxDuration", bu.DurationUse}, {"Steps / maxSteps (per agent execution)", bu.StepUse}} {
+			if row.st.Count > 0 {
+				t.add(row.name, Count(row.st.Count), Rate(row.st.Mean), Rate(row.st.P95), Rate(row.st.Max))
+			}
+		}
+		t.write(b)
+		fmt.Fprintf(b, "Budget warnings: %s · budgets exceeded: %s · retries: %s.\n\n", Count(bu.Warnings), Count(bu.Exceeded), Count(bu.Retries))
+	}
+}
+
+func dailySection(b *strings.Builder, s *analyze.Summary) {
+	if len(s.Daily) == 0 {
+		return
+	}
+	b.WriteString("## Daily\n\n")
+	days := s.Daily
+	if len(days) > mdDays {
+		fmt.Fprintf(b, "The last %d of %d days (all are in summary.json).\n\n", mdDays, len(days))
+		days = days[len(days)-mdDays:]
+	}
+	t := newTable("Date", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Run p50", ">Run p95", ">Tokens")
+	for _, d := range days {
+		t.add(d.Date, Count(d.Runs), Rate(d.SuccessRate), Count(d.ToolCalls), Count(d.Errors), Rate(d.ErrorRate),
+			Millis(d.DurationMSP50), Millis(d.DurationMSP95), Count(d.Tokens))
+	}
+	t.write(b)
+}
+
+func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
+	in := &s.Inputs
+	b.WriteString("## Data quality\n\n")
+	fmt.Fprintf(b, "%s files seen: %s parsed, %s skipped", Count(in.FilesSeen), Count(in.FilesParsed), Count(in.FilesSkipped))
+	if in.FilesFiltered > 0 || in.RunsFiltered > 0 {
+		fmt.Fprintf(b, ", %s outside the time window (%s runs left out)", Count(in.FilesFiltered), Count(in.RunsFiltered))
+	}
+	b.WriteString(".\n\n")
+	countTable(b, "Files parsed by format", "Format", in.ByFormat)
+	countTable(b, "Files skipped by reason", "Reason", in.SkippedBy)
+	countTable(b, "Warnings", "Kind", in.Warnings)
+	if len(in.Skipped) > 0 {
+		b.WriteString("### Skipped files\n\n")
+		t := newTable("File", "Reason", "Detail")
+		for i, f := range in.Skipped {
+			if i == mdSkippedRows {
+				break
+			}
+			t.add(f.Path, f.Reason, clipText(f.Detail, 160))
+		}
+		t.write(b)
+		if len(in.Skipped) > mdSkippedRows {
+			fmt.Fprintf(b, "…and %d more skipped files (all are in summary.json).\n\n", len(in.Skipped)-mdSkippedRows)
+		}
+	}
+}

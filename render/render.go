@@ -1,0 +1,163 @@
+// Package render writes a Report in each output format. A renderer is a
+// function of the report; adding a format touches one file and one entry of
+// the Formats table.
+package render
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/agentstat/agentstat/analyze"
+)
+
+// Dir is where a renderer writes its files: a temporary directory that
+// becomes the output directory only once every renderer succeeded.
+type Dir struct {
+	root string
+}
+
+// Create creates a file (and its parent directories) inside the directory.
+// name is '/'-separated and must stay inside the directory.
+func (d *Dir) Create(name string) (*os.File, error) {
+	clean := filepath.Clean(filepath.FromSlash(name))
+	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
+		return nil, fmt.Errorf("output name %q leaves the output directory", name)
+	}
+	p := filepath.Join(d.root, clean)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return nil, err
+	}
+	return os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+}
+
+// WriteFile writes one file through a buffer, checking every error including Close's.
+func (d *Dir) WriteFile(name string, write func(w io.Writer) error) (err error) {
+	f, err := d.Create(name)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	bw := bufio.NewWriterSize(f, 64<<10)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return bw.Flush()
+}
+
+// Format is one output format.
+type Format struct {
+	Name  string // the -f value
+	Files string // what it writes, for --help
+	Write func(d *Dir, r *analyze.Report) error
+}
+
+// Formats is every output format, in the order they are written.
+var Formats = []Format{
+	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report) error {
+		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })
+	}},
+	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report) error {
+		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r) })
+	}},
+}
+
+// FormatNames lists the -f values.
+func FormatNames() []string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = f.Name
+	}
+	return names
+}
+
+// marker names the file that marks a directory as an agentstat report, so
+// that -o never replaces a directory it did not write without --force.
+const marker = ".agentstat-report"
+
+// ErrNotReport means -o names a non-empty directory agentstat did not write.
+var ErrNotReport = errors.New("output directory is not empty and is not an agentstat report (use --force to replace it)")
+
+// Write renders the chosen formats into out. Everything is written to a
+// temporary directory beside out and swapped into place at the end, so a
+// failed or interrupted run leaves the previous report whole.
+func Write(out string, names []string, r *analyze.Report, force bool) (err error) {
+	if err := checkReplaceable(out, force); err != nil {
+		return err
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(parent, analyze.TempPrefix+"tmp-")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(tmp)
+		}
+	}()
+	d := &Dir{root: tmp}
+	for _, f := range Formats {
+		if !slices.Contains(names, f.Name) {
+			continue
+		}
+		if err := f.Write(d, r); err != nil {
+			return fmt.Errorf("%s output: %w", f.Name, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(analyze.SchemaVersion+"\n"), 0o644); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	return swapInto(tmp, out)
+}
+
+func checkReplaceable(out string, force bool) error {
+	entries, err := os.ReadDir(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("output %s: %w", out, err)
+	}
+	if len(entries) == 0 || force {
+		return nil
+	}
+	if _, err := os.Stat(filepath.Join(out, marker)); err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", out, ErrNotReport)
+}
+
+// swapInto puts the finished directory tmp at out, replacing what was there.
+func swapInto(tmp, out string) error {
+	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
+		return os.Rename(tmp, out)
+	}
+	if err := exchange(tmp, out); err == nil {
+		return os.RemoveAll(tmp) // tmp now holds the previous report
+	}
+	// No atomic exchange here: move the old report aside, then the new one in.
+	old := tmp + "-old"
+	if err := os.Rename(out, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		os.Rename(old, out)
+		return err
+	}
+	return os.RemoveAll(old)
+}

@@ -1,0 +1,178 @@
+package render
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
+	"github.com/agentstat/agentstat/analyze"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+const goldenDir = "../testdata/golden"
+
+func testReport(t *testing.T, roots ...string) *analyze.Report {
+	t.Helper()
+	r, err := analyze.Analyze(context.Background(), analyze.Options{Roots: roots, Now: time.Unix(1767225600, 0), Jobs: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// golden compares got with testdata/golden/name; -update rewrites it, and a
+// mismatch leaves name.got beside it for a diff.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join(goldenDir, name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./render -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		os.WriteFile(path+".got", got, 0o644)
+		t.Errorf("%s differs from the golden file; see %s.got", name, path)
+	}
+}
+
+func TestGolden(t *testing.T) {
+	r := testReport(t, "../testdata/logs")
+	var md, js bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := JSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.md", md.Bytes())
+	golden(t, "summary.json", js.Bytes())
+}
+
+func TestMarkdownText(t *testing.T) {
+	for in, want := range map[string]string{
+		"a|b":                       `a\|b`,
+		"line1\nline2\r\n\tx":       "line1 line2 x",
+		"<script>alert(1)</script>": `\<script\>alert(1)\</script\>`,
+		"a & b; &amp;":              `a \& b; \&amp;`,
+		"_lead and trail_":          `\_lead and trail\_`,
+		"[x](javascript:alert(1))":  `\[x\](javascript:alert(1))`,
+		"**bold** _it_ `code`":      "\\*\\*bold\\*\\* \\_it\\_ \\`code\\`",
+		"back\\slash":               `back\\slash`,
+		"bell\x07":                  "bell",
+		"not_started":               "not_started",
+	} {
+		if got := MarkdownText(in); got != want {
+			t.Errorf("MarkdownText(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The report renders through goldmark with GFM as tables, and text from a log
+// never becomes HTML or a link.
+func TestMarkdownRendersSafely(t *testing.T) {
+	dir := t.TempDir()
+	hostile := `{"session_id": "x|y<script>", "task_title": "<img src=x onerror=alert(1)> | [click](javascript:alert(1))",
+	 "status": "success", "created_at": "2026-01-01T00:00:00Z",
+	 "tool_calls": [{"call_id": "1", "tool_name": "<b>Bash</b>|\n# heading", "output": {"status": "failed", "error": "<script>window.pwned=1</script>\n| fake | row |"}}]}`
+	os.WriteFile(filepath.Join(dir, "hostile.json"), []byte(hostile), 0o644)
+	r := testReport(t, dir)
+	var md bytes.Buffer
+	if err := Markdown(&md, r); err != nil {
+		t.Fatal(err)
+	}
+	var html bytes.Buffer
+	if err := goldmark.New(goldmark.WithExtensions(extension.GFM)).Convert(md.Bytes(), &html); err != nil {
+		t.Fatal(err)
+	}
+	out := html.String()
+	for _, bad := range []string{"<script", "<img", "<b>", "href=\"javascript", "<h1>heading"} {
+		if strings.Contains(out, bad) {
+			t.Errorf("rendered report contains %q", bad)
+		}
+	}
+	if !strings.Contains(out, "&lt;b&gt;Bash&lt;/b&gt;|") && !strings.Contains(out, "&lt;b&gt;Bash&lt;/b&gt;") {
+		t.Errorf("the hostile tool name is not shown as text")
+	}
+	// Every table row has as many cells as its header: no cell escaped its column.
+	tables := strings.Count(out, "<table>")
+	if tables < 5 {
+		t.Errorf("only %d tables rendered", tables)
+	}
+	for _, tbl := range strings.Split(out, "<table>")[1:] {
+		tbl = tbl[:strings.Index(tbl, "</table>")]
+		head := cellRE.FindAllStringIndex(tbl[:strings.Index(tbl, "</thead>")], -1)
+		for _, row := range strings.Split(tbl[strings.Index(tbl, "</thead>"):], "<tr>")[1:] {
+			if n := len(cellRE.FindAllStringIndex(row, -1)); n != len(head) {
+				t.Errorf("row with %d cells under %d headers: %s", n, len(head), row)
+			}
+		}
+	}
+}
+
+var cellRE = regexp.MustCompile(`<t[hd][ >]`)
+
+func TestWriteAtomic(t *testing.T) {
+	r := testReport(t, "../testdata/logs")
+	out := filepath.Join(t.TempDir(), "report")
+	if err := Write(out, FormatNames(), r, false); err != nil {
+		t.Fatal(err)
+	}
+	first, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := Write(out, []string{"json"}, r, false); err != nil {
+		t.Fatalf("replacing a previous report: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); !os.IsNotExist(err) {
+		t.Errorf("the old report.md survived a replace")
+	}
+	second, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if !bytes.Equal(first, second) {
+		t.Errorf("same report, other bytes")
+	}
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(out), analyze.TempPrefix+"*"))
+	if len(leftovers) > 0 {
+		t.Errorf("temporary directories left: %v", leftovers)
+	}
+
+	foreign := filepath.Join(t.TempDir(), "mine")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("precious"), 0o644)
+	if err := Write(foreign, []string{"json"}, r, false); err == nil {
+		t.Fatalf("replaced a directory that is not a report")
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "thesis.tex")); string(b) != "precious" {
+		t.Errorf("the foreign directory was touched")
+	}
+	if err := Write(foreign, []string{"json"}, r, true); err != nil {
+		t.Errorf("--force: %v", err)
+	}
+}
+
+func TestHumanFormats(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tc := range []struct{ got, want string }{
+		{Rate(nil), "n/a"}, {Rate(f(0.5)), "50.0%"}, {Rate(f(1)), "100%"}, {Rate(f(0.0004)), "0.04%"},
+		{Millis(f(0.25)), "0.25 ms"}, {Millis(f(850)), "850 ms"}, {Millis(f(12345)), "12.3 s"},
+		{Millis(f(125000)), "2m 05s"}, {Millis(f(7380000)), "2h 03m"}, {Millis(nil), "n/a"},
+		{Count(1234567), "1,234,567"}, {Count(-1234), "-1,234"}, {Count(12), "12"},
+	} {
+		if tc.got != tc.want {
+			t.Errorf("got %q, want %q", tc.got, tc.want)
+		}
+	}
+}
