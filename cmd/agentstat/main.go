@@ -1,0 +1,315 @@
+// Command agentstat turns a directory of AI-agent logs into reports: an HTML
+// dashboard, a Markdown report, a workbook and summary.json.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/dustin/go-humanize"
+	flag "github.com/spf13/pflag"
+
+	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/render"
+)
+
+// Exit codes (README "Exit codes").
+const (
+	exitOK        = 0
+	exitViolation = 1 // a threshold was violated, or --strict found skipped files or warnings
+	exitUsage     = 2
+	exitNoInput   = 3 // nothing could be read, or an output could not be written
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+const usage = `agentstat turns a directory of AI-agent logs into reports.
+
+Usage:
+  agentstat report [flags] DIR...    write the report set (the default command)
+  agentstat summary [flags] DIR...   print the Markdown summary on stdout
+  agentstat check [flags] DIR...     evaluate thresholds; exit 1 when one is violated
+  agentstat formats                  list the input formats and how each is recognised
+  agentstat version
+
+Exit codes: 0 success; 1 a threshold was violated (or --strict saw a skipped
+file or a warning); 2 usage error; 3 nothing could be read or an output could
+not be written.
+
+Flags:
+`
+
+// config is what the flags say.
+type config struct {
+	cmd        string
+	out        string
+	formats    []string
+	tz         string
+	since      string
+	until      string
+	include    []string
+	exclude    []string
+	title      string
+	jobs       int
+	quiet      bool
+	force      bool
+	strict     bool
+	maxSize    string
+	thresholds map[string]*[]string
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := "report"
+	if len(args) > 0 {
+		switch args[0] {
+		case "report", "summary", "check", "formats", "version":
+			cmd, args = args[0], args[1:]
+		case "help":
+			args = []string{"--help"}
+		}
+	}
+	switch cmd {
+	case "version":
+		fmt.Fprintln(stdout, "agentstat", version())
+		return exitOK
+	case "formats":
+		printFormats(stdout)
+		return exitOK
+	}
+
+	c := config{cmd: cmd, thresholds: map[string]*[]string{}}
+	fs := flag.NewFlagSet("agentstat "+cmd, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usage)
+		fs.PrintDefaults()
+	}
+	fs.StringVarP(&c.out, "out", "o", "agentstat-report", "output directory (report, check)")
+	fs.StringSliceVarP(&c.formats, "format", "f", render.FormatNames(), "outputs to write: "+strings.Join(render.FormatNames(), ","))
+	fs.StringVar(&c.tz, "tz", "UTC", "time zone of every date shown, and of timestamps written without one (IANA name, e.g. Europe/Berlin)")
+	fs.StringVar(&c.since, "since", "", "only runs started at or after this time (RFC 3339, a date, or an age such as 24h or 7d)")
+	fs.StringVar(&c.until, "until", "", "only runs started before this time (same forms as --since)")
+	fs.StringSliceVar(&c.include, "include", nil, "read only files whose relative path or name matches a glob (** allowed; repeatable)")
+	fs.StringSliceVar(&c.exclude, "exclude", nil, "skip files and directories whose relative path or name matches a glob (repeatable)")
+	fs.StringVar(&c.title, "title", "", "report title")
+	fs.IntVarP(&c.jobs, "jobs", "j", 0, "files read in parallel (default GOMAXPROCS)")
+	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but errors")
+	fs.BoolVar(&c.force, "force", false, "replace an output directory that is not an agentstat report")
+	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any file was skipped or any warning counted")
+	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than this (after decompression) as too large")
+	for _, f := range analyze.ThresholdFlags {
+		v := new([]string)
+		c.thresholds[f.Flag] = v
+		fs.StringArrayVar(v, f.Flag, nil, f.Help)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "agentstat %s: %v (see agentstat --help)\n", cmd, err)
+		return exitUsage
+	}
+	roots := fs.Args()
+	if len(roots) == 0 {
+		fmt.Fprintf(stderr, "agentstat %s: name at least one log directory\n", cmd)
+		return exitUsage
+	}
+	opt, thresholds, err := c.options(roots)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
+		return exitUsage
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, err := analyze.Analyze(ctx, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
+		return exitNoInput
+	}
+	code := exitOK
+	if len(thresholds) > 0 {
+		rep.Summary.Check = analyze.Check(&rep.Summary, thresholds)
+		if !rep.Summary.Check.Passed {
+			code = exitViolation
+		}
+	}
+	if c.strict && (rep.Summary.Inputs.FilesSkipped > 0 || len(rep.Summary.Inputs.Warnings) > 0) {
+		code = exitViolation
+	}
+
+	switch cmd {
+	case "summary":
+		if err := render.Markdown(stdout, rep); err != nil {
+			fmt.Fprintf(stderr, "agentstat summary: %v\n", err)
+			return exitNoInput
+		}
+	case "check":
+		printCheck(stdout, rep.Summary.Check)
+		if fs.Changed("out") {
+			if err := writeReport(&c, rep, stderr); err != nil {
+				return exitNoInput
+			}
+		}
+	default:
+		if err := writeReport(&c, rep, stderr); err != nil {
+			return exitNoInput
+		}
+		if !c.quiet {
+			s := &rep.Summary
+			fmt.Fprintf(stderr, "agentstat: %d runs from %d files (%d skipped) → %s\n", s.Runs.Total, s.Inputs.FilesParsed, s.Inputs.FilesSkipped, c.out)
+			if s.Check != nil {
+				printCheck(stderr, s.Check)
+			}
+		}
+	}
+	if c.strict && code == exitViolation && !c.quiet && (rep.Summary.Check == nil || rep.Summary.Check.Passed) {
+		fmt.Fprintf(stderr, "agentstat: --strict: %d files skipped, %d kinds of warning\n", rep.Summary.Inputs.FilesSkipped, len(rep.Summary.Inputs.Warnings))
+	}
+	return code
+}
+
+func writeReport(c *config, rep *analyze.Report, stderr io.Writer) error {
+	if err := render.Write(c.out, c.formats, rep, c.force); err != nil {
+		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
+		return err
+	}
+	return nil
+}
+
+// options turns the flags into analysis options and thresholds.
+func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, error) {
+	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title}
+	loc, err := time.LoadLocation(c.tz)
+	if err != nil {
+		return opt, nil, fmt.Errorf("--tz %q: %v", c.tz, err)
+	}
+	opt.Location = loc
+	opt.Now = time.Now()
+	if epoch := os.Getenv("SOURCE_DATE_EPOCH"); epoch != "" {
+		sec, err := strconv.ParseInt(epoch, 10, 64)
+		if err != nil {
+			return opt, nil, fmt.Errorf("SOURCE_DATE_EPOCH %q is not a number of seconds", epoch)
+		}
+		opt.Now = time.Unix(sec, 0)
+	}
+	if opt.Since, err = parseWhen(c.since, loc, time.Now()); err != nil {
+		return opt, nil, fmt.Errorf("--since: %v", err)
+	}
+	if opt.Until, err = parseWhen(c.until, loc, time.Now()); err != nil {
+		return opt, nil, fmt.Errorf("--until: %v", err)
+	}
+	if !opt.Since.IsZero() && !opt.Until.IsZero() && !opt.Since.Before(opt.Until) {
+		return opt, nil, fmt.Errorf("--since must be before --until")
+	}
+	if err := analyze.ValidateGlobs(append(slices.Clone(c.include), c.exclude...)); err != nil {
+		return opt, nil, err
+	}
+	size, err := humanize.ParseBytes(c.maxSize)
+	if err != nil || size == 0 {
+		return opt, nil, fmt.Errorf("--max-file-size %q: use bytes or a size such as 512MB", c.maxSize)
+	}
+	opt.MaxFileSize = int64(min(size, 1<<62))
+	for _, f := range c.formats {
+		if !slices.Contains(render.FormatNames(), f) {
+			return opt, nil, fmt.Errorf("unknown output format %q (have %s)", f, strings.Join(render.FormatNames(), ", "))
+		}
+	}
+	if c.cmd == "report" || c.cmd == "check" {
+		if abs, err := filepath.Abs(c.out); err == nil {
+			opt.SkipDirs = []string{abs}
+		}
+	}
+	var thresholds []analyze.Threshold
+	for _, f := range analyze.ThresholdFlags {
+		for _, v := range *c.thresholds[f.Flag] {
+			t, err := analyze.ParseThreshold(f, v)
+			if err != nil {
+				return opt, nil, err
+			}
+			thresholds = append(thresholds, t)
+		}
+	}
+	if c.cmd == "check" && len(thresholds) == 0 {
+		return opt, nil, fmt.Errorf("give at least one threshold (--max-error-rate, --min-success-rate, --min-completion-rate, --min-quality, --max-p95, --max-run-p95)")
+	}
+	return opt, thresholds, nil
+}
+
+// parseWhen reads an RFC 3339 time, a date or date-time in loc, or an age
+// before now (a Go duration such as 36h, or a number of days such as 7d).
+func parseWhen(s string, loc *time.Location, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if strings.HasSuffix(s, "d") {
+		if days, err := strconv.ParseFloat(strings.TrimSuffix(s, "d"), 64); err == nil && days >= 0 {
+			return now.Add(-time.Duration(days * 24 * float64(time.Hour))), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	for _, layout := range []string{"2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
+		if t, err := time.ParseInLocation(layout, s, loc); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not a time (use 2026-11-01, 2026-11-01T08:00:00Z, 24h or 7d)", s)
+}
+
+func printCheck(w io.Writer, c *analyze.CheckResult) {
+	if c == nil {
+		return
+	}
+	for _, t := range c.Thresholds {
+		name := t.Metric
+		if t.Tool != "" {
+			name += "[" + t.Tool + "]"
+		}
+		switch {
+		case t.Violated:
+			fmt.Fprintf(w, "VIOLATED %s: %s, limit %s %s\n", name, render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit))
+		case t.Actual == nil:
+			fmt.Fprintf(w, "no data  %s: n/a, limit %s %s\n", name, t.Op, render.ThresholdValue(t.Kind, &t.Limit))
+		default:
+			fmt.Fprintf(w, "ok       %s: %s, limit %s %s\n", name, render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit))
+		}
+	}
+	if c.Passed {
+		fmt.Fprintf(w, "check passed: %d thresholds hold\n", len(c.Thresholds)-c.NoData)
+	} else {
+		fmt.Fprintf(w, "check failed: %d of %d thresholds violated\n", c.Violations, len(c.Thresholds))
+	}
+}
+
+func printFormats(w io.Writer) {
+	fmt.Fprintln(w, "Input formats, in detection precedence (a file's format is read from its content, never its name):")
+	for _, f := range formats.All() {
+		fmt.Fprintf(w, "\n  %s\n    %s\n    recognised by: %s\n", f.Name, f.Title, f.Signature)
+	}
+	fmt.Fprintln(w, "\nFiles seen: every regular file named *.json or *.jsonl (optionally .gz) under the roots; links are not followed.")
+}
+
+func version() string {
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
+		return info.Main.Version
+	}
+	return "(devel)"
+}

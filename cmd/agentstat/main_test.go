@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+const logs = "../../testdata/logs"
+
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestExitCodes(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r")
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		in   string // substring expected in stdout or stderr
+	}{
+		{"report", []string{"report", logs, "-o", out, "-q"}, exitOK, ""},
+		{"default command", []string{logs, "-o", out, "-q", "-f", "json"}, exitOK, ""},
+		{"summary", []string{"summary", logs}, exitOK, "# agentstat report"},
+		{"no roots", []string{"report"}, exitUsage, "name at least one"},
+		{"bad flag", []string{"report", "--nope", logs}, exitUsage, "unknown flag"},
+		{"bad tz", []string{"summary", "--tz", "Mars/Olympus", logs}, exitUsage, "--tz"},
+		{"bad since", []string{"summary", "--since", "yesterday-ish", logs}, exitUsage, "--since"},
+		{"bad format", []string{"report", "-f", "pdf", logs, "-o", out}, exitUsage, "unknown output format"},
+		{"bad threshold", []string{"check", "--max-error-rate", "2", logs}, exitUsage, "between 0 and 1"},
+		{"check without thresholds", []string{"check", logs}, exitUsage, "at least one threshold"},
+		{"empty root", []string{"summary", t.TempDir()}, exitNoInput, "no log files"},
+		{"missing root", []string{"summary", filepath.Join(dir, "missing")}, exitNoInput, "missing"},
+		{"check passes", []string{"check", "--max-error-rate", "0.5", "--min-quality", "7", logs}, exitOK, "check passed"},
+		{"check fails", []string{"check", "--max-error-rate", "10%", logs}, exitViolation, "VIOLATED tool_calls.error_rate"},
+		{"check per tool", []string{"check", "--max-p95", "Bash=1s", logs}, exitViolation, "tools.duration_ms.p95[Bash]"},
+		{"check success rate", []string{"check", "--min-success-rate", "0.9", logs}, exitViolation, "runs.success_rate"},
+		{"check completion", []string{"check", "--min-completion-rate", "0.9", logs}, exitViolation, "steps.completion_rate"},
+		{"check run p95", []string{"check", "--max-run-p95", "1h", logs}, exitOK, "check passed"},
+		{"check no data", []string{"check", "--max-error-rate", "Nope=0.1", logs}, exitOK, "no data"},
+		{"strict", []string{"report", "--strict", logs, "-o", out, "-f", "json"}, exitViolation, "--strict"},
+		{"version", []string{"version"}, exitOK, "agentstat"},
+		{"formats", []string{"formats"}, exitOK, "planagent"},
+		{"help", []string{"--help"}, exitOK, "Exit codes"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.in) {
+			t.Errorf("%s: exit %d (want %d)\nstdout: %.300s\nstderr: %.300s", tc.name, code, tc.code, stdout, stderr)
+		}
+	}
+}
+
+// The verdict of check is recorded in summary.json when a report is written.
+func TestCheckRecorded(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r")
+	if code, _, stderr := runCLI(t, "report", logs, "-o", out, "-q", "--max-error-rate", "0.1"); code != exitViolation {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var s struct {
+		Check struct {
+			Passed     bool
+			Thresholds []struct{ Violated bool }
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &s); err != nil || s.Check.Passed || len(s.Check.Thresholds) != 1 || !s.Check.Thresholds[0].Violated {
+		t.Errorf("check in summary.json = %+v (%v)", s.Check, err)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if !strings.Contains(string(md), "1 of 1 thresholds violated") {
+		t.Errorf("report.md lacks the verdict")
+	}
+}
+
+// Same input, same bytes: two runs with SOURCE_DATE_EPOCH set write identical files.
+func TestReproducible(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	dir := t.TempDir()
+	for _, o := range []string{"a", "b"} {
+		if code, _, stderr := runCLI(t, "report", logs, "-o", filepath.Join(dir, o), "-q", "--tz", "Asia/Shanghai"); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	for _, f := range []string{"summary.json", "report.md"} {
+		a, _ := os.ReadFile(filepath.Join(dir, "a", f))
+		b, _ := os.ReadFile(filepath.Join(dir, "b", f))
+		if len(a) == 0 || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs", f)
+		}
+	}
+	var s struct {
+		TZ string `json:"tz"`
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "a", "summary.json"))
+	json.Unmarshal(b, &s)
+	if !strings.HasPrefix(string(b), "{\n  \"schema\": \"agentstat.summary/v1\",\n  \"generated_at\": \"2026-01-01T08:00:00+08:00\"") || s.TZ != "Asia/Shanghai" {
+		t.Errorf("generated_at/tz: %.120s", b)
+	}
+}
+
+func TestRefusesForeignOutput(t *testing.T) {
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	if code, _, stderr := runCLI(t, "report", logs, "-o", out); code != exitNoInput || !strings.Contains(stderr, "--force") {
+		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
