@@ -1,0 +1,42 @@
+# agentstat: build, test, benchmark, regenerate golden files, demo.
+GO ?= go
+FUZZTIME ?= 5s
+FUZZ_TARGETS := FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParseTimestamp
+
+.PHONY: build test lint unit fuzz benchcheck bench update-golden demo clean
+
+build:
+	$(GO) build -o agentstat ./cmd/agentstat
+
+# The README's test command, and what CI runs: lint, every test, each fuzz
+# target briefly, and each benchmark once so that they keep compiling.
+test: lint fuzz benchcheck unit
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $$t ($(FUZZTIME))"; \
+	  $(GO) test ./analyze/formats -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) >/tmp/agentstat-fuzz.log 2>&1 || { cat /tmp/agentstat-fuzz.log; exit 1; }; \
+	done
+
+benchcheck:
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./...
+
+update-golden:
+	$(GO) test ./render -run Golden -update
+
+demo:
+	$(GO) run ./cmd/agentstat report testdata/logs -o agentstat-report
+
+clean:
+	rm -rf agentstat agentstat-report
