@@ -11,6 +11,7 @@ import (
 	"io"
 	"path"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -180,6 +181,10 @@ func setDuration(s *model.Span, ms Num, w Warner) {
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
+// readers recycles read buffers: a run over many small files would otherwise
+// spend its time allocating and clearing them.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+
 // maxDurationMS is the longest duration believed: ten years. Longer ones come
 // from unit mix-ups (seconds read as milliseconds, epoch values as durations).
 const maxDurationMS = 10 * 365.25 * 24 * 3600 * 1000
@@ -192,7 +197,9 @@ func Read(r io.Reader, name string, opt Options, em Emitter) error {
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() { br.Reset(nil); readers.Put(br) }()
 	if head, _ := br.Peek(3); bytes.Equal(head, bom) {
 		br.Discard(3)
 	}
