@@ -52,6 +52,24 @@ type Accumulator struct {
 	errors       map[string]*errorAcc
 	index        []RunRow
 	ids          map[string]int64 // format NUL id → runs, for duplicate ids
+	runHist      [len(HistogramEdgesMS) + 1]int64
+	callHist     [len(HistogramEdgesMS) + 1]int64
+
+	details *detailWriter // this worker's spill of run details, when kept
+	spill   *Details      // all spill files, on the merged accumulator
+}
+
+// HistogramEdgesMS are the upper bounds of the duration histogram bins; a
+// last bin holds everything longer.
+var HistogramEdgesMS = [...]float64{100, 1000, 5000, 15000, 60000, 300000, 900000, 3600000, 14400000}
+
+func histBin(ms float64) int {
+	for i, e := range HistogramEdgesMS {
+		if ms < e {
+			return i
+		}
+	}
+	return len(HistogramEdgesMS)
 }
 
 type callGroup struct{ calls, known, errors int64 }
@@ -188,6 +206,7 @@ func (a *Accumulator) AddRun(r *model.Run) {
 	success := r.Status == model.StatusSuccess
 	if r.HasDuration {
 		a.runDur.Add(r.DurationMS)
+		a.runHist[histBin(r.DurationMS)]++
 	}
 	f := getOrNew(a.formats, r.Format)
 	f.runs++
@@ -245,6 +264,7 @@ func (a *Accumulator) AddRun(r *model.Run) {
 		}
 		if c.HasDuration {
 			a.callDur.Add(c.DurationMS)
+			a.callHist[histBin(c.DurationMS)]++
 			t.dur.Add(c.DurationMS)
 		}
 		agent := c.Agent
@@ -312,8 +332,11 @@ func (a *Accumulator) AddRun(r *model.Run) {
 	a.budgetExceed += ctx.BudgetExceeded
 	a.retries += ctx.Retries
 
+	if a.details != nil {
+		a.details.write(r)
+	}
 	row := RunRow{
-		ID: r.ID, Format: r.Format, Source: r.Source, Title: clip(r.Title, 200), Status: string(r.Status),
+		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
 		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: len(r.ToolCalls), Errors: errs,
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
 	}
@@ -486,6 +509,10 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	}
 	a.index = append(a.index, o.index...)
 	addCounts(a.ids, o.ids)
+	for i := range a.runHist {
+		a.runHist[i] += o.runHist[i]
+		a.callHist[i] += o.callHist[i]
+	}
 }
 
 func addCounts[K comparable](dst, src map[K]int64) {

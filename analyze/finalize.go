@@ -86,7 +86,7 @@ func (a *Accumulator) Summary() Summary {
 		runsByFormat[k] = f.runs
 	}
 	s.Runs = RunsSummary{Total: a.runs, ByStatus: byStatus, ByFormat: runsByFormat,
-		SuccessRate: rate(a.runsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.runDur)}
+		SuccessRate: rate(a.runsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.runDur), Histogram: histogram(a.runHist[:])}
 
 	stepsBy := map[string]int64{}
 	for _, st := range model.StepStatuses {
@@ -95,7 +95,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Steps = StepsSummary{Total: a.steps, ByStatus: stepsBy, CompletionRate: rate(a.stepsBy[model.StepCompleted], a.steps)}
 
 	s.ToolCalls = CallsSummary{Total: a.calls.calls, OutcomeKnown: a.calls.known, Errors: a.calls.errors,
-		ErrorRate: rate(a.calls.errors, a.calls.known), DurationMS: stats(&a.callDur)}
+		ErrorRate: rate(a.calls.errors, a.calls.known), DurationMS: stats(&a.callDur), Histogram: histogram(a.callHist[:])}
 
 	s.Tools = []ToolRow{}
 	for name, t := range a.tools {
@@ -148,7 +148,7 @@ func (a *Accumulator) Summary() Summary {
 		for _, st := range model.RunStatuses {
 			bs[string(st)] = d.byStatus[st]
 		}
-		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.runs, ToolCalls: d.calls, Errors: d.errors,
+		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.runs, ToolCalls: d.calls, OutcomeKnown: d.known, Errors: d.errors,
 			ErrorRate: rate(d.errors, d.known), SuccessRate: rate(d.success, d.decided),
 			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens, ByStatus: bs})
 	}
@@ -201,6 +201,19 @@ func (a *Accumulator) qualitySummary() QualitySummary {
 		out.ByTool = append(out.ByTool, g)
 	}
 	return out
+}
+
+func histogram(counts []int64) []HistogramBin {
+	bins := make([]HistogramBin, len(counts))
+	from := 0.0
+	for i, n := range counts {
+		bins[i] = HistogramBin{FromMS: from, Count: n}
+		if i < len(HistogramEdgesMS) {
+			bins[i].ToMS = ptr(HistogramEdgesMS[i])
+			from = HistogramEdgesMS[i]
+		}
+	}
+	return bins
 }
 
 // RunIndex returns the per-run rows sorted by source, then id, then start.

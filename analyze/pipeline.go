@@ -35,6 +35,7 @@ type Options struct {
 	SkipDirs         []string       // never scanned (the output directory)
 	Now              time.Time      // the report's generated_at
 	Title            string
+	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -79,7 +80,7 @@ func (a *Accumulator) Report(opt Options) *Report {
 			s.Window.Until = opt.Until.In(opt.Location).Format(time.RFC3339)
 		}
 	}
-	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location}
+	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location, Details: a.spill}
 }
 
 // Accumulate reads every file with opt.Jobs workers, each folding into its
@@ -90,10 +91,28 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	var discoverErr error
 	go func() { discoverErr = discover(ctx, &opt, files) }()
 
+	var details *Details
+	if opt.KeepDetails {
+		var err error
+		if details, err = newDetails(); err != nil {
+			return nil, fmt.Errorf("run details: %w", err)
+		}
+	}
+	fail := func(err error) (*Accumulator, error) {
+		details.Close()
+		return nil, err
+	}
 	workers := make([]*worker, opt.Jobs)
 	var wg sync.WaitGroup
 	for i := range workers {
 		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
+		if details != nil {
+			dw, err := details.writer(i)
+			if err != nil {
+				return fail(err)
+			}
+			w.acc.details = dw
+		}
 		workers[i] = w
 		wg.Add(1)
 		go func() {
@@ -107,14 +126,29 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}()
 	}
 	wg.Wait()
+	for _, w := range workers {
+		if w.acc.details != nil {
+			if err := w.acc.details.close(); err != nil {
+				return fail(fmt.Errorf("run details: %w", err))
+			}
+		}
+	}
 	if discoverErr != nil {
-		return nil, discoverErr
+		return fail(discoverErr)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return fail(err)
 	}
 
 	total := NewAccumulator(opt.Location)
+	if details != nil {
+		// Runs joined from planagent fragments are added to the total: one more spill file.
+		dw, err := details.writer(len(workers))
+		if err != nil {
+			return fail(err)
+		}
+		total.details = dw
+	}
 	var frags []*formats.Fragment
 	pending := map[string]bool{}
 	for _, w := range workers {
@@ -125,8 +159,15 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}
 	}
 	joinFragments(total, frags, pending, &opt)
+	if total.details != nil {
+		if err := total.details.close(); err != nil {
+			return fail(fmt.Errorf("run details: %w", err))
+		}
+		total.details = nil
+	}
+	total.spill = details
 	if total.filesSeen == 0 {
-		return nil, ErrNoInput
+		return fail(ErrNoInput)
 	}
 	return total, nil
 }
@@ -233,7 +274,8 @@ func (w *worker) file(c candidate) {
 		return
 	}
 	fed := map[string]bool{}
-	for _, r := range em.runs {
+	for i, r := range em.runs {
+		r.Seq = i
 		if !inWindow(r, w.opt) {
 			a.runsFiltered++
 			continue

@@ -12,6 +12,7 @@ type Report struct {
 	Runs     []RunRow // the compact per-run index, sorted by source then id
 	Title    string
 	Location *time.Location
+	Details  *Details // every run's detail, when Options.KeepDetails; Close it when done
 }
 
 // Summary is summary.json (schema agentstat.summary/v1, METRICS.md). Rates
@@ -82,6 +83,14 @@ type RunsSummary struct {
 	ByFormat    map[string]int64 `json:"by_format"`
 	SuccessRate *float64         `json:"success_rate"`
 	DurationMS  Stats            `json:"duration_ms"`
+	Histogram   []HistogramBin   `json:"duration_histogram"`
+}
+
+// HistogramBin counts durations in [FromMS, ToMS); ToMS is null for the last bin.
+type HistogramBin struct {
+	FromMS float64  `json:"from_ms"`
+	ToMS   *float64 `json:"to_ms"`
+	Count  int64    `json:"count"`
 }
 
 // StepsSummary is the planned units of work.
@@ -93,11 +102,12 @@ type StepsSummary struct {
 
 // CallsSummary is every tool call.
 type CallsSummary struct {
-	Total        int64    `json:"total"`
-	OutcomeKnown int64    `json:"outcome_known"`
-	Errors       int64    `json:"errors"`
-	ErrorRate    *float64 `json:"error_rate"`
-	DurationMS   Stats    `json:"duration_ms"`
+	Total        int64          `json:"total"`
+	OutcomeKnown int64          `json:"outcome_known"`
+	Errors       int64          `json:"errors"`
+	ErrorRate    *float64       `json:"error_rate"`
+	DurationMS   Stats          `json:"duration_ms"`
+	Histogram    []HistogramBin `json:"duration_histogram"`
 }
 
 // ToolRow is one tool, keyed by name exactly as written.
@@ -215,6 +225,7 @@ type DayRow struct {
 	Date          string           `json:"date"`
 	Runs          int64            `json:"runs"`
 	ToolCalls     int64            `json:"tool_calls"`
+	OutcomeKnown  int64            `json:"outcome_known"`
 	Errors        int64            `json:"errors"`
 	ErrorRate     *float64         `json:"error_rate"`
 	SuccessRate   *float64         `json:"success_rate"`
@@ -238,6 +249,7 @@ type RunRow struct {
 	ID         string    `json:"id"`
 	Format     string    `json:"format"`
 	Source     string    `json:"source"`
+	Page       string    `json:"page"`
 	Title      string    `json:"title"`
 	Status     string    `json:"status"`
 	Agent      string    `json:"agent,omitempty"`

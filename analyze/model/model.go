@@ -96,6 +96,7 @@ type Span struct {
 // Run is one execution: the unit every report counts.
 type Run struct {
 	ID, Format, Source      string
+	Seq                     int // position among the runs its source yielded
 	Title, Request, Summary string
 	Agent, Model            string
 	Span

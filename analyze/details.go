@@ -1,0 +1,160 @@
+package analyze
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// Details keeps every kept run's detail (its calls, steps, evaluations,
+// context) in temporary files, one per worker, so that per-run pages can be
+// rendered without holding all runs in memory.
+type Details struct {
+	dir   string
+	files []string
+}
+
+// detailWriter appends runs to one spill file.
+type detailWriter struct {
+	f   *os.File
+	buf *bufio.Writer
+	enc *gob.Encoder
+	err error
+}
+
+func newDetails() (*Details, error) {
+	dir, err := os.MkdirTemp("", "agentstat-details-")
+	if err != nil {
+		return nil, err
+	}
+	return &Details{dir: dir}, nil
+}
+
+func (d *Details) writer(i int) (*detailWriter, error) {
+	name := filepath.Join(d.dir, fmt.Sprintf("w%d.gob", i))
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, err
+	}
+	d.files = append(d.files, name)
+	buf := bufio.NewWriterSize(f, 256<<10)
+	return &detailWriter{f: f, buf: buf, enc: gob.NewEncoder(buf)}, nil
+}
+
+// clipLimits keep free text in run pages bounded whatever a log holds.
+const (
+	clipError = 4 << 10
+	clipText  = 64 << 10
+)
+
+func (w *detailWriter) write(r *model.Run) {
+	if w.err != nil {
+		return
+	}
+	c := *r
+	c.Title, c.Request, c.Summary = clip(c.Title, clipText), clip(c.Request, clipText), clip(c.Summary, clipText)
+	if len(c.ToolCalls) > 0 {
+		c.ToolCalls = append([]model.ToolCall(nil), c.ToolCalls...)
+		for i := range c.ToolCalls {
+			c.ToolCalls[i].Error = clip(c.ToolCalls[i].Error, clipError)
+		}
+	}
+	w.err = w.enc.Encode(&c)
+}
+
+func (w *detailWriter) close() error {
+	err := w.err
+	if e := w.buf.Flush(); err == nil {
+		err = e
+	}
+	if e := w.f.Close(); err == nil {
+		err = e
+	}
+	return err
+}
+
+// All yields every kept run's detail, in no particular order. Pages are named
+// by RunPage, so the order does not matter.
+func (d *Details) All() iter.Seq2[*model.Run, error] {
+	return func(yield func(*model.Run, error) bool) {
+		if d == nil {
+			return
+		}
+		for _, name := range d.files {
+			f, err := os.Open(name)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			dec := gob.NewDecoder(bufio.NewReaderSize(f, 256<<10))
+			for {
+				r := new(model.Run)
+				err := dec.Decode(r)
+				if errors.Is(err, io.EOF) {
+					break
+				}
+				if err != nil {
+					f.Close()
+					yield(nil, err)
+					return
+				}
+				if !yield(r, nil) {
+					f.Close()
+					return
+				}
+			}
+			f.Close()
+		}
+	}
+}
+
+// Close removes the temporary files.
+func (d *Details) Close() error {
+	if d == nil {
+		return nil
+	}
+	return os.RemoveAll(d.dir)
+}
+
+// RunPage is the file name (without directory) of a run's page: the run id
+// made safe for any file system, plus a hash of where the run came from, so
+// names are unique and do not depend on the order runs were read.
+func RunPage(r *model.Run) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%d\x00%s", r.Format, r.Source, r.Seq, r.ID)))
+	return SafeName(r.ID, 48) + "-" + hex.EncodeToString(sum[:6]) + ".html"
+}
+
+// SafeName turns untrusted text into a portable file-name stem: ASCII
+// letters, digits, '.', '_' and '-' only, no leading dot, at most max bytes.
+func SafeName(s string, max int) string {
+	var b strings.Builder
+	lastSub := false
+	for _, r := range s {
+		ok := r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-')
+		if ok {
+			b.WriteRune(r)
+			lastSub = false
+		} else if !lastSub {
+			b.WriteByte('_')
+			lastSub = true
+		}
+		if b.Len() >= max {
+			break
+		}
+	}
+	out := strings.Trim(b.String(), "._-")
+	if out == "" {
+		return "run"
+	}
+	return out
+}
