@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentstat/agentstat/analyze"
 )
@@ -20,6 +21,8 @@ import (
 // becomes the output directory only once every renderer succeeded.
 type Dir struct {
 	root string
+	mu   sync.Mutex
+	made map[string]bool // directories already created
 }
 
 // Create creates a file (and its parent directories) inside the directory.
@@ -30,9 +33,19 @@ func (d *Dir) Create(name string) (*os.File, error) {
 		return nil, fmt.Errorf("output name %q leaves the output directory", name)
 	}
 	p := filepath.Join(d.root, clean)
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		return nil, err
+	dir := filepath.Dir(p)
+	d.mu.Lock()
+	if !d.made[dir] {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			d.mu.Unlock()
+			return nil, err
+		}
+		if d.made == nil {
+			d.made = map[string]bool{}
+		}
+		d.made[dir] = true
 	}
+	d.mu.Unlock()
 	return os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 }
 
@@ -47,27 +60,35 @@ func (d *Dir) WriteFile(name string, write func(w io.Writer) error) (err error) 
 			err = cerr
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 64<<10)
+	bw := bufio.NewWriterSize(f, 16<<10)
 	if err := write(bw); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return bw.Flush()
 }
 
+// Options tune the outputs.
+type Options struct {
+	Force      bool   // replace an output directory that is not an agentstat report
+	SingleFile bool   // html: one self-contained index.html, no run pages
+	BaseURL    string // html: canonical links under this URL
+}
+
 // Format is one output format.
 type Format struct {
 	Name  string // the -f value
 	Files string // what it writes, for --help
-	Write func(d *Dir, r *analyze.Report) error
+	Write func(d *Dir, r *analyze.Report, o Options) error
 }
 
 // Formats is every output format, in the order they are written.
 var Formats = []Format{
-	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report) error {
-		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })
-	}},
-	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report) error {
+	{Name: "html", Files: "index.html, runs.html, runs/, assets/", Write: HTML},
+	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report, _ Options) error {
 		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r) })
+	}},
+	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report, _ Options) error {
+		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })
 	}},
 }
 
@@ -90,8 +111,8 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 // Write renders the chosen formats into out. Everything is written to a
 // temporary directory beside out and swapped into place at the end, so a
 // failed or interrupted run leaves the previous report whole.
-func Write(out string, names []string, r *analyze.Report, force bool) (err error) {
-	if err := checkReplaceable(out, force); err != nil {
+func Write(out string, names []string, r *analyze.Report, o Options) (err error) {
+	if err := checkReplaceable(out, o.Force); err != nil {
 		return err
 	}
 	parent := filepath.Dir(filepath.Clean(out))
@@ -112,8 +133,14 @@ func Write(out string, names []string, r *analyze.Report, force bool) (err error
 		if !slices.Contains(names, f.Name) {
 			continue
 		}
-		if err := f.Write(d, r); err != nil {
+		if err := f.Write(d, r, o); err != nil {
 			return fmt.Errorf("%s output: %w", f.Name, err)
+		}
+	}
+	if slices.Contains(names, "html") {
+		// GitHub Pages serves the directory as it is, without Jekyll.
+		if err := os.WriteFile(filepath.Join(tmp, ".nojekyll"), nil, 0o644); err != nil {
+			return err
 		}
 	}
 	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(analyze.SchemaVersion+"\n"), 0o644); err != nil {

@@ -62,6 +62,30 @@ func TestGolden(t *testing.T) {
 	}
 	golden(t, "report.md", md.Bytes())
 	golden(t, "summary.json", js.Bytes())
+
+	// The HTML: the dashboard, the run list and one run page, byte for byte.
+	rd, err := analyzeWithDetails("../testdata/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Details.Close()
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Write(out, []string{"html"}, rd, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := ""
+	for _, run := range rd.Runs {
+		if run.ID == "1702886400000-abc123" {
+			page = run.Page
+		}
+	}
+	for name, path := range map[string]string{"index.html": "index.html", "runs.html": "runs.html", "run-bundle.html": "runs/" + page} {
+		b, err := os.ReadFile(filepath.Join(out, path))
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden(t, name, b)
+	}
 }
 
 func TestMarkdownText(t *testing.T) {
@@ -130,11 +154,11 @@ var cellRE = regexp.MustCompile(`<t[hd][ >]`)
 func TestWriteAtomic(t *testing.T) {
 	r := testReport(t, "../testdata/logs")
 	out := filepath.Join(t.TempDir(), "report")
-	if err := Write(out, FormatNames(), r, false); err != nil {
+	if err := Write(out, FormatNames(), r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := Write(out, []string{"json"}, r, false); err != nil {
+	if err := Write(out, []string{"json"}, r, Options{}); err != nil {
 		t.Fatalf("replacing a previous report: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.md")); !os.IsNotExist(err) {
@@ -152,13 +176,13 @@ func TestWriteAtomic(t *testing.T) {
 	foreign := filepath.Join(t.TempDir(), "mine")
 	os.MkdirAll(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("precious"), 0o644)
-	if err := Write(foreign, []string{"json"}, r, false); err == nil {
+	if err := Write(foreign, []string{"json"}, r, Options{}); err == nil {
 		t.Fatalf("replaced a directory that is not a report")
 	}
 	if b, _ := os.ReadFile(filepath.Join(foreign, "thesis.tex")); string(b) != "precious" {
 		t.Errorf("the foreign directory was touched")
 	}
-	if err := Write(foreign, []string{"json"}, r, true); err != nil {
+	if err := Write(foreign, []string{"json"}, r, Options{Force: true}); err != nil {
 		t.Errorf("--force: %v", err)
 	}
 }
@@ -175,4 +199,8 @@ func TestHumanFormats(t *testing.T) {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
 	}
+}
+
+func analyzeWithDetails(root string) (*analyze.Report, error) {
+	return analyze.Analyze(context.Background(), analyze.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, KeepDetails: true})
 }

@@ -66,6 +66,8 @@ type config struct {
 	quiet      bool
 	force      bool
 	strict     bool
+	singleFile bool
+	baseURL    string
 	maxSize    string
 	thresholds map[string]*[]string
 }
@@ -108,6 +110,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.BoolVar(&c.force, "force", false, "replace an output directory that is not an agentstat report")
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any file was skipped or any warning counted")
+	fs.BoolVar(&c.singleFile, "single-file", false, "html: write one self-contained index.html (scripts and styles inlined, no run pages)")
+	fs.StringVar(&c.baseURL, "base-url", "", "html: the URL the report is published at, for canonical links")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than this (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
 		v := new([]string)
@@ -139,6 +143,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
 		return exitNoInput
 	}
+	defer rep.Details.Close()
 	code := exitOK
 	if len(thresholds) > 0 {
 		rep.Summary.Check = analyze.Check(&rep.Summary, thresholds)
@@ -182,7 +187,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func writeReport(c *config, rep *analyze.Report, stderr io.Writer) error {
-	if err := render.Write(c.out, c.formats, rep, c.force); err != nil {
+	if err := render.Write(c.out, c.formats, rep, render.Options{Force: c.force, SingleFile: c.singleFile, BaseURL: c.baseURL}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return err
 	}
@@ -231,6 +236,7 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		if abs, err := filepath.Abs(c.out); err == nil {
 			opt.SkipDirs = []string{abs}
 		}
+		opt.KeepDetails = slices.Contains(c.formats, "html") && !c.singleFile
 	}
 	var thresholds []analyze.Threshold
 	for _, f := range analyze.ThresholdFlags {

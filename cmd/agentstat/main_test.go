@@ -90,12 +90,22 @@ func TestReproducible(t *testing.T) {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
 	}
-	for _, f := range []string{"summary.json", "report.md"} {
-		a, _ := os.ReadFile(filepath.Join(dir, "a", f))
-		b, _ := os.ReadFile(filepath.Join(dir, "b", f))
-		if len(a) == 0 || !bytes.Equal(a, b) {
-			t.Errorf("%s differs between two runs", f)
+	files := 0
+	filepath.WalkDir(filepath.Join(dir, "a"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
+		rel, _ := filepath.Rel(filepath.Join(dir, "a"), p)
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(dir, "b", rel))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs between two runs", rel)
+		}
+		files++
+		return nil
+	})
+	if files < 30 { // index, run list, 22 run pages, assets, report.md, summary.json
+		t.Errorf("only %d files written", files)
 	}
 	var s struct {
 		TZ string `json:"tz"`

@@ -1,0 +1,276 @@
+package render
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// browser starts headless Chromium (Debian's chromium) for one test. With
+// AGENTSTAT_REQUIRE_BROWSER set (CI sets it) a missing browser fails the
+// test instead of skipping it.
+func browser(t *testing.T) (context.Context, *pageLog) {
+	t.Helper()
+	path := ""
+	for _, p := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if found, err := exec.LookPath(p); err == nil {
+			path = found
+			break
+		}
+	}
+	if path == "" {
+		if os.Getenv("AGENTSTAT_REQUIRE_BROWSER") != "" {
+			t.Fatal("no chromium on PATH (apt-get install chromium)")
+		}
+		t.Skip("no chromium on PATH: browser tests skipped (apt-get install chromium)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 2000))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() { cancelTimeout(); cancel(); cancelAlloc() })
+	pl := &pageLog{}
+	err := chromedp.Listen(ctx, func(ev any) {
+		pl.mu.Lock()
+		defer pl.mu.Unlock()
+		switch e := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if e.Type == runtime.ConsoleAPICalledTypeError || e.Type == runtime.ConsoleAPICalledTypeWarning {
+				var args []string
+				for _, a := range e.Args {
+					args = append(args, string(a.Value)+a.Description)
+				}
+				pl.errors = append(pl.errors, "console: "+strings.Join(args, " "))
+			}
+		case *runtime.EventExceptionThrown:
+			pl.errors = append(pl.errors, "exception: "+e.ExceptionDetails.Text)
+		case *log.EventEntryAdded:
+			if e.Entry.Level == log.EntryLevelError {
+				pl.errors = append(pl.errors, "log: "+e.Entry.Text)
+			}
+		case *network.EventRequestWillBeSent:
+			pl.requests = append(pl.requests, e.Request.URL)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Network off: nothing may leave the machine; file:// pages need nothing else.
+	if _, err := chromedp.Call(ctx, network.Enable, network.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, log.Enable, cdp.Empty{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, network.OverrideNetworkState, network.OverrideNetworkStateParams{Offline: true, DownloadThroughput: -1, UploadThroughput: -1}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, pl
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func eval[T any](t *testing.T, ctx context.Context, expr string) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		t.Fatalf("%s: %v", expr, err)
+	}
+	return v
+}
+
+// open loads a file and waits for its charts to be drawn.
+func open(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	do(t, ctx, chromedp.Navigate(fileURL(path)), chromedp.WaitReady("body"), chromedp.Sleep(400*time.Millisecond))
+}
+
+type pageLog struct {
+	mu       sync.Mutex
+	errors   []string
+	requests []string
+}
+
+func (p *pageLog) check(t *testing.T) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, e := range p.errors {
+		t.Errorf("browser: %s", e)
+	}
+	for _, r := range p.requests {
+		if !strings.HasPrefix(r, "file://") {
+			t.Errorf("request that is not file://: %s", r)
+		}
+	}
+	p.errors, p.requests = nil, nil
+}
+
+func fileURL(p string) string {
+	abs, _ := filepath.Abs(p)
+	return (&url.URL{Scheme: "file", Path: abs}).String()
+}
+
+// chartsDrawn counts chart containers and those holding a canvas.
+const chartsDrawn = `(() => { const c = [...document.querySelectorAll('.chart')]; return [c.length, c.filter(e => e.querySelector('canvas')).length]; })()`
+
+func TestDashboardInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	out := filepath.Join(t.TempDir(), "site")
+	r2, err := analyzeWithDetails("../testdata/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r2.Details.Close()
+	if err := Write(out, FormatNames(), r2, Options{}); err != nil {
+		t.Fatal(err)
+	}
+
+	open(t, ctx, filepath.Join(out, "index.html"))
+	drawn := eval[[]int](t, ctx, chartsDrawn)
+	links := eval[[]string](t, ctx, `[...document.querySelectorAll('a[href]')].map(a => a.getAttribute('href'))`)
+	if len(drawn) != 2 || drawn[0] < 10 || drawn[0] != drawn[1] {
+		t.Errorf("charts on index.html: %v (containers, drawn)", drawn)
+	}
+	runLinks := 0
+	for _, l := range links {
+		if strings.Contains(l, "://") || strings.HasPrefix(l, "/") {
+			t.Errorf("link is not relative: %s", l)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(l))); err != nil {
+			t.Errorf("link does not resolve: %s", l)
+		}
+		if strings.HasPrefix(l, "runs/") {
+			runLinks++
+		}
+	}
+	if runLinks < len(r2.Runs) {
+		t.Errorf("%d run links for %d runs", runLinks, len(r2.Runs))
+	}
+	pl.check(t)
+
+	// Sorting a table by clicking its header works without any external script.
+	do(t, ctx, chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible),
+		chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible))
+	first := eval[[]string](t, ctx, `[...document.querySelector('table.sortable').tBodies[0].rows].slice(0,2).map(r => r.cells[2].textContent)`)
+	if len(first) != 2 || first[0] != "10" || first[1] != "4" { // Formats: session 10, structmsg 4
+		t.Errorf("sorted by runs, descending: %v", first)
+	}
+
+	// A run page: its timeline is drawn.
+	page := ""
+	for _, run := range r2.Runs {
+		if run.ID == "1702886400000-abc123" {
+			page = run.Page
+		}
+	}
+	open(t, ctx, filepath.Join(out, "runs", page))
+	if drawn = eval[[]int](t, ctx, chartsDrawn); len(drawn) != 2 || drawn[0] != 1 || drawn[1] != 1 {
+		t.Errorf("run page charts: %v", drawn)
+	}
+	open(t, ctx, filepath.Join(out, "runs.html"))
+	pl.check(t)
+}
+
+func TestSingleFileInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Write(out, []string{"html"}, testReport(t, "../testdata/logs"), Options{SingleFile: true}); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if e.Name() != "index.html" && !strings.HasPrefix(e.Name(), ".") {
+			t.Errorf("--single-file wrote %s", e.Name())
+		}
+	}
+	open(t, ctx, filepath.Join(out, "index.html"))
+	if drawn := eval[[]int](t, ctx, chartsDrawn); len(drawn) != 2 || drawn[0] < 10 || drawn[0] != drawn[1] {
+		t.Errorf("charts: %v", drawn)
+	}
+	pl.check(t)
+}
+
+// hostileSession is a log whose every text field tries to run a script.
+const hostileSession = `{
+ "session_id": "../../etc/passwd<script>window.__pwned=1</script>",
+ "task_title": "<script>window.__pwned=2</script>\"><img src=x onerror=\"window.__pwned=3\">",
+ "user_prompt": "javascript:window.__pwned=4 <iframe src=javascript:window.__pwned=5>",
+ "status": "success", "created_at": "2026-01-01T00:00:00Z", "completed_at": "2026-01-01T00:01:00Z",
+ "agent": {"name": "<svg onload=window.__pwned=6>", "model_id": "'\"><script>window.__pwned=7</script>"},
+ "tool_calls": [{"call_id": "1", "tool_name": "<img src=x onerror=window.__pwned=8>", "started_at": "2026-01-01T00:00:01Z", "duration_ms": 5,
+   "output": {"status": "failed", "error": "</script><script>window.__pwned=9</script>"}}],
+ "summary": "# Done\n\n[click me](javascript:window.__pwned=10) <script>window.__pwned=11</script>\n\n<img src=x onerror=window.__pwned=12>\n\n**bold**"
+}`
+
+func TestHostileTextInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	logs := t.TempDir()
+	os.WriteFile(filepath.Join(logs, "hostile.json"), []byte(hostileSession), 0o644)
+	r, err := analyzeWithDetails(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Details.Close()
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Write(out, FormatNames(), r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := r.Runs[0].Page
+	if strings.ContainsAny(page, "/\\<>\"'") || strings.HasPrefix(page, ".") {
+		t.Errorf("unsafe page name %q", page)
+	}
+	for _, p := range []string{"index.html", "runs/" + page, "runs.html"} {
+		open(t, ctx, filepath.Join(out, p))
+		pwned := eval[bool](t, ctx, `window.__pwned !== undefined`)
+		text := eval[string](t, ctx, `document.body.innerText`)
+		jsLinks := eval[int](t, ctx, `document.querySelectorAll('a[href^="javascript"], iframe, img[src="x"], svg[onload]').length`)
+		if pwned {
+			t.Errorf("%s: a script from the log ran", p)
+		}
+		if jsLinks != 0 {
+			t.Errorf("%s: %d live elements from the log", p, jsLinks)
+		}
+		if !strings.Contains(text, "<script>window.__pwned=2</script>") {
+			t.Errorf("%s: the hostile title is not shown as text", p)
+		}
+	}
+	open(t, ctx, filepath.Join(out, "runs", page))
+	summary := eval[string](t, ctx, `document.querySelector('.markdown').innerHTML`)
+	if !strings.Contains(summary, "<strong>bold</strong>") || strings.Contains(summary, "<script") || strings.Contains(summary, "javascript:") {
+		t.Errorf("summary Markdown: %s", summary)
+	}
+	pl.mu.Lock()
+	// The only errors allowed are the browser refusing the log's own content, never ours.
+	var rest []string
+	for _, e := range pl.errors {
+		if !strings.Contains(e, "Content Security Policy") {
+			rest = append(rest, e)
+		}
+	}
+	pl.errors = rest
+	pl.mu.Unlock()
+	pl.check(t)
+}

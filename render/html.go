@@ -1,0 +1,603 @@
+package render
+
+import (
+	"bytes"
+	"cmp"
+	"crypto/sha256"
+	"encoding/base64"
+	"fmt"
+	"html/template"
+	"io"
+	"io/fs"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
+	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/templates"
+)
+
+// Listing limits keep index.html light at any size (README: "HTML size").
+const (
+	htmlRecentRuns  = 100
+	htmlRunsPerPage = 1000
+	htmlSkipped     = 1000
+)
+
+// strictCSP forbids inline scripts and handlers, remote scripts and styles,
+// and any connection: everything a page needs is in assets/ beside it.
+const strictCSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'"
+
+var pageTemplates = template.Must(template.New("").ParseFS(templates.FS, "*.html"))
+
+// markdown renders free text that holds Markdown (summaries, notes); raw
+// HTML is dropped and dangerous link schemes are not rendered as links.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.GFM))
+
+// page is what every page template's head and foot need.
+type page struct {
+	Title, CSP, Assets, GeneratedAt, TZ, Canonical string
+	HasCharts                                      bool
+	InlineCSS                                      template.CSS
+	InlineJS                                       []template.JS
+}
+
+// HTML writes the dashboard: index.html, a page per run under runs/, the
+// paginated run list, and assets/.
+func HTML(d *Dir, r *analyze.Report, o Options) error {
+	h := &htmlWriter{d: d, r: r, o: o, loc: r.Location}
+	if h.loc == nil {
+		h.loc = time.UTC
+	}
+	if o.SingleFile {
+		return h.index()
+	}
+	for _, name := range []string{"echarts.min.js", "agentstat.js", "agentstat.css", "echarts-LICENSE.txt", "echarts-NOTICE.txt", "d3-LICENSE.txt"} {
+		if err := copyAsset(d, name); err != nil {
+			return err
+		}
+	}
+	if err := h.index(); err != nil {
+		return err
+	}
+	if err := h.runLists(); err != nil {
+		return err
+	}
+	return h.runPages()
+}
+
+func copyAsset(d *Dir, name string) error {
+	src, err := templates.FS.Open("assets/" + name)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	return d.WriteFile("assets/"+name, func(w io.Writer) error {
+		_, err := io.Copy(w, src)
+		return err
+	})
+}
+
+type htmlWriter struct {
+	d   *Dir
+	r   *analyze.Report
+	o   Options
+	loc *time.Location
+}
+
+func (h *htmlWriter) page(title, assets, self string, charts bool) page {
+	p := page{Title: title, CSP: strictCSP, Assets: assets, GeneratedAt: h.r.Summary.GeneratedAt, TZ: h.r.Summary.TZ, HasCharts: charts}
+	if h.o.BaseURL != "" {
+		p.Canonical = strings.TrimSuffix(h.o.BaseURL, "/") + "/" + self
+	}
+	return p
+}
+
+func (h *htmlWriter) title() string {
+	if h.r.Title != "" {
+		return h.r.Title
+	}
+	return "agentstat report"
+}
+
+// inline makes a page self-contained: scripts and styles inlined once, and a
+// policy that allows exactly those by hash.
+func inline(p *page) error {
+	css, err := fs.ReadFile(templates.FS, "assets/agentstat.css")
+	if err != nil {
+		return err
+	}
+	var hashes []string
+	for _, name := range []string{"echarts.min.js", "agentstat.js"} {
+		js, err := fs.ReadFile(templates.FS, "assets/"+name)
+		if err != nil {
+			return err
+		}
+		p.InlineJS = append(p.InlineJS, template.JS(js))
+		sum := sha256.Sum256(js)
+		hashes = append(hashes, "'sha256-"+base64.StdEncoding.EncodeToString(sum[:])+"'")
+	}
+	sum := sha256.Sum256(css)
+	p.InlineCSS = template.CSS(css)
+	p.CSP = "default-src 'none'; script-src " + strings.Join(hashes, " ") + "; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
+		"'; img-src data:; base-uri 'none'; form-action 'none'"
+	return nil
+}
+
+func (h *htmlWriter) execute(name, tmpl string, data any) error {
+	return h.d.WriteFile(name, func(w io.Writer) error { return pageTemplates.ExecuteTemplate(w, tmpl, data) })
+}
+
+type cardView struct {
+	Label, Value, Note string
+	Bad                bool
+}
+
+type cellView struct {
+	Text, Sort, Href string
+	Num              bool
+}
+
+type headView struct {
+	Text string
+	Num  bool
+}
+
+type tableView struct {
+	Title string
+	Head  []headView
+	Rows  [][]cellView
+	Note  string
+}
+
+type sectionView struct {
+	Title  string
+	Charts []chartView
+	Tables []tableView
+}
+
+type checkRowView struct{ Metric, Tool, Limit, Actual, Verdict, Class string }
+
+type checkView struct {
+	Passed  bool
+	Verdict string
+	Rows    []checkRowView
+}
+
+type runRowView struct {
+	Name, Href, Status, Format, Started, StartedSort, Duration, DurationSort, Source string
+	ToolCalls, Errors, Tokens                                                        string
+}
+
+func htmlTable(title string, cols ...string) tableView {
+	t := tableView{Title: title}
+	for _, c := range cols {
+		t.Head = append(t.Head, headView{Text: strings.TrimPrefix(c, ">"), Num: strings.HasPrefix(c, ">")})
+	}
+	return t
+}
+
+func txt(s string) cellView { return cellView{Text: s} }
+
+func num(text string, sort float64) cellView {
+	return cellView{Text: text, Num: true, Sort: strconv.FormatFloat(sort, 'g', -1, 64)}
+}
+
+func numPtr(text string, v *float64) cellView {
+	c := cellView{Text: text, Num: true}
+	if v != nil {
+		c.Sort = strconv.FormatFloat(*v, 'g', -1, 64)
+	}
+	return c
+}
+
+func (h *htmlWriter) when(t time.Time) (string, string) {
+	if t.IsZero() {
+		return NA, ""
+	}
+	return t.In(h.loc).Format("2006-01-02 15:04:05"), strconv.FormatInt(t.UnixMilli(), 10)
+}
+
+func (h *htmlWriter) runRow(r *analyze.RunRow, prefix string) runRowView {
+	name := r.Title
+	if strings.TrimSpace(name) == "" {
+		name = r.ID
+	}
+	v := runRowView{Name: clipText(name, 120), Status: r.Status, Format: r.Format, Source: r.Source,
+		Duration: Millis(r.DurationMS), ToolCalls: Count(int64(r.ToolCalls)), Errors: Count(int64(r.Errors)), Tokens: Count(r.Tokens)}
+	if !h.o.SingleFile {
+		v.Href = prefix + "runs/" + r.Page
+	}
+	v.Started, v.StartedSort = h.when(r.Started)
+	if r.DurationMS != nil {
+		v.DurationSort = strconv.FormatFloat(*r.DurationMS, 'g', -1, 64)
+	}
+	return v
+}
+
+func (h *htmlWriter) index() error {
+	s := &h.r.Summary
+	data := struct {
+		Page                  page
+		Meta                  string
+		Check                 *checkView
+		Cards                 []cardView
+		Sections              []sectionView
+		Runs                  []runRowView
+		RunsNote, AllRunsHref string
+		RunCount              string
+	}{Page: h.page(h.title(), "assets/", "index.html", true)}
+	if h.o.SingleFile {
+		if err := inline(&data.Page); err != nil {
+			return err
+		}
+	}
+	data.Meta = fmt.Sprintf("%s runs from %s files (%s skipped)", Count(s.Runs.Total), Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
+	if s.Window != nil {
+		data.Meta += fmt.Sprintf(" · runs started from %s until %s", orDash(s.Window.Since), orDash(s.Window.Until))
+	}
+	data.Check = checkSummary(s.Check)
+	data.Cards = []cardView{
+		{Label: "Runs", Value: Count(s.Runs.Total)},
+		{Label: "Success rate", Value: Rate(s.Runs.SuccessRate), Note: "of runs that finished"},
+		{Label: "Tool calls", Value: Count(s.ToolCalls.Total)},
+		{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate), Bad: s.ToolCalls.Errors > 0},
+		{Label: "Run p50 / p95", Value: Millis(s.Runs.DurationMS.P50) + " / " + Millis(s.Runs.DurationMS.P95)},
+		{Label: "Tool-call p50 / p95", Value: Millis(s.ToolCalls.DurationMS.P50) + " / " + Millis(s.ToolCalls.DurationMS.P95)},
+		{Label: "Quality mean", Value: Score(s.Quality.Mean), Note: Count(s.Quality.Evaluations) + " evaluations"},
+		{Label: "Tokens", Value: Count(s.Context.Tokens.Total)},
+		{Label: "Files skipped", Value: Count(s.Inputs.FilesSkipped), Bad: s.Inputs.FilesSkipped > 0, Note: "of " + Count(s.Inputs.FilesSeen) + " seen"},
+	}
+	data.Sections = h.sections()
+
+	recent := slices.Clone(h.r.Runs)
+	slices.SortStableFunc(recent, func(a, b analyze.RunRow) int {
+		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(a.Source, b.Source), cmp.Compare(a.ID, b.ID))
+	})
+	if len(recent) > htmlRecentRuns {
+		recent = recent[:htmlRecentRuns]
+	}
+	for i := range recent {
+		data.Runs = append(data.Runs, h.runRow(&recent[i], ""))
+	}
+	data.RunsNote = fmt.Sprintf("The %d most recent runs.", len(recent))
+	if !h.o.SingleFile && len(h.r.Runs) > 0 {
+		data.AllRunsHref, data.RunCount = "runs.html", Count(int64(len(h.r.Runs)))
+	}
+	return h.execute("index.html", "index.html", data)
+}
+
+func checkSummary(c *analyze.CheckResult) *checkView {
+	if c == nil {
+		return nil
+	}
+	v := &checkView{Passed: c.Passed, Verdict: fmt.Sprintf("All %d thresholds hold.", len(c.Thresholds))}
+	if !c.Passed {
+		v.Verdict = fmt.Sprintf("%d of %d thresholds violated.", c.Violations, len(c.Thresholds))
+	}
+	for _, t := range c.Thresholds {
+		row := checkRowView{Metric: t.Metric, Tool: t.Tool, Limit: t.Op + " " + ThresholdValue(t.Kind, &t.Limit), Actual: ThresholdValue(t.Kind, t.Actual), Verdict: "ok", Class: "outcome-ok"}
+		switch {
+		case t.Violated:
+			row.Verdict, row.Class = "VIOLATED", "outcome-error"
+		case t.Actual == nil:
+			row.Verdict, row.Class = "no data", ""
+		}
+		v.Rows = append(v.Rows, row)
+	}
+	return v
+}
+
+func (h *htmlWriter) sections() []sectionView {
+	s := &h.r.Summary
+	var out []sectionView
+
+	runsPerDay, rates := runsPerDayChart(s)
+	fmtNames := make([]string, len(s.Formats))
+	fmtRuns := make([]int64, len(s.Formats))
+	for i, f := range s.Formats {
+		fmtNames[i], fmtRuns[i] = f.Format, f.Runs
+	}
+	formats := htmlTable("Formats", "Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens")
+	for _, f := range s.Formats {
+		formats.Rows = append(formats.Rows, []cellView{txt(f.Format), num(Count(f.Files), float64(f.Files)), num(Count(f.Runs), float64(f.Runs)),
+			numPtr(Rate(f.SuccessRate), f.SuccessRate), num(Count(f.ToolCalls), float64(f.ToolCalls)), numPtr(Rate(f.ErrorRate), f.ErrorRate), num(Count(f.Tokens.Total), float64(f.Tokens.Total))})
+	}
+	out = append(out, sectionView{Title: "Runs over time", Charts: []chartView{runsPerDay, rates,
+		histogramChart("chart-run-durations", "Run duration distribution", "runs", s.Runs.Histogram),
+		countsChart("chart-formats", "Runs by format", "format", "runs", "Runs read from each input format.", fmtNames, fmtRuns, nil)},
+		Tables: []tableView{formats}})
+
+	volume, durations := toolCharts(s)
+	tools := htmlTable("", "Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">p50", ">p95", ">p99", ">Max")
+	for _, t := range s.Tools {
+		tools.Rows = append(tools.Rows, []cellView{txt(t.Name), txt(t.Category), num(Count(t.Calls), float64(t.Calls)), numPtr(Rate(t.Share), t.Share),
+			num(Count(t.Errors), float64(t.Errors)), numPtr(Rate(t.ErrorRate), t.ErrorRate), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
+			numPtr(Millis(t.DurationMS.P95), t.DurationMS.P95), numPtr(Millis(t.DurationMS.P99), t.DurationMS.P99), numPtr(Millis(t.DurationMS.Max), t.DurationMS.Max)})
+	}
+	errs := htmlTable("Most common errors", ">Count", "Tool", "Message", "Example run")
+	runPage := map[string]string{}
+	for _, r := range h.r.Runs {
+		runPage[r.Source+"\x00"+r.ID] = r.Page
+	}
+	for i, e := range s.Errors {
+		if i == mdErrors {
+			break
+		}
+		ex := txt(e.ExampleRun)
+		if p, ok := runPage[e.ExampleSource+"\x00"+e.ExampleRun]; ok && !h.o.SingleFile {
+			ex.Href = "runs/" + p
+		}
+		errs.Rows = append(errs.Rows, []cellView{num(Count(e.Count), float64(e.Count)), txt(e.Tool), txt(e.Message), ex})
+	}
+	errs.Note = "Messages are normalised: numbers, paths and ids are folded."
+	toolSection := sectionView{Title: "Tools", Charts: []chartView{volume, durations,
+		histogramChart("chart-call-durations", "Tool-call duration distribution", "tool calls", s.ToolCalls.Histogram)}, Tables: []tableView{tools}}
+	if len(errs.Rows) > 0 {
+		toolSection.Tables = append(toolSection.Tables, errs)
+	}
+	out = append(out, toolSection)
+
+	stepNames := make([]string, len(model.StepStatuses))
+	stepCounts := make([]int64, len(model.StepStatuses))
+	for i, st := range model.StepStatuses {
+		stepNames[i], stepCounts[i] = string(st), s.Steps.ByStatus[string(st)]
+	}
+	agents := htmlTable("Agents", "Agent", ">Runs", ">Tool calls", ">Errors", ">Error rate")
+	for _, a := range s.Agents {
+		agents.Rows = append(agents.Rows, []cellView{txt(a.Name), num(Count(a.Runs), float64(a.Runs)), num(Count(a.ToolCalls), float64(a.ToolCalls)),
+			num(Count(a.Errors), float64(a.Errors)), numPtr(Rate(a.ErrorRate), a.ErrorRate)})
+	}
+	work := sectionView{Title: "Steps and agents", Charts: []chartView{countsChart("chart-steps", "Steps by status", "status", "steps",
+		fmt.Sprintf("Planned steps by normalized status; completion rate %s.", Rate(s.Steps.CompletionRate)), stepNames, stepCounts, statusColor)}}
+	if len(agents.Rows) > 0 {
+		work.Tables = append(work.Tables, agents)
+	}
+	out = append(out, work)
+
+	if s.Quality.Evaluations > 0 || s.Quality.OutputValidChecked > 0 {
+		dist, byPhase := qualityCharts(&s.Quality)
+		q := htmlTable("Quality by phase", "Phase", ">Evaluations", ">Mean", ">Output valid")
+		for _, g := range s.Quality.ByPhase {
+			q.Rows = append(q.Rows, []cellView{txt(g.Phase), num(Count(g.Evaluations), float64(g.Evaluations)), numPtr(Score(g.Mean), g.Mean), numPtr(Rate(g.OutputValidRate), g.OutputValidRate)})
+		}
+		q.Note = fmt.Sprintf("Mean %s, median %s, p10 %s; output valid %s.", Score(s.Quality.Mean), Score(s.Quality.Median), Score(s.Quality.P10), Rate(s.Quality.OutputValidRate))
+		out = append(out, sectionView{Title: "Quality", Charts: []chartView{dist, byPhase}, Tables: []tableView{q}})
+	}
+
+	ctxCharts := []chartView{tokenChart(s)}
+	if names, counts := sortedCounts(s.Context.RefsByType); len(names) > 0 {
+		ctxCharts = append(ctxCharts, countsChart("chart-refs", "Context references by type", "type", "references", "Context material the runs referred to, by type.", names, counts, nil))
+	}
+	if names, counts := sortedCounts(s.Context.ContributionsByType); len(names) > 0 {
+		ctxCharts = append(ctxCharts, countsChart("chart-contributions", "Context contributions by type", "type", "tool calls", "What tool calls contributed to the context, by type.", names, counts, nil))
+	}
+	tok := s.Context.Tokens
+	tokTable := htmlTable("Tokens", ">Total", ">Input", ">Output", ">Cache read", ">Cache creation", ">Unspecified", ">Cache-read share")
+	tokTable.Rows = [][]cellView{{num(Count(tok.Total), float64(tok.Total)), num(Count(tok.Input), float64(tok.Input)), num(Count(tok.Output), float64(tok.Output)),
+		num(Count(tok.CacheRead), float64(tok.CacheRead)), num(Count(tok.CacheCreation), float64(tok.CacheCreation)), num(Count(tok.Unspecified), float64(tok.Unspecified)),
+		numPtr(Rate(s.Context.CacheReadShare), s.Context.CacheReadShare)}}
+	bu := s.Context.Budget
+	tokTable.Note = fmt.Sprintf("Subagents: %s invocations, %s calls of their own, %s tokens. Budget warnings %s, exceeded %s, retries %s.",
+		Count(s.Context.Subagents.Invocations), Count(s.Context.Subagents.Calls), Count(s.Context.Subagents.Tokens), Count(bu.Warnings), Count(bu.Exceeded), Count(bu.Retries))
+	out = append(out, sectionView{Title: "Tokens and context", Charts: ctxCharts, Tables: []tableView{tokTable}})
+
+	in := &s.Inputs
+	skipped := htmlTable("Skipped files", "File", "Reason", "Detail")
+	for i, f := range in.Skipped {
+		if i == htmlSkipped {
+			skipped.Note = fmt.Sprintf("The first %d of %d skipped files; summary.json lists them all.", htmlSkipped, len(in.Skipped))
+			break
+		}
+		skipped.Rows = append(skipped.Rows, []cellView{txt(f.Path), txt(f.Reason), txt(clipText(f.Detail, 200))})
+	}
+	warn := htmlTable("Warnings", "Kind", ">Count")
+	names, counts := sortedCounts(in.Warnings)
+	for i := range names {
+		warn.Rows = append(warn.Rows, []cellView{txt(names[i]), num(Count(counts[i]), float64(counts[i]))})
+	}
+	dq := sectionView{Title: "Data quality"}
+	summary := htmlTable("", ">Seen", ">Parsed", ">Skipped", ">Outside the window")
+	summary.Rows = [][]cellView{{num(Count(in.FilesSeen), float64(in.FilesSeen)), num(Count(in.FilesParsed), float64(in.FilesParsed)),
+		num(Count(in.FilesSkipped), float64(in.FilesSkipped)), num(Count(in.FilesFiltered), float64(in.FilesFiltered))}}
+	dq.Tables = append(dq.Tables, summary)
+	if len(skipped.Rows) > 0 {
+		dq.Tables = append(dq.Tables, skipped)
+	}
+	if len(warn.Rows) > 0 {
+		dq.Tables = append(dq.Tables, warn)
+	}
+	out = append(out, dq)
+	return out
+}
+
+func sortedCounts(m map[string]int64) ([]string, []int64) {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	slices.SortFunc(names, func(x, y string) int { return cmp.Or(cmp.Compare(m[y], m[x]), cmp.Compare(x, y)) })
+	counts := make([]int64, len(names))
+	for i, n := range names {
+		counts[i] = m[n]
+	}
+	return names, counts
+}
+
+type pageLink struct {
+	Label, Href string
+	Current     bool
+}
+
+// runLists writes runs.html, runs-2.html, …: every run, newest first.
+func (h *htmlWriter) runLists() error {
+	runs := slices.Clone(h.r.Runs)
+	slices.SortStableFunc(runs, func(a, b analyze.RunRow) int {
+		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(a.Source, b.Source), cmp.Compare(a.ID, b.ID))
+	})
+	pages := max(1, (len(runs)+htmlRunsPerPage-1)/htmlRunsPerPage)
+	name := func(i int) string {
+		if i == 0 {
+			return "runs.html"
+		}
+		return fmt.Sprintf("runs-%d.html", i+1)
+	}
+	for p := 0; p < pages; p++ {
+		lo, hi := p*htmlRunsPerPage, min(len(runs), (p+1)*htmlRunsPerPage)
+		data := struct {
+			Page  page
+			Note  string
+			Pages []pageLink
+			Runs  []runRowView
+		}{Page: h.page(fmt.Sprintf("All runs (%d)", len(runs)), "assets/", name(p), false),
+			Note: fmt.Sprintf("Runs %d–%d of %d, newest first.", min(lo+1, hi), hi, len(runs))}
+		if pages > 1 {
+			for i := 0; i < pages; i++ {
+				data.Pages = append(data.Pages, pageLink{Label: strconv.Itoa(i + 1), Href: name(i), Current: i == p})
+			}
+		}
+		for i := lo; i < hi; i++ {
+			data.Runs = append(data.Runs, h.runRow(&runs[i], ""))
+		}
+		if err := h.execute(name(p), "runs.html", data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type callView struct {
+	N                                                                  int
+	Name, Outcome, Agent, Started, StartedSort, Duration, DurationSort string
+	Error                                                              string
+}
+
+type stepView struct {
+	N                             int
+	Name, Status, Agent, Duration string
+}
+
+type evalView struct{ Phase, Task, Tool, Score, Valid string }
+
+// runPages writes runs/<page>.html for every run, streaming the details the
+// analysis spilled to disk.
+func (h *htmlWriter) runPages() error {
+	if h.r.Details == nil {
+		return nil
+	}
+	// Pages are independent files: render them on every core.
+	runs := make(chan *model.Run, 64)
+	errs := make(chan error, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range runtime.GOMAXPROCS(0) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var first error
+			for r := range runs {
+				if first == nil {
+					first = h.runPage(r)
+				}
+			}
+			errs <- first
+		}()
+	}
+	var readErr error
+	for r, err := range h.r.Details.All() {
+		if err != nil {
+			readErr = fmt.Errorf("run details: %w", err)
+			break
+		}
+		runs <- r
+	}
+	close(runs)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		readErr = cmp.Or(readErr, err)
+	}
+	return readErr
+}
+
+func (h *htmlWriter) runPage(r *model.Run) error {
+	name := r.Title
+	if strings.TrimSpace(name) == "" {
+		name = r.ID
+	}
+	data := struct {
+		Page                                            page
+		Name, ID, Status, Format, Source, Agent, Model  string
+		Started, Ended, Duration, CallCount, ErrorCount string
+		Tokens, Request                                 string
+		Summary                                         template.HTML
+		Timeline                                        *chartView
+		Calls                                           []callView
+		Steps                                           []stepView
+		Quality                                         []evalView
+		Refs                                            []model.ContextRef
+	}{Name: clipText(name, 300), ID: r.ID, Status: string(r.Status), Format: r.Format, Source: r.Source, Agent: r.Agent, Model: r.Model,
+		Request: r.Request, Refs: r.Context.Refs}
+	data.Started, _ = h.when(r.Started)
+	data.Ended, _ = h.when(r.Ended)
+	if r.HasDuration {
+		data.Duration = Millis(&r.DurationMS)
+	} else {
+		data.Duration = NA
+	}
+	if t := r.Tokens.Total(); t > 0 {
+		data.Tokens = fmt.Sprintf("%s (input %s, output %s, cache read %s, cache creation %s, unspecified %s)", Count(t),
+			Count(r.Tokens.Input), Count(r.Tokens.Output), Count(r.Tokens.CacheRead), Count(r.Tokens.CacheCreation), Count(r.Tokens.Unspecified))
+	}
+	if strings.TrimSpace(r.Summary) != "" {
+		var b bytes.Buffer
+		if err := markdown.Convert([]byte(r.Summary), &b); err == nil {
+			data.Summary = template.HTML(b.String()) // goldmark without WithUnsafe: raw HTML omitted, unsafe links dropped
+		}
+	}
+	if tl, ok := timelineChart(r); ok {
+		data.Timeline = &tl
+	}
+	errs := 0
+	for i, c := range r.ToolCalls {
+		v := callView{N: i + 1, Name: c.Name, Outcome: c.Outcome.String(), Agent: c.Agent, Error: c.Error, Duration: NA}
+		v.Started, v.StartedSort = h.when(c.Started)
+		if c.HasDuration {
+			v.Duration, v.DurationSort = Millis(&c.DurationMS), strconv.FormatFloat(c.DurationMS, 'g', -1, 64)
+		}
+		if c.Outcome == model.OutcomeError {
+			errs++
+		}
+		data.Calls = append(data.Calls, v)
+	}
+	data.CallCount, data.ErrorCount = Count(int64(len(r.ToolCalls))), Count(int64(errs))
+	for i, s := range r.Steps {
+		v := stepView{N: i + 1, Name: s.Name, Status: string(s.Status), Agent: s.Agent, Duration: NA}
+		if s.HasDuration {
+			v.Duration = Millis(&s.DurationMS)
+		}
+		data.Steps = append(data.Steps, v)
+	}
+	for _, e := range r.Quality {
+		v := evalView{Phase: e.Phase, Task: e.Task, Tool: e.Tool, Score: NA, Valid: "unknown"}
+		if e.HasScore {
+			v.Score = strconv.FormatFloat(e.Score, 'f', -1, 64)
+		}
+		switch e.Valid {
+		case model.TriTrue:
+			v.Valid = "yes"
+		case model.TriFalse:
+			v.Valid = "no"
+		}
+		data.Quality = append(data.Quality, v)
+	}
+	page := analyze.RunPage(r)
+	data.Page = h.page(clipText(name, 120)+" · agentstat", "../assets/", "runs/"+page, data.Timeline != nil)
+	return h.execute("runs/"+page, "run.html", data)
+}

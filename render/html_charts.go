@@ -1,0 +1,381 @@
+package render
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+
+	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// chartView is one chart on a page: its ECharts option as JSON, carried in a
+// data attribute (html/template escapes it) and drawn by assets/agentstat.js.
+type chartView struct {
+	ID, Title, Description string
+	Option                 string
+	Tall                   bool
+}
+
+// Status colours; colour is never the only carrier: series are named, axes
+// labelled, and the aria decal patterns distinguish series without colour.
+var statusColor = map[string]string{
+	"success": "#2da44e", "failed": "#cf222e", "partial": "#bf8700", "running": "#0969da", "unknown": "#8c959f",
+	"completed": "#2da44e", "in_progress": "#0969da", "blocked": "#8250df", "not_started": "#8c959f", "skipped": "#afb8c1", "other": "#57606a",
+}
+
+var outcomeColor = map[model.Outcome]string{model.OutcomeOK: "#2da44e", model.OutcomeError: "#cf222e", model.OutcomeUnknown: "#8c959f"}
+
+// maxToolsCharted bounds the per-tool charts; the tools table lists them all.
+const maxToolsCharted = 20
+
+// maxTimelineCalls bounds a run page's timeline; the calls table lists them all.
+const maxTimelineCalls = 300
+
+func commonOpts(xName, yName string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithAnimation(false),
+		charts.WithAriaOpts(&opts.Aria{Enabled: opts.Bool(true), Decal: &opts.AriaDecal{Show: opts.Bool(true)}}),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "bottom"}),
+		charts.WithGridOpts(opts.Grid{ContainLabel: opts.Bool(true), Left: "2%", Right: "4%", Top: "12%", Bottom: "14%"}),
+		charts.WithXAxisOpts(opts.XAxis{Name: xName, NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: yName}),
+	}
+}
+
+type validator interface {
+	Validate()
+	JSON() map[string]interface{}
+}
+
+// optionJSON turns a go-echarts chart into its option JSON; patch may adjust
+// what go-echarts cannot express (decoded as plain maps).
+func optionJSON(c validator, patch func(map[string]any)) string {
+	c.Validate()
+	b, err := json.Marshal(c.JSON())
+	if err != nil {
+		panic(err) // options are built from plain values: a failure is a bug
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		panic(err)
+	}
+	delete(m, "toolbox")
+	if patch != nil {
+		patch(m)
+	}
+	b, _ = json.Marshal(m)
+	return string(b)
+}
+
+// rotateLabels slants the category labels so that every one shows.
+func rotateLabels(m map[string]any) {
+	if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
+		x := xs[0].(map[string]any)
+		x["axisLabel"] = map[string]any{"rotate": 30, "interval": 0, "width": 90, "overflow": "truncate"}
+		x["nameGap"] = 62
+	}
+	if gs, ok := m["grid"].([]any); ok && len(gs) > 0 {
+		gs[0].(map[string]any)["bottom"] = 70
+	}
+}
+
+func pct(v *float64) any {
+	if v == nil {
+		return nil // a gap, not a zero
+	}
+	return math.Round(*v*10000) / 100
+}
+
+func msOrNil(v *float64) any {
+	if v == nil {
+		return nil
+	}
+	return math.Round(*v*100) / 100
+}
+
+// period is a day, or a week or month when there are too many days to chart.
+type period struct {
+	label                                        string
+	runs, calls, known, errors, success, decided int64
+	byStatus                                     map[string]int64
+}
+
+// periods downsamples the daily rows so that a chart never has more than
+// about 180 bars: by day, else by ISO week (Monday), else by month.
+func periods(days []analyze.DayRow) (string, []period) {
+	unit, key := "day", func(d time.Time) string { return d.Format(time.DateOnly) }
+	switch {
+	case len(days) > 180*7:
+		unit, key = "month", func(d time.Time) string { return d.Format("2006-01") }
+	case len(days) > 180:
+		unit, key = "week", func(d time.Time) string {
+			return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7)).Format(time.DateOnly)
+		}
+	}
+	var out []period
+	for _, d := range days {
+		t, err := time.Parse(time.DateOnly, d.Date)
+		if err != nil {
+			continue
+		}
+		k := key(t)
+		if len(out) == 0 || out[len(out)-1].label != k {
+			out = append(out, period{label: k, byStatus: map[string]int64{}})
+		}
+		p := &out[len(out)-1]
+		p.runs += d.Runs
+		p.calls += d.ToolCalls
+		p.known += d.OutcomeKnown
+		p.errors += d.Errors
+		for s, n := range d.ByStatus {
+			p.byStatus[s] += n
+		}
+		p.success += d.ByStatus["success"]
+		p.decided += d.Runs - d.ByStatus["running"] - d.ByStatus["unknown"]
+	}
+	return unit, out
+}
+
+func ratio(n, d int64) *float64 {
+	if d == 0 {
+		return nil
+	}
+	v := float64(n) / float64(d)
+	return &v
+}
+
+func runsPerDayChart(s *analyze.Summary) (chartView, chartView) {
+	unit, ps := periods(s.Daily)
+	labels := make([]string, len(ps))
+	for i, p := range ps {
+		labels[i] = p.label
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts(unit, "runs")...)
+	bar.SetXAxis(labels)
+	for _, st := range model.RunStatuses {
+		data := make([]opts.BarData, len(ps))
+		for i, p := range ps {
+			data[i] = opts.BarData{Value: p.byStatus[string(st)]}
+		}
+		bar.AddSeries(string(st), data, charts.WithBarChartOpts(opts.BarChart{Stack: "runs"}),
+			charts.WithItemStyleOpts(opts.ItemStyle{Color: statusColor[string(st)]}))
+	}
+	runs := chartView{ID: "chart-runs-per-day", Title: "Runs per " + unit + " by status", Option: optionJSON(bar, nil),
+		Description: fmt.Sprintf("Stacked bars: runs started each %s, split by final status.", unit)}
+
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(commonOpts(unit, "%"), charts.WithYAxisOpts(opts.YAxis{Name: "%", Min: 0, Max: 100}))...)
+	line.SetXAxis(labels)
+	errData, okData := make([]opts.LineData, len(ps)), make([]opts.LineData, len(ps))
+	for i, p := range ps {
+		errData[i] = opts.LineData{Value: pct(ratio(p.errors, p.known))}
+		okData[i] = opts.LineData{Value: pct(ratio(p.success, p.decided))}
+	}
+	line.AddSeries("tool-call error rate", errData, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#cf222e"}))
+	line.AddSeries("run success rate", okData, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#2da44e"}),
+		charts.WithLineChartOpts(opts.LineChart{Symbol: "diamond"}))
+	rates := chartView{ID: "chart-rates-per-day", Title: "Error rate and success rate per " + unit, Option: optionJSON(line, nil),
+		Description: "Lines in percent; a gap means no data that " + unit + "."}
+	return runs, rates
+}
+
+func histogramChart(id, title, what string, bins []analyze.HistogramBin) chartView {
+	labels := make([]string, len(bins))
+	data := make([]opts.BarData, len(bins))
+	for i, b := range bins {
+		from := Millis(&b.FromMS)
+		if b.ToMS == nil {
+			labels[i] = "≥ " + from
+		} else if b.FromMS == 0 {
+			labels[i] = "< " + Millis(b.ToMS)
+		} else {
+			labels[i] = from + " – " + Millis(b.ToMS)
+		}
+		data[i] = opts.BarData{Value: b.Count}
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts("duration", what)...)
+	bar.SetXAxis(labels)
+	bar.AddSeries(what, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0969da"}))
+	return chartView{ID: id, Title: title, Option: optionJSON(bar, rotateLabels), Description: "Count of " + what + " in each duration range."}
+}
+
+func toolCharts(s *analyze.Summary) (chartView, chartView) {
+	tools := s.Tools[:min(len(s.Tools), maxToolsCharted)]
+	names := make([]string, len(tools))
+	calls := make([]opts.BarData, len(tools))
+	rates := make([]opts.LineData, len(tools))
+	p50 := make([]opts.BarData, len(tools))
+	p95 := make([]opts.BarData, len(tools))
+	for i, t := range tools {
+		names[i] = t.Name
+		calls[i] = opts.BarData{Value: t.Calls}
+		rates[i] = opts.LineData{Value: pct(t.ErrorRate)}
+		p50[i] = opts.BarData{Value: msOrNil(t.DurationMS.P50)}
+		p95[i] = opts.BarData{Value: msOrNil(t.DurationMS.P95)}
+	}
+	note := ""
+	if len(s.Tools) > len(tools) {
+		note = fmt.Sprintf(" The %d most called of %d tools.", len(tools), len(s.Tools))
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts("tool", "calls")...)
+	bar.ExtendYAxis(opts.YAxis{Name: "error rate %", Min: 0, Max: 100})
+	bar.SetXAxis(names).AddSeries("calls", calls, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0969da"}))
+	line := charts.NewLine()
+	line.AddSeries("error rate %", rates, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#cf222e"}))
+	bar.Overlap(line)
+	volume := chartView{ID: "chart-tools", Title: "Tool calls and error rate per tool", Option: optionJSON(bar, rotateLabels),
+		Description: "Bars: calls per tool (left axis). Line: error rate among calls with a known outcome (right axis)." + note}
+
+	dur := charts.NewBar()
+	dur.SetGlobalOptions(commonOpts("tool", "ms")...)
+	dur.SetXAxis(names).
+		AddSeries("p50", p50, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#54aeff"})).
+		AddSeries("p95", p95, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0550ae"}))
+	logScale := func(m map[string]any) {
+		rotateLabels(m)
+		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
+			ys[0].(map[string]any)["type"] = "log"
+		}
+	}
+	durations := chartView{ID: "chart-tool-durations", Title: "Tool-call duration p50 and p95 per tool", Option: optionJSON(dur, logScale),
+		Description: "Nearest-rank percentiles of tool-call durations, in milliseconds, on a logarithmic scale." + note}
+	return volume, durations
+}
+
+// countsChart is a bar chart of named counts, in the order given.
+func countsChart(id, title, xName, yName, desc string, names []string, values []int64, colors map[string]string) chartView {
+	data := make([]opts.BarData, len(names))
+	for i, n := range names {
+		d := opts.BarData{Value: values[i]}
+		if c, ok := colors[n]; ok {
+			d.ItemStyle = &opts.ItemStyle{Color: c}
+		}
+		data[i] = d
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(commonOpts(xName, yName), charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
+	bar.SetXAxis(names).AddSeries(yName, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0969da"}),
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"}))
+	return chartView{ID: id, Title: title, Option: optionJSON(bar, nil), Description: desc}
+}
+
+func qualityCharts(q *analyze.QualitySummary) (chartView, chartView) {
+	var names []string
+	var counts []int64
+	for _, b := range q.Distribution {
+		names = append(names, fmt.Sprintf("%d–%d", b.From, b.To))
+		counts = append(counts, b.Count)
+	}
+	dist := countsChart("chart-quality", "Quality score distribution", "score", "tasks",
+		"Evaluated tasks by quality score; the last bin includes 10.", names, counts, nil)
+
+	phases := make([]string, 0, len(q.ByPhase))
+	means := make([]opts.BarData, 0, len(q.ByPhase))
+	for _, g := range q.ByPhase {
+		phases = append(phases, g.Phase)
+		means = append(means, opts.BarData{Value: msOrNil(g.Mean)})
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(commonOpts("phase", "mean score"), charts.WithYAxisOpts(opts.YAxis{Name: "mean score", Min: 0, Max: 10}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
+	bar.SetXAxis(phases).AddSeries("mean score", means, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#8250df"}),
+		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"}))
+	return dist, chartView{ID: "chart-quality-phase", Title: "Quality mean per phase", Option: optionJSON(bar, nil),
+		Description: "Mean quality score (0–10) of the evaluated tasks of each phase."}
+}
+
+func tokenChart(s *analyze.Summary) chartView {
+	kinds := []string{"input", "output", "cache read", "cache creation", "unspecified"}
+	labels := []string{"all runs"}
+	rows := []analyze.TokenCounts{s.Context.Tokens}
+	for _, m := range s.Models {
+		labels = append(labels, m.Model)
+		rows = append(rows, m.Tokens)
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts("", "tokens")...)
+	bar.SetXAxis(labels)
+	colors := []string{"#0969da", "#2da44e", "#bf8700", "#8250df", "#8c959f"}
+	for k, kind := range kinds {
+		data := make([]opts.BarData, len(rows))
+		for i, t := range rows {
+			v := [...]int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified}[k]
+			data[i] = opts.BarData{Value: v}
+		}
+		bar.AddSeries(kind, data, charts.WithBarChartOpts(opts.BarChart{Stack: "tokens"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colors[k]}))
+	}
+	return chartView{ID: "chart-tokens", Title: "Tokens by kind, overall and by model", Option: optionJSON(bar, nil),
+		Description: "Stacked bars: tokens by kind for all runs, then for each model where the logs name one."}
+}
+
+// timelineChart draws a run's tool calls on a time axis: one bar per call
+// from its start, as long as its duration, coloured and labelled by outcome.
+func timelineChart(r *model.Run) (chartView, bool) {
+	var calls []model.ToolCall
+	t0 := time.Time{}
+	for _, c := range r.ToolCalls {
+		if c.Started.IsZero() {
+			continue
+		}
+		calls = append(calls, c)
+		if t0.IsZero() || c.Started.Before(t0) {
+			t0 = c.Started
+		}
+	}
+	if len(calls) == 0 {
+		return chartView{}, false
+	}
+	note := ""
+	if len(calls) > maxTimelineCalls {
+		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, len(calls))
+		calls = calls[:maxTimelineCalls]
+	}
+	labels := make([]string, len(calls))
+	offsets := make([]opts.BarData, len(calls))
+	spans := make([]opts.BarData, len(calls))
+	for i, c := range calls {
+		labels[i] = fmt.Sprintf("%d. %s (%s)", i+1, clipText(c.Name, 40), c.Outcome)
+		offsets[i] = opts.BarData{Value: math.Round(float64(c.Started.Sub(t0).Microseconds())) / 1000}
+		d := 0.0
+		if c.HasDuration {
+			d = math.Round(c.DurationMS*100) / 100
+		}
+		spans[i] = opts.BarData{Value: d, ItemStyle: &opts.ItemStyle{Color: outcomeColor[c.Outcome]}}
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(append(commonOpts("", ""), charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
+	bar.SetXAxis(labels).
+		AddSeries("start", offsets, charts.WithBarChartOpts(opts.BarChart{Stack: "t"})).
+		AddSeries("duration ms", spans, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
+	bar.XYReversal()
+	patch := func(m map[string]any) {
+		series := m["series"].([]any)
+		first := series[0].(map[string]any)
+		first["itemStyle"] = map[string]any{"color": "transparent"}
+		first["tooltip"] = map[string]any{"show": false}
+		first["emphasis"] = map[string]any{"disabled": true}
+		series[1].(map[string]any)["barMinHeight"] = 2 // an instant call still shows
+		m["tooltip"] = map[string]any{"show": true, "trigger": "item"}
+		m["aria"] = map[string]any{"enabled": true, "decal": map[string]any{"show": false}} // labels say the outcome; hatching would mark the invisible offsets
+		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
+			y := ys[0].(map[string]any)
+			y["inverse"] = true
+			y["axisLabel"] = map[string]any{"interval": 0}
+			y["name"] = "tool call"
+		}
+		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
+			xs[0].(map[string]any)["name"] = "ms since the first call"
+		}
+	}
+	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: optionJSON(bar, patch), Tall: len(calls) > 12,
+		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, unknown)." + note}, true
+}
