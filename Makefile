@@ -1,7 +1,9 @@
 # agentstat: build, test, benchmark, regenerate golden files, demo.
 GO ?= go
 FUZZTIME ?= 5s
-FUZZ_TARGETS := FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParseTimestamp
+# package:target for every fuzz target
+FUZZ_TARGETS := $(addprefix analyze/formats:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParseTimestamp) \
+	render:FuzzMarkdownText render:FuzzHTMLText analyze:FuzzSafeName
 
 .PHONY: build test lint unit fuzz benchcheck bench update-golden demo clean
 
@@ -21,9 +23,9 @@ unit:
 	$(GO) test -count=1 ./...
 
 fuzz:
-	@for t in $(FUZZ_TARGETS); do \
-	  echo "fuzz $$t ($(FUZZTIME))"; \
-	  $(GO) test ./analyze/formats -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) >/tmp/agentstat-fuzz.log 2>&1 || { cat /tmp/agentstat-fuzz.log; exit 1; }; \
+	@for pt in $(FUZZ_TARGETS); do \
+	  p=$${pt%%:*}; t=$${pt##*:}; echo "fuzz $$p $$t ($(FUZZTIME))"; \
+	  $(GO) test ./$$p -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $(FUZZFLAGS) >/tmp/agentstat-fuzz.log 2>&1 || { cat /tmp/agentstat-fuzz.log; exit 1; }; \
 	done
 
 benchcheck:

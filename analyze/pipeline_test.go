@@ -211,3 +211,21 @@ func TestDeterministicAcrossJobs(t *testing.T) {
 }
 
 func jsonEncoder(b *bytes.Buffer) *json.Encoder { return json.NewEncoder(b) }
+
+// FuzzSafeName: a page name made from any run id is a portable, harmless file name.
+func FuzzSafeName(f *testing.F) {
+	for _, s := range []string{"../../etc/passwd", "CON", "a\x00b\nc", strings.Repeat("x", 5000), "..", ".hidden", "日本語", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := SafeName(s, 48)
+		if n == "" || len(n) > 48 || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "-") {
+			t.Fatalf("SafeName(%q) = %q", s, n)
+		}
+		for _, c := range n {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == '-') {
+				t.Fatalf("SafeName(%q) = %q has %q", s, n, c)
+			}
+		}
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentstat/agentstat/analyze"
 )
@@ -112,15 +113,13 @@ func MarkdownText(s string) string {
 }
 
 // intraword reports whether s[i] sits between two letters or digits: an
-// underscore there cannot open or close emphasis in GFM.
+// underscore there cannot open or close emphasis in GFM (symbols and
+// punctuation, U+FFFD among them, do not count).
 func intraword(s string, i int) bool {
-	if i == 0 || i == len(s)-1 {
-		return false
-	}
-	alnum := func(c byte) bool {
-		return c >= 0x80 || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
-	}
-	return alnum(s[i-1]) && alnum(s[i+1])
+	before, _ := utf8.DecodeLastRuneInString(s[:i])
+	after, _ := utf8.DecodeRuneInString(s[i+1:])
+	word := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+	return word(before) && word(after)
 }
 
 // clipText shortens s to at most n runes, marking the cut.
