@@ -55,6 +55,9 @@ type Accumulator struct {
 	runHist      [len(HistogramEdgesMS) + 1]int64
 	callHist     [len(HistogramEdgesMS) + 1]int64
 
+	redacted    int64 // values that looked like credentials, replaced
+	keepSecrets bool
+
 	details *detailWriter // this worker's spill of run details, when kept
 	spill   *Details      // all spill files, on the merged accumulator
 }
@@ -166,6 +169,14 @@ func NewAccumulator(loc *time.Location) *Accumulator {
 func (a *Accumulator) Warn(kind string) { a.warnings[kind]++ }
 
 func (a *Accumulator) skip(path, reason, detail string) {
+	if !a.keepSecrets {
+		for _, p := range []*string{&path, &detail} {
+			if out, changed := RedactText(*p); changed {
+				*p = out
+				a.redacted++
+			}
+		}
+	}
 	a.skipped = append(a.skipped, SkippedFile{Path: path, Reason: reason, Detail: detail})
 }
 
@@ -419,6 +430,7 @@ func (e *errorAcc) example(source, id string) {
 
 // Merge adds everything o holds to a.
 func (a *Accumulator) Merge(o *Accumulator) {
+	a.redacted += o.redacted
 	a.filesSeen += o.filesSeen
 	a.filesParsed += o.filesParsed
 	a.filesFiltered += o.filesFiltered

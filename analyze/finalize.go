@@ -70,7 +70,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Inputs = Inputs{
 		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesSkipped: int64(len(skipped)),
 		FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
-		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings,
+		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings, Redacted: a.redacted,
 	}
 	if s.Inputs.Skipped == nil {
 		s.Inputs.Skipped = []SkippedFile{}

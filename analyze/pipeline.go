@@ -36,6 +36,7 @@ type Options struct {
 	Now              time.Time      // the report's generated_at
 	Title            string
 	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)
+	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -106,6 +107,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	var wg sync.WaitGroup
 	for i := range workers {
 		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
+		w.acc.keepSecrets = opt.KeepSecrets
 		if details != nil {
 			dw, err := details.writer(i)
 			if err != nil {
@@ -141,6 +143,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	}
 
 	total := NewAccumulator(opt.Location)
+	total.keepSecrets = opt.KeepSecrets
 	if details != nil {
 		// Runs joined from planagent fragments are added to the total: one more spill file.
 		dw, err := details.writer(len(workers))
@@ -184,6 +187,9 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	for _, r := range runs {
 		if inWindow(r, opt) {
 			kept[r] = true
+			if !opt.KeepSecrets {
+				acc.redacted += redactRun(r)
+			}
 			acc.AddRun(r)
 		} else {
 			acc.runsFiltered++
@@ -281,6 +287,9 @@ func (w *worker) file(c candidate) {
 			continue
 		}
 		fed[r.Format] = true
+		if !w.opt.KeepSecrets {
+			a.redacted += redactRun(r)
+		}
 		a.AddRun(r)
 	}
 	w.frags = append(w.frags, em.frags...)

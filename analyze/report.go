@@ -55,6 +55,7 @@ type Inputs struct {
 	SkippedBy     map[string]int64 `json:"skipped_by_reason"`
 	Skipped       []SkippedFile    `json:"skipped"`
 	Warnings      map[string]int64 `json:"warnings"`
+	Redacted      int64            `json:"redacted"`
 }
 
 // SkippedFile is one file that fed no run, with the reason.

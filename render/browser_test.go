@@ -143,7 +143,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r2.Details.Close()
-	if err := Write(out, FormatNames(), r2, Options{}); err != nil {
+	if err := Write(context.Background(), out, FormatNames(), r2, Options{}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -197,7 +197,7 @@ func TestDashboardInBrowser(t *testing.T) {
 func TestSingleFileInBrowser(t *testing.T) {
 	ctx, pl := browser(t)
 	out := filepath.Join(t.TempDir(), "site")
-	if err := Write(out, []string{"html"}, testReport(t, "../testdata/logs"), Options{SingleFile: true}); err != nil {
+	if err := Write(context.Background(), out, []string{"html"}, testReport(t, "../testdata/logs"), Options{SingleFile: true}); err != nil {
 		t.Fatal(err)
 	}
 	entries, _ := os.ReadDir(out)
@@ -235,7 +235,7 @@ func TestHostileTextInBrowser(t *testing.T) {
 	}
 	defer r.Details.Close()
 	out := filepath.Join(t.TempDir(), "site")
-	if err := Write(out, FormatNames(), r, Options{}); err != nil {
+	if err := Write(context.Background(), out, FormatNames(), r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	page := r.Runs[0].Page

@@ -404,9 +404,10 @@ func (h *htmlWriter) sections() []sectionView {
 		warn.Rows = append(warn.Rows, []cellView{txt(names[i]), num(Count(counts[i]), float64(counts[i]))})
 	}
 	dq := sectionView{Title: "Data quality"}
-	summary := htmlTable("", ">Seen", ">Parsed", ">Skipped", ">Outside the window")
+	summary := htmlTable("", ">Seen", ">Parsed", ">Skipped", ">Outside the window", ">Values redacted")
 	summary.Rows = [][]cellView{{num(Count(in.FilesSeen), float64(in.FilesSeen)), num(Count(in.FilesParsed), float64(in.FilesParsed)),
-		num(Count(in.FilesSkipped), float64(in.FilesSkipped)), num(Count(in.FilesFiltered), float64(in.FilesFiltered))}}
+		num(Count(in.FilesSkipped), float64(in.FilesSkipped)), num(Count(in.FilesFiltered), float64(in.FilesFiltered)), num(Count(in.Redacted), float64(in.Redacted))}}
+	summary.Note = "Values that looked like credentials (API keys, tokens, private keys, passwords) are shown as " + analyze.Redacted + "."
 	dq.Tables = append(dq.Tables, summary)
 	if len(skipped.Rows) > 0 {
 		dq.Tables = append(dq.Tables, skipped)

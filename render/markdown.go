@@ -406,6 +406,9 @@ func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
 		fmt.Fprintf(b, ", %s outside the time window (%s runs left out)", Count(in.FilesFiltered), Count(in.RunsFiltered))
 	}
 	b.WriteString(".\n\n")
+	if in.Redacted > 0 {
+		fmt.Fprintf(b, "%s values that looked like credentials were redacted (shown as %s).\n\n", Count(in.Redacted), MarkdownText(analyze.Redacted))
+	}
 	countTable(b, "Files parsed by format", "Format", in.ByFormat)
 	countTable(b, "Files skipped by reason", "Reason", in.SkippedBy)
 	countTable(b, "Warnings", "Kind", in.Warnings)

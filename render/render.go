@@ -5,6 +5,7 @@ package render
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +21,7 @@ import (
 // Dir is where a renderer writes its files: a temporary directory that
 // becomes the output directory only once every renderer succeeded.
 type Dir struct {
+	ctx  context.Context
 	root string
 	mu   sync.Mutex
 	made map[string]bool // directories already created
@@ -28,6 +30,11 @@ type Dir struct {
 // Create creates a file (and its parent directories) inside the directory.
 // name is '/'-separated and must stay inside the directory.
 func (d *Dir) Create(name string) (*os.File, error) {
+	if d.ctx != nil {
+		if err := d.ctx.Err(); err != nil {
+			return nil, err // interrupted: stop writing, the report is abandoned
+		}
+	}
 	clean := filepath.Clean(filepath.FromSlash(name))
 	if filepath.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {
 		return nil, fmt.Errorf("output name %q leaves the output directory", name)
@@ -111,7 +118,10 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 // Write renders the chosen formats into out. Everything is written to a
 // temporary directory beside out and swapped into place at the end, so a
 // failed or interrupted run leaves the previous report whole.
-func Write(out string, names []string, r *analyze.Report, o Options) (err error) {
+//
+// Cancelling ctx (SIGINT, SIGTERM) abandons the new report: the temporary
+// directory is removed and the previous report stays in place.
+func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) (err error) {
 	if err := checkReplaceable(out, o.Force); err != nil {
 		return err
 	}
@@ -128,10 +138,13 @@ func Write(out string, names []string, r *analyze.Report, o Options) (err error)
 			os.RemoveAll(tmp)
 		}
 	}()
-	d := &Dir{root: tmp}
+	d := &Dir{root: tmp, ctx: ctx}
 	for _, f := range Formats {
 		if !slices.Contains(names, f.Name) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
 		}
 		if err := f.Write(d, r, o); err != nil {
 			return fmt.Errorf("%s output: %w", f.Name, err)
@@ -147,6 +160,9 @@ func Write(out string, names []string, r *analyze.Report, o Options) (err error)
 		return err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
 		return err
 	}
 	return swapInto(tmp, out)

@@ -70,7 +70,7 @@ func TestGolden(t *testing.T) {
 	}
 	defer rd.Details.Close()
 	out := filepath.Join(t.TempDir(), "site")
-	if err := Write(out, []string{"html"}, rd, Options{}); err != nil {
+	if err := Write(context.Background(), out, []string{"html"}, rd, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	page := ""
@@ -154,11 +154,11 @@ var cellRE = regexp.MustCompile(`<t[hd][ >]`)
 func TestWriteAtomic(t *testing.T) {
 	r := testReport(t, "../testdata/logs")
 	out := filepath.Join(t.TempDir(), "report")
-	if err := Write(out, FormatNames(), r, Options{}); err != nil {
+	if err := Write(context.Background(), out, FormatNames(), r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	first, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := Write(out, []string{"json"}, r, Options{}); err != nil {
+	if err := Write(context.Background(), out, []string{"json"}, r, Options{}); err != nil {
 		t.Fatalf("replacing a previous report: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.md")); !os.IsNotExist(err) {
@@ -176,13 +176,13 @@ func TestWriteAtomic(t *testing.T) {
 	foreign := filepath.Join(t.TempDir(), "mine")
 	os.MkdirAll(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "thesis.tex"), []byte("precious"), 0o644)
-	if err := Write(foreign, []string{"json"}, r, Options{}); err == nil {
+	if err := Write(context.Background(), foreign, []string{"json"}, r, Options{}); err == nil {
 		t.Fatalf("replaced a directory that is not a report")
 	}
 	if b, _ := os.ReadFile(filepath.Join(foreign, "thesis.tex")); string(b) != "precious" {
 		t.Errorf("the foreign directory was touched")
 	}
-	if err := Write(foreign, []string{"json"}, r, Options{Force: true}); err != nil {
+	if err := Write(context.Background(), foreign, []string{"json"}, r, Options{Force: true}); err != nil {
 		t.Errorf("--force: %v", err)
 	}
 }

@@ -183,7 +183,10 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 
 // readers recycles read buffers: a run over many small files would otherwise
 // spend its time allocating and clearing them.
-var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+var (
+	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	clamps  = sync.Pool{New: func() any { return newClampReader() }}
+)
 
 // maxDurationMS is the longest duration believed: ten years. Longer ones come
 // from unit mix-ups (seconds read as milliseconds, epoch values as durations).
@@ -194,12 +197,22 @@ const maxDurationMS = 10 * 365.25 * 24 * 3600 * 1000
 // nothing but whether the content is read as JSON Lines. A file that yields
 // nothing returns a *SkipError; I/O errors from r are returned as they are.
 func Read(r io.Reader, name string, opt Options, em Emitter) error {
+	err := read(r, name, opt, em)
+	if errors.Is(err, ErrTokenTooLong) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	return err
+}
+
+func read(r io.Reader, name string, opt Options, em Emitter) error {
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
+	cr := clamps.Get().(*clampReader)
+	cr.reset(r)
 	br := readers.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() { br.Reset(nil); readers.Put(br) }()
+	br.Reset(cr)
+	defer func() { br.Reset(nil); readers.Put(br); cr.reset(nil); clamps.Put(cr) }()
 	if head, _ := br.Peek(3); bytes.Equal(head, bom) {
 		br.Discard(3)
 	}
@@ -372,6 +385,9 @@ func classify(err error) error {
 		return skip(ReasonNotUTF8, err.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return skip(ReasonTruncated, err.Error())
+	}
+	if errors.Is(err, ErrTokenTooLong) {
+		return skip(ReasonInvalidJSON, err.Error())
 	}
 	var syn *jsontext.SyntacticError
 	if errors.As(err, &syn) {

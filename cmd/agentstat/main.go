@@ -68,6 +68,7 @@ type config struct {
 	strict     bool
 	singleFile bool
 	baseURL    string
+	noRedact   bool
 	maxSize    string
 	thresholds map[string]*[]string
 }
@@ -112,6 +113,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any file was skipped or any warning counted")
 	fs.BoolVar(&c.singleFile, "single-file", false, "html: write one self-contained index.html (scripts and styles inlined, no run pages)")
 	fs.StringVar(&c.baseURL, "base-url", "", "html: the URL the report is published at, for canonical links")
+	fs.BoolVar(&c.noRedact, "no-redact", false, "show values that look like credentials instead of redacting them")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than this (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
 		v := new([]string)
@@ -164,12 +166,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "check":
 		printCheck(stdout, rep.Summary.Check)
 		if fs.Changed("out") {
-			if err := writeReport(&c, rep, stderr); err != nil {
+			if err := writeReport(ctx, &c, rep, stderr); err != nil {
 				return exitNoInput
 			}
 		}
 	default:
-		if err := writeReport(&c, rep, stderr); err != nil {
+		if err := writeReport(ctx, &c, rep, stderr); err != nil {
 			return exitNoInput
 		}
 		if !c.quiet {
@@ -186,8 +188,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func writeReport(c *config, rep *analyze.Report, stderr io.Writer) error {
-	if err := render.Write(c.out, c.formats, rep, render.Options{Force: c.force, SingleFile: c.singleFile, BaseURL: c.baseURL}); err != nil {
+func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.Writer) error {
+	if err := render.Write(ctx, c.out, c.formats, rep, render.Options{Force: c.force, SingleFile: c.singleFile, BaseURL: c.baseURL}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return err
 	}
@@ -196,7 +198,7 @@ func writeReport(c *config, rep *analyze.Report, stderr io.Writer) error {
 
 // options turns the flags into analysis options and thresholds.
 func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, error) {
-	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title}
+	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact}
 	loc, err := time.LoadLocation(c.tz)
 	if err != nil {
 		return opt, nil, fmt.Errorf("--tz %q: %v", c.tz, err)

@@ -1,0 +1,240 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"io"
+)
+
+// A JSON decoder must hold a whole token to read it, so one string of a
+// gigabyte (a file body in a transcript, a gzip bomb) would cost a gigabyte
+// of memory even though metrics never look at it. clampReader sits in front
+// of the decoder and truncates every string literal past maxString bytes,
+// keeping the JSON valid: it never cuts inside an escape, between the two
+// halves of a surrogate pair, or inside a UTF-8 sequence. A bare token (a
+// number, a literal, or garbage) longer than maxBareToken is an error.
+// Strings metrics need (names, ids, statuses, error texts) are far shorter.
+
+const (
+	maxString    = 256 << 10
+	maxBareToken = 4 << 10
+)
+
+// ErrTokenTooLong is returned for a number or other bare token of absurd length.
+var ErrTokenTooLong = errors.New("a JSON token longer than 4 KiB outside any string")
+
+type clampReader struct {
+	r                        io.Reader
+	buf                      []byte // what is read from r
+	outBuf                   []byte // backing array of out, reused
+	out                      []byte // processed, not yet returned
+	err                      error
+	inStr, dropping, needLow bool
+	strLen, bare             int
+	limit                    int    // maxString, smaller in tests
+	esc                      []byte // an escape sequence being collected
+	carry                    []byte // an incomplete UTF-8 sequence held for the next chunk
+}
+
+func newClampReader() *clampReader {
+	return &clampReader{buf: make([]byte, 64<<10), esc: make([]byte, 0, 6)}
+}
+
+// reset makes the reader read r from the start.
+func (c *clampReader) reset(r io.Reader) {
+	*c = clampReader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: maxString}
+}
+
+func (c *clampReader) Read(p []byte) (int, error) {
+	for len(c.out) == 0 {
+		if c.err != nil {
+			return 0, c.err
+		}
+		n, err := c.r.Read(c.buf)
+		if err != nil {
+			c.err = err // set first: at the end nothing is held back
+		}
+		if perr := c.process(c.buf[:n]); perr != nil {
+			c.err = perr
+		}
+	}
+	n := copy(p, c.out)
+	c.out = c.out[n:]
+	return n, nil
+}
+
+// process filters one chunk into c.out.
+func (c *clampReader) process(in []byte) error {
+	if len(c.carry) > 0 {
+		in = append(c.carry, in...)
+		c.carry = nil
+	}
+	// Hold back a UTF-8 sequence cut by the chunk's end: a string is never
+	// truncated inside a character.
+	if k := incompleteTail(in); k > 0 && c.err == nil {
+		c.carry = append([]byte(nil), in[len(in)-k:]...)
+		in = in[:len(in)-k]
+	}
+	out := c.outBuf[:0]
+	quote, slash := -1, -1 // cached positions of the next '"' and '\\' in in
+	pos := 0
+	next := func(cache *int, b byte) int {
+		if *cache < pos {
+			if k := bytes.IndexByte(in[pos:], b); k >= 0 {
+				*cache = pos + k
+			} else {
+				*cache = len(in)
+			}
+		}
+		return *cache
+	}
+	for pos < len(in) {
+		if len(c.esc) > 0 { // finishing an escape sequence begun earlier
+			pos += c.escape(in[pos:], &out)
+			continue
+		}
+		if !c.inStr {
+			q := next(&quote, '"')
+			if err := c.checkBare(in[pos:q]); err != nil {
+				return err
+			}
+			out = append(out, in[pos:q]...)
+			if q == len(in) {
+				break
+			}
+			out = append(out, '"')
+			pos = q + 1
+			c.inStr, c.dropping, c.needLow, c.strLen, c.bare = true, false, false, 0, 0
+			continue
+		}
+		j := min(next(&quote, '"'), next(&slash, '\\'))
+		seg := in[pos:j]
+		if !c.dropping && len(seg) > 0 {
+			room := max(0, c.limit-c.strLen) // a kept surrogate pair may overshoot
+			if len(seg) <= room {
+				out = append(out, seg...)
+				c.strLen += len(seg)
+			} else {
+				cut := room
+				for cut > 0 && seg[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
+					cut--
+				}
+				out = append(out, seg[:cut]...)
+				c.strLen += cut
+				c.dropping = true
+			}
+		}
+		if j == len(in) {
+			break
+		}
+		if in[j] == '"' {
+			out = append(out, '"')
+			c.inStr = false
+			pos = j + 1
+			continue
+		}
+		if j+1 < len(in) && in[j+1] != 'u' && !c.dropping && !c.needLow && c.strLen+2 <= c.limit {
+			out = append(out, '\\', in[j+1]) // the common escape, whole and far from the limit
+			c.strLen += 2
+			pos = j + 2
+			continue
+		}
+		c.esc = append(c.esc[:0], '\\')
+		pos = j + 1
+		pos += c.escape(in[pos:], &out)
+	}
+	c.outBuf, c.out = out, out
+	return nil
+}
+
+// incompleteTail is the length of a UTF-8 sequence begun but not finished at
+// the end of b (0 when b ends on a character boundary).
+func incompleteTail(b []byte) int {
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c&0xC0 == 0x80 {
+			continue // a continuation byte: look further back
+		}
+		if c < 0x80 {
+			return 0
+		}
+		need := 2
+		switch {
+		case c >= 0xF0:
+			need = 4
+		case c >= 0xE0:
+			need = 3
+		}
+		if k < need {
+			return k
+		}
+		return 0
+	}
+	return 0
+}
+
+// escape collects the rest of an escape sequence (\x, or \uXXXX), emits it
+// whole or drops it whole, and returns how many bytes of in it used.
+func (c *clampReader) escape(in []byte, out *[]byte) int {
+	used := 0
+	for used < len(in) {
+		c.esc = append(c.esc, in[used])
+		used++
+		if (len(c.esc) == 2 && c.esc[1] != 'u') || len(c.esc) == 6 {
+			break
+		}
+	}
+	if !((len(c.esc) == 2 && c.esc[1] != 'u') || len(c.esc) == 6) {
+		return used // the sequence continues in the next chunk
+	}
+	high := len(c.esc) == 6 && (c.esc[2] == 'd' || c.esc[2] == 'D') && bytes.IndexByte([]byte("89abAB"), c.esc[3]) >= 0
+	switch {
+	case c.needLow: // the second half of a pair whose first half was kept
+		*out = append(*out, c.esc...)
+		c.strLen += len(c.esc)
+		c.needLow = false
+	case !c.dropping && c.strLen+len(c.esc) <= c.limit:
+		*out = append(*out, c.esc...)
+		c.strLen += len(c.esc)
+		c.needLow = high
+	default:
+		c.dropping = true
+	}
+	c.esc = c.esc[:0]
+	return used
+}
+
+// checkBare fails on a run of more than maxBareToken bytes outside strings
+// that holds no structural character or white space.
+func (c *clampReader) checkBare(seg []byte) error {
+	if c.bare+len(seg) <= maxBareToken {
+		if bytes.ContainsAny(seg, "{}[],: \t\r\n") {
+			c.bare = len(seg) - 1 - lastStructural(seg)
+		} else {
+			c.bare += len(seg)
+		}
+		return nil
+	}
+	for _, b := range seg {
+		switch b {
+		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
+			c.bare = 0
+		default:
+			c.bare++
+			if c.bare > maxBareToken {
+				return ErrTokenTooLong
+			}
+		}
+	}
+	return nil
+}
+
+func lastStructural(seg []byte) int {
+	for i := len(seg) - 1; i >= 0; i-- {
+		switch seg[i] {
+		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,120 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"testing/iotest"
+	"unicode/utf8"
+)
+
+var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z"}
+
+func randString(rng *rand.Rand) string {
+	var b strings.Builder
+	for n := rng.IntN(30); n > 0; n-- {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
+func randDoc(rng *rand.Rand, depth int) string {
+	switch k := rng.IntN(6); {
+	case depth > 3 || k == 0:
+		return `"` + randString(rng) + `"`
+	case k == 1:
+		return []string{"1", "-2.5e3", "true", "null", "123456789012345678901234567890"}[rng.IntN(5)]
+	case k < 4:
+		var parts []string
+		for n := rng.IntN(4); n > 0; n-- {
+			parts = append(parts, `"`+randString(rng)+`": `+randDoc(rng, depth+1))
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	default:
+		var parts []string
+		for n := rng.IntN(4); n > 0; n-- {
+			parts = append(parts, randDoc(rng, depth+1))
+		}
+		return "[" + strings.Join(parts, ",") + "]"
+	}
+}
+
+func clampAll(t *testing.T, doc string, limit int, wrap func(io.Reader) io.Reader) []byte {
+	c := newClampReader()
+	c.reset(wrap(strings.NewReader(doc)))
+	c.limit = limit
+	out, err := io.ReadAll(c)
+	if err != nil {
+		t.Fatalf("%q: %v", doc, err)
+	}
+	return out
+}
+
+func TestClampKeepsJSONValid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	wraps := []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader}
+	for i := 0; i < 3000; i++ {
+		doc := randDoc(rng, 0)
+		if !json.Valid([]byte(doc)) {
+			t.Fatalf("generator made invalid JSON: %s", doc)
+		}
+		limit := 1 + rng.IntN(12)
+		out := clampAll(t, doc, limit, wraps[i%3])
+		if !json.Valid(out) || !utf8.Valid(out) {
+			t.Fatalf("limit %d: %s\nbecame invalid: %s", limit, doc, out)
+		}
+		if shape([]byte(doc)) != shape(out) {
+			t.Fatalf("shape changed:\n%s\n%s", doc, out)
+		}
+		if big := clampAll(t, doc, 1<<20, wraps[i%3]); !bytes.Equal(big, []byte(doc)) {
+			t.Fatalf("changed a document with no long string:\n%s\n%s", doc, big)
+		}
+	}
+}
+
+// shape is the document's token stream with every string emptied: clamping
+// may shorten strings only (and so may make two keys equal).
+func shape(doc []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(doc))
+	var b strings.Builder
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return b.String()
+		}
+		switch v := tok.(type) {
+		case string:
+			b.WriteString("s ")
+		case json.Delim:
+			b.WriteString(v.String() + " ")
+		default:
+			fmt.Fprintf(&b, "%v ", v)
+		}
+	}
+}
+
+func TestClampBounds(t *testing.T) {
+	long := `{"session_id": "s", "payload": "` + strings.Repeat("é", 400000) + `", "status": "success", "tool_calls": []}`
+	c := newCollector()
+	if err := Read(strings.NewReader(long), "x.json", Options{}, c); err != nil || len(c.runs) != 1 || c.runs[0].Status != "success" {
+		t.Fatalf("a long payload string: %v", err)
+	}
+	digits := `{"session_id": "s", "n": ` + strings.Repeat("9", 10000) + `}`
+	if err := Read(strings.NewReader(digits), "x.json", Options{}, newCollector()); reason(err) != ReasonInvalidJSON {
+		t.Fatalf("a 10,000-digit number: %v", err)
+	}
+}
+
+func BenchmarkClamp(b *testing.B) {
+	doc := []byte(strings.Repeat(`{"type":"assistant","message":{"content":[{"type":"text","text":"`+strings.Repeat("lorem ipsum \\n dolor ", 50)+`"}]},"n":12345}`+"\n", 200))
+	b.SetBytes(int64(len(doc)))
+	c := newClampReader()
+	for b.Loop() {
+		c.reset(bytes.NewReader(doc))
+		io.Copy(io.Discard, c)
+	}
+}

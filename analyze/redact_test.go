@@ -1,0 +1,43 @@
+package analyze
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestRedactText(t *testing.T) {
+	for in, want := range map[string]string{
+		"key sk-ant-api03-AbCdEfGhIjKlMnOpQrSt_uv failed":                             "key [redacted] failed",
+		"export OPENAI_API_KEY=sk-proj-1234567890abcdefghij":                          "export OPENAI_API_KEY=[redacted]",
+		"aws AKIAIOSFODNN7EXAMPLE in config":                                          "aws [redacted] in config",
+		"token ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789 rejected":                     "token [redacted] rejected",
+		"github_pat_11ABCDEFG0123456789_abcdefghijklmnop":                             "[redacted]",
+		"slack xoxb-1234567890-abcdefghij":                                            "slack [redacted]",
+		"Authorization: Bearer abc.def-ghi_jkl~mno+pqr/stu=":                          "Authorization: Bearer [redacted]",
+		"clone https://alice:hunter2hunter2@example.com/repo.git":                     "clone https://alice:[redacted]@example.com/repo.git",
+		"password=s3cr3tpass and more":                                                "password=[redacted] and more",
+		"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- tail": "[redacted] tail",
+		"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N": "jwt [redacted]",
+	} {
+		got, changed := RedactText(in)
+		if got != want || !changed {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	// Near misses stay as they are.
+	for _, s := range []string{"", "ask-me-anything", "task-runner", "skip sk-short", "https://example.com/path", "the key is missing",
+		"ghost_town", "AKIA too short", "bearer of bad news", "password reset sent", "读取 sk 文件"} {
+		if got, changed := RedactText(s); changed {
+			t.Errorf("RedactText(%q) changed it to %q", s, got)
+		}
+	}
+}
+
+func TestRedactRun(t *testing.T) {
+	r := handRuns()[0]
+	r.Title = "deploy with sk-live0123456789abcdefghij"
+	r.ToolCalls[1].Error = "401 for Bearer abcdefghijklmnopqrstuvwxyz"
+	if n := redactRun(r); n != 2 || strings.Contains(r.Title+r.ToolCalls[1].Error, "abcdefghij") {
+		t.Errorf("redacted %d: %q %q", n, r.Title, r.ToolCalls[1].Error)
+	}
+}

@@ -1,0 +1,291 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildBinary builds agentstat once per test binary run.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "agentstat")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func session(id, title string, extra string) string {
+	return fmt.Sprintf(`{"session_id": %q, "task_title": %q, "status": "success", "created_at": "2026-01-01T00:00:00Z",
+ "tool_calls": [{"call_id": "1", "tool_name": "Read", "duration_ms": 5, "output": {"status": "success"}}]%s}`, id, title, extra)
+}
+
+// TestHostileCorpus builds every kind of hostile input issue 9 lists and
+// runs the binary over it: it must exit 0, account for every file, stay
+// within its memory bound, and write outputs free of log content that could
+// run or leak.
+func TestHostileCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a 100 MB line")
+	}
+	bin := buildBinary(t)
+	root := t.TempDir()
+	w := func(name string, data []byte) {
+		p := filepath.Join(root, name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w("empty.json", nil)
+	w("truncated.json", []byte(`{"session_id": "t", "tool_calls": [{"call_id"`))
+	w("binary.json", bytes.Repeat([]byte{0, 0xff, 0x13, 0x88}, 1000))
+	w("invalid-utf8.json", []byte("{\"session_id\": \"\xff\xfe\", \"tool_calls\": []}"))
+	w("bom.json", append([]byte{0xEF, 0xBB, 0xBF}, session("bom", "bom", "")...))
+	w("deep.json", []byte(strings.Repeat(`{"a":`, 100000)+"1"+strings.Repeat("}", 100000)))
+	w("deep-array.json", []byte(strings.Repeat("[", 100000)+strings.Repeat("]", 100000)))
+	w("numbers.json", []byte(session("numbers", "big numbers", `, "summary": {"total_duration_ms": 1e999, "tool_calls_count": 99999999999999999999999}`)))
+	w("nan.json", []byte(`{"session_id": "nan", "tool_calls": [], "summary": {"total_duration_ms": NaN}}`))
+	w("infinity.json", []byte(`{"session_id": "inf", "tool_calls": [], "summary": {"total_duration_ms": Infinity}}`))
+	w("duplicate-keys.json", []byte(`{"session_id": "dup", "session_id": "dup2", "status": "failed", "status": "success", "tool_calls": []}`))
+	w("same-id-a.json", []byte(session("same-id", "first", "")))
+	w("same-id-b.json", []byte(session("same-id", "second", "")))
+	w("ids/traversal.json", []byte(session("../../etc/passwd", "traversal", "")))
+	w("ids/con.json", []byte(session("CON", "reserved", "")))
+	w("ids/long.json", []byte(session(strings.Repeat("x", 5000), "long", "")))
+	w("ids/control.json", []byte(session("a\x00b\x1b[31mc\nd", "control", "")))
+	w("secrets.json", []byte(session("secret-run", "deploy with sk-ant-api03-SECRETSECRETSECRET123", `, "user_prompt": "use ghp_SECRETSECRETSECRETSECRET0123456789"`)))
+	w("names/new\nline.json", []byte(session("newline-name", "newline in file name", "")))
+	w("names/bad-\xff\xfe.json", []byte(session("bad-utf8-name", "invalid UTF-8 in file name", "")))
+	var bomb bytes.Buffer
+	gz := gzip.NewWriter(&bomb)
+	gz.Write([]byte(`{"session_id":"bomb","pad":"`))
+	chunk := bytes.Repeat([]byte("A"), 1<<20)
+	for i := 0; i < 1100; i++ { // 1.1 GB once decompressed, over the 1 GiB default
+		gz.Write(chunk)
+	}
+	gz.Write([]byte(`"}`))
+	gz.Close()
+	w("bomb.json.gz", bomb.Bytes())
+
+	// A 2 GB file (sparse: nothing is written) is over the default limit.
+	huge, _ := os.Create(filepath.Join(root, "huge.json"))
+	huge.Truncate(2 << 30)
+	huge.Close()
+	// A 100 MB single JSON line, as real ones are: tool outputs of a few MB each.
+	line, _ := os.Create(filepath.Join(root, "long-line.jsonl"))
+	fmt.Fprint(line, `{"session_id":"long-line","status":"success","tool_calls":[`)
+	output := strings.Repeat("file body \\n 文件内容 ", 200000) // ~5 MB
+	for i := 0; i < 20; i++ {
+		if i > 0 {
+			fmt.Fprint(line, ",")
+		}
+		fmt.Fprintf(line, `{"call_id":"c%d","tool_name":"Read","duration_ms":1,"output":{"status":"success","result":{"content":"%s"}}}`, i, output)
+	}
+	fmt.Fprint(line, "]}\n")
+	line.Close()
+
+	// Links are not followed: a loop, a link out of the root, a link to a file.
+	os.Symlink(root, filepath.Join(root, "loop"))
+	os.Symlink("/etc", filepath.Join(root, "etc-link"))
+	os.Symlink("/etc/hostname", filepath.Join(root, "hostname.json"))
+	// A FIFO would block a reader forever: it is never opened.
+	if err := syscall.Mkfifo(filepath.Join(root, "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Unreadable to anyone but root.
+	w("locked.json", []byte(session("locked", "locked", "")))
+	os.Chmod(filepath.Join(root, "locked.json"), 0)
+	os.MkdirAll(filepath.Join(root, "locked-dir"), 0o755)
+	w("locked-dir/inside.json", []byte(session("inside", "inside", "")))
+	os.Chmod(filepath.Join(root, "locked-dir"), 0)
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "locked-dir"), 0o755) })
+
+	out := filepath.Join(t.TempDir(), "report")
+	cmd := exec.Command(bin, "report", root, "-o", out, "-q")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	done := make(chan error, 1)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("exit: %v\n%s", err, stderr.String())
+		}
+	case <-time.After(3 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("still running after 3 minutes (a FIFO opened?)")
+	}
+	if strings.Contains(stderr.String(), "panic") {
+		t.Fatalf("panic: %s", stderr.String())
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss // KB
+	t.Logf("%s, peak RSS %d MB", time.Since(start).Round(time.Millisecond), rss>>10)
+	if rss > 200<<10 {
+		t.Errorf("peak RSS %d MB, over the 200 MB bound", rss>>10)
+	}
+
+	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s struct {
+		Inputs struct {
+			FilesSeen    int64 `json:"files_seen"`
+			FilesParsed  int64 `json:"files_parsed"`
+			FilesSkipped int64 `json:"files_skipped"`
+			Redacted     int64 `json:"redacted"`
+			Skipped      []struct{ Path, Reason string }
+		}
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatal(err)
+	}
+	in := s.Inputs
+	reasons := map[string]string{}
+	for _, f := range in.Skipped {
+		reasons[f.Path] = f.Reason
+	}
+	want := map[string]string{
+		"empty.json": "empty", "truncated.json": "truncated JSON", "binary.json": "invalid JSON", "invalid-utf8.json": "not UTF-8",
+		"deep.json": "invalid JSON", "deep-array.json": "invalid JSON", "nan.json": "invalid JSON", "infinity.json": "invalid JSON",
+		"bomb.json.gz": "too large", "huge.json": "too large",
+	}
+	if os.Geteuid() != 0 {
+		want["locked.json"] = "unreadable"
+		want["locked-dir"] = "unreadable"
+	}
+	for _, parsed := range []string{"long-line.jsonl", "bom.json", "numbers.json", "duplicate-keys.json", "secrets.json", "ids/control.json"} {
+		if r, skipped := reasons[parsed]; skipped {
+			t.Errorf("%s skipped (%s), want parsed", parsed, r)
+		}
+	}
+	for p, r := range want {
+		if reasons[p] != r {
+			t.Errorf("%s: %q, want %q", p, reasons[p], r)
+		}
+	}
+	if in.FilesSeen != in.FilesParsed+in.FilesSkipped {
+		t.Errorf("seen %d != parsed %d + skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
+	}
+	// 25 regular log files; the FIFO and the links are not seen. Without root the locked
+	// directory is one unreadable entry in place of the file inside it.
+	if in.FilesSeen != 25 {
+		t.Errorf("seen %d files, want 25: %v", in.FilesSeen, reasons)
+	}
+	if in.Redacted != 2 {
+		t.Errorf("redacted %d values, want 2", in.Redacted)
+	}
+
+	// Outputs: no secret anywhere, run pages named safely inside runs/.
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".js") {
+			return err
+		}
+		data, _ := os.ReadFile(p)
+		for _, secret := range []string{"SECRETSECRET", "/etc/hostname"} {
+			if bytes.Contains(data, []byte(secret)) {
+				t.Errorf("%s holds %q", p, secret)
+			}
+		}
+		rel, _ := filepath.Rel(out, p)
+		if strings.HasPrefix(rel, "runs"+string(filepath.Separator)) {
+			name := filepath.Base(p)
+			if len(name) > 80 || strings.ContainsAny(name, "/\\\x00\n:") || strings.HasPrefix(name, ".") || strings.HasPrefix(strings.ToUpper(name), "CON.") {
+				t.Errorf("unsafe run page name %q", name)
+			}
+		}
+		return nil
+	})
+}
+
+func treeHash(t *testing.T, dir string) map[string][32]byte {
+	t.Helper()
+	sums := map[string][32]byte{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, _ := os.ReadFile(p)
+		rel, _ := filepath.Rel(dir, p)
+		sums[rel] = sha256.Sum256(b)
+		return nil
+	})
+	return sums
+}
+
+// TestInterrupted kills a report mid-way (SIGKILL, then SIGINT) and checks
+// the previous report in the output directory is byte-for-byte intact.
+func TestInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes thousands of files")
+	}
+	bin := buildBinary(t)
+	root := t.TempDir()
+	for i := 0; i < 6000; i++ {
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("s%05d.json", i)), []byte(session(fmt.Sprintf("run-%05d", i), "t", "")), 0o644)
+	}
+	parent := t.TempDir()
+	out := filepath.Join(parent, "report")
+	if b, err := exec.Command(bin, "report", "../../testdata/logs", "-o", out, "-q").CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, b)
+	}
+	before := treeHash(t, out)
+
+	for _, sig := range []os.Signal{syscall.SIGKILL, os.Interrupt} {
+		old, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*"))
+		cmd := exec.Command(bin, "report", root, "-o", out, "-q")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Wait until this run writes its new report, then interrupt it.
+		deadline := time.Now().Add(30 * time.Second)
+		for ready := false; !ready && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			dirs, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*"))
+			for _, d := range dirs {
+				if m, _ := filepath.Glob(filepath.Join(d, "runs", "*")); len(m) > 10 && !slices.Contains(old, d) {
+					ready = true
+				}
+			}
+		}
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		if err == nil {
+			t.Fatalf("%v: the run finished before it could be interrupted", sig)
+		}
+		after := treeHash(t, out)
+		if len(after) != len(before) {
+			t.Fatalf("%v: %d files, had %d", sig, len(after), len(before))
+		}
+		for k, v := range before {
+			if after[k] != v {
+				t.Errorf("%v: %s changed", sig, k)
+			}
+		}
+		if sig == os.Interrupt {
+			if left, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*")); len(left) > 1 { // the one SIGKILL left
+				t.Errorf("SIGINT left temporary directories: %v", left)
+			}
+			if code := cmd.ProcessState.ExitCode(); code != exitNoInput {
+				t.Errorf("SIGINT: exit %d, want %d", code, exitNoInput)
+			}
+		}
+	}
+}
