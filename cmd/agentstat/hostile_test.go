@@ -29,8 +29,9 @@ func buildBinary(t *testing.T) string {
 }
 
 func session(id, title string, extra string) string {
-	return fmt.Sprintf(`{"session_id": %q, "task_title": %q, "status": "success", "created_at": "2026-01-01T00:00:00Z",
- "tool_calls": [{"call_id": "1", "tool_name": "Read", "duration_ms": 5, "output": {"status": "success"}}]%s}`, id, title, extra)
+	q := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	return fmt.Sprintf(`{"session_id": %s, "task_title": %s, "status": "success", "created_at": "2026-01-01T00:00:00Z",
+ "tool_calls": [{"call_id": "1", "tool_name": "Read", "duration_ms": 5, "output": {"status": "success"}}]%s}`, q(id), q(title), extra)
 }
 
 // TestHostileCorpus builds every kind of hostile input issue 9 lists and
