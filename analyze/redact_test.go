@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestRedactText(t *testing.T) {
@@ -40,4 +41,21 @@ func TestRedactRun(t *testing.T) {
 	if n := redactRun(r); n != 2 || strings.Contains(r.Title+r.ToolCalls[1].Error, "abcdefghij") {
 		t.Errorf("redacted %d: %q %q", n, r.Title, r.ToolCalls[1].Error)
 	}
+}
+
+// FuzzRedact: redaction is idempotent and keeps text valid UTF-8.
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{"Bearer abcdefghijklmnop", "https://u:p4ssw0rd@h/x", "sk-abcdefghijklmnopqrstu", "password: hunter22", "-----BEGIN PRIVATE KEY-----\nx"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		once, _ := RedactText(s)
+		twice, changed := RedactText(once)
+		if changed || twice != once {
+			t.Fatalf("not idempotent: %q → %q → %q", s, once, twice)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(once) {
+			t.Fatalf("%q redacted to invalid UTF-8 %q", s, once)
+		}
+	})
 }

@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -117,4 +118,30 @@ func BenchmarkClamp(b *testing.B) {
 		c.reset(bytes.NewReader(doc))
 		io.Copy(io.Discard, c)
 	}
+}
+
+// FuzzClamp: valid JSON stays valid JSON with the same token shape, at any
+// limit and any chunking; invalid input never panics.
+func FuzzClamp(f *testing.F) {
+	for _, s := range []string{`{"a":"\ud83d\ude00é"}`, `["\\\"x"]`, `{"k":"日本語","n":1.5e3}`, `"\u00e9\u0041"`} {
+		f.Add([]byte(s), uint8(3))
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, limit uint8) {
+		c := newClampReader()
+		c.reset(iotest.HalfReader(bytes.NewReader(doc)))
+		c.limit = int(limit%32) + 1
+		out, err := io.ReadAll(c)
+		if !json.Valid(doc) || !utf8.Valid(doc) {
+			return
+		}
+		if err != nil {
+			if errors.Is(err, ErrTokenTooLong) {
+				return
+			}
+			t.Fatal(err)
+		}
+		if !json.Valid(out) || shape(doc) != shape(out) {
+			t.Fatalf("limit %d: %q became %q", c.limit, doc, out)
+		}
+	})
 }
