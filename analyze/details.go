@@ -83,12 +83,36 @@ func (w *detailWriter) close() error {
 	return err
 }
 
-// All yields every kept run's detail, in no particular order. Pages are named
-// by RunPage, so the order does not matter.
+// All yields every kept run's detail in discovery order (by the file it came
+// from, then its position in that file), whichever worker read it: each spill
+// file is in that order already, so a k-way merge of their heads suffices.
 func (d *Details) All() iter.Seq2[*model.Run, error] {
 	return func(yield func(*model.Run, error) bool) {
 		if d == nil {
 			return
+		}
+		type stream struct {
+			f    *os.File
+			dec  *gob.Decoder
+			head *model.Run
+		}
+		var streams []*stream
+		defer func() {
+			for _, s := range streams {
+				s.f.Close()
+			}
+		}()
+		advance := func(s *stream) error {
+			r := new(model.Run)
+			if err := s.dec.Decode(r); err != nil {
+				s.head = nil
+				if errors.Is(err, io.EOF) {
+					return nil
+				}
+				return err
+			}
+			s.head = r
+			return nil
 		}
 		for _, name := range d.files {
 			f, err := os.Open(name)
@@ -96,26 +120,39 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 				yield(nil, err)
 				return
 			}
-			dec := gob.NewDecoder(bufio.NewReaderSize(f, 256<<10))
-			for {
-				r := new(model.Run)
-				err := dec.Decode(r)
-				if errors.Is(err, io.EOF) {
-					break
-				}
-				if err != nil {
-					f.Close()
-					yield(nil, err)
-					return
-				}
-				if !yield(r, nil) {
-					f.Close()
-					return
+			s := &stream{f: f, dec: gob.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
+			streams = append(streams, s)
+			if err := advance(s); err != nil {
+				yield(nil, err)
+				return
+			}
+		}
+		for {
+			var next *stream
+			for _, s := range streams {
+				if s.head != nil && (next == nil || before(s.head, next.head)) {
+					next = s
 				}
 			}
-			f.Close()
+			if next == nil {
+				return
+			}
+			if !yield(next.head, nil) {
+				return
+			}
+			if err := advance(next); err != nil {
+				yield(nil, err)
+				return
+			}
 		}
 	}
+}
+
+func before(a, b *model.Run) bool {
+	if a.FileOrd != b.FileOrd {
+		return a.FileOrd < b.FileOrd
+	}
+	return a.Seq < b.Seq
 }
 
 // Close removes the temporary files.

@@ -21,6 +21,7 @@ type candidate struct {
 	path   string // on disk
 	source string // relative to its root, '/'-separated, prefixed by the root when there are several
 	size   int64
+	ord    int   // discovery order
 	err    error // set when the entry could not even be listed (a directory we may not read)
 }
 
@@ -67,6 +68,17 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 			skip[abs] = true
 		}
 	}
+	ord := 0
+	send := func(c candidate) error {
+		c.ord = ord
+		ord++
+		select {
+		case out <- c:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	for _, root := range opt.Roots {
 		prefix := ""
 		if len(opt.Roots) > 1 {
@@ -77,10 +89,8 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 			return fmt.Errorf("root %s: %w", root, err)
 		}
 		if !info.IsDir() { // a file named on the command line is read whatever its name
-			select {
-			case out <- candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}:
-			case <-ctx.Done():
-				return ctx.Err()
+			if err := send(candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}); err != nil {
+				return err
 			}
 			continue
 		}
@@ -95,7 +105,9 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 					return err
 				}
 				// A directory (or file) we may not read is accounted for, not fatal.
-				out <- candidate{path: p, source: prefix + rel, err: err}
+				if err := send(candidate{path: p, source: prefix + rel, err: err}); err != nil {
+					return err
+				}
 				if d != nil && d.IsDir() {
 					return fs.SkipDir
 				}
@@ -131,12 +143,7 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 			} else {
 				c.err = err
 			}
-			select {
-			case out <- c:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			return nil
+			return send(c)
 		})
 		if err != nil && !errors.Is(err, context.Canceled) {
 			return fmt.Errorf("walk %s: %w", root, err)

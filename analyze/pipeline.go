@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -185,6 +186,9 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	runs, owner := formats.Join(frags, acc)
 	kept := map[*model.Run]bool{}
 	for _, r := range runs {
+		// After every file's runs; each joined run has a source of its own, so Seq 0
+		// keeps its page name stable, and its spill stream is in the join's order.
+		r.FileOrd = math.MaxInt
 		if inWindow(r, opt) {
 			kept[r] = true
 			if !opt.KeepSecrets {
@@ -281,7 +285,7 @@ func (w *worker) file(c candidate) {
 	}
 	fed := map[string]bool{}
 	for i, r := range em.runs {
-		r.Seq = i
+		r.Seq, r.FileOrd = i, c.ord
 		if !inWindow(r, w.opt) {
 			a.runsFiltered++
 			continue

@@ -94,6 +94,9 @@ var Formats = []Format{
 	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report, _ Options) error {
 		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r) })
 	}},
+	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *analyze.Report, _ Options) error {
+		return d.WriteFile("report.xlsx", func(w io.Writer) error { return XLSX(w, r) })
+	}},
 	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report, _ Options) error {
 		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })
 	}},

@@ -97,6 +97,7 @@ type Span struct {
 type Run struct {
 	ID, Format, Source      string
 	Seq                     int // position among the runs its source yielded
+	FileOrd                 int // discovery order of its source (planagent joins come last)
 	Title, Request, Summary string
 	Agent, Model            string
 	Span

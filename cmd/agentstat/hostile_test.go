@@ -1,11 +1,13 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -288,5 +290,46 @@ func TestInterrupted(t *testing.T) {
 				t.Errorf("SIGINT: exit %d, want %d", code, exitNoInput)
 			}
 		}
+	}
+}
+
+// TestLargeWorkbook writes a workbook of 1.2 million tool calls (set
+// AGENTSTAT_LARGE=1; it takes a minute): the Tool calls sheet continues on
+// "Tool calls (2)" past Excel's row limit, and peak memory is reported.
+func TestLargeWorkbook(t *testing.T) {
+	if os.Getenv("AGENTSTAT_LARGE") == "" {
+		t.Skip("set AGENTSTAT_LARGE=1 to write a workbook of 1.2 million tool calls")
+	}
+	bin := buildBinary(t)
+	root := t.TempDir()
+	var call strings.Builder
+	for j := 0; j < 100; j++ {
+		if j > 0 {
+			call.WriteString(",")
+		}
+		fmt.Fprintf(&call, `{"call_id":"c%d","tool_name":"Tool%d","started_at":"2026-03-01T10:%02d:%02dZ","duration_ms":%d,"output":{"status":"success"}}`, j, j%17, j/60, j%60, 10+j)
+	}
+	for i := 0; i < 12000; i++ {
+		doc := fmt.Sprintf(`{"session_id":"s%05d","status":"success","created_at":"2026-03-01T10:00:00Z","tool_calls":[%s]}`, i, call.String())
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("s%05d.json", i)), []byte(doc), 0o644)
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	cmd := exec.Command(bin, "report", root, "-o", out, "-q", "-f", "xlsx")
+	start := time.Now()
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, b)
+	}
+	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss >> 10
+	st, _ := os.Stat(filepath.Join(out, "report.xlsx"))
+	t.Logf("1,200,000 tool calls: %s, report.xlsx %d MB, peak RSS %d MB", time.Since(start).Round(time.Second), st.Size()>>20, rss)
+	zr, err := zip.OpenReader(filepath.Join(out, "report.xlsx"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	wb, _ := zr.Open("xl/workbook.xml")
+	b, _ := io.ReadAll(wb)
+	if !bytes.Contains(b, []byte(`name="Tool calls (2)"`)) {
+		t.Errorf("no second Tool calls sheet: %s", b)
 	}
 }

@@ -238,7 +238,7 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		if abs, err := filepath.Abs(c.out); err == nil {
 			opt.SkipDirs = []string{abs}
 		}
-		opt.KeepDetails = slices.Contains(c.formats, "html") && !c.singleFile
+		opt.KeepDetails = (slices.Contains(c.formats, "html") && !c.singleFile) || slices.Contains(c.formats, "xlsx")
 	}
 	var thresholds []analyze.Threshold
 	for _, f := range analyze.ThresholdFlags {

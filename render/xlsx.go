@@ -1,0 +1,623 @@
+package render
+
+import (
+	"archive/zip"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// maxSheetRows is Excel's row limit; a longer sheet continues on another
+// ("Tool calls (2)") rather than failing or being truncated.
+const maxSheetRows = 1 << 20
+
+// maxCellText is Excel's limit on the text of one cell.
+const maxCellText = 32767
+
+// xlsxText makes a log value safe for a cell. It is always written as a
+// string cell, which Excel never evaluates (only cells written with a
+// formula are), so "=HYPERLINK(…)" shows as typed; characters XML 1.0 and
+// Excel reject are removed and the text is clipped to Excel's cell limit.
+func xlsxText(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+	if len(s) > maxCellText {
+		s = clipText(s, maxCellText/4) // runes of up to 4 bytes: stay under the limit in UTF-16 units too
+	}
+	return s
+}
+
+// column describes one column of a sheet: its header (with the unit), width and style.
+type column struct {
+	head  string
+	width float64
+	style string // "", "int", "pct", "ms", "score", "time"
+}
+
+type xlsxWriter struct {
+	f      *excelize.File
+	styles map[string]int
+	loc    *time.Location
+	r      *analyze.Report
+}
+
+// XLSX writes report.xlsx: the Summary sheet with native charts, then a
+// sheet per table, every one with a frozen header and a filter.
+func XLSX(w io.Writer, r *analyze.Report) error {
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r}
+	defer x.f.Close()
+	if x.loc == nil {
+		x.loc = time.UTC
+	}
+	if err := x.makeStyles(); err != nil {
+		return err
+	}
+	if err := x.f.SetSheetName("Sheet1", "Summary"); err != nil {
+		return err
+	}
+	steps := []func() error{x.runs, x.toolCalls, x.tools, x.agents, x.errors, x.quality, x.context, x.daily, x.dataQuality, x.summary}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	x.f.SetActiveSheet(0)
+	tmp, err := os.CreateTemp("", "agentstat-xlsx-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if _, err := x.f.WriteTo(tmp); err != nil {
+		return err
+	}
+	return canonicalZip(tmp, w)
+}
+
+var contentTypeREs = []*regexp.Regexp{
+	regexp.MustCompile(`<Default [^>]*>(?:</Default>)?`),
+	regexp.MustCompile(`<Override [^>]*>(?:</Override>)?`),
+}
+
+// canonicalZip copies the package excelize wrote with its parts in name
+// order and its content types sorted: excelize orders both by map
+// iteration, and the same report must be the same bytes. Parts are copied
+// raw, without recompressing them.
+func canonicalZip(src *os.File, w io.Writer) error {
+	info, err := src.Stat()
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(src, info.Size())
+	if err != nil {
+		return err
+	}
+	files := slices.Clone(zr.File)
+	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
+	zw := zip.NewWriter(w)
+	for _, f := range files {
+		if f.Name == "[Content_Types].xml" {
+			rc, err := f.Open()
+			if err != nil {
+				return err
+			}
+			b, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				return err
+			}
+			s := string(b)
+			for _, re := range contentTypeREs {
+				parts := re.FindAllString(s, -1)
+				slices.Sort(parts)
+				if i := re.FindStringIndex(s); i != nil {
+					s = re.ReplaceAllString(s, "")
+					s = s[:i[0]] + strings.Join(parts, "") + s[i[0]:]
+				}
+			}
+			fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
+			if err != nil {
+				return err
+			}
+			if _, err := io.WriteString(fw, s); err != nil {
+				return err
+			}
+			continue
+		}
+		raw, err := f.OpenRaw()
+		if err != nil {
+			return err
+		}
+		hdr := f.FileHeader
+		fw, err := zw.CreateRaw(&hdr)
+		if err != nil {
+			return err
+		}
+		if _, err := io.Copy(fw, raw); err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+func (x *xlsxWriter) makeStyles() error {
+	fmtTime, fmtMS, fmtScore := "yyyy-mm-dd hh:mm:ss", "#,##0.0", "0.00"
+	for _, s := range []struct { // in a fixed order: style ids are part of the bytes
+		name  string
+		style *excelize.Style
+	}{
+		{"head", &excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}}},
+		{"int", &excelize.Style{NumFmt: 3}},
+		{"pct", &excelize.Style{NumFmt: 10}},
+		{"ms", &excelize.Style{CustomNumFmt: &fmtMS}},
+		{"score", &excelize.Style{CustomNumFmt: &fmtScore}},
+		{"time", &excelize.Style{CustomNumFmt: &fmtTime}},
+		{"title", &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}},
+		{"link", &excelize.Style{Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
+	} {
+		id, err := x.f.NewStyle(s.style)
+		if err != nil {
+			return err
+		}
+		x.styles[s.name] = id
+	}
+	return nil
+}
+
+// cell turns a value into what a sheet holds: numbers as numbers (nil for
+// no data), times as Excel date-times in the --tz zone, text made safe.
+func (x *xlsxWriter) cell(v any, style string) any {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case *float64:
+		if t == nil {
+			return nil
+		}
+		v = *t
+	case string:
+		v = xlsxText(t)
+	case time.Time:
+		if t.IsZero() {
+			return nil
+		}
+		l := t.In(x.loc) // Excel times have no zone: write the wall clock of --tz
+		v = time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+	}
+	if id, ok := x.styles[style]; ok && style != "" {
+		return excelize.Cell{StyleID: id, Value: v}
+	}
+	return v
+}
+
+// sheetTable streams one table into a new sheet (continuing on "name (2)", … past
+// Excel's row limit), with frozen headers, a filter and fixed widths.
+type sheetTable struct {
+	x     *xlsxWriter
+	name  string
+	cols  []column
+	part  int
+	sw    *excelize.StreamWriter
+	sheet string
+	row   int
+}
+
+func (x *xlsxWriter) newTable(name string, cols ...column) (*sheetTable, error) {
+	t := &sheetTable{x: x, name: name, cols: cols}
+	return t, t.open()
+}
+
+func (t *sheetTable) open() error {
+	t.part++
+	t.sheet = t.name
+	if t.part > 1 {
+		t.sheet = fmt.Sprintf("%s (%d)", t.name, t.part)
+	}
+	if _, err := t.x.f.NewSheet(t.sheet); err != nil {
+		return err
+	}
+	sw, err := t.x.f.NewStreamWriter(t.sheet)
+	if err != nil {
+		return err
+	}
+	t.sw, t.row = sw, 1
+	for i, c := range t.cols {
+		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
+			return err
+		}
+	}
+	if err := sw.SetPanes(&excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	head := make([]any, len(t.cols))
+	for i, c := range t.cols {
+		head[i] = excelize.Cell{StyleID: t.x.styles["head"], Value: c.head}
+	}
+	return sw.SetRow("A1", head)
+}
+
+// add writes one row; values line up with the columns and take their styles.
+func (t *sheetTable) add(values ...any) error {
+	if t.row == maxSheetRows {
+		if err := t.close(); err != nil {
+			return err
+		}
+		if err := t.open(); err != nil {
+			return err
+		}
+	}
+	t.row++
+	row := make([]any, len(values))
+	for i, v := range values {
+		row[i] = t.x.cell(v, t.cols[i].style)
+	}
+	cell, _ := excelize.CoordinatesToCellName(1, t.row)
+	return t.sw.SetRow(cell, row)
+}
+
+func (t *sheetTable) close() error {
+	last, _ := excelize.CoordinatesToCellName(len(t.cols), max(t.row, 2))
+	if err := t.sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: tableName(t.sheet), StyleName: "TableStyleLight9"}); err != nil {
+		return err
+	}
+	return t.sw.Flush()
+}
+
+// tableName is a sheet's name as an Excel table name (letters, digits, _).
+func tableName(sheet string) string {
+	var b strings.Builder
+	for _, r := range sheet {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	return "t_" + b.String()
+}
+
+var durationCols = func(prefix string) []column {
+	var cols []column
+	for _, p := range []string{"p50", "p90", "p95", "p99", "max"} {
+		cols = append(cols, column{prefix + " " + p + " (ms)", 12, "ms"})
+	}
+	return cols
+}
+
+func statsValues(s analyze.Stats) []any {
+	return []any{s.P50, s.P90, s.P95, s.P99, s.Max}
+}
+
+func (x *xlsxWriter) runs() error {
+	t, err := x.newTable("Runs",
+		column{"Run id", 30, ""}, column{"Format", 12, ""}, column{"Source", 40, ""}, column{"Title", 40, ""},
+		column{"Status", 10, ""}, column{"Agent", 16, ""}, column{"Model", 24, ""}, column{"Started", 20, "time"},
+		column{"Duration (ms)", 14, "ms"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
+		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"})
+	if err != nil {
+		return err
+	}
+	for _, r := range x.r.Runs {
+		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.DurationMS,
+			r.ToolCalls, r.Errors, r.Steps, r.Tokens); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+func (x *xlsxWriter) toolCalls() error {
+	t, err := x.newTable("Tool calls",
+		column{"Run id", 30, ""}, column{"Source", 40, ""}, column{"#", 6, "int"}, column{"Tool", 22, ""},
+		column{"Category", 14, ""}, column{"Agent", 16, ""}, column{"Started", 20, "time"}, column{"Ended", 20, "time"},
+		column{"Duration (ms)", 14, "ms"}, column{"Outcome", 9, ""}, column{"Error", 50, ""}, column{"Think (ms)", 12, "ms"})
+	if err != nil {
+		return err
+	}
+	if x.r.Details != nil {
+		for r, err := range x.r.Details.All() {
+			if err != nil {
+				return fmt.Errorf("run details: %w", err)
+			}
+			for i := range r.ToolCalls {
+				c := &r.ToolCalls[i]
+				var dur, think *float64
+				if c.HasDuration {
+					dur = &c.DurationMS
+				}
+				if c.HasThink {
+					think = &c.ThinkMS
+				}
+				if err := t.add(r.ID, r.Source, i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return t.close()
+}
+
+func (x *xlsxWriter) tools() error {
+	cols := append([]column{{"Tool", 24, ""}, {"Category", 14, ""}, {"Calls", 10, "int"}, {"Share", 9, "pct"},
+		{"Errors", 9, "int"}, {"Error rate", 11, "pct"}}, durationCols("Duration")...)
+	t, err := x.newTable("Tools", cols...)
+	if err != nil {
+		return err
+	}
+	for _, tool := range x.r.Summary.Tools {
+		row := append([]any{tool.Name, tool.Category, tool.Calls, tool.Share, tool.Errors, tool.ErrorRate}, statsValues(tool.DurationMS)...)
+		if err := t.add(row...); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+func (x *xlsxWriter) agents() error {
+	t, err := x.newTable("Agents", column{"Agent", 24, ""}, column{"Runs", 10, "int"}, column{"Tool calls", 11, "int"},
+		column{"Errors", 9, "int"}, column{"Error rate", 11, "pct"})
+	if err != nil {
+		return err
+	}
+	for _, a := range x.r.Summary.Agents {
+		if err := t.add(a.Name, a.Runs, a.ToolCalls, a.Errors, a.ErrorRate); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+// errors writes the Errors sheet with the regular API (it holds at most 100
+// rows): a streamed sheet takes no hyperlinks once flushed.
+func (x *xlsxWriter) errors() error {
+	const sheet = "Errors"
+	f := x.f
+	if _, err := f.NewSheet(sheet); err != nil {
+		return err
+	}
+	cols := []column{{"Count", 9, "int"}, {"Tool", 22, ""}, {"Message (normalised)", 60, ""}, {"Example run", 30, ""}, {"Example source", 40, ""}}
+	for i, c := range cols {
+		name, _ := excelize.ColumnNumberToName(i + 1)
+		f.SetColWidth(sheet, name, name, c.width)
+		f.SetCellValue(sheet, name+"1", c.head)
+	}
+	f.SetCellStyle(sheet, "A1", "E1", x.styles["head"])
+	runRow := map[string]int{} // source NUL id → its row on the Runs sheet
+	for i, r := range x.r.Runs {
+		if i+2 <= maxSheetRows {
+			runRow[r.Source+"\x00"+r.ID] = i + 2
+		}
+	}
+	errs := x.r.Summary.Errors
+	for i, e := range errs {
+		row := i + 2
+		for c, v := range []any{e.Count, xlsxText(e.Tool), xlsxText(e.Message), xlsxText(e.ExampleRun), xlsxText(e.ExampleSource)} {
+			name, _ := excelize.CoordinatesToCellName(c+1, row)
+			if err := f.SetCellValue(sheet, name, v); err != nil {
+				return err
+			}
+		}
+		if target, ok := runRow[e.ExampleSource+"\x00"+e.ExampleRun]; ok { // the example run links to its row
+			cell := fmt.Sprintf("D%d", row)
+			if err := f.SetCellHyperLink(sheet, cell, fmt.Sprintf("Runs!A%d", target), "Location"); err != nil {
+				return err
+			}
+			f.SetCellStyle(sheet, cell, cell, x.styles["link"])
+		}
+	}
+	f.SetCellStyle(sheet, "A2", fmt.Sprintf("A%d", len(errs)+2), x.styles["int"])
+	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
+		return err
+	}
+	return f.AddTable(sheet, &excelize.Table{Range: fmt.Sprintf("A1:E%d", max(len(errs)+1, 2)), Name: tableName(sheet), StyleName: "TableStyleLight9"})
+}
+
+func (x *xlsxWriter) quality() error {
+	t, err := x.newTable("Quality", column{"Group", 10, ""}, column{"Name", 30, ""}, column{"Evaluations", 12, "int"},
+		column{"Mean score", 11, "score"}, column{"Output valid", 12, "pct"})
+	if err != nil {
+		return err
+	}
+	q := &x.r.Summary.Quality
+	if err := t.add("all", "", q.Evaluations, q.Mean, q.OutputValidRate); err != nil {
+		return err
+	}
+	for _, g := range q.ByPhase {
+		if err := t.add("phase", g.Phase, g.Evaluations, g.Mean, g.OutputValidRate); err != nil {
+			return err
+		}
+	}
+	for _, g := range q.ByTool {
+		if err := t.add("tool", g.Tool, g.Evaluations, g.Mean, g.OutputValidRate); err != nil {
+			return err
+		}
+	}
+	for _, b := range q.Distribution {
+		if err := t.add("score bin", fmt.Sprintf("%d to %s%d", b.From, map[bool]string{true: "", false: "under "}[b.To == 10], b.To), b.Count, nil, nil); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+func (x *xlsxWriter) context() error {
+	t, err := x.newTable("Context", column{"What", 28, ""}, column{"Key", 30, ""}, column{"Count", 14, "int"})
+	if err != nil {
+		return err
+	}
+	c := &x.r.Summary.Context
+	tok := c.Tokens
+	for _, kv := range [][2]any{{"total", tok.Total}, {"input", tok.Input}, {"output", tok.Output}, {"cache_read", tok.CacheRead},
+		{"cache_creation", tok.CacheCreation}, {"unspecified", tok.Unspecified}} {
+		if err := t.add("tokens", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	for _, m := range x.r.Summary.Models {
+		if err := t.add("tokens by model", m.Model, m.Tokens.Total); err != nil {
+			return err
+		}
+	}
+	for _, g := range []struct {
+		what string
+		m    map[string]int64
+	}{{"references by type", c.RefsByType}, {"references by relevance", c.RefsByRelevance}, {"references by usage mode", c.RefsByUsageMode},
+		{"contributions by type", c.ContributionsByType}, {"subagents by type", c.Subagents.ByType}} {
+		names, counts := sortedCounts(g.m)
+		for i := range names {
+			if err := t.add(g.what, names[i], counts[i]); err != nil {
+				return err
+			}
+		}
+	}
+	for _, kv := range [][2]any{{"subagent calls", c.Subagents.Calls}, {"subagent tokens", c.Subagents.Tokens},
+		{"budget warnings", c.Budget.Warnings}, {"budgets exceeded", c.Budget.Exceeded}, {"retries", c.Budget.Retries}} {
+		if err := t.add("totals", kv[0], kv[1]); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+var runStatusCols = func() []column {
+	var cols []column
+	for _, s := range model.RunStatuses {
+		cols = append(cols, column{string(s), 9, "int"})
+	}
+	return cols
+}()
+
+func (x *xlsxWriter) daily() error {
+	cols := append([]column{{"Date", 12, ""}, {"Runs", 9, "int"}}, runStatusCols...)
+	cols = append(cols, column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
+		column{"Error rate", 11, "pct"}, column{"Run p50 (ms)", 13, "ms"}, column{"Run p95 (ms)", 13, "ms"}, column{"Tokens", 12, "int"})
+	t, err := x.newTable("Daily", cols...)
+	if err != nil {
+		return err
+	}
+	for _, d := range x.r.Summary.Daily {
+		row := []any{d.Date, d.Runs}
+		for _, s := range model.RunStatuses {
+			row = append(row, d.ByStatus[string(s)])
+		}
+		row = append(row, d.SuccessRate, d.ToolCalls, d.Errors, d.ErrorRate, d.DurationMSP50, d.DurationMSP95, d.Tokens)
+		if err := t.add(row...); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+func (x *xlsxWriter) dataQuality() error {
+	t, err := x.newTable("Data quality", column{"File or warning", 50, ""}, column{"Reason or count", 18, ""}, column{"Detail", 60, ""})
+	if err != nil {
+		return err
+	}
+	in := &x.r.Summary.Inputs
+	for _, s := range in.Skipped {
+		if err := t.add(s.Path, s.Reason, s.Detail); err != nil {
+			return err
+		}
+	}
+	names, counts := sortedCounts(in.Warnings)
+	for i := range names {
+		if err := t.add("warning: "+names[i], fmt.Sprint(counts[i]), ""); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+// summary writes the headline figures and the native charts, drawn from the
+// Daily and Tools sheets.
+func (x *xlsxWriter) summary() error {
+	s := &x.r.Summary
+	f, sh := x.f, "Summary"
+	title := x.r.Title
+	if title == "" {
+		title = "agentstat report"
+	}
+	f.SetCellValue(sh, "A1", xlsxText(title))
+	f.SetCellStyle(sh, "A1", "A1", x.styles["title"])
+	f.SetCellValue(sh, "A2", xlsxText(fmt.Sprintf("Generated %s · times in %s", s.GeneratedAt, s.TZ)))
+	rows := []struct {
+		label string
+		value any
+		style string
+	}{
+		{"Runs", s.Runs.Total, "int"}, {"Success rate", s.Runs.SuccessRate, "pct"}, {"Tool calls", s.ToolCalls.Total, "int"},
+		{"Tool-call errors", s.ToolCalls.Errors, "int"}, {"Tool-call error rate", s.ToolCalls.ErrorRate, "pct"},
+		{"Run p50 (ms)", s.Runs.DurationMS.P50, "ms"}, {"Run p95 (ms)", s.Runs.DurationMS.P95, "ms"},
+		{"Tool-call p50 (ms)", s.ToolCalls.DurationMS.P50, "ms"}, {"Tool-call p95 (ms)", s.ToolCalls.DurationMS.P95, "ms"},
+		{"Steps", s.Steps.Total, "int"}, {"Step completion rate", s.Steps.CompletionRate, "pct"},
+		{"Quality evaluations", s.Quality.Evaluations, "int"}, {"Quality mean", s.Quality.Mean, "score"},
+		{"Output valid rate", s.Quality.OutputValidRate, "pct"}, {"Tokens", s.Context.Tokens.Total, "int"},
+		{"Files seen", s.Inputs.FilesSeen, "int"}, {"Files parsed", s.Inputs.FilesParsed, "int"},
+		{"Files skipped", s.Inputs.FilesSkipped, "int"}, {"Values redacted", s.Inputs.Redacted, "int"},
+	}
+	f.SetCellValue(sh, "A4", "Figure")
+	f.SetCellValue(sh, "B4", "Value")
+	f.SetCellStyle(sh, "A4", "B4", x.styles["head"])
+	for i, r := range rows {
+		a, b := fmt.Sprintf("A%d", 5+i), fmt.Sprintf("B%d", 5+i)
+		f.SetCellValue(sh, a, r.label)
+		if v := x.cell(r.value, ""); v != nil {
+			f.SetCellValue(sh, b, v)
+		}
+		f.SetCellStyle(sh, b, b, x.styles[r.style])
+	}
+	f.SetColWidth(sh, "A", "A", 24)
+	f.SetColWidth(sh, "B", "B", 14)
+	f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: 4, TopLeftCell: "A5", ActivePane: "bottomLeft"})
+
+	if n := len(s.Daily); n > 0 {
+		var series []excelize.ChartSeries
+		for i, st := range model.RunStatuses {
+			col, _ := excelize.ColumnNumberToName(3 + i)
+			series = append(series, excelize.ChartSeries{
+				Name: fmt.Sprintf("'Daily'!$%s$1", col), Categories: fmt.Sprintf("'Daily'!$A$2:$A$%d", n+1),
+				Values: fmt.Sprintf("'Daily'!$%s$2:$%s$%d", col, col, n+1),
+				Fill:   excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{strings.TrimPrefix(statusColor[string(st)], "#")}},
+			})
+		}
+		if err := f.AddChart(sh, "D4", &excelize.Chart{Type: excelize.ColStacked, Series: series,
+			Title:  []excelize.RichTextRun{{Text: "Runs per day by status"}},
+			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.1}, Legend: excelize.ChartLegend{Position: "bottom"},
+			XAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "day"}}}, YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "runs"}}}}); err != nil {
+			return err
+		}
+	}
+	if n := min(len(s.Tools), maxToolsCharted); n > 0 {
+		cats := fmt.Sprintf("'Tools'!$A$2:$A$%d", n+1)
+		if err := f.AddChart(sh, "D22", &excelize.Chart{Type: excelize.Bar,
+			Series: []excelize.ChartSeries{{Name: "'Tools'!$F$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$F$2:$F$%d", n+1)}},
+			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Error rate per tool (the %d most called)", n)}},
+			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.3}, Legend: excelize.ChartLegend{Position: "none"},
+			XAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "tool"}}, ReverseOrder: true},
+			YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "error rate"}}, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}}}); err != nil {
+			return err
+		}
+		if err := f.AddChart(sh, "D42", &excelize.Chart{Type: excelize.Col,
+			Series: []excelize.ChartSeries{{Name: "'Tools'!$I$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$I$2:$I$%d", n+1)}},
+			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Tool-call duration p95 per tool, ms (the %d most called)", n)}},
+			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.1}, Legend: excelize.ChartLegend{Position: "none"},
+			XAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "tool"}}},
+			YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "p95 (ms)"}}}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,231 @@
+package render
+
+import (
+	"archive/zip"
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/agentstat/agentstat/analyze"
+)
+
+// hostileXLSXLog puts formulas and control characters where a log's text goes.
+const hostileXLSXLog = `{"session_id": "=1+1", "task_title": "=HYPERLINK(\"http://x\",\"y\")", "status": "success",
+ "created_at": "2026-03-01T23:30:00Z", "completed_at": "2026-03-01T23:30:02Z",
+ "tool_calls": [
+  {"call_id": "1", "tool_name": "@SUM(A1:A9)", "started_at": "2026-03-01T23:30:00Z", "duration_ms": 1500, "output": {"status": "failed", "error": "+cmd|' /C calc'!A0"}},
+  {"call_id": "2", "tool_name": "-2+3", "duration_ms": 20, "output": {"status": "failed", "error": "\ttab\rcr\u0001bell\u001fend"}}
+ ]}`
+
+func xlsxReport(t *testing.T) (*analyze.Report, string) {
+	t.Helper()
+	logs := t.TempDir()
+	os.WriteFile(filepath.Join(logs, "hostile.json"), []byte(hostileXLSXLog), 0o644)
+	os.WriteFile(filepath.Join(logs, "more.json"), []byte(`{"session_id": "plain", "status": "failed", "created_at": "2026-03-02T10:00:00Z",
+	 "tool_calls": [{"call_id": "1", "tool_name": "Read", "duration_ms": 100, "output": {"status": "success"}}]}`), 0o644)
+	r, err := analyzeWithDetails(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Details.Close() })
+	var b bytes.Buffer
+	if err := XLSX(&b, r); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "report.xlsx")
+	os.WriteFile(path, b.Bytes(), 0o644)
+	return r, path
+}
+
+func num64(t *testing.T, f *excelize.File, sheet, cell string) float64 {
+	t.Helper()
+	v, err := f.GetCellValue(sheet, cell, excelize.Options{RawCellValue: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		t.Fatalf("%s!%s = %q: %v", sheet, cell, v, err)
+	}
+	return x
+}
+
+func closeTo(a, b float64) bool { return math.Abs(a-b) <= 1e-9*math.Max(1, math.Abs(b)) }
+
+// TestXLSXMatchesSummary reads the workbook back and compares its figures
+// with summary.json's, and checks log text is stored as text, never formulas.
+func TestXLSXMatchesSummary(t *testing.T) {
+	r, path := xlsxReport(t)
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	want := []string{"Summary", "Runs", "Tool calls", "Tools", "Agents", "Errors", "Quality", "Context", "Daily", "Data quality"}
+	if got := f.GetSheetList(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("sheets = %v", got)
+	}
+	s := &r.Summary
+	// Summary: the headline figures, as numbers.
+	for row, v := range map[int]*float64{6: s.Runs.SuccessRate, 9: s.ToolCalls.ErrorRate, 11: s.Runs.DurationMS.P95, 13: s.ToolCalls.DurationMS.P95} {
+		if got := num64(t, f, "Summary", fmt.Sprintf("B%d", row)); !closeTo(got, *v) {
+			t.Errorf("Summary!B%d = %v, want %v", row, got, *v)
+		}
+	}
+	if got := num64(t, f, "Summary", "B5"); got != float64(s.Runs.Total) {
+		t.Errorf("runs = %v", got)
+	}
+	// Tools: every row against summary.json.
+	for i, tool := range s.Tools {
+		row := i + 2
+		name, _ := f.GetCellValue("Tools", fmt.Sprintf("A%d", row))
+		if name != tool.Name || num64(t, f, "Tools", fmt.Sprintf("C%d", row)) != float64(tool.Calls) ||
+			!closeTo(num64(t, f, "Tools", fmt.Sprintf("F%d", row)), *tool.ErrorRate) || !closeTo(num64(t, f, "Tools", fmt.Sprintf("I%d", row)), *tool.DurationMS.P95) {
+			t.Errorf("Tools row %d differs from %+v", row, tool)
+		}
+	}
+	// Daily: every day.
+	for i, d := range s.Daily {
+		row := i + 2
+		date, _ := f.GetCellValue("Daily", fmt.Sprintf("A%d", row))
+		if date != d.Date || num64(t, f, "Daily", fmt.Sprintf("B%d", row)) != float64(d.Runs) ||
+			num64(t, f, "Daily", fmt.Sprintf("J%d", row)) != float64(d.Errors) {
+			t.Errorf("Daily row %d differs from %+v", row, d)
+		}
+	}
+	// Text from the log is a string cell, never a formula, shown as written.
+	for _, c := range []struct{ sheet, cell, want string }{
+		{"Runs", "A2", "=1+1"}, {"Runs", "D2", `=HYPERLINK("http://x","y")`},
+		{"Tool calls", "D2", "@SUM(A1:A9)"}, {"Tool calls", "K2", "+cmd|' /C calc'!A0"},
+		{"Tool calls", "D3", "-2+3"}, {"Tool calls", "K3", "\ttab\rcrbellend"},
+	} {
+		v, _ := f.GetCellValue(c.sheet, c.cell)
+		formula, _ := f.GetCellFormula(c.sheet, c.cell)
+		typ, _ := f.GetCellType(c.sheet, c.cell)
+		if v != c.want || formula != "" || (typ != excelize.CellTypeSharedString && typ != excelize.CellTypeInlineString) {
+			t.Errorf("%s!%s = %q (formula %q, type %v), want the text %q", c.sheet, c.cell, v, formula, typ, c.want)
+		}
+	}
+	// Start times are Excel date-times, in the report's zone.
+	if v, _ := f.GetCellValue("Tool calls", "G2"); v != "2026-03-01 23:30:00" {
+		t.Errorf("started = %q", v)
+	}
+	// The example run of an error links to its row on the Runs sheet.
+	if ok, link, _ := f.GetCellHyperLink("Errors", "D2"); !ok || !strings.HasPrefix(link, "Runs!A") {
+		t.Errorf("error example link = %v %q", ok, link)
+	}
+	// Frozen header and a filter on every table sheet.
+	for _, sheet := range want[1:] {
+		panes, err := f.GetPanes(sheet)
+		if err != nil || !panes.Freeze || panes.YSplit != 1 {
+			t.Errorf("%s: panes %+v %v", sheet, panes, err)
+		}
+		if tables, err := f.GetTables(sheet); err != nil || len(tables) != 1 || !strings.HasPrefix(tables[0].Range, "A1:") {
+			t.Errorf("%s: tables %+v %v", sheet, tables, err)
+		}
+	}
+	// The Summary sheet holds the native charts: its drawing has three.
+	if n := strings.Count(string(zipPart(t, path, "xl/drawings/drawing1.xml")), "<c:chart "); n != 3 {
+		t.Errorf("%d charts on the Summary sheet, want 3", n)
+	}
+}
+
+func zipPart(t *testing.T, path, name string) []byte {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	rc, err := zr.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	return b
+}
+
+func TestXLSXText(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain": "plain", "a\x00b\x01c\x1fd": "abcd", "tab\tnewline\ncr\r": "tab\tnewline\ncr\r",
+		"\ufffe\uffff": "", "bad \xff utf8": "bad \ufffd utf8",
+	} {
+		if got := xlsxText(in); got != want {
+			t.Errorf("xlsxText(%q) = %q, want %q", in, got, want)
+		}
+	}
+	if got := xlsxText(strings.Repeat("长", 40000)); len([]rune(got)) > 32767 {
+		t.Errorf("a long text keeps %d characters", len([]rune(got)))
+	}
+}
+
+// TestXLSXInLibreOffice converts every sheet to CSV with LibreOffice, a real
+// spreadsheet client, and checks it opens the workbook and shows log text literally.
+func TestXLSXInLibreOffice(t *testing.T) {
+	soffice, err := exec.LookPath("soffice")
+	if err != nil {
+		soffice, err = exec.LookPath("libreoffice")
+	}
+	if err != nil {
+		if os.Getenv("AGENTSTAT_REQUIRE_LIBREOFFICE") != "" {
+			t.Fatal("no LibreOffice (apt-get install libreoffice-calc-nogui)")
+		}
+		t.Skip("no LibreOffice: real-client test skipped (apt-get install libreoffice-calc-nogui)")
+	}
+	r, path := xlsxReport(t)
+	out := t.TempDir()
+	// One CSV per sheet: the filter option's last field -1 exports them all.
+	cmd := exec.Command(soffice, "--headless", "--norestore", "-env:UserInstallation=file://"+t.TempDir(),
+		"--convert-to", `csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,false,false,false,-1`, "--outdir", out, path)
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("soffice: %v\n%s", err, b)
+	}
+	read := func(sheet string) [][]string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(out, "report-"+sheet+".csv"))
+		if err != nil {
+			entries, _ := os.ReadDir(out)
+			t.Fatalf("%v (have %v)", err, entries)
+		}
+		rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+		if err != nil {
+			t.Fatalf("%s: %v", sheet, err)
+		}
+		return rows
+	}
+	runs := read("Runs")
+	if runs[1][0] != "=1+1" || runs[1][3] != `=HYPERLINK("http://x","y")` {
+		t.Errorf("Runs row shows %q / %q, want the log text literally", runs[1][0], runs[1][3])
+	}
+	calls := read("Tool calls")
+	if calls[1][3] != "@SUM(A1:A9)" || calls[2][3] != "-2+3" {
+		t.Errorf("tool names %q %q", calls[1][3], calls[2][3])
+	}
+	tools := read("Tools")
+	if len(tools) != len(r.Summary.Tools)+1 {
+		t.Errorf("Tools has %d rows", len(tools))
+	}
+	for i, tool := range r.Summary.Tools {
+		if tools[i+1][0] != tool.Name || tools[i+1][2] != strconv.FormatInt(tool.Calls, 10) {
+			t.Errorf("Tools row %d = %v, want %s %d", i+1, tools[i+1], tool.Name, tool.Calls)
+		}
+	}
+	daily := read("Daily")
+	if len(daily) != len(r.Summary.Daily)+1 || daily[1][0] != r.Summary.Daily[0].Date {
+		t.Errorf("Daily = %v", daily)
+	}
+	for _, sheet := range []string{"Summary", "Agents", "Errors", "Quality", "Context", "Data quality"} {
+		read(sheet)
+	}
+}
