@@ -13,6 +13,9 @@ type Report struct {
 	Title    string
 	Location *time.Location
 	Details  *Details // every run's detail, when Options.KeepDetails; Close it when done
+	// History is the report runs before this one and this one last, when the
+	// caller keeps a history (history.jsonl); empty otherwise.
+	History []HistoryEntry
 }
 
 // Summary is summary.json (schema agentstat.summary/v1, METRICS.md). Rates

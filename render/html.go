@@ -298,6 +298,9 @@ func checkSummary(c *analyze.CheckResult) *checkView {
 func (h *htmlWriter) sections() []sectionView {
 	s := &h.r.Summary
 	var out []sectionView
+	if len(h.r.History) >= 2 {
+		out = append(out, sectionView{Title: "Across report runs", Charts: trendCharts(h.r.History)})
+	}
 
 	runsPerDay, rates := runsPerDayChart(s)
 	fmtNames := make([]string, len(s.Formats))

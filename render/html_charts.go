@@ -379,3 +379,50 @@ func timelineChart(r *model.Run) (chartView, bool) {
 	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: optionJSON(bar, patch), Tall: len(calls) > 12,
 		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, unknown)." + note}, true
 }
+
+// trendSeries is one line of a trend chart.
+type trendSeries struct {
+	name  string
+	color string
+	value func(e analyze.HistoryEntry) any
+}
+
+func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, series ...trendSeries) chartView {
+	labels := make([]string, len(hist))
+	for i, e := range hist {
+		labels[i] = e.GeneratedAt
+		if t, err := time.Parse(time.RFC3339, e.GeneratedAt); err == nil {
+			labels[i] = t.Format("2006-01-02 15:04")
+		}
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(commonOpts("report run", yName)...)
+	line.SetXAxis(labels)
+	for _, s := range series {
+		data := make([]opts.LineData, len(hist))
+		for i, e := range hist {
+			data[i] = opts.LineData{Value: s.value(e)}
+		}
+		line.AddSeries(s.name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
+	}
+	return chartView{ID: id, Title: title, Option: optionJSON(line, rotateLabels), Description: desc}
+}
+
+// trendCharts follow the headline figures across report runs (history.jsonl).
+func trendCharts(hist []analyze.HistoryEntry) []chartView {
+	return []chartView{
+		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "count", "One point per report run, oldest first.", hist,
+			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Runs }},
+			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.ToolCalls }}),
+		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", hist,
+			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.SuccessRate) }},
+			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.ErrorRate) }}),
+		trendChart("chart-trend-p95", "p95 durations across report runs", "ms", "Nearest-rank p95 of run and tool-call durations, in milliseconds.", hist,
+			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.RunP95MS) }},
+			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.CallP95MS) }}),
+		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", hist,
+			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.QualityMean) }}),
+		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", hist,
+			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Tokens }}),
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"io"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/agentstat/agentstat/analyze"
@@ -82,7 +84,7 @@ func Markdown(w io.Writer, r *analyze.Report) error {
 	}
 	fmt.Fprintf(&b, " · %s files read, %s skipped\n\n", Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
 
-	headline(&b, s)
+	headline(&b, s, r.History)
 	if s.Check != nil {
 		checkSection(&b, s.Check)
 	}
@@ -105,11 +107,60 @@ func orDash(s string) string {
 	return s
 }
 
-func headline(b *strings.Builder, s *analyze.Summary) {
+func headline(b *strings.Builder, s *analyze.Summary, hist []analyze.HistoryEntry) {
 	t := newTable(">Runs", ">Success rate", ">Tool calls", ">Tool-call error rate", ">Run p95", ">Tool-call p95", ">Quality mean", ">Tokens")
 	t.add(Count(s.Runs.Total), Rate(s.Runs.SuccessRate), Count(s.ToolCalls.Total), Rate(s.ToolCalls.ErrorRate),
 		Millis(s.Runs.DurationMS.P95), Millis(s.ToolCalls.DurationMS.P95), Score(s.Quality.Mean), Count(s.Context.Tokens.Total))
+	if len(hist) >= 2 {
+		prev, cur := hist[len(hist)-2], hist[len(hist)-1]
+		t.add(ChangeCount(prev.Runs, cur.Runs), ChangePoints(prev.SuccessRate, cur.SuccessRate), ChangeCount(prev.ToolCalls, cur.ToolCalls),
+			ChangePoints(prev.ErrorRate, cur.ErrorRate), ChangeRelative(prev.RunP95MS, cur.RunP95MS), ChangeRelative(prev.CallP95MS, cur.CallP95MS),
+			ChangeScore(prev.QualityMean, cur.QualityMean), ChangeCount(prev.Tokens, cur.Tokens))
+		t.write(b)
+		fmt.Fprintf(b, "The second row is the change since the previous report (%s).\n\n", MarkdownText(prev.GeneratedAt))
+		return
+	}
 	t.write(b)
+}
+
+// ChangeCount shows the change of a count.
+func ChangeCount(old, cur int64) string {
+	if cur >= old {
+		return "+" + Count(cur-old)
+	}
+	return "−" + Count(old-cur)
+}
+
+// ChangePoints shows the change of a rate in percentage points.
+func ChangePoints(old, cur *float64) string {
+	if old == nil || cur == nil {
+		return NA
+	}
+	return signed((*cur-*old)*100, 1) + " pp"
+}
+
+// ChangeRelative shows the relative change of a figure.
+func ChangeRelative(old, cur *float64) string {
+	if old == nil || cur == nil || *old == 0 {
+		return NA
+	}
+	return signed((*cur / *old - 1)*100, 1) + "%"
+}
+
+// ChangeScore shows the change of a quality score.
+func ChangeScore(old, cur *float64) string {
+	if old == nil || cur == nil {
+		return NA
+	}
+	return signed(*cur-*old, 2)
+}
+
+func signed(v float64, prec int) string {
+	s := strconv.FormatFloat(math.Abs(v), 'f', prec, 64)
+	if v < 0 && strings.Trim(s, "0.") != "" {
+		return "−" + s
+	}
+	return "+" + s
 }
 
 func checkSection(b *strings.Builder, c *analyze.CheckResult) {

@@ -153,6 +153,11 @@ func Write(ctx context.Context, out string, names []string, r *analyze.Report, o
 			return fmt.Errorf("%s output: %w", f.Name, err)
 		}
 	}
+	if len(r.History) > 0 {
+		if err := d.WriteFile("history.jsonl", func(w io.Writer) error { return analyze.WriteHistory(w, r.History) }); err != nil {
+			return err
+		}
+	}
 	if slices.Contains(names, "html") {
 		// GitHub Pages serves the directory as it is, without Jekyll.
 		if err := os.WriteFile(filepath.Join(tmp, ".nojekyll"), nil, 0o644); err != nil {

@@ -41,6 +41,7 @@ Usage:
   agentstat report [flags] DIR...    write the report set (the default command)
   agentstat summary [flags] DIR...   print the Markdown summary on stdout
   agentstat check [flags] DIR...     evaluate thresholds; exit 1 when one is violated
+  agentstat diff [flags] OLD NEW     compare two summary.json files (Markdown on stdout)
   agentstat formats                  list the input formats and how each is recognised
   agentstat version
 
@@ -69,14 +70,19 @@ type config struct {
 	singleFile bool
 	baseURL    string
 	noRedact   bool
+	history    string
+	histLimit  int
 	maxSize    string
 	thresholds map[string]*[]string
+	stdout     io.Writer // where GitHub Actions reads workflow commands
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "report"
 	if len(args) > 0 {
 		switch args[0] {
+		case "diff":
+			return runDiff(args[1:], stdout, stderr)
 		case "report", "summary", "check", "formats", "version":
 			cmd, args = args[0], args[1:]
 		case "help":
@@ -92,7 +98,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 
-	c := config{cmd: cmd, thresholds: map[string]*[]string{}}
+	c := config{cmd: cmd, thresholds: map[string]*[]string{}, stdout: stdout}
 	fs := flag.NewFlagSet("agentstat "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
@@ -114,6 +120,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.singleFile, "single-file", false, "html: write one self-contained index.html (scripts and styles inlined, no run pages)")
 	fs.StringVar(&c.baseURL, "base-url", "", "html: the URL the report is published at, for canonical links")
 	fs.BoolVar(&c.noRedact, "no-redact", false, "show values that look like credentials instead of redacting them")
+	fs.StringVar(&c.history, "history", "", "history file to extend with this run (default: history.jsonl of the previous report in -o)")
+	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs the history keeps")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than this (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
 		v := new([]string)
@@ -182,6 +190,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if cmd != "summary" {
+		githubActions(rep, stdout)
+	}
 	if c.strict && code == exitViolation && !c.quiet && (rep.Summary.Check == nil || rep.Summary.Check.Passed) {
 		fmt.Fprintf(stderr, "agentstat: --strict: %d files skipped, %d kinds of warning\n", rep.Summary.Inputs.FilesSkipped, len(rep.Summary.Inputs.Warnings))
 	}
@@ -189,11 +200,48 @@ func run(args []string, stdout, stderr io.Writer) int {
 }
 
 func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.Writer) error {
+	// History: the previous report's history.jsonl (or --history), plus this run.
+	src := c.history
+	if src == "" {
+		src = filepath.Join(c.out, "history.jsonl")
+	}
+	prev, skipped, err := analyze.ReadHistory(src)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentstat %s: %v (starting a new history)\n", c.cmd, err)
+	}
+	if skipped > 0 {
+		fmt.Fprintf(stderr, "agentstat %s: warning: %d corrupt lines in %s skipped\n", c.cmd, skipped, src)
+		annotate(c.stdout, "warning", fmt.Sprintf("%d corrupt lines in %s skipped", skipped, src))
+	}
+	rep.History = analyze.AppendHistory(prev, analyze.EntryOf(&rep.Summary), c.histLimit)
 	if err := render.Write(ctx, c.out, c.formats, rep, render.Options{Force: c.force, SingleFile: c.singleFile, BaseURL: c.baseURL}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return err
 	}
+	if c.history != "" {
+		if err := writeFileAtomic(c.history, func(w io.Writer) error { return analyze.WriteHistory(w, rep.History) }); err != nil {
+			fmt.Fprintf(stderr, "agentstat %s: history: %v\n", c.cmd, err)
+			return err
+		}
+	}
 	return nil
+}
+
+// writeFileAtomic writes a file through a temporary file beside it.
+func writeFileAtomic(path string, write func(io.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".agentstat-tmp-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name())
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), path)
 }
 
 // options turns the flags into analysis options and thresholds.
@@ -320,4 +368,121 @@ func version() string {
 		return info.Main.Version
 	}
 	return "(devel)"
+}
+
+// githubActions, when run as a GitHub Actions step, appends the Markdown
+// report to the job summary and prints annotations for violated thresholds
+// and skipped files.
+func githubActions(rep *analyze.Report, out io.Writer) {
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	s := &rep.Summary
+	if c := s.Check; c != nil {
+		for _, t := range c.Thresholds {
+			if t.Violated {
+				name := t.Metric
+				if t.Tool != "" {
+					name += "[" + t.Tool + "]"
+				}
+				annotate(out, "error", fmt.Sprintf("agentstat threshold violated: %s is %s, limit %s %s", name,
+					render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit)))
+			}
+		}
+	}
+	const maxFileAnnotations = 10 // GitHub shows ten annotations of a kind per step
+	for i, f := range s.Inputs.Skipped {
+		if i == maxFileAnnotations {
+			annotate(out, "warning", fmt.Sprintf("agentstat: %d more files skipped (see the report's data quality section)", len(s.Inputs.Skipped)-i))
+			break
+		}
+		annotate(out, "warning", fmt.Sprintf("agentstat skipped %s: %s", f.Path, f.Reason))
+	}
+	path := os.Getenv("GITHUB_STEP_SUMMARY")
+	if path == "" {
+		return
+	}
+	var b strings.Builder
+	if err := render.Markdown(&b, rep); err != nil {
+		return
+	}
+	md := b.String()
+	const limit = 1000 << 10 // GitHub accepts 1 MiB per step summary
+	if len(md) > limit {
+		cut := strings.LastIndex(md[:limit], "\n## ")
+		md = md[:max(cut, 0)] + "\n\n…the rest is in the published report.\n"
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		annotate(out, "warning", "agentstat: cannot write the job summary: "+err.Error())
+		return
+	}
+	defer f.Close()
+	io.WriteString(f, md+"\n")
+}
+
+// annotate prints a workflow command; its text is escaped as GitHub requires
+// so a file name from a log cannot end the command or start another.
+func annotate(out io.Writer, level, msg string) {
+	if os.Getenv("GITHUB_ACTIONS") != "true" {
+		return
+	}
+	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(msg)
+	fmt.Fprintf(out, "::%s::%s\n", level, msg)
+}
+
+// runDiff compares two summary.json files: Markdown on stdout, exit 1 when a
+// --fail-on-regression limit is exceeded.
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("agentstat diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var limits []string
+	fs.StringArrayVar(&limits, "fail-on-regression", nil, "NAME=LIMIT: exit 1 when NEW is worse by more (names: "+
+		strings.Join(analyze.RegressionKeys(), ", ")+"; rates in points, e.g. 0.02 or 2%; p95 as a relative rise, e.g. 20%; quality in score points)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "Usage: agentstat diff [--fail-on-regression NAME=LIMIT]... OLD/summary.json NEW/summary.json")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
+		return exitUsage
+	}
+	if fs.NArg() != 2 {
+		fmt.Fprintln(stderr, "agentstat diff: name two summary.json files, OLD and NEW")
+		return exitUsage
+	}
+	var parsed []analyze.RegressionLimit
+	for _, l := range limits {
+		r, err := analyze.ParseRegressionLimit(l)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
+			return exitUsage
+		}
+		parsed = append(parsed, r)
+	}
+	var sums [2]*analyze.Summary
+	for i, p := range fs.Args() {
+		s, err := analyze.LoadSummary(p)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
+			return exitNoInput
+		}
+		sums[i] = s
+	}
+	d := analyze.Compare(sums[0], sums[1])
+	violations := d.Violations(parsed)
+	if err := render.DiffMarkdown(stdout, d, violations); err != nil {
+		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
+		return exitNoInput
+	}
+	for _, v := range violations {
+		annotate(stdout, "error", "agentstat regression: "+v)
+	}
+	if len(violations) > 0 {
+		return exitViolation
+	}
+	return exitOK
 }

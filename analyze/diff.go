@@ -1,0 +1,216 @@
+package analyze
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// DiffRow compares one figure of two summaries.
+type DiffRow struct {
+	Metric     string   // summary.json path, or the tool's figure
+	Tool       string   // for per-tool rows
+	Kind       string   // count, rate, duration, score
+	Old, New   *float64 // nil: no data (or the tool is absent)
+	Presence   string   // "", "appeared", "disappeared" (tools)
+	Regression float64  // how much worse NEW is, normalised; ≤ 0 when not worse
+}
+
+// Diff compares a NEW summary with an OLD one.
+type Diff struct {
+	OldAt, NewAt string
+	Headline     []DiffRow // worst regression first
+	Tools        []DiffRow // worst regression first
+}
+
+// LoadSummary reads a summary.json, refusing anything but agentstat.summary/v1.
+func LoadSummary(path string) (*Summary, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var s Summary
+	if err := json.Unmarshal(b, &s); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if s.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema %q, want %q", path, s.Schema, SchemaVersion)
+	}
+	return &s, nil
+}
+
+func f64(n int64) *float64 { return ptr(float64(n)) }
+
+// worse scores a change: better says which direction is good ("up", "down",
+// "" for neutral); rates and scores count absolute change, durations relative.
+func worse(kind, better string, old, cur *float64) float64 {
+	if old == nil || cur == nil || better == "" {
+		return 0
+	}
+	d := *cur - *old
+	switch kind {
+	case "duration":
+		if *old == 0 {
+			return 0
+		}
+		d = d / *old
+	case "score":
+		d = d / 10
+	}
+	if better == "up" {
+		d = -d
+	}
+	return d
+}
+
+// Compare diffs two summaries.
+func Compare(old, cur *Summary) Diff {
+	d := Diff{OldAt: old.GeneratedAt, NewAt: cur.GeneratedAt}
+	head := []struct {
+		metric, kind, better string
+		get                  func(*Summary) *float64
+	}{
+		{"runs.total", "count", "", func(s *Summary) *float64 { return f64(s.Runs.Total) }},
+		{"runs.success_rate", "rate", "up", func(s *Summary) *float64 { return s.Runs.SuccessRate }},
+		{"tool_calls.total", "count", "", func(s *Summary) *float64 { return f64(s.ToolCalls.Total) }},
+		{"tool_calls.error_rate", "rate", "down", func(s *Summary) *float64 { return s.ToolCalls.ErrorRate }},
+		{"runs.duration_ms.p95", "duration", "down", func(s *Summary) *float64 { return s.Runs.DurationMS.P95 }},
+		{"tool_calls.duration_ms.p95", "duration", "down", func(s *Summary) *float64 { return s.ToolCalls.DurationMS.P95 }},
+		{"steps.completion_rate", "rate", "up", func(s *Summary) *float64 { return s.Steps.CompletionRate }},
+		{"quality.mean", "score", "up", func(s *Summary) *float64 { return s.Quality.Mean }},
+		{"context.tokens.total", "count", "", func(s *Summary) *float64 { return f64(s.Context.Tokens.Total) }},
+		{"inputs.files_skipped", "count", "", func(s *Summary) *float64 { return f64(s.Inputs.FilesSkipped) }},
+	}
+	for _, h := range head {
+		o, n := h.get(old), h.get(cur)
+		d.Headline = append(d.Headline, DiffRow{Metric: h.metric, Kind: h.kind, Old: o, New: n, Regression: worse(h.kind, h.better, o, n)})
+	}
+	slices.SortStableFunc(d.Headline, func(a, b DiffRow) int { return cmp.Compare(math.Max(b.Regression, 0), math.Max(a.Regression, 0)) })
+
+	olds, news := map[string]ToolRow{}, map[string]ToolRow{}
+	var names []string
+	for _, t := range old.Tools {
+		olds[t.Name] = t
+		names = append(names, t.Name)
+	}
+	for _, t := range cur.Tools {
+		news[t.Name] = t
+		if _, ok := olds[t.Name]; !ok {
+			names = append(names, t.Name)
+		}
+	}
+	for _, name := range names {
+		o, inOld := olds[name]
+		n, inNew := news[name]
+		presence := ""
+		switch {
+		case !inOld:
+			presence = "appeared"
+		case !inNew:
+			presence = "disappeared"
+		}
+		for _, f := range []struct {
+			metric, kind, better string
+			get                  func(ToolRow) *float64
+		}{
+			{"calls", "count", "", func(t ToolRow) *float64 { return f64(t.Calls) }},
+			{"error_rate", "rate", "down", func(t ToolRow) *float64 { return t.ErrorRate }},
+			{"duration_ms.p95", "duration", "down", func(t ToolRow) *float64 { return t.DurationMS.P95 }},
+		} {
+			var ov, nv *float64
+			if inOld {
+				ov = f.get(o)
+			}
+			if inNew {
+				nv = f.get(n)
+			}
+			d.Tools = append(d.Tools, DiffRow{Metric: f.metric, Tool: name, Kind: f.kind, Old: ov, New: nv, Presence: presence, Regression: worse(f.kind, f.better, ov, nv)})
+		}
+	}
+	// Tools by their worst figure, then name; a tool's rows stay together.
+	worst := map[string]float64{}
+	for _, r := range d.Tools {
+		worst[r.Tool] = math.Max(worst[r.Tool], r.Regression)
+	}
+	slices.SortStableFunc(d.Tools, func(a, b DiffRow) int {
+		return cmp.Or(cmp.Compare(worst[b.Tool], worst[a.Tool]), cmp.Compare(a.Tool, b.Tool))
+	})
+	return d
+}
+
+// RegressionLimit is one --fail-on-regression limit.
+type RegressionLimit struct {
+	Metric string // a headline metric path, or tools.error_rate / tools.duration_ms.p95 (every tool)
+	Limit  float64
+	Text   string
+}
+
+// regressionKeys maps the names --fail-on-regression accepts onto metrics.
+var regressionKeys = map[string]string{
+	"success_rate": "runs.success_rate", "error_rate": "tool_calls.error_rate", "run_p95": "runs.duration_ms.p95",
+	"tool_call_p95": "tool_calls.duration_ms.p95", "completion_rate": "steps.completion_rate", "quality": "quality.mean",
+	"tool_error_rate": "error_rate", "tool_p95": "duration_ms.p95",
+}
+
+// RegressionKeys lists the names --fail-on-regression accepts.
+func RegressionKeys() []string {
+	var keys []string
+	for k := range regressionKeys {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// ParseRegressionLimit reads NAME=LIMIT: rates in points (0.02 or 2%),
+// durations as a relative rise (0.2 or 20%), quality in score points.
+func ParseRegressionLimit(text string) (RegressionLimit, error) {
+	name, val, ok := strings.Cut(text, "=")
+	metric, known := regressionKeys[strings.TrimSpace(name)]
+	if !ok || !known {
+		return RegressionLimit{}, fmt.Errorf("--fail-on-regression %q: use NAME=LIMIT with NAME one of %s", text, strings.Join(RegressionKeys(), ", "))
+	}
+	val = strings.TrimSpace(val)
+	pct := strings.HasSuffix(val, "%")
+	v, err := strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
+	if err != nil || v < 0 {
+		return RegressionLimit{}, fmt.Errorf("--fail-on-regression %q: the limit is a non-negative number", text)
+	}
+	if pct {
+		v /= 100
+	}
+	return RegressionLimit{Metric: metric, Limit: v, Text: text}, nil
+}
+
+// Violations lists the rows that got worse by more than a limit allows.
+func (d Diff) Violations(limits []RegressionLimit) []string {
+	var out []string
+	for _, l := range limits {
+		rows := d.Headline
+		if !strings.Contains(l.Metric, ".") || l.Metric == "duration_ms.p95" {
+			rows = d.Tools
+		}
+		for _, r := range rows {
+			if r.Metric != l.Metric || r.Old == nil || r.New == nil {
+				continue
+			}
+			amount := r.Regression
+			if r.Kind == "score" {
+				amount *= 10 // back to score points
+			}
+			if amount > l.Limit+1e-12 {
+				name := r.Metric
+				if r.Tool != "" {
+					name = "tools[" + r.Tool + "]." + r.Metric
+				}
+				out = append(out, fmt.Sprintf("%s got worse by %.4g (limit %s)", name, amount, l.Text))
+			}
+		}
+	}
+	return out
+}
