@@ -14,7 +14,10 @@ build:
 # target briefly, and each benchmark once so that they keep compiling.
 test: lint fuzz benchcheck unit
 
+ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
+
 lint:
+	$(GO) run $(ACTIONLINT) -shellcheck= examples/github/*.yml
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
