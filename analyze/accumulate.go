@@ -120,7 +120,7 @@ type dayAcc struct {
 	byStatus               map[model.Status]int64
 	callGroup
 	dur    Dist
-	tokens int64
+	tokens model.Tokens
 }
 
 type qualityGroup struct {
@@ -227,7 +227,7 @@ func (a *Accumulator) AddRun(r *model.Run) {
 	if day != nil {
 		day.runs++
 		day.byStatus[r.Status]++
-		day.tokens += r.Tokens.Total()
+		day.tokens.Add(r.Tokens)
 		if r.HasDuration {
 			day.dur.Add(r.DurationMS)
 		}
@@ -481,7 +481,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		addCounts(t.byStatus, v.byStatus)
 		t.callGroup.merge(v.callGroup)
 		t.dur.Merge(&v.dur)
-		t.tokens += v.tokens
+		t.tokens.Add(v.tokens)
 	}
 	a.quality.qualityGroup.merge(&o.quality.qualityGroup)
 	for i, n := range o.quality.bins {

@@ -150,7 +150,7 @@ func (a *Accumulator) Summary() Summary {
 		}
 		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.runs, ToolCalls: d.calls, OutcomeKnown: d.known, Errors: d.errors,
 			ErrorRate: rate(d.errors, d.known), SuccessRate: rate(d.success, d.decided),
-			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens, ByStatus: bs})
+			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens.Total(), TokensByKind: tokenCounts(d.tokens), ByStatus: bs})
 	}
 	slices.SortFunc(s.Daily, func(x, y DayRow) int { return cmp.Compare(x.Date, y.Date) })
 

@@ -176,7 +176,8 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	return total, nil
 }
 
-// joinFragments resolves planagent records into runs. A file that held only
+// joinFragments resolves records spread over files (planagent records,
+// Claude Code transcript entries) into runs. A file that held only
 // fragments counts as parsed when one fed or joined a kept run, as filtered
 // when its runs all fell outside the window, else it is an orphan.
 func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[string]bool, opt *Options) {
@@ -201,12 +202,17 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	}
 	const orphan, filtered, parsed = 0, 1, 2
 	fate := map[string]int{}
+	fed := map[string]map[string]bool{} // source → formats of the kept runs it fed
 	for _, f := range frags {
 		v := orphan
 		if r := owner[f]; r != nil {
 			v = filtered
 			if kept[r] {
 				v = parsed
+				if fed[f.Source] == nil {
+					fed[f.Source] = map[string]bool{}
+				}
+				fed[f.Source][r.Format] = true
 			}
 		}
 		fate[f.Source] = max(fate[f.Source], v)
@@ -215,7 +221,9 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		switch fate[src] {
 		case parsed:
 			acc.filesParsed++
-			acc.filesByFormat["planagent"]++
+			for format := range fed[src] {
+				acc.filesByFormat[format]++
+			}
 		case filtered:
 			acc.filesFiltered++
 		default:

@@ -6,7 +6,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -46,8 +48,8 @@ func skippedMap(r *Report) map[string]string {
 func TestTestdata(t *testing.T) {
 	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}})
 	in := r.Summary.Inputs
-	// 35 files, of which notes.txt is not a log name: 34 seen.
-	if in.FilesSeen != 34 || in.FilesParsed != 24 || in.FilesSkipped != 10 {
+	// 38 files, of which notes.txt is not a log name: 37 seen.
+	if in.FilesSeen != 37 || in.FilesParsed != 27 || in.FilesSkipped != 10 {
 		t.Errorf("seen %d parsed %d skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
 	}
 	want := map[string]string{
@@ -64,20 +66,21 @@ func TestTestdata(t *testing.T) {
 			t.Errorf("%s: %q, want %q", p, got[p], reason)
 		}
 	}
-	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3}
+	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3}
 	for f, n := range byFormat {
 		if in.ByFormat[f] != n {
 			t.Errorf("files parsed as %s = %d, want %d", f, in.ByFormat[f], n)
 		}
 	}
-	// runs: planexec 3, session 10 (the .jsonl holds 2), debugbundle 3, planagent 2 (the plan, the lone batch), structmsg 4
-	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4}
+	// runs: planexec 3, session 10 (the .jsonl holds 2), debugbundle 3, planagent 2 (the plan, the lone batch),
+	// structmsg 4, claudecode 1 (one session over three files)
+	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1}
 	for f, n := range runs {
 		if r.Summary.Runs.ByFormat[f] != n {
 			t.Errorf("runs of %s = %d, want %d", f, r.Summary.Runs.ByFormat[f], n)
 		}
 	}
-	if r.Summary.Runs.Total != 22 || len(r.Runs) != 22 {
+	if r.Summary.Runs.Total != 23 || len(r.Runs) != 23 {
 		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, len(r.Runs))
 	}
 }
@@ -104,7 +107,7 @@ func TestCorpus(t *testing.T) {
 	for p, reason := range skipped {
 		dir := p[:strings.IndexByte(p, '/')]
 		switch dir {
-		case "claudecode", "codex", "otel", "gemini", "not-a-log":
+		case "codex", "otel", "gemini", "not-a-log":
 			if reason != formats.ReasonUnknown {
 				t.Errorf("%s: %q", p, reason)
 			}
@@ -120,6 +123,29 @@ func TestCorpus(t *testing.T) {
 	if got := s.Formats[len(s.Formats)-1]; got.Format != "session" || got.ToolCalls != 242 {
 		t.Errorf("session tool calls = %+v", got)
 	}
+	// Claude Code: 7 files, 5 sessions; tool calls and errors counted independently (a
+	// Python walk of the main chains); tokens per day as ccusage 20.0.24 reports them.
+	if s.Runs.ByFormat["claudecode"] != 5 || s.Inputs.ByFormat["claudecode"] != 7 {
+		t.Errorf("claudecode: %d runs from %d files", s.Runs.ByFormat["claudecode"], s.Inputs.ByFormat["claudecode"])
+	}
+	for _, f := range s.Formats {
+		if f.Format == "claudecode" && (f.ToolCalls != 260 || f.Errors != 17) {
+			t.Errorf("claudecode calls %d errors %d, want 260 and 17", f.ToolCalls, f.Errors)
+		}
+	}
+	ccusage := map[string]TokenCounts{
+		"2025-06-08": {Input: 205, Output: 19035, CacheRead: 4257841, CacheCreation: 190624},
+		"2026-02-10": {Input: 3, Output: 13, CacheRead: 11515, CacheCreation: 13835},
+		"2026-02-12": {Input: 2588, Output: 32613, CacheRead: 11969090, CacheCreation: 328450},
+	}
+	for _, d := range s.Daily {
+		if want, ok := ccusage[d.Date]; ok {
+			got := d.TokensByKind
+			if got.Input != want.Input || got.Output != want.Output || got.CacheRead != want.CacheRead || got.CacheCreation != want.CacheCreation {
+				t.Errorf("%s tokens %+v, ccusage %+v", d.Date, got, want)
+			}
+		}
+	}
 	// The two jmanus documents describe the same plan.
 	if s.Inputs.Warnings[formats.WarnDuplicateRunID] != 1 {
 		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[formats.WarnDuplicateRunID])
@@ -133,7 +159,7 @@ func TestWindow(t *testing.T) {
 	if s.Runs.Total != 3 || s.Runs.ByFormat["session"] != 3 {
 		t.Errorf("runs in window = %d %v", s.Runs.Total, s.Runs.ByFormat)
 	}
-	if s.Inputs.RunsFiltered != 19 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 22 {
+	if s.Inputs.RunsFiltered != 20 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 25 {
 		t.Errorf("filtered runs %d, parsed %d, filtered files %d", s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
 	}
 }
@@ -228,4 +254,56 @@ func FuzzSafeName(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCcusageCrossCheck runs ccusage (npm, 20.0.24), the counter people trust,
+// over the corpus's Claude Code transcripts and requires the same input,
+// output and cache tokens per day. AGENTSTAT_CCUSAGE names its binary (CI sets
+// it, with AGENTSTAT_REQUIRE_CCUSAGE); without it the test skips.
+func TestCcusageCrossCheck(t *testing.T) {
+	bin := os.Getenv("AGENTSTAT_CCUSAGE")
+	if bin == "" {
+		if os.Getenv("AGENTSTAT_REQUIRE_CCUSAGE") != "" {
+			t.Fatal("AGENTSTAT_CCUSAGE is not set")
+		}
+		t.Skip("set AGENTSTAT_CCUSAGE to a ccusage 20.0.24 binary to cross-check token counts")
+	}
+	src := filepath.Join(corpusDir(t), "claudecode")
+	cfg := t.TempDir()
+	dst := filepath.Join(cfg, "projects", "corpus")
+	filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		b, _ := os.ReadFile(p)
+		os.MkdirAll(filepath.Dir(filepath.Join(dst, rel)), 0o755)
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	cmd := exec.Command(bin, "daily", "--offline", "--json", "-z", "UTC")
+	cmd.Env = append(os.Environ(), "CLAUDE_CONFIG_DIR="+cfg)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ccusage: %v", err)
+	}
+	var cc struct {
+		Daily []struct {
+			Period                                                          string
+			InputTokens, OutputTokens, CacheReadTokens, CacheCreationTokens int64
+		}
+	}
+	if err := json.Unmarshal(out, &cc); err != nil || len(cc.Daily) == 0 {
+		t.Fatalf("ccusage output: %v\n%.500s", err, out)
+	}
+	r := analyzeOpt(t, Options{Roots: []string{src}})
+	days := map[string]TokenCounts{}
+	for _, d := range r.Summary.Daily {
+		days[d.Date] = d.TokensByKind
+	}
+	for _, d := range cc.Daily {
+		got := days[d.Period]
+		if got.Input != d.InputTokens || got.Output != d.OutputTokens || got.CacheRead != d.CacheReadTokens || got.CacheCreation != d.CacheCreationTokens {
+			t.Errorf("%s: agentstat %+v, ccusage %+v", d.Period, got, d)
+		}
+	}
 }

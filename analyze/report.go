@@ -236,6 +236,7 @@ type DayRow struct {
 	DurationMSP50 *float64         `json:"duration_ms_p50"`
 	DurationMSP95 *float64         `json:"duration_ms_p95"`
 	Tokens        int64            `json:"tokens"`
+	TokensByKind  TokenCounts      `json:"tokens_by_kind"`
 	ByStatus      map[string]int64 `json:"by_status"`
 }
 

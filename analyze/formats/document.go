@@ -62,6 +62,20 @@ type document struct {
 	TotalExecutionTime Num           `json:"totalExecutionTime"`
 	ErrorRate          Num           `json:"errorRate"`
 
+	// claudecode: one transcript entry per line
+	Type          Str                `json:"type"`
+	UUID          Str                `json:"uuid"`
+	LeafUUID      Str                `json:"leafUuid"`
+	Message       *claudeMessage     `json:"message"`
+	RequestID     Str                `json:"requestId"`
+	ToolUseResult toolUseResultField `json:"toolUseResult"`
+	IsSidechain   *bool              `json:"isSidechain"`
+	IsAPIError    *bool              `json:"isApiErrorMessage"`
+	IsMeta        bool               `json:"isMeta"`
+	AgentID       Str                `json:"agentId"`
+	Cwd           Str                `json:"cwd"`
+	GitBranch     Str                `json:"gitBranch"`
+
 	// structmsg, bare or embedded in conversation messages
 	Architecture      Str            `json:"architecture"`
 	Request           *structRequest `json:"request"`

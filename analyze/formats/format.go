@@ -31,7 +31,7 @@ type Format struct {
 
 // registry is in detection precedence: the first format whose signature
 // matches a document reads it.
-var registry = []*Format{bundleFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
+var registry = []*Format{bundleFormat, claudeFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
 
 // All lists the supported formats in detection precedence.
 func All() []Format {

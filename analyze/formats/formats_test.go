@@ -427,3 +427,64 @@ func TestFormatsListed(t *testing.T) {
 		}
 	}
 }
+
+func TestClaudeCodeJoin(t *testing.T) {
+	var all []*Fragment
+	w := newCollector()
+	for _, name := range []string{"claudecode/proj/s1.jsonl", "claudecode/proj/s1-resumed.jsonl", "claudecode/proj/s1/subagents/agent-agentX.jsonl"} {
+		c, err := readTestFile(t, name, time.UTC)
+		if err != nil || len(c.runs) != 0 {
+			t.Fatalf("%s: %v, %d runs", name, err, len(c.runs))
+		}
+		for _, f := range c.frags {
+			f.Source = name
+		}
+		all = append(all, c.frags...)
+		checkWarnings(t, name, c.warnings, nil) // the summary line is Claude Code's own, not unknown
+	}
+	runs, owner := Join(all, w)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want one per session", len(runs))
+	}
+	r := runs[0]
+	for _, f := range all {
+		if owner[f] != r {
+			t.Fatalf("fragment of %s not joined", f.Source)
+		}
+	}
+	// 10:00:00 → 10:03:02, the last entry of the resumed file.
+	checkRun(t, r, "11111111-2222-3333-4444-555555555555", model.StatusUnknown, 182000)
+	// t1: durationMs beats timestamps; t2 rejected; t3 interrupted; t4 the Task; t5 never answered;
+	// t6 from the resumed file. The first four entries, repeated there, count once.
+	checkCalls(t, r, []call{{"Bash", ok, 1500}, {"Edit", failed, 1000}, {"Read", failed, 3000}, {"Task", ok, 55000}, {"Grep", unknown, -1}, {"Bash", ok, 2000}})
+	if r.ToolCalls[1].Error != "rejected by the user" || r.ToolCalls[2].Error != "interrupted" {
+		t.Errorf("errors %q %q", r.ToolCalls[1].Error, r.ToolCalls[2].Error)
+	}
+	// Usage once per message id + request id, the largest copy; <synthetic> and API errors are not usage.
+	want := model.Tokens{Input: 10 + 5 + 1 + 3 + 40, Output: 20 + 7 + 1 + 4 + 60, CacheRead: 100 + 200, CacheCreation: 50}
+	if r.Tokens != want {
+		t.Errorf("tokens = %+v, want %+v", r.Tokens, want)
+	}
+	// The sidechain's calls are subagent work, typed through the Task result's agentId.
+	if s := r.Context.Subagents; len(s) != 1 || s[0] != (model.Subagent{Type: "Explore", Calls: 2, Tokens: 100}) {
+		t.Errorf("subagents = %+v", s)
+	}
+	if r.Title != "Fix the failing test" || r.Model != "claude-sonnet-4-5" || r.Source != "claudecode/proj/s1-resumed.jsonl" && r.Source != "claudecode/proj/s1.jsonl" {
+		t.Errorf("title %q model %q source %q", r.Title, r.Model, r.Source)
+	}
+}
+
+// A transcript line of 20 MB (a pasted file) streams through with bounded memory.
+func TestClaudeCodeHugeLine(t *testing.T) {
+	line := `{"type":"user","sessionId":"big","uuid":"u1","timestamp":"2026-03-05T10:00:00Z","message":{"role":"user","content":"` +
+		strings.Repeat("x", 20<<20) + `"}}` + "\n" +
+		`{"type":"assistant","sessionId":"big","uuid":"a1","timestamp":"2026-03-05T10:00:05Z","requestId":"r","message":{"id":"m","model":"claude-opus-4-6","content":[],"usage":{"input_tokens":7,"output_tokens":3}}}` + "\n"
+	c := newCollector()
+	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.frags) != 2 {
+		t.Fatalf("%v, %d entries", err, len(c.frags))
+	}
+	runs, _ := Join(c.frags, c)
+	if len(runs) != 1 || runs[0].Tokens.Total() != 10 || len([]rune(runs[0].Request)) > 2001 {
+		t.Errorf("run = %+v", runs)
+	}
+}

@@ -57,6 +57,7 @@ const (
 	FragmentBatch
 	FragmentProgress
 	FragmentMetrics
+	FragmentClaude // a Claude Code transcript entry
 )
 
 // Fragment is one planagent record, waiting to be joined with the others of its plan.
@@ -65,6 +66,7 @@ type Fragment struct {
 	Source string
 	plan   *planRecord
 	batch  *batchRecord
+	claude *claudeEntry
 	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num    // completedBatches of a PlanProgress or ExecutionMetrics
 }
@@ -113,6 +115,21 @@ func readPlanagent(d *document, c *readCtx) {
 // owner maps every fragment to the run it fed or joined (none for an orphan).
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
+	owner = map[*Fragment]*model.Run{}
+	var claude, plan []*Fragment
+	for _, f := range frags {
+		if f.Kind == FragmentClaude {
+			claude = append(claude, f)
+		} else {
+			plan = append(plan, f)
+		}
+	}
+	runs = joinPlans(plan, owner, w)
+	return append(runs, joinClaude(claude, owner, w)...), owner
+}
+
+// joinPlans resolves the planagent records.
+func joinPlans(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) (runs []*model.Run) {
 	batches := map[string][]*Fragment{}
 	plansByID := map[string]*Fragment{}
 	plansBySession := map[string]*Fragment{}
@@ -131,7 +148,6 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 			}
 		}
 	}
-	owner = map[*Fragment]*model.Run{}
 	completed := map[*Fragment]int64{}
 	for _, f := range frags {
 		if f.Kind == FragmentPlan {
@@ -163,7 +179,7 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 			w.Warn(WarnCountMismatch)
 		}
 	}
-	return runs, owner
+	return runs
 }
 
 func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*model.Run, w Warner) (*model.Run, int64) {

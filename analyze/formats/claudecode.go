@@ -1,0 +1,379 @@
+package formats
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// claudecode: Claude Code transcripts, ~/.claude/projects/<project>/<session>.jsonl
+// and <session>/subagents/agent-*.jsonl. Every line is an entry; entries are
+// joined across the whole tree by sessionId into one run per session.
+var claudeFormat = &Format{
+	Name:      "claudecode",
+	Title:     "Claude Code transcript (JSONL, one entry per line; one run per session id, subagents included)",
+	Signature: "a line with type and sessionId (user, assistant, system, progress … entries), or a summary / file-history-snapshot line",
+	match: func(d *document) bool {
+		return d.Type.Set && (d.SessionIDCamel.Set || d.LeafUUID.Set || d.Type.V == "file-history-snapshot")
+	},
+	read: readClaude,
+}
+
+type claudeMessage struct {
+	ID      Str           `json:"id"`
+	Model   Str           `json:"model"`
+	Role    Str           `json:"role"`
+	Content claudeContent `json:"content"`
+	Usage   *struct {
+		Input         Num `json:"input_tokens"`
+		Output        Num `json:"output_tokens"`
+		CacheCreation Num `json:"cache_creation_input_tokens"`
+		CacheRead     Num `json:"cache_read_input_tokens"`
+	} `json:"usage"`
+}
+
+type claudeBlock struct {
+	Type      Str   `json:"type"`
+	ID        Str   `json:"id"`
+	Name      Str   `json:"name"`
+	ToolUseID Str   `json:"tool_use_id"`
+	IsError   *bool `json:"is_error"`
+	Text      Str   `json:"text"`
+	Input     *struct {
+		SubagentType Str `json:"subagent_type"`
+	} `json:"input"`
+}
+
+// claudeContent is a message's content: plain text, or a list of blocks.
+type claudeContent struct {
+	Text   string
+	Blocks []claudeBlock
+}
+
+func (c *claudeContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		c.Text = clipString(tok.String(), 2000)
+		return nil
+	case '[':
+		return json.UnmarshalDecode(dec, &c.Blocks, opts)
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// toolUseResultField is an entry's toolUseResult: an object, or a string
+// (an error text, or "User rejected tool use").
+type toolUseResultField struct {
+	Text        string
+	DurationMS  Num
+	Interrupted bool
+	AgentID     string // the subagent a Task call started
+	Set         bool
+}
+
+func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		t.Text, t.Set = clipString(tok.String(), 500), true
+		return nil
+	case '{':
+		var o struct {
+			DurationMS  Num   `json:"durationMs"`
+			Interrupted *bool `json:"interrupted"`
+			AgentID     Str   `json:"agentId"`
+		}
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+			return err
+		}
+		t.DurationMS, t.Interrupted, t.AgentID, t.Set = o.DurationMS, o.Interrupted != nil && *o.Interrupted, o.AgentID.V, true
+		return nil
+	}
+	return dec.SkipValue()
+}
+
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// claudeEntry is what one transcript line contributes, kept compact.
+type claudeEntry struct {
+	uuid, session, agentID string
+	sidechain, apiError    bool
+	at                     time.Time
+	model, msgKey          string
+	usage                  model.Tokens
+	hasUsage               bool
+	prompt                 string
+	cwd, branch            string
+	uses                   []claudeUse
+	results                []claudeResult
+}
+
+type claudeUse struct{ id, name, subagent string }
+
+type claudeResult struct {
+	useID, text, agentID string
+	isError              bool
+	durationMS           Num
+	interrupted          bool
+}
+
+func readClaude(d *document, c *readCtx) {
+	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
+		return // a summary or snapshot line: nothing to count
+	}
+	e := &claudeEntry{uuid: d.UUID.V, session: d.SessionIDCamel.V, agentID: d.AgentID.V, at: d.Timestamp.In(c.loc),
+		cwd: d.Cwd.V, branch: d.GitBranch.V}
+	e.sidechain = d.IsSidechain != nil && *d.IsSidechain
+	e.apiError = d.IsAPIError != nil && *d.IsAPIError
+	if m := d.Message; m != nil {
+		e.model = m.Model.V
+		if m.Usage != nil && e.model != "<synthetic>" && !e.apiError {
+			e.usage = model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}
+			e.hasUsage = true
+			e.msgKey = m.ID.V + "\x00" + d.RequestID.V
+			if m.ID.V == "" {
+				e.msgKey = "uuid\x00" + d.UUID.V
+			}
+		}
+		if d.Type.V == "user" && !d.IsMeta {
+			e.prompt = m.Content.Text
+		}
+		for _, b := range m.Content.Blocks {
+			switch b.Type.V {
+			case "tool_use":
+				u := claudeUse{id: b.ID.V, name: b.Name.V}
+				if b.Input != nil {
+					u.subagent = b.Input.SubagentType.V
+				}
+				e.uses = append(e.uses, u)
+			case "tool_result":
+				r := claudeResult{useID: b.ToolUseID.V, isError: b.IsError != nil && *b.IsError}
+				tur := d.ToolUseResult
+				if tur.Set {
+					r.durationMS, r.interrupted, r.text, r.agentID = tur.DurationMS, tur.Interrupted, tur.Text, tur.AgentID
+				}
+				e.results = append(e.results, r)
+			case "text":
+				if d.Type.V == "user" && e.prompt == "" && !d.IsMeta {
+					e.prompt = clipString(b.Text.V, 2000)
+				}
+			}
+		}
+	}
+	c.fragment(&Fragment{Kind: FragmentClaude, key: e.session, claude: e})
+}
+
+// joinClaude builds one run per session from every entry of the tree: each
+// message (uuid) counts once however many files repeat it, usage counts once
+// per message id and request id (the largest copy: streaming writes partial
+// ones first), and sidechain entries (subagents) are subagent work.
+func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+	bySession := map[string][]*Fragment{}
+	var order []string
+	for _, f := range frags {
+		if _, seen := bySession[f.key]; !seen {
+			order = append(order, f.key)
+		}
+		bySession[f.key] = append(bySession[f.key], f)
+	}
+	var runs []*model.Run
+	for _, id := range order {
+		fs := bySession[id]
+		r := claudeRun(id, fs, w)
+		for _, f := range fs {
+			owner[f] = r
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
+	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
+	seen := map[string]bool{}
+	usage := map[string]*claudeEntry{}
+	var main, side []*claudeEntry
+	for _, f := range fs {
+		e := f.claude
+		if e.uuid != "" {
+			if seen[e.uuid] {
+				continue
+			}
+			seen[e.uuid] = true
+		}
+		if e.hasUsage {
+			if prev := usage[e.msgKey]; prev == nil || e.usage.Total() > prev.usage.Total() {
+				usage[e.msgKey] = e
+			}
+		}
+		if e.sidechain || e.agentID != "" {
+			side = append(side, e)
+		} else {
+			main = append(main, e)
+			if r.Source == "" {
+				r.Source = f.Source
+			}
+		}
+	}
+	if r.Source == "" && len(fs) > 0 {
+		r.Source = fs[0].Source
+	}
+	byTime := func(a, b *claudeEntry) int { return a.at.Compare(b.at) }
+	slices.SortStableFunc(main, byTime)
+
+	// Tokens: once per message; the model with most tokens names the run.
+	perModel := map[string]int64{}
+	keys := make([]string, 0, len(usage))
+	for k := range usage {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		e := usage[k]
+		r.Tokens.Add(e.usage)
+		perModel[e.model] += e.usage.Total()
+	}
+	best := int64(-1)
+	for m, n := range perModel {
+		if n > best || (n == best && m < r.Model) {
+			r.Model, best = m, n
+		}
+	}
+
+	// Subagent work: each sidechain agent's own calls and tokens; its type is
+	// the subagent_type of the Task call whose result names the agent.
+	taskType := map[string]string{} // tool_use id → subagent_type
+	for _, e := range main {
+		for _, u := range e.uses {
+			if u.subagent != "" {
+				taskType[u.id] = u.subagent
+			}
+		}
+	}
+	agentType := map[string]string{}
+	for _, e := range main {
+		for _, res := range e.results {
+			if res.agentID != "" && taskType[res.useID] != "" {
+				agentType[res.agentID] = taskType[res.useID]
+			}
+		}
+	}
+	subs := map[string]*model.Subagent{}
+	var subOrder []string
+	for _, e := range side {
+		s := subs[e.agentID]
+		if s == nil {
+			s = &model.Subagent{Type: cmpOr(agentType[e.agentID], "subagent")}
+			subs[e.agentID] = s
+			subOrder = append(subOrder, e.agentID)
+		}
+		s.Calls += int64(len(e.uses))
+		if e.hasUsage && usage[e.msgKey] == e {
+			s.Tokens += e.usage.Total()
+		}
+	}
+	slices.Sort(subOrder)
+	for _, k := range subOrder {
+		r.Context.Subagents = append(r.Context.Subagents, *subs[k])
+	}
+
+	// Tool calls of the main chain, paired with their results by id.
+	results := map[string]struct {
+		res claudeResult
+		at  time.Time
+	}{}
+	for _, e := range main {
+		for _, res := range e.results {
+			if _, dup := results[res.useID]; !dup {
+				results[res.useID] = struct {
+					res claudeResult
+					at  time.Time
+				}{res, e.at}
+			}
+		}
+	}
+	usedIDs := map[string]bool{}
+	for _, e := range main {
+		if r.Request == "" && e.prompt != "" {
+			r.Request = e.prompt
+		}
+		for _, u := range e.uses {
+			if u.id != "" && usedIDs[u.id] {
+				continue
+			}
+			usedIDs[u.id] = true
+			call := model.ToolCall{Name: u.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+			if got, ok := results[u.id]; ok {
+				call.Span = spanOf(e.at, got.at, w)
+				if got.res.durationMS.Set {
+					call.HasDuration = false
+					setDuration(&call.Span, got.res.durationMS, w)
+				}
+				switch {
+				case got.res.interrupted:
+					call.Outcome, call.Error = model.OutcomeError, "interrupted"
+				case strings.HasPrefix(got.res.text, "User rejected"):
+					call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
+				case got.res.isError || strings.HasPrefix(got.res.text, "Error"):
+					call.Outcome, call.Error = model.OutcomeError, got.res.text
+				default:
+					call.Outcome = model.OutcomeOK
+				}
+			}
+			r.ToolCalls = append(r.ToolCalls, call)
+		}
+	}
+	if len(main) > 0 {
+		r.Span = spanOf(main[0].at, main[len(main)-1].at, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+	}
+	if r.Title == "" {
+		r.Title = id
+	}
+	return r
+}
+
+// spanOf builds a span from two resolved timestamps (zero when unknown).
+func spanOf(start, end time.Time, w Warner) model.Span {
+	s := model.Span{Started: start, Ended: end}
+	if !start.IsZero() && !end.IsZero() {
+		if d := float64(end.Sub(start).Nanoseconds()) / 1e6; d >= 0 {
+			s.DurationMS, s.HasDuration = d, true
+		} else {
+			w.Warn(WarnNegativeDuration)
+			s.Ended = time.Time{}
+		}
+	}
+	return s
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
