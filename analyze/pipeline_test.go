@@ -48,8 +48,8 @@ func skippedMap(r *Report) map[string]string {
 func TestTestdata(t *testing.T) {
 	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}})
 	in := r.Summary.Inputs
-	// 38 files, of which notes.txt is not a log name: 37 seen.
-	if in.FilesSeen != 37 || in.FilesParsed != 27 || in.FilesSkipped != 10 {
+	// 40 files, of which notes.txt is not a log name: 39 seen.
+	if in.FilesSeen != 39 || in.FilesParsed != 29 || in.FilesSkipped != 10 {
 		t.Errorf("seen %d parsed %d skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
 	}
 	want := map[string]string{
@@ -66,21 +66,21 @@ func TestTestdata(t *testing.T) {
 			t.Errorf("%s: %q, want %q", p, got[p], reason)
 		}
 	}
-	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3}
+	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3, "codex": 2}
 	for f, n := range byFormat {
 		if in.ByFormat[f] != n {
 			t.Errorf("files parsed as %s = %d, want %d", f, in.ByFormat[f], n)
 		}
 	}
 	// runs: planexec 3, session 10 (the .jsonl holds 2), debugbundle 3, planagent 2 (the plan, the lone batch),
-	// structmsg 4, claudecode 1 (one session over three files)
-	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1}
+	// structmsg 4, claudecode 1 (one session over three files), codex 2
+	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1, "codex": 2}
 	for f, n := range runs {
 		if r.Summary.Runs.ByFormat[f] != n {
 			t.Errorf("runs of %s = %d, want %d", f, r.Summary.Runs.ByFormat[f], n)
 		}
 	}
-	if r.Summary.Runs.Total != 23 || len(r.Runs) != 23 {
+	if r.Summary.Runs.Total != 25 || len(r.Runs) != 25 {
 		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, len(r.Runs))
 	}
 }
@@ -107,7 +107,7 @@ func TestCorpus(t *testing.T) {
 	for p, reason := range skipped {
 		dir := p[:strings.IndexByte(p, '/')]
 		switch dir {
-		case "codex", "otel", "gemini", "not-a-log":
+		case "otel", "gemini", "not-a-log":
 			if reason != formats.ReasonUnknown {
 				t.Errorf("%s: %q", p, reason)
 			}
@@ -146,6 +146,20 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 	}
+	// Codex: 3 rollouts, 4 sessions (the composite fixture holds two); tokens per day as
+	// ccusage 20.0.24 (codex daily) reports them.
+	if s.Inputs.ByFormat["codex"] != 3 || s.Runs.ByFormat["codex"] != 4 {
+		t.Errorf("codex: %d files, %d runs", s.Inputs.ByFormat["codex"], s.Runs.ByFormat["codex"])
+	}
+	ccusage["2026-02-23"] = TokenCounts{Input: 130473, Output: 15031, CacheRead: 1655424}
+	ccusage["2026-08-03"] = TokenCounts{Input: 12757, Output: 81, CacheRead: 3584}
+	for _, d := range s.Daily {
+		if want, ok := ccusage[d.Date]; ok && (d.Date == "2026-02-23" || d.Date == "2026-08-03") {
+			if got := d.TokensByKind; got.Input != want.Input || got.Output != want.Output || got.CacheRead != want.CacheRead {
+				t.Errorf("%s codex tokens %+v, ccusage %+v", d.Date, got, want)
+			}
+		}
+	}
 	// The two jmanus documents describe the same plan.
 	if s.Inputs.Warnings[formats.WarnDuplicateRunID] != 1 {
 		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[formats.WarnDuplicateRunID])
@@ -159,7 +173,7 @@ func TestWindow(t *testing.T) {
 	if s.Runs.Total != 3 || s.Runs.ByFormat["session"] != 3 {
 		t.Errorf("runs in window = %d %v", s.Runs.Total, s.Runs.ByFormat)
 	}
-	if s.Inputs.RunsFiltered != 20 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 25 {
+	if s.Inputs.RunsFiltered != 22 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 27 {
 		t.Errorf("filtered runs %d, parsed %d, filtered files %d", s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
 	}
 }
@@ -295,6 +309,47 @@ func TestCcusageCrossCheck(t *testing.T) {
 	if err := json.Unmarshal(out, &cc); err != nil || len(cc.Daily) == 0 {
 		t.Fatalf("ccusage output: %v\n%.500s", err, out)
 	}
+	// Codex rollouts, under $CODEX_HOME/sessions.
+	codexHome := t.TempDir()
+	codexSrc := filepath.Join(corpusDir(t), "codex")
+	entries, _ := os.ReadDir(codexSrc)
+	os.MkdirAll(filepath.Join(codexHome, "sessions", "2026", "01", "01"), 0o755)
+	for _, e := range entries {
+		b, _ := os.ReadFile(filepath.Join(codexSrc, e.Name()))
+		name := e.Name()
+		if i := strings.Index(name, "rollout-"); i >= 0 {
+			name = name[i:]
+		} else {
+			name = "rollout-" + name
+		}
+		os.WriteFile(filepath.Join(codexHome, "sessions", "2026", "01", "01", name), b, 0o644)
+	}
+	cmd = exec.Command(bin, "codex", "daily", "--offline", "--json", "-z", "UTC")
+	cmd.Env = append(os.Environ(), "CODEX_HOME="+codexHome)
+	codexOut, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ccusage codex: %v", err)
+	}
+	var cx struct {
+		Daily []struct {
+			Date                                       string
+			InputTokens, OutputTokens, CacheReadTokens int64
+		}
+	}
+	if err := json.Unmarshal(codexOut, &cx); err != nil || len(cx.Daily) == 0 {
+		t.Fatalf("ccusage codex output: %v\n%.500s", err, codexOut)
+	}
+	rc := analyzeOpt(t, Options{Roots: []string{codexSrc}})
+	codexDays := map[string]TokenCounts{}
+	for _, d := range rc.Summary.Daily {
+		codexDays[d.Date] = d.TokensByKind
+	}
+	for _, d := range cx.Daily {
+		if got := codexDays[d.Date]; got.Input != d.InputTokens || got.Output != d.OutputTokens || got.CacheRead != d.CacheReadTokens {
+			t.Errorf("codex %s: agentstat %+v, ccusage %+v", d.Date, got, d)
+		}
+	}
+
 	r := analyzeOpt(t, Options{Roots: []string{src}})
 	days := map[string]TokenCounts{}
 	for _, d := range r.Summary.Daily {

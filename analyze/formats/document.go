@@ -76,6 +76,14 @@ type document struct {
 	Cwd           Str                `json:"cwd"`
 	GitBranch     Str                `json:"gitBranch"`
 
+	// codex: envelope lines carry a payload; pre-envelope lines are items
+	Payload      *codexItem  `json:"payload"`
+	Instructions Str         `json:"instructions"`
+	Name         Str         `json:"name"`
+	CallID       Str         `json:"call_id"`
+	Role         Str         `json:"role"`
+	Output       codexOutput `json:"output"`
+
 	// structmsg, bare or embedded in conversation messages
 	Architecture      Str            `json:"architecture"`
 	Request           *structRequest `json:"request"`

@@ -31,7 +31,7 @@ type Format struct {
 
 // registry is in detection precedence: the first format whose signature
 // matches a document reads it.
-var registry = []*Format{bundleFormat, claudeFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
+var registry = []*Format{bundleFormat, claudeFormat, codexFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
 
 // All lists the supported formats in detection precedence.
 func All() []Format {
@@ -115,6 +115,7 @@ type readCtx struct {
 	em     Emitter
 	ord    int // index of the document within the file, for generated ids
 	emits  int
+	codex  *codexFile // what a Codex rollout's earlier lines said
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }

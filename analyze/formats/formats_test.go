@@ -488,3 +488,35 @@ func TestClaudeCodeHugeLine(t *testing.T) {
 		t.Errorf("run = %+v", runs)
 	}
 }
+
+func TestCodexJoin(t *testing.T) {
+	var all []*Fragment
+	for _, name := range []string{"codex/rollout-2025-05-01-old.jsonl", "codex/rollout-2026-03-06T09-00-00-rollout-one.jsonl"} {
+		c, err := readTestFile(t, name, time.UTC)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkWarnings(t, name, c.warnings, nil)
+		for _, f := range c.frags {
+			f.Source = name
+		}
+		all = append(all, c.frags...)
+	}
+	w := newCollector()
+	runs, _ := Join(all, w)
+	if len(runs) != 2 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	old, one := runs[0], runs[1]
+	checkCalls(t, old, []call{{"shell", ok, -1}}) // pre-envelope: exit code 0, no timestamps on items
+	// shell exits 1 (in its output's metadata), apply_patch succeeds, shell exits 2 (exec_command_end), the last never answers.
+	checkRun(t, one, "rollout-one", model.StatusUnknown, 30000)
+	checkCalls(t, one, []call{{"shell", failed, 3000}, {"apply_patch", ok, 1000}, {"shell", failed, 3000}, {"shell", unknown, -1}})
+	// Deltas of the running total; the doubled event adds nothing; cached input is not input.
+	if want := (model.Tokens{Input: 1000, CacheRead: 2000, Output: 90}); one.Tokens != want {
+		t.Errorf("tokens %+v, want %+v", one.Tokens, want)
+	}
+	if one.Model != "gpt-5-codex" || one.Request != "Run the tests and fix them" || one.ToolCalls[0].Error != "exit code 1" {
+		t.Errorf("model %q request %q error %q", one.Model, one.Request, one.ToolCalls[0].Error)
+	}
+}

@@ -58,6 +58,7 @@ const (
 	FragmentProgress
 	FragmentMetrics
 	FragmentClaude // a Claude Code transcript entry
+	FragmentCodex  // a Codex rollout entry
 )
 
 // Fragment is one planagent record, waiting to be joined with the others of its plan.
@@ -67,6 +68,7 @@ type Fragment struct {
 	plan   *planRecord
 	batch  *batchRecord
 	claude *claudeEntry
+	codex  *codexEntry
 	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num    // completedBatches of a PlanProgress or ExecutionMetrics
 }
@@ -116,16 +118,20 @@ func readPlanagent(d *document, c *readCtx) {
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
 	owner = map[*Fragment]*model.Run{}
-	var claude, plan []*Fragment
+	var claude, codex, plan []*Fragment
 	for _, f := range frags {
-		if f.Kind == FragmentClaude {
+		switch f.Kind {
+		case FragmentClaude:
 			claude = append(claude, f)
-		} else {
+		case FragmentCodex:
+			codex = append(codex, f)
+		default:
 			plan = append(plan, f)
 		}
 	}
 	runs = joinPlans(plan, owner, w)
-	return append(runs, joinClaude(claude, owner, w)...), owner
+	runs = append(runs, joinClaude(claude, owner, w)...)
+	return append(runs, joinCodex(codex, owner, w)...), owner
 }
 
 // joinPlans resolves the planagent records.

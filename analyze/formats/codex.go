@@ -1,0 +1,255 @@
+package formats
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// codex: OpenAI Codex CLI rollouts, rollout-*.jsonl. The envelope form
+// writes {timestamp, type, payload} per line; older CLIs wrote the items
+// themselves, after a first line with id, timestamp and instructions.
+var codexFormat = &Format{
+	Name:      "codex",
+	Title:     "Codex CLI rollout (JSONL; envelope {timestamp, type, payload} or the older pre-envelope items)",
+	Signature: "a line with timestamp, type and a payload object; or a pre-envelope item (type function_call, message … with call_id or role), or its first line with id and instructions",
+	match: func(d *document) bool {
+		if d.Payload != nil && d.Type.Set {
+			return true
+		}
+		if d.Instructions.Set && d.ID.Set {
+			return true
+		}
+		switch d.Type.V {
+		case "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "message", "reasoning":
+			return d.CallID.Set || d.Role.Set
+		}
+		return false
+	},
+	read: readCodex,
+}
+
+// codexItem is a response item or event: a payload, or a pre-envelope line.
+type codexItem struct {
+	Type      Str         `json:"type"`
+	ID        Str         `json:"id"`
+	Timestamp Time        `json:"timestamp"`
+	Model     Str         `json:"model"`
+	Name      Str         `json:"name"`
+	CallID    Str         `json:"call_id"`
+	Role      Str         `json:"role"`
+	Output    codexOutput `json:"output"`
+	Status    Str         `json:"status"`
+	ExitCode  Num         `json:"exit_code"`
+	Message   Str         `json:"message"`
+	Info      *struct {
+		Total *codexUsage `json:"total_token_usage"`
+	} `json:"info"`
+}
+
+type codexUsage struct {
+	Input     Num `json:"input_tokens"`
+	Cached    Num `json:"cached_input_tokens"`
+	Output    Num `json:"output_tokens"`
+	Reasoning Num `json:"reasoning_output_tokens"`
+}
+
+// codexOutput is a tool output: text (older CLIs put a JSON document with
+// metadata.exit_code in it), or structured content. Only the exit code matters.
+type codexOutput struct {
+	ExitCode Num
+}
+
+func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	if dec.PeekKind() != '"' {
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	text := tok.String()
+	if strings.HasPrefix(strings.TrimSpace(text), "{") && strings.Contains(text, "exit_code") {
+		var inner struct {
+			Metadata struct {
+				ExitCode Num `json:"exit_code"`
+			} `json:"metadata"`
+		}
+		if json.Unmarshal([]byte(text), &inner, opts) == nil {
+			o.ExitCode = inner.Metadata.ExitCode
+		}
+	}
+	return nil
+}
+
+// codexFile carries what one rollout's earlier lines said to its later ones.
+type codexFile struct {
+	session, model string
+}
+
+type codexEntry struct {
+	session, model string
+	at             time.Time
+	kind           string // meta, call, output, exit, tokens, prompt
+	name, callID   string
+	exitCode       Num
+	tokens         model.Tokens // running total, for kind tokens
+	prompt         string
+}
+
+func readCodex(d *document, c *readCtx) {
+	if c.codex == nil {
+		c.codex = &codexFile{session: c.fallbackID()}
+	}
+	st := c.codex
+	at := d.Timestamp.In(c.loc)
+	item := d.Payload
+	if item == nil { // a pre-envelope line is the item itself
+		item = &codexItem{Type: d.Type, ID: d.ID, Name: d.Name, CallID: d.CallID, Role: d.Role, Output: d.Output}
+	}
+	switch {
+	case d.Type.V == "session_meta" && d.Payload != nil && d.Payload.ID.V != "":
+		st.session = d.Payload.ID.V
+		start := d.Payload.Timestamp.In(c.loc) // the session starts here, before its first item
+		if start.IsZero() {
+			start = at
+		}
+		c.fragment(&Fragment{Kind: FragmentCodex, key: st.session, codex: &codexEntry{session: st.session, at: start, kind: "meta"}})
+		return
+	case d.Instructions.Set && d.ID.Set: // the pre-envelope first line
+		st.session = d.ID.V
+		return
+	case d.Type.V == "turn_context" && d.Payload != nil:
+		if m := d.Payload.Model.V; m != "" {
+			st.model = m
+		}
+		return
+	}
+	e := &codexEntry{session: st.session, model: st.model, at: at}
+	switch item.Type.V {
+	case "function_call", "custom_tool_call", "local_shell_call":
+		e.kind, e.name, e.callID = "call", item.Name.V, cmpOr(item.CallID.V, item.ID.V)
+		if e.name == "" {
+			e.name = item.Type.V
+		}
+	case "function_call_output", "custom_tool_call_output":
+		e.kind, e.callID, e.exitCode = "output", item.CallID.V, item.Output.ExitCode
+	case "exec_command_end":
+		e.kind, e.callID, e.exitCode = "exit", item.CallID.V, item.ExitCode
+	case "token_count":
+		if item.Info == nil || item.Info.Total == nil {
+			return
+		}
+		u := item.Info.Total
+		e.kind = "tokens"
+		// Cached input is inside input_tokens here: subtract it so kinds never overlap.
+		e.tokens = model.Tokens{Input: u.Input.Int() - u.Cached.Int(), CacheRead: u.Cached.Int(), Output: u.Output.Int()}
+	case "user_message":
+		e.kind, e.prompt = "prompt", clipString(item.Message.V, 2000)
+	default:
+		return
+	}
+	c.fragment(&Fragment{Kind: FragmentCodex, key: e.session, codex: e})
+}
+
+// joinCodex builds one run per Codex session. Token counts are the deltas of
+// the running total, so an event written twice adds nothing.
+func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+	bySession := map[string][]*Fragment{}
+	var order []string
+	for _, f := range frags {
+		if _, seen := bySession[f.key]; !seen {
+			order = append(order, f.key)
+		}
+		bySession[f.key] = append(bySession[f.key], f)
+	}
+	var runs []*model.Run
+	for _, id := range order {
+		fs := bySession[id]
+		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
+		var first, last time.Time
+		var prev model.Tokens
+		perModel := map[string]int64{}
+		exits := map[string]Num{}
+		outputs := map[string]time.Time{}
+		for _, f := range fs {
+			e := f.codex
+			if !e.at.IsZero() {
+				if first.IsZero() || e.at.Before(first) {
+					first = e.at
+				}
+				if e.at.After(last) {
+					last = e.at
+				}
+			}
+			switch e.kind {
+			case "tokens":
+				cur := e.tokens
+				delta := model.Tokens{Input: cur.Input - prev.Input, Output: cur.Output - prev.Output, CacheRead: cur.CacheRead - prev.CacheRead}
+				if delta.Input < 0 || delta.Output < 0 || delta.CacheRead < 0 {
+					delta = cur // the running total restarted
+				}
+				prev = cur
+				r.Tokens.Add(delta)
+				perModel[e.model] += delta.Total()
+			case "prompt":
+				if r.Request == "" {
+					r.Request = e.prompt
+				}
+			case "output":
+				if _, ok := outputs[e.callID]; !ok {
+					outputs[e.callID] = e.at
+				}
+				if e.exitCode.Set {
+					exits[e.callID] = e.exitCode
+				}
+			case "exit":
+				if e.exitCode.Set {
+					exits[e.callID] = e.exitCode
+				}
+			}
+		}
+		for _, f := range fs {
+			e := f.codex
+			if e.kind != "call" {
+				continue
+			}
+			call := model.ToolCall{Name: e.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+			if end, ok := outputs[e.callID]; ok {
+				call.Span = spanOf(e.at, end, w)
+				call.Outcome = model.OutcomeOK
+			}
+			if code, ok := exits[e.callID]; ok {
+				if code.V != 0 {
+					call.Outcome, call.Error = model.OutcomeError, "exit code "+trimFloat(code.V)
+				} else {
+					call.Outcome = model.OutcomeOK
+				}
+			}
+			r.ToolCalls = append(r.ToolCalls, call)
+		}
+		best := int64(-1)
+		for m, n := range perModel {
+			if m != "" && (n > best || (n == best && m < r.Model)) {
+				r.Model, best = m, n
+			}
+		}
+		r.Span = spanOf(first, last, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+		if r.Title == "" {
+			r.Title = id
+		}
+		for _, f := range fs {
+			owner[f] = r
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
