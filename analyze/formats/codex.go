@@ -23,7 +23,7 @@ var codexFormat = &Format{
 			return true
 		}
 		if d.Instructions.Set && d.ID.Set {
-			return true
+			return true // an empty id names no session, but the line is still Codex's
 		}
 		switch d.Type.V {
 		case "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "message", "reasoning":
@@ -121,7 +121,7 @@ func readCodex(d *document, c *readCtx) {
 		}
 		c.fragment(&Fragment{Kind: FragmentCodex, key: st.session, codex: &codexEntry{session: st.session, at: start, kind: "meta"}})
 		return
-	case d.Instructions.Set && d.ID.Set: // the pre-envelope first line
+	case d.Instructions.Set && d.ID.V != "": // the pre-envelope first line
 		st.session = d.ID.V
 		return
 	case d.Type.V == "turn_context" && d.Payload != nil:

@@ -13,6 +13,8 @@ import (
 // must hold for any input: no panic, and every run it emits is well-formed.
 func fuzzRead(f *testing.F, dir, name string) {
 	seeds, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", dir, "*"))
+	deeper, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", dir, "*", "*"))
+	seeds = append(seeds, deeper...)
 	for _, s := range seeds {
 		if b, err := os.ReadFile(s); err == nil {
 			f.Add(b)
@@ -24,7 +26,8 @@ func fuzzRead(f *testing.F, dir, name string) {
 		if err != nil && reason(err) == "" {
 			t.Fatalf("non-skip error from an in-memory reader: %v", err)
 		}
-		for _, r := range c.runs {
+		runs, _ := Join(c.frags, c)
+		for _, r := range append(c.runs, runs...) {
 			checkRunInvariants(t, r)
 		}
 	})
@@ -59,6 +62,8 @@ func FuzzDebugbundle(f *testing.F) { fuzzRead(f, "debugbundle", "f.json") }
 func FuzzPlanagent(f *testing.F)   { fuzzRead(f, "planagent", "f.json") }
 func FuzzStructmsg(f *testing.F)   { fuzzRead(f, "structmsg", "f.json") }
 func FuzzJSONLines(f *testing.F)   { fuzzRead(f, "broken", "f.jsonl") }
+func FuzzClaudeCode(f *testing.F)  { fuzzRead(f, "claudecode/proj", "f.jsonl") }
+func FuzzCodex(f *testing.F)       { fuzzRead(f, "codex", "f.jsonl") }
 
 func FuzzParseTimestamp(f *testing.F) {
 	for _, s := range []string{"2026-01-25T15:00:00Z", "2025-03-28T14:14", "1702886400000", "2025-03-28 14:14:11.5+08:00"} {
