@@ -48,8 +48,8 @@ func skippedMap(r *Report) map[string]string {
 func TestTestdata(t *testing.T) {
 	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}})
 	in := r.Summary.Inputs
-	// 40 files, of which notes.txt is not a log name: 39 seen.
-	if in.FilesSeen != 39 || in.FilesParsed != 29 || in.FilesSkipped != 10 {
+	// 41 files, of which notes.txt is not a log name: 40 seen.
+	if in.FilesSeen != 40 || in.FilesParsed != 30 || in.FilesSkipped != 10 {
 		t.Errorf("seen %d parsed %d skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
 	}
 	want := map[string]string{
@@ -66,21 +66,21 @@ func TestTestdata(t *testing.T) {
 			t.Errorf("%s: %q, want %q", p, got[p], reason)
 		}
 	}
-	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3, "codex": 2}
+	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3, "codex": 2, "otel": 1}
 	for f, n := range byFormat {
 		if in.ByFormat[f] != n {
 			t.Errorf("files parsed as %s = %d, want %d", f, in.ByFormat[f], n)
 		}
 	}
 	// runs: planexec 3, session 10 (the .jsonl holds 2), debugbundle 3, planagent 2 (the plan, the lone batch),
-	// structmsg 4, claudecode 1 (one session over three files), codex 2
-	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1, "codex": 2}
+	// structmsg 4, claudecode 1 (one session over three files), codex 2, otel 1
+	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1, "codex": 2, "otel": 1}
 	for f, n := range runs {
 		if r.Summary.Runs.ByFormat[f] != n {
 			t.Errorf("runs of %s = %d, want %d", f, r.Summary.Runs.ByFormat[f], n)
 		}
 	}
-	if r.Summary.Runs.Total != 25 || len(r.Runs) != 25 {
+	if r.Summary.Runs.Total != 26 || len(r.Runs) != 26 {
 		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, len(r.Runs))
 	}
 }
@@ -107,7 +107,7 @@ func TestCorpus(t *testing.T) {
 	for p, reason := range skipped {
 		dir := p[:strings.IndexByte(p, '/')]
 		switch dir {
-		case "otel", "gemini", "not-a-log":
+		case "gemini", "not-a-log", "otel": // otel: the OTLP logs example is not a trace
 			if reason != formats.ReasonUnknown {
 				t.Errorf("%s: %q", p, reason)
 			}
@@ -160,6 +160,17 @@ func TestCorpus(t *testing.T) {
 			}
 		}
 	}
+	// OpenTelemetry: three trace exports (the logs example is unknown); tokens of model-call
+	// spans only: Strands' two chat spans (GenAI input includes the cache) and Claude Code's
+	// three llm_request spans, worked out from the files by hand.
+	if s.Inputs.ByFormat["otel"] != 3 || skipped["otel/otel-proto_examples_logs.json"] != formats.ReasonUnknown {
+		t.Errorf("otel files: %d", s.Inputs.ByFormat["otel"])
+	}
+	for _, f := range s.Formats {
+		if f.Format == "otel" && (f.Runs != 3 || f.ToolCalls != 2 || f.Tokens != (TokenCounts{Total: 2288, Input: 250 + 477, Output: 95 + 166, CacheRead: 84 + 1216})) {
+			t.Errorf("otel = %+v", f)
+		}
+	}
 	// The two jmanus documents describe the same plan.
 	if s.Inputs.Warnings[formats.WarnDuplicateRunID] != 1 {
 		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[formats.WarnDuplicateRunID])
@@ -173,7 +184,7 @@ func TestWindow(t *testing.T) {
 	if s.Runs.Total != 3 || s.Runs.ByFormat["session"] != 3 {
 		t.Errorf("runs in window = %d %v", s.Runs.Total, s.Runs.ByFormat)
 	}
-	if s.Inputs.RunsFiltered != 22 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 27 {
+	if s.Inputs.RunsFiltered != 23 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 28 {
 		t.Errorf("filtered runs %d, parsed %d, filtered files %d", s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
 	}
 }

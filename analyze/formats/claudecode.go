@@ -357,20 +357,6 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	return r
 }
 
-// spanOf builds a span from two resolved timestamps (zero when unknown).
-func spanOf(start, end time.Time, w Warner) model.Span {
-	s := model.Span{Started: start, Ended: end}
-	if !start.IsZero() && !end.IsZero() {
-		if d := float64(end.Sub(start).Nanoseconds()) / 1e6; d >= 0 {
-			s.DurationMS, s.HasDuration = d, true
-		} else {
-			w.Warn(WarnNegativeDuration)
-			s.Ended = time.Time{}
-		}
-	}
-	return s
-}
-
 func cmpOr(a, b string) string {
 	if a != "" {
 		return a

@@ -76,6 +76,9 @@ type document struct {
 	Cwd           Str                `json:"cwd"`
 	GitBranch     Str                `json:"gitBranch"`
 
+	// otel: an OTLP/JSON trace export
+	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
+
 	// codex: envelope lines carry a payload; pre-envelope lines are items
 	Payload      *codexItem  `json:"payload"`
 	Instructions Str         `json:"instructions"`

@@ -31,7 +31,7 @@ type Format struct {
 
 // registry is in detection precedence: the first format whose signature
 // matches a document reads it.
-var registry = []*Format{bundleFormat, claudeFormat, codexFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
+var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
 
 // All lists the supported formats in detection precedence.
 func All() []Format {
@@ -148,15 +148,19 @@ func (c *readCtx) fallbackID() string {
 // span builds a span from two optional timestamps; a negative span is dropped
 // with a warning, never turned into zero.
 func (c *readCtx) span(start, end Time) model.Span {
-	s := model.Span{Started: start.In(c.loc), Ended: end.In(c.loc)}
-	if start.Set && end.Set {
-		d := float64(s.Ended.Sub(s.Started).Nanoseconds()) / 1e6
-		switch {
+	return spanOf(start.In(c.loc), end.In(c.loc), c)
+}
+
+// spanOf builds a span from two resolved timestamps (zero when unknown).
+func spanOf(start, end time.Time, w Warner) model.Span {
+	s := model.Span{Started: start, Ended: end}
+	if !start.IsZero() && !end.IsZero() {
+		switch d := float64(end.Sub(start).Nanoseconds()) / 1e6; {
 		case d < 0:
-			c.Warn(WarnNegativeDuration)
+			w.Warn(WarnNegativeDuration)
 			s.Ended = time.Time{}
 		case d > maxDurationMS:
-			c.Warn(WarnImpossibleDuration)
+			w.Warn(WarnImpossibleDuration)
 		default:
 			s.DurationMS, s.HasDuration = d, true
 		}

@@ -520,3 +520,27 @@ func TestCodexJoin(t *testing.T) {
 		t.Errorf("model %q request %q error %q", one.Model, one.Request, one.ToolCalls[0].Error)
 	}
 }
+
+func TestOtelJoin(t *testing.T) {
+	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
+	if err != nil || len(c.frags) != 6 {
+		t.Fatalf("%v, %d spans", err, len(c.frags))
+	}
+	checkWarnings(t, "otel", c.warnings, nil)
+	runs, _ := Join(c.frags, c)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs, want the one invoke_agent span", len(runs))
+	}
+	r := runs[0]
+	checkRun(t, r, "t-1/a", model.StatusFailed, 9000) // STATUS_CODE_ERROR, an enum name
+	// The span exported twice counts once; error.type is an error.
+	checkCalls(t, r, []call{{"search", ok, 2000}, {"fetch", failed, 1500}})
+	// Only model calls count, never the agent span's repeated totals; deprecated
+	// prompt/completion names are read; GenAI input includes the cache, so it is taken out.
+	if want := (model.Tokens{Input: 300 + 400, Output: 40 + 50, CacheRead: 200}); r.Tokens != want {
+		t.Errorf("tokens %+v, want %+v", r.Tokens, want)
+	}
+	if r.Agent != "support" || r.Model != "gpt-4o" || r.ToolCalls[1].Error != "TimeoutError" {
+		t.Errorf("agent %q model %q error %q", r.Agent, r.Model, r.ToolCalls[1].Error)
+	}
+}

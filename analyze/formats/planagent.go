@@ -59,6 +59,7 @@ const (
 	FragmentMetrics
 	FragmentClaude // a Claude Code transcript entry
 	FragmentCodex  // a Codex rollout entry
+	FragmentOtel   // an OpenTelemetry span
 )
 
 // Fragment is one planagent record, waiting to be joined with the others of its plan.
@@ -69,6 +70,7 @@ type Fragment struct {
 	batch  *batchRecord
 	claude *claudeEntry
 	codex  *codexEntry
+	otel   *otelSpan
 	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num    // completedBatches of a PlanProgress or ExecutionMetrics
 }
@@ -118,20 +120,23 @@ func readPlanagent(d *document, c *readCtx) {
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
 	owner = map[*Fragment]*model.Run{}
-	var claude, codex, plan []*Fragment
+	var claude, codex, otel, plan []*Fragment
 	for _, f := range frags {
 		switch f.Kind {
 		case FragmentClaude:
 			claude = append(claude, f)
 		case FragmentCodex:
 			codex = append(codex, f)
+		case FragmentOtel:
+			otel = append(otel, f)
 		default:
 			plan = append(plan, f)
 		}
 	}
 	runs = joinPlans(plan, owner, w)
 	runs = append(runs, joinClaude(claude, owner, w)...)
-	return append(runs, joinCodex(codex, owner, w)...), owner
+	runs = append(runs, joinCodex(codex, owner, w)...)
+	return append(runs, joinOtel(otel, owner, w)...), owner
 }
 
 // joinPlans resolves the planagent records.

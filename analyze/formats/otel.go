@@ -1,0 +1,321 @@
+package formats
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// otel: OpenTelemetry trace exports in OTLP/JSON (one request per line, or
+// one document), read through the GenAI semantic conventions, and Claude
+// Code's own claude_code.* spans. Spans are joined by trace id across the
+// tree: every invoke_agent span is a run, else every trace is one.
+var otelFormat = &Format{
+	Name:      "otel",
+	Title:     "OpenTelemetry GenAI spans, OTLP/JSON traces (also Claude Code's claude_code.* spans)",
+	Signature: "an object with resourceSpans",
+	match:     func(d *document) bool { return d.ResourceSpans != nil },
+	read:      readOtel,
+}
+
+type otlpResourceSpans struct {
+	Resource *struct {
+		Attributes []otlpAttr `json:"attributes"`
+	} `json:"resource"`
+	ScopeSpans []struct {
+		Spans []otlpSpan `json:"spans"`
+	} `json:"scopeSpans"`
+}
+
+type otlpSpan struct {
+	TraceID      Str        `json:"traceId"`
+	SpanID       Str        `json:"spanId"`
+	ParentSpanID Str        `json:"parentSpanId"`
+	Name         Str        `json:"name"`
+	Start        Str        `json:"startTimeUnixNano"`
+	End          Str        `json:"endTimeUnixNano"`
+	Attributes   []otlpAttr `json:"attributes"`
+	Status       *struct {
+		Code    Str `json:"code"`
+		Message Str `json:"message"`
+	} `json:"status"`
+}
+
+type otlpAttr struct {
+	Key   Str       `json:"key"`
+	Value otlpValue `json:"value"`
+}
+
+// otlpValue is an AnyValue; only scalars matter here.
+type otlpValue struct {
+	Text string
+	Set  bool
+}
+
+func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	var o struct {
+		String Str `json:"stringValue"`
+		Int    Str `json:"intValue"`
+		Double Str `json:"doubleValue"`
+		Bool   Str `json:"boolValue"`
+	}
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+		return err
+	}
+	for _, s := range []Str{o.String, o.Int, o.Double, o.Bool} {
+		if s.Set {
+			v.Text, v.Set = s.V, true
+			break
+		}
+	}
+	return nil
+}
+
+// otelSpan is one span, kept compact.
+type otelSpan struct {
+	trace, id, parent string
+	name, op          string
+	agent, toolName   string
+	model             string
+	start, end        time.Time
+	failed, ok        bool
+	errText           string
+	tokens            model.Tokens
+	service           string
+}
+
+func attrs(list []otlpAttr) map[string]string {
+	m := make(map[string]string, len(list))
+	for _, a := range list {
+		if a.Value.Set {
+			m[a.Key.V] = a.Value.Text
+		}
+	}
+	return m
+}
+
+func nanoTime(s Str) time.Time {
+	n, err := strconv.ParseInt(strings.TrimSpace(s.V), 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n
+}
+
+// first returns the value of the first key present (current names before deprecated ones).
+func first(m map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func readOtel(d *document, c *readCtx) {
+	for _, rs := range d.ResourceSpans {
+		service := ""
+		if rs.Resource != nil {
+			service = attrs(rs.Resource.Attributes)["service.name"]
+		}
+		for _, ss := range rs.ScopeSpans {
+			for i := range ss.Spans {
+				sp := &ss.Spans[i]
+				a := attrs(sp.Attributes)
+				s := &otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
+					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service,
+					op:    first(a, "gen_ai.operation.name"),
+					agent: first(a, "gen_ai.agent.name"), toolName: first(a, "gen_ai.tool.name", "tool_name", "tool.name"),
+					model: first(a, "gen_ai.response.model", "gen_ai.request.model", "model")}
+				switch {
+				case s.op == "" && strings.HasPrefix(s.name, "claude_code.llm_request"):
+					s.op = "chat"
+				case s.op == "" && s.name == "claude_code.tool":
+					s.op = "execute_tool"
+				case s.op == "" && strings.HasPrefix(s.name, "execute_tool"):
+					s.op = "execute_tool"
+				case s.op == "" && strings.HasPrefix(s.name, "invoke_agent"):
+					s.op = "invoke_agent"
+				}
+				code := ""
+				if sp.Status != nil {
+					code = strings.ToUpper(sp.Status.Code.V)
+					s.errText = sp.Status.Message.V
+				}
+				errType := first(a, "error.type")
+				s.failed = code == "2" || code == "STATUS_CODE_ERROR" || errType != "" || first(a, "gen_ai.tool.status") == "error"
+				s.ok = !s.failed && (code == "1" || code == "STATUS_CODE_OK" || first(a, "gen_ai.tool.status") == "success")
+				if s.errText == "" {
+					s.errText = errType
+				}
+				if strings.HasPrefix(s.name, "claude_code.") {
+					// Claude Code's own spans count input without the cache, as Anthropic does.
+					s.tokens = model.Tokens{Input: atoi(a["input_tokens"]), Output: atoi(a["output_tokens"]),
+						CacheRead: atoi(a["cache_read_tokens"]), CacheCreation: atoi(a["cache_creation_tokens"])}
+				} else {
+					cacheRead := atoi(first(a, "gen_ai.usage.cache_read_input_tokens", "gen_ai.usage.cache_read.input_tokens"))
+					cacheWrite := atoi(first(a, "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write_input_tokens"))
+					input := atoi(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"))
+					// GenAI input tokens include the cached ones: take them out so kinds never overlap.
+					s.tokens = model.Tokens{Input: max(0, input-cacheRead-cacheWrite), Output: atoi(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
+						CacheRead: cacheRead, CacheCreation: cacheWrite}
+				}
+				key := s.trace
+				if key == "" {
+					key = c.fallbackID()
+				}
+				c.fragment(&Fragment{Kind: FragmentOtel, key: key, otel: s})
+			}
+		}
+	}
+}
+
+// isModelCall reports a span that is one model call: the only spans whose
+// usage is counted (agent spans repeat their children's totals).
+func (s *otelSpan) isModelCall() bool {
+	switch s.op {
+	case "chat", "text_completion", "generate_content", "completion", "embeddings":
+		return true
+	}
+	return false
+}
+
+// joinOtel makes the runs of every trace: its invoke_agent spans, or the
+// trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
+func joinOtel(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+	byTrace := map[string][]*Fragment{}
+	var order []string
+	for _, f := range frags {
+		if _, seen := byTrace[f.key]; !seen {
+			order = append(order, f.key)
+		}
+		byTrace[f.key] = append(byTrace[f.key], f)
+	}
+	var runs []*model.Run
+	for _, trace := range order {
+		fs := byTrace[trace]
+		spans := map[string]*otelSpan{}
+		for _, f := range fs {
+			if f.otel.id != "" {
+				if _, dup := spans[f.otel.id]; dup {
+					continue // the same span exported twice
+				}
+				spans[f.otel.id] = f.otel
+			}
+		}
+		runOf := map[*otelSpan]*model.Run{}
+		var traceRun *model.Run
+		newRun := func(id string, s *otelSpan) *model.Run {
+			r := &model.Run{ID: id, Format: "otel", Source: fs[0].Source, Status: model.StatusUnknown}
+			if s != nil {
+				r.Agent, r.Title = cmpOr(s.agent, s.service), cmpOr(s.agent, s.name)
+				r.Span = spanOf(s.start, s.end, w)
+				switch {
+				case s.failed:
+					r.Status = model.StatusFailed
+				case s.ok:
+					r.Status = model.StatusSuccess
+				}
+			}
+			runs = append(runs, r)
+			return r
+		}
+		ids := make([]string, 0, len(spans))
+		for id := range spans {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b string) int {
+			return cmpOrInt(spans[a].start.Compare(spans[b].start), strings.Compare(a, b))
+		})
+		for _, id := range ids {
+			if s := spans[id]; s.op == "invoke_agent" {
+				runOf[s] = newRun(trace+"/"+id, s)
+			}
+		}
+		find := func(s *otelSpan) *model.Run {
+			for p, hops := s, 0; p != nil && hops < 1000; hops++ {
+				if r := runOf[p]; r != nil {
+					return r
+				}
+				p = spans[p.parent]
+			}
+			if traceRun == nil {
+				traceRun = newRun(trace, nil)
+			}
+			return traceRun
+		}
+		perModel := map[*model.Run]map[string]int64{}
+		for _, id := range ids {
+			s := spans[id]
+			if s.op == "invoke_agent" {
+				continue
+			}
+			r := find(s)
+			switch {
+			case s.op == "execute_tool":
+				call := model.ToolCall{Name: cmpOr(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w)}
+				switch {
+				case s.failed:
+					call.Outcome, call.Error = model.OutcomeError, s.errText
+				case s.ok:
+					call.Outcome = model.OutcomeOK
+				}
+				r.ToolCalls = append(r.ToolCalls, call)
+			case s.isModelCall():
+				r.Tokens.Add(s.tokens)
+				if perModel[r] == nil {
+					perModel[r] = map[string]int64{}
+				}
+				perModel[r][s.model] += s.tokens.Total()
+			}
+		}
+		if traceRun != nil { // a trace without agent spans spans all of its spans
+			for _, id := range ids {
+				s := spans[id]
+				if runOf[s] == nil && find(s) == traceRun {
+					if traceRun.Started.IsZero() || s.start.Before(traceRun.Started) {
+						traceRun.Started = s.start
+					}
+					if s.end.After(traceRun.Ended) {
+						traceRun.Ended = s.end
+					}
+				}
+			}
+			traceRun.Span = spanOf(traceRun.Started, traceRun.Ended, w)
+			traceRun.Title = trace
+		}
+		for r, m := range perModel {
+			best := int64(-1)
+			for name, n := range m {
+				if name != "" && (n > best || (n == best && name < r.Model)) {
+					r.Model, best = name, n
+				}
+			}
+		}
+		for _, f := range fs {
+			owner[f] = find(f.otel)
+		}
+	}
+	return runs
+}
+
+func cmpOrInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}
