@@ -2,7 +2,7 @@
 GO ?= go
 FUZZTIME ?= 5s
 # package:target for every fuzz target
-FUZZ_TARGETS := $(addprefix analyze/formats:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzClaudeCode FuzzCodex FuzzOtel FuzzParseTimestamp FuzzClamp) \
+FUZZ_TARGETS := $(addprefix analyze/formats:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzParseTimestamp FuzzClamp) \
 	render:FuzzMarkdownText render:FuzzHTMLText analyze:FuzzSafeName analyze:FuzzRedact
 
 .PHONY: build test lint unit fuzz benchcheck bench update-golden demo clean

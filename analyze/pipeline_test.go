@@ -48,8 +48,8 @@ func skippedMap(r *Report) map[string]string {
 func TestTestdata(t *testing.T) {
 	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}})
 	in := r.Summary.Inputs
-	// 41 files, of which notes.txt is not a log name: 40 seen.
-	if in.FilesSeen != 40 || in.FilesParsed != 30 || in.FilesSkipped != 10 {
+	// 42 files, of which notes.txt is not a log name: 41 seen.
+	if in.FilesSeen != 41 || in.FilesParsed != 31 || in.FilesSkipped != 10 {
 		t.Errorf("seen %d parsed %d skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
 	}
 	want := map[string]string{
@@ -66,21 +66,21 @@ func TestTestdata(t *testing.T) {
 			t.Errorf("%s: %q, want %q", p, got[p], reason)
 		}
 	}
-	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3, "codex": 2, "otel": 1}
+	byFormat := map[string]int64{"planexec": 3, "session": 9, "debugbundle": 3, "planagent": 6, "structmsg": 3, "claudecode": 3, "codex": 2, "otel": 1, "gemini": 1}
 	for f, n := range byFormat {
 		if in.ByFormat[f] != n {
 			t.Errorf("files parsed as %s = %d, want %d", f, in.ByFormat[f], n)
 		}
 	}
 	// runs: planexec 3, session 10 (the .jsonl holds 2), debugbundle 3, planagent 2 (the plan, the lone batch),
-	// structmsg 4, claudecode 1 (one session over three files), codex 2, otel 1
-	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1, "codex": 2, "otel": 1}
+	// structmsg 4, claudecode 1 (one session over three files), codex 2, otel 1, gemini 1
+	runs := map[string]int64{"planexec": 3, "session": 10, "debugbundle": 3, "planagent": 2, "structmsg": 4, "claudecode": 1, "codex": 2, "otel": 1, "gemini": 1}
 	for f, n := range runs {
 		if r.Summary.Runs.ByFormat[f] != n {
 			t.Errorf("runs of %s = %d, want %d", f, r.Summary.Runs.ByFormat[f], n)
 		}
 	}
-	if r.Summary.Runs.Total != 26 || len(r.Runs) != 26 {
+	if r.Summary.Runs.Total != 27 || len(r.Runs) != 27 {
 		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, len(r.Runs))
 	}
 }
@@ -107,7 +107,7 @@ func TestCorpus(t *testing.T) {
 	for p, reason := range skipped {
 		dir := p[:strings.IndexByte(p, '/')]
 		switch dir {
-		case "gemini", "not-a-log", "otel": // otel: the OTLP logs example is not a trace
+		case "not-a-log", "otel": // otel: the OTLP logs example is not a trace
 			if reason != formats.ReasonUnknown {
 				t.Errorf("%s: %q", p, reason)
 			}
@@ -171,6 +171,16 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("otel = %+v", f)
 		}
 	}
+	// Gemini: a JSON session and a JSONL one; tokens per day as ccusage gemini reports them.
+	if s.Inputs.ByFormat["gemini"] != 2 || s.Runs.ByFormat["gemini"] != 2 {
+		t.Errorf("gemini: %d files, %d runs", s.Inputs.ByFormat["gemini"], s.Runs.ByFormat["gemini"])
+	}
+	for _, d := range s.Daily {
+		want, ok := map[string]TokenCounts{"2026-01-16": {Input: 10, Output: 5}, "2026-04-29": {Input: 12422, Output: 228, CacheRead: 11502}}[d.Date]
+		if got := d.TokensByKind; ok && (got.Input != want.Input || got.Output != want.Output || got.CacheRead != want.CacheRead) {
+			t.Errorf("gemini %s tokens %+v, want %+v", d.Date, got, want)
+		}
+	}
 	// The two jmanus documents describe the same plan.
 	if s.Inputs.Warnings[formats.WarnDuplicateRunID] != 1 {
 		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[formats.WarnDuplicateRunID])
@@ -184,7 +194,7 @@ func TestWindow(t *testing.T) {
 	if s.Runs.Total != 3 || s.Runs.ByFormat["session"] != 3 {
 		t.Errorf("runs in window = %d %v", s.Runs.Total, s.Runs.ByFormat)
 	}
-	if s.Inputs.RunsFiltered != 23 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 28 {
+	if s.Inputs.RunsFiltered != 24 || s.Inputs.FilesParsed != 2 || s.Inputs.FilesFiltered != 29 {
 		t.Errorf("filtered runs %d, parsed %d, filtered files %d", s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
 	}
 }
@@ -358,6 +368,35 @@ func TestCcusageCrossCheck(t *testing.T) {
 	for _, d := range cx.Daily {
 		if got := codexDays[d.Date]; got.Input != d.InputTokens || got.Output != d.OutputTokens || got.CacheRead != d.CacheReadTokens {
 			t.Errorf("codex %s: agentstat %+v, ccusage %+v", d.Date, got, d)
+		}
+	}
+
+	// Gemini CLI sessions, under $GEMINI_DATA_DIR/tmp/<project hash>/chats.
+	gemSrc := filepath.Join(corpusDir(t), "gemini")
+	gemDir := t.TempDir()
+	chats := filepath.Join(gemDir, "tmp", "0b7dfb1274ee51b336813b17f2ddab1f56b6591f723e7314126bbd502c69e9c9", "chats")
+	os.MkdirAll(chats, 0o755)
+	gemEntries, _ := os.ReadDir(gemSrc)
+	for _, e := range gemEntries {
+		b, _ := os.ReadFile(filepath.Join(gemSrc, e.Name()))
+		os.WriteFile(filepath.Join(chats, "session-"+e.Name()), b, 0o644)
+	}
+	cmd = exec.Command(bin, "gemini", "daily", "--offline", "--json", "-z", "UTC")
+	cmd.Env = append(os.Environ(), "GEMINI_DATA_DIR="+gemDir)
+	gemOut, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ccusage gemini: %v", err)
+	}
+	if err := json.Unmarshal(gemOut, &cx); err != nil || len(cx.Daily) == 0 {
+		t.Fatalf("ccusage gemini output: %v\n%.500s", err, gemOut)
+	}
+	gemDays := map[string]TokenCounts{}
+	for _, d := range analyzeOpt(t, Options{Roots: []string{gemSrc}}).Summary.Daily {
+		gemDays[d.Date] = d.TokensByKind
+	}
+	for _, d := range cx.Daily {
+		if got := gemDays[d.Date]; got.Input != d.InputTokens || got.Output != d.OutputTokens || got.CacheRead != d.CacheReadTokens {
+			t.Errorf("gemini %s: agentstat %+v, ccusage %+v", d.Date, got, d)
 		}
 	}
 

@@ -76,6 +76,18 @@ type document struct {
 	Cwd           Str                `json:"cwd"`
 	GitBranch     Str                `json:"gitBranch"`
 
+	// gemini: a session document, or a JSONL header, message or $set line
+	ProjectHash     Str           `json:"projectHash"`
+	LastUpdated     Time          `json:"lastUpdated"`
+	SetUpdate       presence      `json:"$set"`
+	Model           Str           `json:"model"`
+	Tokens          *geminiTokens `json:"tokens"`
+	Content         claudeContent `json:"content"`
+	GeminiToolCalls []struct {
+		Name   Str `json:"name"`
+		Status Str `json:"status"`
+	} `json:"toolCalls"`
+
 	// otel: an OTLP/JSON trace export
 	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
 
@@ -352,4 +364,12 @@ func firstOf(ss ...Str) string {
 		}
 	}
 	return ""
+}
+
+// presence records that a key was there, whatever its value, without reading it.
+type presence struct{ Present bool }
+
+func (p *presence) decodeFlex(dec *jsontext.Decoder, _ Warner, _ json.Options) error {
+	p.Present = true
+	return dec.SkipValue()
 }

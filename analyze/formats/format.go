@@ -31,7 +31,7 @@ type Format struct {
 
 // registry is in detection precedence: the first format whose signature
 // matches a document reads it.
-var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
+var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, geminiFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
 
 // All lists the supported formats in detection precedence.
 func All() []Format {
@@ -116,6 +116,7 @@ type readCtx struct {
 	ord    int // index of the document within the file, for generated ids
 	emits  int
 	codex  *codexFile // what a Codex rollout's earlier lines said
+	gemini string     // the session a Gemini JSONL header named
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }

@@ -544,3 +544,22 @@ func TestOtelJoin(t *testing.T) {
 		t.Errorf("agent %q model %q error %q", r.Agent, r.Model, r.ToolCalls[1].Error)
 	}
 }
+
+func TestGemini(t *testing.T) {
+	c, err := readTestFile(t, "gemini/session-2026-03-07-hand.json", time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWarnings(t, "gemini", c.warnings, nil)
+	runs, _ := Join(c.frags, c)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	r := runs[0]
+	checkRun(t, r, "gemini-hand", model.StatusUnknown, 300000) // startTime → lastUpdated
+	checkCalls(t, r, []call{{"run_shell_command", ok, -1}, {"write_file", failed, -1}, {"run_shell_command", failed, -1}})
+	// input includes the cached tokens; thoughts are output.
+	if want := (model.Tokens{Input: 400, CacheRead: 600, Output: 70}); r.Tokens != want || r.Model != "gemini-2.5-pro" || r.Title != "Clean up the build" {
+		t.Errorf("tokens %+v model %q title %q", r.Tokens, r.Model, r.Title)
+	}
+}

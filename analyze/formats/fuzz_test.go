@@ -65,6 +65,7 @@ func FuzzJSONLines(f *testing.F)   { fuzzRead(f, "broken", "f.jsonl") }
 func FuzzClaudeCode(f *testing.F)  { fuzzRead(f, "claudecode/proj", "f.jsonl") }
 func FuzzCodex(f *testing.F)       { fuzzRead(f, "codex", "f.jsonl") }
 func FuzzOtel(f *testing.F)        { fuzzRead(f, "otel", "f.jsonl") }
+func FuzzGemini(f *testing.F)      { fuzzRead(f, "gemini", "f.json") }
 
 func FuzzParseTimestamp(f *testing.F) {
 	for _, s := range []string{"2026-01-25T15:00:00Z", "2025-03-28T14:14", "1702886400000", "2025-03-28 14:14:11.5+08:00"} {

@@ -60,6 +60,7 @@ const (
 	FragmentClaude // a Claude Code transcript entry
 	FragmentCodex  // a Codex rollout entry
 	FragmentOtel   // an OpenTelemetry span
+	FragmentGemini // a Gemini CLI session header or message
 )
 
 // Fragment is one planagent record, waiting to be joined with the others of its plan.
@@ -71,6 +72,7 @@ type Fragment struct {
 	claude *claudeEntry
 	codex  *codexEntry
 	otel   *otelSpan
+	gemini *geminiEntry
 	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num    // completedBatches of a PlanProgress or ExecutionMetrics
 }
@@ -120,7 +122,7 @@ func readPlanagent(d *document, c *readCtx) {
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
 	owner = map[*Fragment]*model.Run{}
-	var claude, codex, otel, plan []*Fragment
+	var claude, codex, otel, gemini, plan []*Fragment
 	for _, f := range frags {
 		switch f.Kind {
 		case FragmentClaude:
@@ -129,6 +131,8 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 			codex = append(codex, f)
 		case FragmentOtel:
 			otel = append(otel, f)
+		case FragmentGemini:
+			gemini = append(gemini, f)
 		default:
 			plan = append(plan, f)
 		}
@@ -136,7 +140,8 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 	runs = joinPlans(plan, owner, w)
 	runs = append(runs, joinClaude(claude, owner, w)...)
 	runs = append(runs, joinCodex(codex, owner, w)...)
-	return append(runs, joinOtel(otel, owner, w)...), owner
+	runs = append(runs, joinOtel(otel, owner, w)...)
+	return append(runs, joinGemini(gemini, owner, w)...), owner
 }
 
 // joinPlans resolves the planagent records.
