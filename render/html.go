@@ -9,6 +9,7 @@ import (
 	"html/template"
 	"io"
 	"io/fs"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -375,7 +376,7 @@ func (h *htmlWriter) sections() []sectionView {
 		out = append(out, sectionView{Title: "Quality", Charts: []chartView{dist, byPhase}, Tables: []tableView{q}})
 	}
 
-	ctxCharts := []chartView{tokenChart(s)}
+	ctxCharts := []chartView{tokenChart(s), tokensPerDayChart(s)}
 	if names, counts := sortedCounts(s.Context.RefsByType); len(names) > 0 {
 		ctxCharts = append(ctxCharts, countsChart("chart-refs", "Context references by type", "type", "references", "Context material the runs referred to, by type.", names, counts, nil))
 	}
@@ -383,10 +384,10 @@ func (h *htmlWriter) sections() []sectionView {
 		ctxCharts = append(ctxCharts, countsChart("chart-contributions", "Context contributions by type", "type", "tool calls", "What tool calls contributed to the context, by type.", names, counts, nil))
 	}
 	tok := s.Context.Tokens
-	tokTable := htmlTable("Tokens", ">Total", ">Input", ">Output", ">Cache read", ">Cache creation", ">Unspecified", ">Cache-read share")
+	tokTable := htmlTable("Tokens", ">Total", ">Input", ">Output", ">Cache read", ">Cache creation", ">Unspecified", ">Cache-read share", ">Mean per run")
 	tokTable.Rows = [][]cellView{{num(Count(tok.Total), float64(tok.Total)), num(Count(tok.Input), float64(tok.Input)), num(Count(tok.Output), float64(tok.Output)),
 		num(Count(tok.CacheRead), float64(tok.CacheRead)), num(Count(tok.CacheCreation), float64(tok.CacheCreation)), num(Count(tok.Unspecified), float64(tok.Unspecified)),
-		numPtr(Rate(s.Context.CacheReadShare), s.Context.CacheReadShare)}}
+		numPtr(Rate(s.Context.CacheReadShare), s.Context.CacheReadShare), numPtr(countPtr(s.Context.TokensPerRun.Mean), s.Context.TokensPerRun.Mean)}}
 	bu := s.Context.Budget
 	tokTable.Note = fmt.Sprintf("Subagents: %s invocations, %s calls of their own, %s tokens. Budget warnings %s, exceeded %s, retries %s.",
 		Count(s.Context.Subagents.Invocations), Count(s.Context.Subagents.Calls), Count(s.Context.Subagents.Tokens), Count(bu.Warnings), Count(bu.Exceeded), Count(bu.Retries))
@@ -604,4 +605,12 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 	page := analyze.RunPage(r)
 	data.Page = h.page(clipText(name, 120)+" · agentstat", "../assets/", "runs/"+page, data.Timeline != nil)
 	return h.execute("runs/"+page, "run.html", data)
+}
+
+// countPtr shows a mean count rounded, or n/a.
+func countPtr(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	return Count(int64(math.Round(*v)))
 }

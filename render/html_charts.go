@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -425,4 +426,52 @@ func trendCharts(hist []analyze.HistoryEntry) []chartView {
 		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", hist,
 			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Tokens }}),
 	}
+}
+
+// tokensPerDayChart stacks each day's tokens by kind.
+func tokensPerDayChart(s *analyze.Summary) chartView {
+	unit, ps := periods(s.Daily)
+	labels := make([]string, len(ps))
+	for i, p := range ps {
+		labels[i] = p.label
+	}
+	byPeriod := map[string]analyze.TokenCounts{}
+	for _, d := range s.Daily { // sum the days of each period
+		for _, p := range ps {
+			if strings.HasPrefix(d.Date, p.label) || inWeek(d.Date, p.label, unit) {
+				t := byPeriod[p.label]
+				t.Input += d.TokensByKind.Input
+				t.Output += d.TokensByKind.Output
+				t.CacheRead += d.TokensByKind.CacheRead
+				t.CacheCreation += d.TokensByKind.CacheCreation
+				t.Unspecified += d.TokensByKind.Unspecified
+				byPeriod[p.label] = t
+				break
+			}
+		}
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts(unit, "tokens")...)
+	bar.SetXAxis(labels)
+	colors := []string{"#0969da", "#2da44e", "#bf8700", "#8250df", "#8c959f"}
+	for k, kind := range []string{"input", "output", "cache read", "cache creation", "unspecified"} {
+		data := make([]opts.BarData, len(ps))
+		for i, p := range ps {
+			t := byPeriod[p.label]
+			data[i] = opts.BarData{Value: [...]int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified}[k]}
+		}
+		bar.AddSeries(kind, data, charts.WithBarChartOpts(opts.BarChart{Stack: "tokens"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colors[k]}))
+	}
+	return chartView{ID: "chart-tokens-per-day", Title: "Tokens per " + unit + " by kind", Option: optionJSON(bar, nil),
+		Description: "Stacked bars: tokens of the runs started each " + unit + ", by kind."}
+}
+
+// inWeek reports whether a date falls in the ISO week that starts on monday.
+func inWeek(date, monday, unit string) bool {
+	if unit != "week" {
+		return false
+	}
+	d, err1 := time.Parse(time.DateOnly, date)
+	m, err2 := time.Parse(time.DateOnly, monday)
+	return err1 == nil && err2 == nil && !d.Before(m) && d.Before(m.AddDate(0, 0, 7))
 }

@@ -503,7 +503,9 @@ var runStatusCols = func() []column {
 func (x *xlsxWriter) daily() error {
 	cols := append([]column{{"Date", 12, ""}, {"Runs", 9, "int"}}, runStatusCols...)
 	cols = append(cols, column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
-		column{"Error rate", 11, "pct"}, column{"Run p50 (ms)", 13, "ms"}, column{"Run p95 (ms)", 13, "ms"}, column{"Tokens", 12, "int"})
+		column{"Error rate", 11, "pct"}, column{"Run p50 (ms)", 13, "ms"}, column{"Run p95 (ms)", 13, "ms"}, column{"Tokens", 12, "int"},
+		column{"Input tokens", 13, "int"}, column{"Output tokens", 13, "int"}, column{"Cache-read tokens", 16, "int"},
+		column{"Cache-creation tokens", 19, "int"}, column{"Unspecified tokens", 17, "int"})
 	t, err := x.newTable("Daily", cols...)
 	if err != nil {
 		return err
@@ -513,7 +515,9 @@ func (x *xlsxWriter) daily() error {
 		for _, s := range model.RunStatuses {
 			row = append(row, d.ByStatus[string(s)])
 		}
-		row = append(row, d.SuccessRate, d.ToolCalls, d.Errors, d.ErrorRate, d.DurationMSP50, d.DurationMSP95, d.Tokens)
+		k := d.TokensByKind
+		row = append(row, d.SuccessRate, d.ToolCalls, d.Errors, d.ErrorRate, d.DurationMSP50, d.DurationMSP95, d.Tokens,
+			k.Input, k.Output, k.CacheRead, k.CacheCreation, k.Unspecified)
 		if err := t.add(row...); err != nil {
 			return err
 		}
@@ -565,6 +569,7 @@ func (x *xlsxWriter) summary() error {
 		{"Steps", s.Steps.Total, "int"}, {"Step completion rate", s.Steps.CompletionRate, "pct"},
 		{"Quality evaluations", s.Quality.Evaluations, "int"}, {"Quality mean", s.Quality.Mean, "score"},
 		{"Output valid rate", s.Quality.OutputValidRate, "pct"}, {"Tokens", s.Context.Tokens.Total, "int"},
+		{"Tokens per run (mean)", s.Context.TokensPerRun.Mean, "ms"}, {"Cache-read share", s.Context.CacheReadShare, "pct"},
 		{"Files seen", s.Inputs.FilesSeen, "int"}, {"Files parsed", s.Inputs.FilesParsed, "int"},
 		{"Files skipped", s.Inputs.FilesSkipped, "int"}, {"Values redacted", s.Inputs.Redacted, "int"},
 	}
