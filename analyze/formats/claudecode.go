@@ -192,14 +192,7 @@ func readClaude(d *document, c *readCtx) {
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
 func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
-	bySession := map[string][]*Fragment{}
-	var order []string
-	for _, f := range frags {
-		if _, seen := bySession[f.key]; !seen {
-			order = append(order, f.key)
-		}
-		bySession[f.key] = append(bySession[f.key], f)
-	}
+	order, bySession := groupFragments(frags)
 	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
@@ -257,12 +250,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		r.Tokens.Add(e.usage)
 		perModel[e.model] += e.usage.Total()
 	}
-	best := int64(-1)
-	for m, n := range perModel {
-		if n > best || (n == best && m < r.Model) {
-			r.Model, best = m, n
-		}
-	}
+	r.Model = topModel(perModel)
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.
@@ -355,6 +343,29 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		r.Title = id
 	}
 	return r
+}
+
+// groupFragments groups fragments by key, keys in order of first appearance.
+func groupFragments(frags []*Fragment) (order []string, groups map[string][]*Fragment) {
+	groups = map[string][]*Fragment{}
+	for _, f := range frags {
+		if _, seen := groups[f.key]; !seen {
+			order = append(order, f.key)
+		}
+		groups[f.key] = append(groups[f.key], f)
+	}
+	return order, groups
+}
+
+// topModel is the named model with the most tokens, the smallest name on a tie.
+func topModel(tokens map[string]int64) string {
+	top, best := "", int64(-1)
+	for m, n := range tokens {
+		if m != "" && (n > best || (n == best && m < top)) {
+			top, best = m, n
+		}
+	}
+	return top
 }
 
 func cmpOr(a, b string) string {

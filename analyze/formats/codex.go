@@ -160,14 +160,7 @@ func readCodex(d *document, c *readCtx) {
 // joinCodex builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
 func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
-	bySession := map[string][]*Fragment{}
-	var order []string
-	for _, f := range frags {
-		if _, seen := bySession[f.key]; !seen {
-			order = append(order, f.key)
-		}
-		bySession[f.key] = append(bySession[f.key], f)
-	}
+	order, bySession := groupFragments(frags)
 	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
@@ -233,12 +226,7 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*m
 			}
 			r.ToolCalls = append(r.ToolCalls, call)
 		}
-		best := int64(-1)
-		for m, n := range perModel {
-			if m != "" && (n > best || (n == best && m < r.Model)) {
-				r.Model, best = m, n
-			}
-		}
+		r.Model = topModel(perModel)
 		r.Span = spanOf(first, last, w)
 		r.Title = clipString(strings.TrimSpace(r.Request), 120)
 		if r.Title == "" {

@@ -103,14 +103,7 @@ func geminiMessage(m *document, c *readCtx) {
 }
 
 func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
-	bySession := map[string][]*Fragment{}
-	var order []string
-	for _, f := range frags {
-		if _, seen := bySession[f.key]; !seen {
-			order = append(order, f.key)
-		}
-		bySession[f.key] = append(bySession[f.key], f)
-	}
+	order, bySession := groupFragments(frags)
 	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
@@ -151,12 +144,7 @@ func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 			}
 			owner[f] = r
 		}
-		best := int64(-1)
-		for m, n := range perModel {
-			if m != "" && (n > best || (n == best && m < r.Model)) {
-				r.Model, best = m, n
-			}
-		}
+		r.Model = topModel(perModel)
 		r.Span = spanOf(first, last, w)
 		r.Title = cmpOr(clipString(strings.TrimSpace(r.Request), 120), id)
 		runs = append(runs, r)

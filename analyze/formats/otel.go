@@ -197,14 +197,7 @@ func (s *otelSpan) isModelCall() bool {
 // joinOtel makes the runs of every trace: its invoke_agent spans, or the
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 func joinOtel(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
-	byTrace := map[string][]*Fragment{}
-	var order []string
-	for _, f := range frags {
-		if _, seen := byTrace[f.key]; !seen {
-			order = append(order, f.key)
-		}
-		byTrace[f.key] = append(byTrace[f.key], f)
-	}
+	order, byTrace := groupFragments(frags)
 	var runs []*model.Run
 	for _, trace := range order {
 		fs := byTrace[trace]
@@ -299,12 +292,7 @@ func joinOtel(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*mo
 			traceRun.Title = trace
 		}
 		for r, m := range perModel {
-			best := int64(-1)
-			for name, n := range m {
-				if name != "" && (n > best || (n == best && name < r.Model)) {
-					r.Model, best = name, n
-				}
-			}
+			r.Model = topModel(m)
 		}
 		for _, f := range fs {
 			owner[f] = find(f.otel)
