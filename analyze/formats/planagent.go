@@ -251,7 +251,11 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 
 func batchRun(f *Fragment, w Warner) *model.Run {
 	b := f.batch
-	r := &model.Run{ID: b.id, Format: "planagent", Source: f.Source, Title: b.id}
+	id := b.id
+	if id == "" { // an empty batchId names nothing: the file names the run
+		id = (&readCtx{source: f.Source}).fallbackID()
+	}
+	r := &model.Run{ID: id, Format: "planagent", Source: f.Source, Title: id}
 	setDuration(&r.Span, b.duration, w)
 	switch b.status {
 	case "completed":
