@@ -86,13 +86,9 @@ func (a *Accumulator) Report(opt Options) *Report {
 }
 
 // Accumulate reads every file with opt.Jobs workers, each folding into its
-// own accumulator, and returns their merge with the planagent join applied.
+// own accumulator, and returns their merge with the cross-file joins applied.
 func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	opt.defaults()
-	files := make(chan candidate, 256)
-	var discoverErr error
-	go func() { discoverErr = discover(ctx, &opt, files) }()
-
 	var details *Details
 	if opt.KeepDetails {
 		var err error
@@ -104,8 +100,8 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		details.Close()
 		return nil, err
 	}
+	// Everything that can fail is set up before any goroutine starts.
 	workers := make([]*worker, opt.Jobs)
-	var wg sync.WaitGroup
 	for i := range workers {
 		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
 		w.acc.keepSecrets = opt.KeepSecrets
@@ -117,6 +113,13 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 			w.acc.details = dw
 		}
 		workers[i] = w
+	}
+
+	files := make(chan candidate, 256)
+	discovered := make(chan error, 1) // discovery's verdict, received only once it is final
+	go func() { discovered <- discover(ctx, &opt, files) }()
+	var wg sync.WaitGroup
+	for _, w := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -129,6 +132,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}()
 	}
 	wg.Wait()
+	discoverErr := <-discovered
 	for _, w := range workers {
 		if w.acc.details != nil {
 			if err := w.acc.details.close(); err != nil {
@@ -146,7 +150,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	total := NewAccumulator(opt.Location)
 	total.keepSecrets = opt.KeepSecrets
 	if details != nil {
-		// Runs joined from planagent fragments are added to the total: one more spill file.
+		// Runs joined from fragments (planagent, transcripts, traces) go to one more spill file.
 		dw, err := details.writer(len(workers))
 		if err != nil {
 			return fail(err)
