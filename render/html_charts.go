@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strings"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
@@ -105,6 +104,7 @@ type period struct {
 	label                                        string
 	runs, calls, known, errors, success, decided int64
 	byStatus                                     map[string]int64
+	tokens                                       analyze.TokenCounts
 }
 
 // periods downsamples the daily rows so that a chart never has more than
@@ -138,6 +138,12 @@ func periods(days []analyze.DayRow) (string, []period) {
 			p.byStatus[s] += n
 		}
 		p.success += d.ByStatus["success"]
+		tk := d.TokensByKind
+		p.tokens.Input += tk.Input
+		p.tokens.Output += tk.Output
+		p.tokens.CacheRead += tk.CacheRead
+		p.tokens.CacheCreation += tk.CacheCreation
+		p.tokens.Unspecified += tk.Unspecified
 		p.decided += d.Runs - d.ByStatus["running"] - d.ByStatus["unknown"]
 	}
 	return unit, out
@@ -435,21 +441,6 @@ func tokensPerDayChart(s *analyze.Summary) chartView {
 	for i, p := range ps {
 		labels[i] = p.label
 	}
-	byPeriod := map[string]analyze.TokenCounts{}
-	for _, d := range s.Daily { // sum the days of each period
-		for _, p := range ps {
-			if strings.HasPrefix(d.Date, p.label) || inWeek(d.Date, p.label, unit) {
-				t := byPeriod[p.label]
-				t.Input += d.TokensByKind.Input
-				t.Output += d.TokensByKind.Output
-				t.CacheRead += d.TokensByKind.CacheRead
-				t.CacheCreation += d.TokensByKind.CacheCreation
-				t.Unspecified += d.TokensByKind.Unspecified
-				byPeriod[p.label] = t
-				break
-			}
-		}
-	}
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(commonOpts(unit, "tokens")...)
 	bar.SetXAxis(labels)
@@ -457,21 +448,11 @@ func tokensPerDayChart(s *analyze.Summary) chartView {
 	for k, kind := range []string{"input", "output", "cache read", "cache creation", "unspecified"} {
 		data := make([]opts.BarData, len(ps))
 		for i, p := range ps {
-			t := byPeriod[p.label]
+			t := p.tokens
 			data[i] = opts.BarData{Value: [...]int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified}[k]}
 		}
 		bar.AddSeries(kind, data, charts.WithBarChartOpts(opts.BarChart{Stack: "tokens"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colors[k]}))
 	}
 	return chartView{ID: "chart-tokens-per-day", Title: "Tokens per " + unit + " by kind", Option: optionJSON(bar, nil),
 		Description: "Stacked bars: tokens of the runs started each " + unit + ", by kind."}
-}
-
-// inWeek reports whether a date falls in the ISO week that starts on monday.
-func inWeek(date, monday, unit string) bool {
-	if unit != "week" {
-		return false
-	}
-	d, err1 := time.Parse(time.DateOnly, date)
-	m, err2 := time.Parse(time.DateOnly, monday)
-	return err1 == nil && err2 == nil && !d.Before(m) && d.Before(m.AddDate(0, 0, 7))
 }

@@ -172,14 +172,7 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*m
 		outputs := map[string]time.Time{}
 		for _, f := range fs {
 			e := f.codex
-			if !e.at.IsZero() {
-				if first.IsZero() || e.at.Before(first) {
-					first = e.at
-				}
-				if e.at.After(last) {
-					last = e.at
-				}
-			}
+			widen(&first, &last, e.at)
 			switch e.kind {
 			case "tokens":
 				cur := e.tokens

@@ -169,6 +169,19 @@ func spanOf(start, end time.Time, w Warner) model.Span {
 	return s
 }
 
+// widen stretches [first, last] to cover t; a zero t changes nothing.
+func widen(first, last *time.Time, t time.Time) {
+	if t.IsZero() {
+		return
+	}
+	if first.IsZero() || t.Before(*first) {
+		*first = t
+	}
+	if t.After(*last) {
+		*last = t
+	}
+}
+
 // setDuration records a duration given in milliseconds, dropping a negative one.
 func setDuration(s *model.Span, ms Num, w Warner) {
 	if !ms.Set {

@@ -113,15 +113,7 @@ func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 		for _, f := range fs {
 			e := f.gemini
 			for _, t := range []time.Time{e.start, e.at, e.lastUpdated} {
-				if t.IsZero() {
-					continue
-				}
-				if first.IsZero() || t.Before(first) {
-					first = t
-				}
-				if t.After(last) {
-					last = t
-				}
+				widen(&first, &last, t)
 			}
 			if r.Request == "" && e.prompt != "" {
 				r.Request = e.prompt
