@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"bytes"
+	"hash/fnv"
 	"slices"
 	"strings"
 	"time"
@@ -118,18 +120,57 @@ func clipString(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// claudeEntry is what one transcript line contributes, kept compact.
+// claudeFile is what one file says about one session. A transcript can run
+// to hundreds of MB, so each line is kept as a compact value holding only
+// what the join needs; a line that adds nothing but its time (progress,
+// system and text-only lines) only widens the file's main-chain span.
+type claudeFile struct {
+	entries     []claudeEntry
+	quiet       bool      // some main-chain line was folded into first/last
+	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
+	strs        map[string]string
+}
+
+// intern returns s, sharing one copy per file: models and agent ids repeat on every line.
+func (f *claudeFile) intern(s string) string {
+	if v, ok := f.strs[s]; ok {
+		return v
+	}
+	if f.strs == nil {
+		f.strs = map[string]string{}
+	}
+	f.strs[s] = s
+	return s
+}
+
+// claudeEntry is what one transcript line contributes.
 type claudeEntry struct {
-	uuid, session, agentID string
-	sidechain, apiError    bool
-	at                     time.Time
-	model, msgKey          string
-	usage                  model.Tokens
-	hasUsage               bool
-	prompt                 string
-	cwd, branch            string
-	uses                   []claudeUse
-	results                []claudeResult
+	uuid      digest // zero when the line has none
+	msgKey    digest // message id and request id: usage counts once per key
+	at        time.Time
+	agentID   string
+	model     string
+	prompt    string
+	usage     model.Tokens
+	hasUsage  bool
+	sidechain bool
+	uses      []claudeUse
+	results   []claudeResult
+}
+
+// digest stands for an id compared only for equality; 128 bits make a
+// collision between the ids of one tree vanishingly unlikely.
+type digest [16]byte
+
+func digestOf(parts ...string) digest {
+	h := fnv.New128a()
+	for _, p := range parts {
+		h.Write([]byte(p))
+		h.Write([]byte{0})
+	}
+	var d digest
+	h.Sum(d[:0])
+	return d
 }
 
 type claudeUse struct{ id, name, subagent string }
@@ -145,18 +186,21 @@ func readClaude(d *document, c *readCtx) {
 	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
 		return // a summary or snapshot line: nothing to count
 	}
-	e := &claudeEntry{uuid: d.UUID.V, session: d.SessionIDCamel.V, agentID: d.AgentID.V, at: d.Timestamp.In(c.loc),
-		cwd: d.Cwd.V, branch: d.GitBranch.V}
+	f := c.claudeFile(d.SessionIDCamel.V)
+	e := claudeEntry{agentID: f.intern(d.AgentID.V), at: d.Timestamp.In(c.loc)}
+	if d.UUID.V != "" {
+		e.uuid = digestOf(d.UUID.V)
+	}
 	e.sidechain = d.IsSidechain != nil && *d.IsSidechain
-	e.apiError = d.IsAPIError != nil && *d.IsAPIError
+	apiError := d.IsAPIError != nil && *d.IsAPIError
 	if m := d.Message; m != nil {
-		e.model = m.Model.V
-		if m.Usage != nil && e.model != "<synthetic>" && !e.apiError {
+		e.model = f.intern(m.Model.V)
+		if m.Usage != nil && e.model != "<synthetic>" && !apiError {
 			e.usage = model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}
 			e.hasUsage = true
-			e.msgKey = m.ID.V + "\x00" + d.RequestID.V
+			e.msgKey = digestOf("msg", m.ID.V, d.RequestID.V)
 			if m.ID.V == "" {
-				e.msgKey = "uuid\x00" + d.UUID.V
+				e.msgKey = digestOf("uuid", d.UUID.V)
 			}
 		}
 		if d.Type.V == "user" && !d.IsMeta {
@@ -165,16 +209,18 @@ func readClaude(d *document, c *readCtx) {
 		for _, b := range m.Content.Blocks {
 			switch b.Type.V {
 			case "tool_use":
-				u := claudeUse{id: b.ID.V, name: b.Name.V}
+				u := claudeUse{id: b.ID.V, name: f.intern(b.Name.V)}
 				if b.Input != nil {
 					u.subagent = b.Input.SubagentType.V
 				}
 				e.uses = append(e.uses, u)
 			case "tool_result":
 				r := claudeResult{useID: b.ToolUseID.V, isError: b.IsError != nil && *b.IsError}
-				tur := d.ToolUseResult
-				if tur.Set {
-					r.durationMS, r.interrupted, r.text, r.agentID = tur.DurationMS, tur.Interrupted, tur.Text, tur.AgentID
+				if tur := d.ToolUseResult; tur.Set {
+					r.durationMS, r.interrupted, r.agentID = tur.DurationMS, tur.Interrupted, tur.AgentID
+					if r.isError || claudeErrorText(tur.Text) {
+						r.text = tur.Text // only an error's text is ever shown
+					}
 				}
 				e.results = append(e.results, r)
 			case "text":
@@ -184,7 +230,37 @@ func readClaude(d *document, c *readCtx) {
 			}
 		}
 	}
-	c.fragment(&Fragment{Kind: FragmentClaude, key: e.session, claude: e})
+	if !e.hasUsage && e.prompt == "" && len(e.uses) == 0 && len(e.results) == 0 && !e.sidechain && e.agentID == "" {
+		// Only its time counts, and counting a time twice changes nothing.
+		if !f.quiet || e.at.Before(f.first) {
+			f.first = e.at
+		}
+		if !f.quiet || e.at.After(f.last) {
+			f.last = e.at
+		}
+		f.quiet = true
+		return
+	}
+	f.entries = append(f.entries, e)
+}
+
+func claudeErrorText(s string) bool {
+	return strings.HasPrefix(s, "User rejected") || strings.HasPrefix(s, "Error")
+}
+
+// claudeFile returns the current file's record of a session, emitting it as
+// a fragment the first time the session appears in the file.
+func (c *readCtx) claudeFile(session string) *claudeFile {
+	if f := c.claude[session]; f != nil {
+		return f
+	}
+	if c.claude == nil {
+		c.claude = map[string]*claudeFile{}
+	}
+	f := &claudeFile{}
+	c.claude[session] = f
+	c.fragment(&Fragment{Kind: FragmentClaude, key: session, claude: f})
+	return f
 }
 
 // joinClaude builds one run per session from every entry of the tree: each
@@ -207,28 +283,45 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 
 func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
-	seen := map[string]bool{}
-	usage := map[string]*claudeEntry{}
+	seen := map[digest]bool{}
+	usage := map[digest]*claudeEntry{}
 	var main, side []*claudeEntry
+	var first, last time.Time
+	quiet := false
 	for _, f := range fs {
-		e := f.claude
-		if e.uuid != "" {
-			if seen[e.uuid] {
-				continue
+		cf := f.claude
+		if cf.quiet {
+			if !quiet || cf.first.Before(first) {
+				first = cf.first
 			}
-			seen[e.uuid] = true
-		}
-		if e.hasUsage {
-			if prev := usage[e.msgKey]; prev == nil || e.usage.Total() > prev.usage.Total() {
-				usage[e.msgKey] = e
+			if !quiet || cf.last.After(last) {
+				last = cf.last
 			}
-		}
-		if e.sidechain || e.agentID != "" {
-			side = append(side, e)
-		} else {
-			main = append(main, e)
+			quiet = true
 			if r.Source == "" {
 				r.Source = f.Source
+			}
+		}
+		for i := range cf.entries {
+			e := &cf.entries[i]
+			if e.uuid != (digest{}) {
+				if seen[e.uuid] {
+					continue
+				}
+				seen[e.uuid] = true
+			}
+			if e.hasUsage {
+				if prev := usage[e.msgKey]; prev == nil || e.usage.Total() > prev.usage.Total() {
+					usage[e.msgKey] = e
+				}
+			}
+			if e.sidechain || e.agentID != "" {
+				side = append(side, e)
+			} else {
+				main = append(main, e)
+				if r.Source == "" {
+					r.Source = f.Source
+				}
 			}
 		}
 	}
@@ -240,11 +333,11 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 
 	// Tokens: once per message; the model with most tokens names the run.
 	perModel := map[string]int64{}
-	keys := make([]string, 0, len(usage))
+	keys := make([]digest, 0, len(usage))
 	for k := range usage {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
+	slices.SortFunc(keys, func(a, b digest) int { return bytes.Compare(a[:], b[:]) })
 	for _, k := range keys {
 		e := usage[k]
 		r.Tokens.Add(e.usage)
@@ -336,7 +429,16 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		}
 	}
 	if len(main) > 0 {
-		r.Span = spanOf(main[0].at, main[len(main)-1].at, w)
+		if !quiet || main[0].at.Before(first) {
+			first = main[0].at
+		}
+		if !quiet || main[len(main)-1].at.After(last) {
+			last = main[len(main)-1].at
+		}
+		quiet = true
+	}
+	if quiet {
+		r.Span = spanOf(first, last, w)
 		r.Title = clipString(strings.TrimSpace(r.Request), 120)
 	}
 	if r.Title == "" {

@@ -115,8 +115,9 @@ type readCtx struct {
 	em     Emitter
 	ord    int // index of the document within the file, for generated ids
 	emits  int
-	codex  *codexFile // what a Codex rollout's earlier lines said
-	gemini string     // the session a Gemini JSONL header named
+	codex  *codexFile             // what a Codex rollout's earlier lines said
+	gemini string                 // the session a Gemini JSONL header named
+	claude map[string]*claudeFile // this file's Claude Code sessions
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }

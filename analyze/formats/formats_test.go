@@ -480,8 +480,8 @@ func TestClaudeCodeHugeLine(t *testing.T) {
 		strings.Repeat("x", 20<<20) + `"}}` + "\n" +
 		`{"type":"assistant","sessionId":"big","uuid":"a1","timestamp":"2026-03-05T10:00:05Z","requestId":"r","message":{"id":"m","model":"claude-opus-4-6","content":[],"usage":{"input_tokens":7,"output_tokens":3}}}` + "\n"
 	c := newCollector()
-	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.frags) != 2 {
-		t.Fatalf("%v, %d entries", err, len(c.frags))
+	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.frags) != 1 {
+		t.Fatalf("%v, %d fragments (want one per file and session)", err, len(c.frags))
 	}
 	runs, _ := Join(c.frags, c)
 	if len(runs) != 1 || runs[0].Tokens.Total() != 10 || len([]rune(runs[0].Request)) > 2001 {

@@ -69,7 +69,7 @@ type Fragment struct {
 	Source string
 	plan   *planRecord
 	batch  *batchRecord
-	claude *claudeEntry
+	claude *claudeFile
 	codex  *codexEntry
 	otel   *otelSpan
 	gemini *geminiEntry
