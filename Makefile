@@ -8,7 +8,7 @@ FUZZTIME ?= 30000x
 FUZZ_TARGETS := $(addprefix analyze/formats:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzParseTimestamp FuzzClamp) \
 	render:FuzzMarkdownText render:FuzzHTMLText analyze:FuzzSafeName analyze:FuzzRedact
 
-.PHONY: build test lint unit fuzz benchcheck bench update-golden demo clean
+.PHONY: build test lint unit fuzz benchcheck bench gobench update-golden demo clean
 
 build:
 	$(GO) build -o agentstat ./cmd/agentstat
@@ -37,8 +37,14 @@ fuzz:
 benchcheck:
 	$(GO) test -run '^$$' -bench . -benchtime 1x ./...
 
+# The end-to-end comparison (cat, a plain Go read, agentstat) on generated
+# 100 MB and 1 GB corpora, cached in the user cache directory: BENCHMARKS.md.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./...
+	$(GO) run ./internal/benchrun $(BENCHFLAGS)
+
+# The Go benchmarks (readers, aggregation, pipeline) in MB/s, for benchstat.
+gobench:
+	$(GO) test -run '^$$' -bench . -benchmem -count $(or $(COUNT),1) ./...
 
 update-golden:
 	$(GO) test ./render -run Golden -update

@@ -1,0 +1,42 @@
+package formats
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// BenchmarkRead measures each reader on a realistic generated file (payload
+// text included), in MB/s: compare runs with benchstat.
+func BenchmarkRead(b *testing.B) {
+	names := map[string]string{"claudecode": "s.jsonl", "codex": "rollout.jsonl", "otel": "traces.otlp.jsonl"}
+	for _, f := range All() {
+		data, err := logsynth.File(f.Name, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := names[f.Name]
+		if name == "" {
+			name = f.Name + ".json"
+		}
+		b.Run(f.Name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c := newCollector()
+				if err := Read(bytes.NewReader(data), name, Options{}, c); err != nil {
+					b.Fatal(err)
+				}
+				if len(c.runs)+len(c.frags) == 0 {
+					b.Fatal("no runs")
+				}
+				if len(c.frags) > 0 {
+					if runs, _ := Join(c.frags, c); len(runs) == 0 {
+						b.Fatal("no joined runs")
+					}
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,245 @@
+// Command benchrun is `make bench`: it builds agentstat, generates synthetic
+// corpora once (cached outside the repository), and measures side by side,
+// as medians of several runs: cat of every file (the hardware floor), a
+// plain parallel Go read, and agentstat's report in several output sets.
+// It prints MB/s, files/s, each case's ratio to cat, and peak RSS.
+//
+//	go run ./internal/benchrun [-sizes 100MB,1GB] [-runs 5] [-cache DIR]
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/dustin/go-humanize"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-read" {
+		if err := readAll(os.Args[2]); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		return
+	}
+	if err := run(os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchrun:", err)
+		os.Exit(1)
+	}
+}
+
+func run(args []string, out io.Writer) error {
+	fl := flag.NewFlagSet("benchrun", flag.ContinueOnError)
+	sizes := fl.String("sizes", "100MB,1GB", "corpus sizes to measure")
+	runs := fl.Int("runs", 5, "runs per case; the median is reported")
+	cacheDir := fl.String("cache", "", "where corpora and binaries are kept (default: the user cache directory)")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *cacheDir == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return err
+		}
+		*cacheDir = filepath.Join(d, "agentstat-bench")
+	}
+	if err := os.MkdirAll(*cacheDir, 0o755); err != nil {
+		return err
+	}
+	bin := filepath.Join(*cacheDir, "bin")
+	for _, b := range []struct{ name, pkg string }{{"agentstat", "./cmd/agentstat"}, {"benchrun", "./internal/benchrun"}} {
+		if o, err := exec.Command("go", "build", "-o", filepath.Join(bin, b.name), b.pkg).CombinedOutput(); err != nil {
+			return fmt.Errorf("build %s: %v\n%s", b.pkg, err, o)
+		}
+	}
+	agentstat, self := filepath.Join(bin, "agentstat"), filepath.Join(bin, "benchrun")
+	fmt.Fprintf(out, "machine: %s, %d CPUs (GOMAXPROCS %d), %s/%s, %s\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	fmt.Fprintf(out, "medians of %d runs; files in the page cache (one warm-up read first)\n\n", *runs)
+	fmt.Fprintln(out, "| corpus | case | time | MB/s | files/s | × cat | peak RSS |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
+	for _, s := range strings.Split(*sizes, ",") {
+		size, err := humanize.ParseBytes(s)
+		if err != nil {
+			return err
+		}
+		dir, files, bytes, err := corpus(*cacheDir, int64(size))
+		if err != nil {
+			return err
+		}
+		outDir := filepath.Join(*cacheDir, "out")
+		cases := []struct {
+			name string
+			cmd  []string
+		}{
+			{"cat", []string{"sh", "-c", `find "$1" -type f -print0 | xargs -0 cat > /dev/null`, "sh", dir}},
+			{"Go read, parallel", []string{self, "-read", dir}},
+			{"report -f json", []string{agentstat, "report", "-q", "--force", "-f", "json", "-o", outDir, dir}},
+			{"report -f md", []string{agentstat, "report", "-q", "--force", "-f", "md", "-o", outDir, dir}},
+			{"report (full set)", []string{agentstat, "report", "-q", "--force", "-o", outDir, dir}},
+		}
+		if _, err := measure(cases[0].cmd); err != nil { // warm the page cache
+			return err
+		}
+		var floor time.Duration
+		for _, c := range cases {
+			m, err := median(c.cmd, *runs)
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.name, err)
+			}
+			if floor == 0 {
+				floor = m.wall
+			}
+			secs := m.wall.Seconds()
+			fmt.Fprintf(out, "| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MB |\n", s, c.name, secs,
+				float64(bytes)/1e6/secs, float64(files)/secs, float64(m.wall)/float64(floor), m.rss>>20)
+		}
+		os.RemoveAll(outDir)
+	}
+	// The /report case: Markdown on stdout for a typical project.
+	dir, _, _, err := corpus(*cacheDir, 10e6)
+	if err != nil {
+		return err
+	}
+	m, err := median([]string{agentstat, "summary", dir}, *runs)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MB\n", m.wall.Seconds(), m.rss>>20)
+	return nil
+}
+
+type measurement struct {
+	wall time.Duration
+	rss  int64 // bytes
+}
+
+// median runs cmd n times and returns the median wall time and the largest peak RSS.
+func median(cmd []string, n int) (measurement, error) {
+	var walls []time.Duration
+	var rss int64
+	for range n {
+		m, err := measure(cmd)
+		if err != nil {
+			return m, err
+		}
+		walls, rss = append(walls, m.wall), max(rss, m.rss)
+	}
+	slices.Sort(walls)
+	return measurement{wall: walls[len(walls)/2], rss: rss}, nil
+}
+
+// measure runs cmd once; its peak RSS comes from the kernel's rusage of the
+// child (the largest of its process tree for the cat pipeline).
+func measure(cmd []string) (measurement, error) {
+	c := exec.Command(cmd[0], cmd[1:]...)
+	c.Stdout, c.Stderr = io.Discard, os.Stderr
+	start := time.Now()
+	if err := c.Run(); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 0 {
+			return measurement{}, fmt.Errorf("%s: %w", strings.Join(cmd, " "), err)
+		}
+	}
+	m := measurement{wall: time.Since(start)}
+	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		m.rss = ru.Maxrss << 10 // Linux reports kilobytes
+	}
+	return m, nil
+}
+
+// corpus returns the cached corpus of the size, generating it the first time.
+func corpus(cache string, size int64) (dir string, files int, bytes int64, err error) {
+	dir = filepath.Join(cache, fmt.Sprintf("corpus-%s-v%d", strings.ReplaceAll(humanize.Bytes(uint64(size)), " ", ""), logsynth.Version))
+	if _, err := os.Stat(dir); errors.Is(err, fs.ErrNotExist) {
+		tmp := dir + ".tmp"
+		os.RemoveAll(tmp)
+		fmt.Fprintf(os.Stderr, "generating %s …\n", dir)
+		if _, err := logsynth.Generate(context.Background(), tmp, logsynth.Options{Size: size, Seed: 1}); err != nil {
+			return "", 0, 0, err
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			return "", 0, 0, err
+		}
+	}
+	err = filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			files, bytes = files+1, bytes+info.Size()
+		}
+		return err
+	})
+	return dir, files, bytes, err
+}
+
+// readAll reads every file under dir with GOMAXPROCS goroutines: the most a
+// Go program could do before decoding anything.
+func readAll(dir string) error {
+	paths := make(chan string, 256)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var firstErr error
+	for range runtime.GOMAXPROCS(0) {
+		wg.Go(func() {
+			buf := make([]byte, 256<<10)
+			for p := range paths {
+				f, err := os.Open(p)
+				if err == nil {
+					_, err = io.CopyBuffer(io.Discard, struct{ io.Reader }{f}, buf)
+					f.Close()
+				}
+				if err != nil {
+					mu.Lock()
+					firstErr = cmp(firstErr, err)
+					mu.Unlock()
+				}
+			}
+		})
+	}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			paths <- p
+		}
+		return err
+	})
+	close(paths)
+	wg.Wait()
+	return errors.Join(err, firstErr)
+}
+
+func cmp(a, b error) error {
+	if a != nil {
+		return a
+	}
+	return b
+}
+
+func cpuModel() string {
+	b, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOARCH
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(l, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOARCH
+}
