@@ -8,14 +8,14 @@ FUZZTIME ?= 30000x
 FUZZ_TARGETS := $(addprefix analyze/formats:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzParseTimestamp FuzzClamp) \
 	render:FuzzMarkdownText render:FuzzHTMLText analyze:FuzzSafeName analyze:FuzzRedact
 
-.PHONY: build test lint unit fuzz benchcheck bench gobench update-golden demo clean
+.PHONY: build test lint unit engine fuzz benchcheck bench gobench update-golden demo clean
 
 build:
 	$(GO) build -o agentstat ./cmd/agentstat
 
 # The README's test command, and what CI runs: lint, each fuzz target briefly,
 # each benchmark once so that they keep compiling, then every test.
-test: lint fuzz benchcheck unit
+test: lint fuzz benchcheck unit engine
 
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
@@ -27,6 +27,11 @@ lint:
 
 unit:
 	$(GO) test -race -count=1 ./...
+
+# The Parquet tables and docs/sql/metrics.sql in DuckDB, against summary.json.
+# A module of its own (cgo), so that agentstat itself stays pure Go.
+engine:
+	cd enginetest && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 fuzz:
 	@for pt in $(FUZZ_TARGETS); do \

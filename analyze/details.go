@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bufio"
+	"cmp"
 	"crypto/sha256"
 	"encoding/gob"
 	"encoding/hex"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,7 +154,19 @@ func before(a, b *model.Run) bool {
 	if a.FileOrd != b.FileOrd {
 		return a.FileOrd < b.FileOrd
 	}
+	if a.FileOrd == joinedOrd {
+		return compareJoined(a, b) < 0
+	}
 	return a.Seq < b.Seq
+}
+
+// joinedOrd is the FileOrd of runs joined across files: after every other.
+const joinedOrd = math.MaxInt
+
+// compareJoined orders runs joined across files by where they come from and
+// what they are, which no split of the files into shards changes.
+func compareJoined(a, b *model.Run) int {
+	return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Format, b.Format), cmp.Compare(a.ID, b.ID), a.Started.Compare(b.Started))
 }
 
 // Close removes the temporary files.

@@ -60,7 +60,7 @@ func matchAny(patterns []string, rel string) bool {
 // discover walks the roots in order and sends every log file it finds, in a
 // stable (lexical) order. Links are not followed, so a link loop or a link
 // out of a root cannot be walked; FIFOs and devices are never opened.
-func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
+func discover(ctx context.Context, opt *Options, out chan<- candidate) (found int, err error) {
 	defer close(out)
 	skip := map[string]bool{}
 	for _, d := range opt.SkipDirs {
@@ -69,9 +69,14 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 		}
 	}
 	ord := 0
+	// Every shard numbers files alike (ord counts them all), so that runs
+	// keep their single-pass order when shards are merged.
 	send := func(c candidate) error {
 		c.ord = ord
 		ord++
+		if !opt.Shard.has(c.source) {
+			return nil
+		}
 		select {
 		case out <- c:
 			return nil
@@ -86,11 +91,11 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 		}
 		info, err := os.Stat(root)
 		if err != nil {
-			return fmt.Errorf("root %s: %w", root, err)
+			return ord, fmt.Errorf("root %s: %w", root, err)
 		}
 		if !info.IsDir() { // a file named on the command line is read whatever its name
 			if err := send(candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}); err != nil {
-				return err
+				return ord, err
 			}
 			continue
 		}
@@ -146,11 +151,11 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) error {
 			return send(c)
 		})
 		if err != nil && !errors.Is(err, context.Canceled) {
-			return fmt.Errorf("walk %s: %w", root, err)
+			return ord, fmt.Errorf("walk %s: %w", root, err)
 		}
 		if err != nil {
-			return err
+			return ord, err
 		}
 	}
-	return nil
+	return ord, nil
 }

@@ -10,9 +10,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +38,7 @@ type Options struct {
 	Title            string
 	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
+	Shard            Shard
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -116,8 +117,11 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	}
 
 	files := make(chan candidate, 256)
-	discovered := make(chan error, 1) // discovery's verdict, received only once it is final
-	go func() { discovered <- discover(ctx, &opt, files) }()
+	discovered := make(chan discovery, 1) // discovery's verdict, received only once it is final
+	go func() {
+		n, err := discover(ctx, &opt, files)
+		discovered <- discovery{n, err}
+	}()
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
@@ -132,7 +136,8 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}()
 	}
 	wg.Wait()
-	discoverErr := <-discovered
+	found := <-discovered
+	discoverErr := found.err
 	for _, w := range workers {
 		if w.acc.details != nil {
 			if err := w.acc.details.close(); err != nil {
@@ -174,10 +179,16 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		total.details = nil
 	}
 	total.spill = details
-	if total.filesSeen == 0 {
-		return fail(ErrNoInput)
+	if total.filesSeen == 0 && (opt.Shard.Count <= 1 || found.files == 0) {
+		return fail(ErrNoInput) // a shard may be empty; a tree may not
 	}
 	return total, nil
+}
+
+// discovery is what discovery found: files in every shard, or why it stopped.
+type discovery struct {
+	files int
+	err   error
 }
 
 // joinFragments resolves records spread over files (planagent records,
@@ -189,11 +200,14 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		return
 	}
 	runs, owner := formats.Join(frags, acc)
+	// Joined runs come after every file's runs, in an order of their own
+	// (see before), so that any split of the files into shards spills them alike.
+	slices.SortStableFunc(runs, compareJoined)
 	kept := map[*model.Run]bool{}
 	for _, r := range runs {
 		// After every file's runs; each joined run has a source of its own, so Seq 0
 		// keeps its page name stable, and its spill stream is in the join's order.
-		r.FileOrd = math.MaxInt
+		r.FileOrd = joinedOrd
 		if inWindow(r, opt) {
 			kept[r] = true
 			if !opt.KeepSecrets {

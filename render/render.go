@@ -124,8 +124,38 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 //
 // Cancelling ctx (SIGINT, SIGTERM) abandons the new report: the temporary
 // directory is removed and the previous report stays in place.
-func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) (err error) {
-	if err := checkReplaceable(out, o.Force); err != nil {
+func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) error {
+	return writeDir(ctx, out, o.Force, analyze.SchemaVersion, func(d *Dir) error {
+		for _, f := range Formats {
+			if !slices.Contains(names, f.Name) {
+				continue
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := f.Write(d, r, o); err != nil {
+				return fmt.Errorf("%s output: %w", f.Name, err)
+			}
+		}
+		if len(r.History) > 0 {
+			if err := d.WriteFile("history.jsonl", func(w io.Writer) error { return analyze.WriteHistory(w, r.History) }); err != nil {
+				return err
+			}
+		}
+		if slices.Contains(names, "html") {
+			// GitHub Pages serves the directory as it is, without Jekyll.
+			if err := os.WriteFile(filepath.Join(d.root, ".nojekyll"), nil, 0o644); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// writeDir fills a temporary directory beside out, marks it as written by
+// agentstat (schema names what it holds), and swaps it into place.
+func writeDir(ctx context.Context, out string, force bool, schema string, fill func(d *Dir) error) (err error) {
+	if err := checkReplaceable(out, force); err != nil {
 		return err
 	}
 	parent := filepath.Dir(filepath.Clean(out))
@@ -141,30 +171,10 @@ func Write(ctx context.Context, out string, names []string, r *analyze.Report, o
 			os.RemoveAll(tmp)
 		}
 	}()
-	d := &Dir{root: tmp, ctx: ctx}
-	for _, f := range Formats {
-		if !slices.Contains(names, f.Name) {
-			continue
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		if err := f.Write(d, r, o); err != nil {
-			return fmt.Errorf("%s output: %w", f.Name, err)
-		}
+	if err := fill(&Dir{root: tmp, ctx: ctx}); err != nil {
+		return err
 	}
-	if len(r.History) > 0 {
-		if err := d.WriteFile("history.jsonl", func(w io.Writer) error { return analyze.WriteHistory(w, r.History) }); err != nil {
-			return err
-		}
-	}
-	if slices.Contains(names, "html") {
-		// GitHub Pages serves the directory as it is, without Jekyll.
-		if err := os.WriteFile(filepath.Join(tmp, ".nojekyll"), nil, 0o644); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(analyze.SchemaVersion+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(tmp, marker), []byte(schema+"\n"), 0o644); err != nil {
 		return err
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {

@@ -42,6 +42,8 @@ Usage:
   agentstat summary [flags] DIR...   print the Markdown summary on stdout
   agentstat check [flags] DIR...     evaluate thresholds; exit 1 when one is violated
   agentstat diff [flags] OLD NEW     compare two summary.json files (Markdown on stdout)
+  agentstat merge [flags] PARTIAL... write the report set from partials (report --partial)
+  agentstat export [flags] DIR...    write the normalized model as Parquet tables (-o TABLES)
   agentstat formats                  list the input formats and how each is recognised
   agentstat version
 
@@ -73,6 +75,8 @@ type config struct {
 	history    string
 	histLimit  int
 	maxSize    string
+	partial    string
+	shard      string
 	thresholds map[string]*[]string
 	stdout     io.Writer // where GitHub Actions reads workflow commands
 }
@@ -83,7 +87,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		switch args[0] {
 		case "diff":
 			return runDiff(args[1:], stdout, stderr)
-		case "report", "summary", "check", "formats", "version":
+		case "report", "summary", "check", "merge", "export", "formats", "version":
 			cmd, args = args[0], args[1:]
 		case "help":
 			args = []string{"--help"}
@@ -122,6 +126,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.noRedact, "no-redact", false, "show values that look like credentials instead of redacting them")
 	fs.StringVar(&c.history, "history", "", "history file to extend with this run (default: history.jsonl of the previous report in -o)")
 	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs the history keeps")
+	fs.StringVar(&c.partial, "partial", "", "report, merge: write the aggregate state to this file instead of the report set, for agentstat merge")
+	fs.StringVar(&c.shard, "shard", "", "read only shard I of N of the files (I/N, e.g. 2/8): N tasks cover the tree exactly once")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than this (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
 		v := new([]string)
@@ -137,8 +143,23 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	roots := fs.Args()
 	if len(roots) == 0 {
-		fmt.Fprintf(stderr, "agentstat %s: name at least one log directory\n", cmd)
+		what := "log directory"
+		if cmd == "merge" {
+			what = "partial file"
+		}
+		fmt.Fprintf(stderr, "agentstat %s: name at least one %s\n", cmd, what)
 		return exitUsage
+	}
+	if cmd == "merge" {
+		for _, f := range []string{"tz", "since", "until", "include", "exclude", "shard", "jobs", "max-file-size", "no-redact"} {
+			if fs.Changed(f) {
+				fmt.Fprintf(stderr, "agentstat merge: --%s is set when the partials are made (agentstat report --partial), not when they are merged\n", f)
+				return exitUsage
+			}
+		}
+	}
+	if cmd == "export" && !fs.Changed("out") {
+		c.out = "agentstat-tables"
 	}
 	opt, thresholds, err := c.options(roots)
 	if err != nil {
@@ -148,11 +169,36 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	rep, err := analyze.Analyze(ctx, opt)
-	if err != nil {
+	if cmd == "export" {
+		return runExport(ctx, &c, opt, stderr)
+	}
+	var acc *analyze.Accumulator
+	if cmd == "merge" {
+		m, err := analyze.MergePartials(roots, opt.KeepDetails)
+		if err != nil {
+			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
+			return exitNoInput
+		}
+		acc, opt.Location, opt.Since, opt.Until = m.Acc, m.Location, m.Since, m.Until
+	} else if acc, err = analyze.Accumulate(ctx, opt); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
 		return exitNoInput
 	}
+	if c.partial != "" {
+		defer acc.Details().Close()
+		err := writeFileAtomic(c.partial, func(w io.Writer) error {
+			return acc.WritePartial(w, opt, analyze.PartialInfo{Agentstat: version(), Shard: opt.Shard.String()})
+		})
+		if err != nil {
+			fmt.Fprintf(stderr, "agentstat %s: partial: %v\n", cmd, err)
+			return exitNoInput
+		}
+		if !c.quiet {
+			fmt.Fprintf(stderr, "agentstat: partial state → %s\n", c.partial)
+		}
+		return exitOK
+	}
+	rep := acc.Report(opt)
 	defer rep.Details.Close()
 	code := exitOK
 	if len(thresholds) > 0 {
@@ -282,11 +328,19 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 			return opt, nil, fmt.Errorf("unknown output format %q (have %s)", f, strings.Join(render.FormatNames(), ", "))
 		}
 	}
-	if c.cmd == "report" || c.cmd == "check" {
+	if c.cmd == "report" || c.cmd == "check" || c.cmd == "merge" || c.cmd == "export" {
 		if abs, err := filepath.Abs(c.out); err == nil {
 			opt.SkipDirs = []string{abs}
 		}
-		opt.KeepDetails = (slices.Contains(c.formats, "html") && !c.singleFile) || slices.Contains(c.formats, "xlsx")
+		opt.KeepDetails = (slices.Contains(c.formats, "html") && !c.singleFile) || slices.Contains(c.formats, "xlsx") || c.partial != "" || c.cmd == "export"
+	}
+	if c.partial != "" && c.cmd != "report" && c.cmd != "merge" {
+		return opt, nil, fmt.Errorf("--partial is for report and merge")
+	}
+	if c.shard != "" {
+		if opt.Shard, err = analyze.ParseShard(c.shard); err != nil {
+			return opt, nil, err
+		}
 	}
 	var thresholds []analyze.Threshold
 	for _, f := range analyze.ThresholdFlags {
@@ -483,6 +537,25 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	if len(violations) > 0 {
 		return exitViolation
+	}
+	return exitOK
+}
+
+// runExport writes the normalized model as Parquet tables (docs/tables.md).
+func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Writer) int {
+	acc, err := analyze.Accumulate(ctx, opt)
+	if err != nil {
+		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
+		return exitNoInput
+	}
+	defer acc.Details().Close()
+	if err := render.Tables(ctx, c.out, acc.Details().All(), opt.Location, c.force); err != nil {
+		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
+		return exitNoInput
+	}
+	if !c.quiet {
+		s := acc.Report(opt).Summary
+		fmt.Fprintf(stderr, "agentstat: %d runs from %d files (%d skipped) → Parquet tables in %s\n", s.Runs.Total, s.Inputs.FilesParsed, s.Inputs.FilesSkipped, c.out)
 	}
 	return exitOK
 }

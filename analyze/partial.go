@@ -1,0 +1,497 @@
+package analyze
+
+import (
+	"bufio"
+	"compress/gzip"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/DataDog/sketches-go/ddsketch"
+	"github.com/DataDog/sketches-go/ddsketch/mapping"
+	"github.com/DataDog/sketches-go/ddsketch/store"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// A partial file is one machine's aggregate state, to be merged with others
+// into the report a single pass over all their files would give (docs in
+// docs/partials.md):
+//
+//	agentstat.partial/v1\n                      the magic line: schema and version
+//	gzip( gob(partialHeader)                     what was read and how
+//	      gob(partialState)                      every counter, sum and sketch
+//	      gob(model.Run) × header.Details )       each kept run's detail, in discovery order
+//
+// gzip's CRC-32 covers everything after the magic line, so a corrupt or
+// truncated file is refused, never merged.
+const (
+	PartialSchema = "agentstat.partial/v1"
+	partialMagic  = PartialSchema + "\n"
+)
+
+// ErrPartial wraps every reason a partial file is refused.
+var ErrPartial = errors.New("not a usable partial")
+
+// partialHeader says how a partial was made; partials merge only when
+// everything that shapes the figures agrees.
+type partialHeader struct {
+	Schema    string
+	Agentstat string // the version that wrote it
+	TZ        string // --tz: days are bucketed in it
+	Since     time.Time
+	Until     time.Time
+	Shard     string // "I/N", or "" for all files
+	Details   int64  // run details that follow the state
+}
+
+type distWire struct {
+	N            int64
+	SumHi, SumLo uint64
+	Min, Max     float64
+	Exact        []float64
+	Sketch       []byte // DDSketch encoding, without its index mapping (always sketchAccuracy)
+}
+
+type callWire struct{ Calls, Known, Errors int64 }
+
+type toolWire struct {
+	Calls      callWire
+	Dur        distWire
+	Categories map[string]int64
+}
+
+type agentWire struct {
+	Runs  int64
+	Calls callWire
+}
+
+type formatWire struct {
+	Runs, Success, Decided int64
+	Calls                  callWire
+	Tokens                 model.Tokens
+}
+
+type modelWire struct {
+	Runs   int64
+	Tokens model.Tokens
+}
+
+type dayWire struct {
+	Runs, Success, Decided int64
+	ByStatus               map[model.Status]int64
+	Calls                  callWire
+	Dur                    distWire
+	Tokens                 model.Tokens
+}
+
+type qualityWire struct {
+	Scores              distWire
+	ValidTrue, ValidAll int64
+}
+
+type errorWire struct {
+	Count             int64
+	Tools             map[string]int64
+	ExSource, ExRunID string
+}
+
+// partialState mirrors Accumulator field for field.
+type partialState struct {
+	FilesSeen, FilesParsed, FilesFiltered, RunsFiltered int64
+	FilesByFormat                                       map[string]int64
+	Skipped                                             []SkippedFile
+	Warnings                                            map[string]int64
+
+	Runs         int64
+	RunsByStatus map[model.Status]int64
+	RunDur       distWire
+	Steps        int64
+	StepsBy      map[model.StepStatus]int64
+	Calls        callWire
+	CallDur      distWire
+	Tools        map[string]toolWire
+	Agents       map[string]agentWire
+	Formats      map[string]formatWire
+	Models       map[string]modelWire
+	Days         map[string]dayWire
+	Quality      qualityWire
+	QualityBins  [10]int64
+	ByPhase      map[string]qualityWire
+	ByTool       map[string]qualityWire
+	Tokens       model.Tokens
+	TokensPerRun distWire
+	RefsByType   map[string]int64
+	RefsByRel    map[string]int64
+	RefsByUsage  map[string]int64
+	Contribs     map[string]int64
+	Subagents    SubagentSummary
+	BudgetTool   distWire
+	BudgetDur    distWire
+	BudgetStep   distWire
+	BudgetWarn   int64
+	BudgetExceed int64
+	Retries      int64
+	Errors       map[string]errorWire
+	Index        []RunRow
+	IDs          map[string]int64
+	RunHist      []int64
+	CallHist     []int64
+	Redacted     int64
+}
+
+// PartialInfo describes how the runs of a partial were chosen.
+type PartialInfo struct {
+	Agentstat string // version of the writer
+	Shard     string // "I/N" or ""
+}
+
+// WritePartial writes the accumulated state, with every kept run's detail
+// when they were kept (Options.KeepDetails), to w.
+func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) error {
+	opt.defaults()
+	if _, err := io.WriteString(w, partialMagic); err != nil {
+		return err
+	}
+	zw, err := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(zw, 256<<10)
+	enc := gob.NewEncoder(bw)
+	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard}
+	if a.spill != nil {
+		h.Details = int64(len(a.index))
+	}
+	if err := enc.Encode(&h); err != nil {
+		return err
+	}
+	st, err := a.wire()
+	if err != nil {
+		return err
+	}
+	if err := enc.Encode(st); err != nil {
+		return err
+	}
+	if a.spill != nil {
+		n := int64(0)
+		for r, err := range a.spill.All() {
+			if err != nil {
+				return fmt.Errorf("run details: %w", err)
+			}
+			if err := enc.Encode(r); err != nil {
+				return err
+			}
+			n++
+		}
+		if n != h.Details {
+			return fmt.Errorf("run details: %d spilled for %d runs", n, h.Details)
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return zw.Close()
+}
+
+// MergedPartials is the merge of several partial files: the accumulator and
+// the options they were made with, ready for Report.
+type MergedPartials struct {
+	Acc      *Accumulator
+	Location *time.Location
+	Since    time.Time
+	Until    time.Time
+	Shards   []string
+}
+
+// MergePartials reads and merges partial files in the order given (merging
+// is associative and commutative, so any order gives the same report).
+// Run details are kept in temporary files when keepDetails; close the
+// result's Acc.Details() when done. A file that is corrupt, of another
+// schema, or made with another --tz or window than the first is refused.
+func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err error) {
+	if len(paths) == 0 {
+		return nil, fmt.Errorf("%w: no partial files named", ErrPartial)
+	}
+	var details *Details
+	if keepDetails {
+		if details, err = newDetails(); err != nil {
+			return nil, err
+		}
+	}
+	defer func() {
+		if err != nil {
+			details.Close()
+		}
+	}()
+	for i, p := range paths {
+		var dw *detailWriter
+		if details != nil {
+			if dw, err = details.writer(i); err != nil {
+				return nil, err
+			}
+		}
+		h, acc, err := readPartial(p, dw)
+		if dw != nil {
+			err = errors.Join(err, dw.close())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		if m == nil {
+			loc, err := time.LoadLocation(h.TZ)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
+			}
+			m = &MergedPartials{Acc: NewAccumulator(loc), Location: loc, Since: h.Since, Until: h.Until}
+		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) {
+			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v); %s with --tz %s, window [%v, %v)",
+				p, ErrPartial, h.TZ, h.Since, h.Until, paths[0], m.Location, m.Since, m.Until)
+		}
+		if keepDetails && h.Details != int64(len(acc.index)) {
+			return nil, fmt.Errorf("%s: %w: it holds no run details (written by a run that kept none)", p, ErrPartial)
+		}
+		m.Acc.Merge(acc)
+		m.Shards = append(m.Shards, h.Shard)
+	}
+	m.Acc.spill = details
+	return m, nil
+}
+
+// readPartial reads one partial file, copying its run details to dw (or
+// passing over them when dw is nil).
+func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	magic := make([]byte, len(partialMagic))
+	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != partialMagic {
+		if len(magic) > 0 && string(magic[:len("agentstat.partial/")]) == "agentstat.partial/" {
+			return nil, nil, fmt.Errorf("%w: schema %q, this agentstat reads %s", ErrPartial, trimLine(magic), PartialSchema)
+		}
+		return nil, nil, fmt.Errorf("%w: no %s header", ErrPartial, PartialSchema)
+	}
+	zr, err := gzip.NewReader(br)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: corrupt: %v", ErrPartial, err)
+	}
+	zbr := bufio.NewReaderSize(zr, 256<<10) // a ByteReader, so gob reads no further than it needs
+	dec := gob.NewDecoder(zbr)
+	corrupt := func(what string, err error) error { return fmt.Errorf("%w: corrupt %s: %v", ErrPartial, what, err) }
+	var h partialHeader
+	if err := dec.Decode(&h); err != nil {
+		return nil, nil, corrupt("header", err)
+	}
+	if h.Schema != PartialSchema {
+		return nil, nil, fmt.Errorf("%w: schema %q, this agentstat reads %s", ErrPartial, h.Schema, PartialSchema)
+	}
+	var st partialState
+	if err := dec.Decode(&st); err != nil {
+		return nil, nil, corrupt("state", err)
+	}
+	acc, err := fromWire(&st)
+	if err != nil {
+		return nil, nil, corrupt("state", err)
+	}
+	if h.Details != 0 && h.Details != int64(len(acc.index)) {
+		return nil, nil, corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, len(acc.index)))
+	}
+	for range h.Details {
+		r := new(model.Run)
+		if err := dec.Decode(r); err != nil {
+			return nil, nil, corrupt("run details", err)
+		}
+		if dw != nil {
+			dw.write(r)
+		}
+	}
+	// Read to the end: gzip checks its CRC and length only there.
+	if _, err := io.Copy(io.Discard, zbr); err != nil {
+		return nil, nil, corrupt("file", err)
+	}
+	return &h, acc, nil
+}
+
+func trimLine(b []byte) string {
+	for i, c := range b {
+		if c == '\n' {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}
+
+func (d *Dist) wire() distWire {
+	w := distWire{N: d.n, SumHi: d.sumHi, SumLo: d.sumLo, Min: d.min, Max: d.max, Exact: d.exact}
+	if d.sketch != nil {
+		d.sketch.Encode(&w.Sketch, true)
+	}
+	return w
+}
+
+func distFromWire(w distWire) (Dist, error) {
+	d := Dist{n: w.N, sumHi: w.SumHi, sumLo: w.SumLo, min: w.Min, max: w.Max, exact: w.Exact}
+	switch {
+	case w.Sketch != nil:
+		m, err := mapping.NewLogarithmicMapping(sketchAccuracy)
+		if err != nil {
+			return d, err
+		}
+		if d.sketch, err = ddsketch.DecodeDDSketch(w.Sketch, store.DenseStoreConstructor, m); err != nil {
+			return d, err
+		}
+		if got := int64(d.sketch.GetCount() + 0.5); got != d.n || len(d.exact) > 0 {
+			return d, fmt.Errorf("a sketch of %d values for a count of %d", got, d.n)
+		}
+	case int64(len(w.Exact)) != w.N:
+		return d, fmt.Errorf("%d exact values for a count of %d", len(w.Exact), w.N)
+	}
+	return d, nil
+}
+
+func (g callGroup) wire() callWire      { return callWire{g.calls, g.known, g.errors} }
+func callFromWire(w callWire) callGroup { return callGroup{w.Calls, w.Known, w.Errors} }
+
+func (g *qualityGroup) wire() qualityWire {
+	return qualityWire{Scores: g.scores.wire(), ValidTrue: g.validTrue, ValidAll: g.validAll}
+}
+
+func qualityFromWire(w qualityWire) (*qualityGroup, error) {
+	d, err := distFromWire(w.Scores)
+	return &qualityGroup{scores: d, validTrue: w.ValidTrue, validAll: w.ValidAll}, err
+}
+
+func (a *Accumulator) wire() (*partialState, error) {
+	s := &partialState{
+		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
+		FilesByFormat: a.filesByFormat, Skipped: a.skipped, Warnings: a.warnings,
+		Runs: a.runs, RunsByStatus: a.runsByStatus, RunDur: a.runDur.wire(), Steps: a.steps, StepsBy: a.stepsBy,
+		Calls: a.calls.wire(), CallDur: a.callDur.wire(),
+		Tools: map[string]toolWire{}, Agents: map[string]agentWire{}, Formats: map[string]formatWire{},
+		Models: map[string]modelWire{}, Days: map[string]dayWire{},
+		Quality: a.quality.qualityGroup.wire(), QualityBins: a.quality.bins,
+		ByPhase: map[string]qualityWire{}, ByTool: map[string]qualityWire{},
+		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(),
+		RefsByType: a.refsByType, RefsByRel: a.refsByRel, RefsByUsage: a.refsByUsage, Contribs: a.contribs,
+		Subagents:  a.subagents,
+		BudgetTool: a.budgetTool.wire(), BudgetDur: a.budgetDur.wire(), BudgetStep: a.budgetStep.wire(),
+		BudgetWarn: a.budgetWarn, BudgetExceed: a.budgetExceed, Retries: a.retries,
+		Errors: map[string]errorWire{}, Index: a.index, IDs: a.ids,
+		RunHist: a.runHist[:], CallHist: a.callHist[:], Redacted: a.redacted,
+	}
+	for k, v := range a.tools {
+		s.Tools[k] = toolWire{Calls: v.callGroup.wire(), Dur: v.dur.wire(), Categories: v.categories}
+	}
+	for k, v := range a.agents {
+		s.Agents[k] = agentWire{Runs: v.runs, Calls: v.callGroup.wire()}
+	}
+	for k, v := range a.formats {
+		s.Formats[k] = formatWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens}
+	}
+	for k, v := range a.models {
+		s.Models[k] = modelWire{Runs: v.runs, Tokens: v.tokens}
+	}
+	for k, v := range a.days {
+		s.Days[k] = dayWire{Runs: v.runs, Success: v.success, Decided: v.decided, ByStatus: v.byStatus, Calls: v.callGroup.wire(), Dur: v.dur.wire(), Tokens: v.tokens}
+	}
+	for k, v := range a.quality.byPhase {
+		s.ByPhase[k] = v.wire()
+	}
+	for k, v := range a.quality.byTool {
+		s.ByTool[k] = v.wire()
+	}
+	for k, v := range a.errors {
+		s.Errors[k] = errorWire{Count: v.count, Tools: v.tools, ExSource: v.exSource, ExRunID: v.exRunID}
+	}
+	return s, nil
+}
+
+// fromWire rebuilds an accumulator; gob leaves empty maps nil, so every map
+// is made again before anything is merged into it.
+func fromWire(s *partialState) (*Accumulator, error) {
+	a := NewAccumulator(time.UTC)
+	var errs []error
+	dist := func(w distWire) Dist {
+		d, err := distFromWire(w)
+		errs = append(errs, err)
+		return d
+	}
+	a.filesSeen, a.filesParsed, a.filesFiltered, a.runsFiltered = s.FilesSeen, s.FilesParsed, s.FilesFiltered, s.RunsFiltered
+	addCounts(a.filesByFormat, s.FilesByFormat)
+	a.skipped = s.Skipped
+	addCounts(a.warnings, s.Warnings)
+	a.runs = s.Runs
+	addCounts(a.runsByStatus, s.RunsByStatus)
+	a.runDur = dist(s.RunDur)
+	a.steps = s.Steps
+	addCounts(a.stepsBy, s.StepsBy)
+	a.calls, a.callDur = callFromWire(s.Calls), dist(s.CallDur)
+	for k, v := range s.Tools {
+		t := &toolAcc{callGroup: callFromWire(v.Calls), dur: dist(v.Dur), categories: map[string]int64{}}
+		addCounts(t.categories, v.Categories)
+		a.tools[k] = t
+	}
+	for k, v := range s.Agents {
+		a.agents[k] = &agentAcc{runs: v.Runs, callGroup: callFromWire(v.Calls)}
+	}
+	for k, v := range s.Formats {
+		a.formats[k] = &formatAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens}
+	}
+	for k, v := range s.Models {
+		a.models[k] = &modelAcc{runs: v.Runs, tokens: v.Tokens}
+	}
+	for k, v := range s.Days {
+		d := a.dayAcc(k)
+		d.runs, d.success, d.decided = v.Runs, v.Success, v.Decided
+		addCounts(d.byStatus, v.ByStatus)
+		d.callGroup, d.dur, d.tokens = callFromWire(v.Calls), dist(v.Dur), v.Tokens
+	}
+	q, err := qualityFromWire(s.Quality)
+	errs = append(errs, err)
+	a.quality.qualityGroup, a.quality.bins = *q, s.QualityBins
+	for k, v := range s.ByPhase {
+		a.quality.byPhase[k], err = qualityFromWire(v)
+		errs = append(errs, err)
+	}
+	for k, v := range s.ByTool {
+		a.quality.byTool[k], err = qualityFromWire(v)
+		errs = append(errs, err)
+	}
+	a.tokens, a.tokensPerRun = s.Tokens, dist(s.TokensPerRun)
+	addCounts(a.refsByType, s.RefsByType)
+	addCounts(a.refsByRel, s.RefsByRel)
+	addCounts(a.refsByUsage, s.RefsByUsage)
+	addCounts(a.contribs, s.Contribs)
+	a.subagents = s.Subagents
+	a.subagents.ByType = map[string]int64{}
+	addCounts(a.subagents.ByType, s.Subagents.ByType)
+	a.budgetTool, a.budgetDur, a.budgetStep = dist(s.BudgetTool), dist(s.BudgetDur), dist(s.BudgetStep)
+	a.budgetWarn, a.budgetExceed, a.retries = s.BudgetWarn, s.BudgetExceed, s.Retries
+	for k, v := range s.Errors {
+		e := &errorAcc{count: v.Count, tools: map[string]int64{}, exSource: v.ExSource, exRunID: v.ExRunID}
+		addCounts(e.tools, v.Tools)
+		a.errors[k] = e
+	}
+	a.index = s.Index
+	addCounts(a.ids, s.IDs)
+	if len(s.RunHist) != len(a.runHist) || len(s.CallHist) != len(a.callHist) {
+		errs = append(errs, fmt.Errorf("histograms of %d and %d bins, want %d", len(s.RunHist), len(s.CallHist), len(a.runHist)))
+	} else {
+		copy(a.runHist[:], s.RunHist)
+		copy(a.callHist[:], s.CallHist)
+	}
+	a.redacted = s.Redacted
+	if int64(len(a.index)) != a.runs {
+		errs = append(errs, fmt.Errorf("%d runs indexed for a count of %d", len(a.index), a.runs))
+	}
+	return a, errors.Join(errs...)
+}
+
+// Details are the kept runs' details (nil unless Options.KeepDetails); Close them when done.
+func (a *Accumulator) Details() *Details { return a.spill }

@@ -1,0 +1,249 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// outcome is everything a report is rendered from, as bytes.
+type outcome struct {
+	summary, index []byte
+	details        []byte
+	runs           int64
+}
+
+func outcomeOf(t *testing.T, acc *Accumulator, opt Options) outcome {
+	t.Helper()
+	rep := acc.Report(opt)
+	s, err := json.Marshal(rep.Summary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := json.Marshal(rep.Runs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var det bytes.Buffer
+	enc := gob.NewEncoder(&det)
+	for r, err := range rep.Details.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.FileOrd = 0 // joined runs carry MaxInt, the same on both sides; keep the bytes small
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return outcome{summary: s, index: idx, details: det.Bytes(), runs: rep.Summary.Runs.Total}
+}
+
+func samePass(t *testing.T, label string, got, want outcome) {
+	t.Helper()
+	if !bytes.Equal(got.summary, want.summary) {
+		t.Errorf("%s: summary differs from the single pass:\n got %.600s\nwant %.600s", label, got.summary, want.summary)
+	}
+	if !bytes.Equal(got.index, want.index) {
+		t.Errorf("%s: run index differs from the single pass", label)
+	}
+	if !bytes.Equal(got.details, want.details) {
+		t.Errorf("%s: run details differ from the single pass (order or content)", label)
+	}
+}
+
+func writePartialFile(t *testing.T, acc *Accumulator, opt Options, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.WritePartial(f, opt, PartialInfo{Agentstat: "test", Shard: opt.Shard.String()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Property: any split of a tree into 1–8 shards, each written as a partial
+// and merged in any order (also in two rounds), equals the single pass.
+func TestPartialsMergeToSinglePass(t *testing.T) {
+	synth := t.TempDir()
+	if _, err := logsynth.Generate(context.Background(), synth, logsynth.Options{Size: 3e6, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	loc, _ := time.LoadLocation("Asia/Shanghai")
+	for _, root := range []string{filepath.Join("..", "testdata", "logs"), synth} {
+		base := Options{Roots: []string{root}, Location: loc, KeepDetails: true, Now: time.Unix(1700000000, 0), Jobs: 2}
+		single, err := Accumulate(context.Background(), base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := outcomeOf(t, single, base)
+		single.spill.Close()
+		if want.runs < 10 {
+			t.Fatalf("%s: only %d runs", root, want.runs)
+		}
+		rng := rand.New(rand.NewPCG(1, uint64(len(root))))
+		for trial := range 6 {
+			n := 1 + rng.IntN(8)
+			salt := fmt.Sprint(rng.Uint64())
+			dir := t.TempDir()
+			var paths []string
+			for i := 1; i <= n; i++ {
+				opt := base
+				opt.Shard = Shard{Index: i, Count: n, Salt: salt}
+				opt.Jobs = 1 + rng.IntN(3)
+				acc, err := Accumulate(context.Background(), opt)
+				if err != nil {
+					t.Fatalf("shard %d/%d: %v", i, n, err)
+				}
+				p := filepath.Join(dir, fmt.Sprintf("part-%d.agentstat", i))
+				writePartialFile(t, acc, opt, p)
+				acc.spill.Close()
+				paths = append(paths, p)
+			}
+			rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
+			m, err := MergePartials(paths, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			label := fmt.Sprintf("%s, %d shards (trial %d)", filepath.Base(root), n, trial)
+			samePass(t, label, outcomeOf(t, m.Acc, base), want)
+
+			// Associative: merge a prefix into a partial, then that with the rest.
+			k := rng.IntN(len(paths)) + 1
+			first, err := MergePartials(paths[:k], true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mid := filepath.Join(dir, "merged-prefix.agentstat")
+			writePartialFile(t, first.Acc, base, mid)
+			first.Acc.spill.Close()
+			again, err := MergePartials(append([]string{mid}, paths[k:]...), true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samePass(t, label+" in two rounds", outcomeOf(t, again.Acc, base), want)
+			m.Acc.spill.Close()
+			again.Acc.spill.Close()
+		}
+	}
+}
+
+// Every file lands in exactly one shard, and a plan's files in the same one.
+func TestShardsCoverOnce(t *testing.T) {
+	opt := Options{Roots: []string{filepath.Join("..", "testdata", "logs")}}
+	seen := map[string]int{}
+	const n = 5
+	for i := 1; i <= n; i++ {
+		o := opt
+		o.Shard = Shard{Index: i, Count: n}
+		files := make(chan candidate, 1024)
+		if _, err := discover(context.Background(), &o, files); err != nil {
+			t.Fatal(err)
+		}
+		for c := range files {
+			seen[c.source]++
+		}
+	}
+	all := make(chan candidate, 1024)
+	total, _ := discover(context.Background(), &opt, all)
+	if len(seen) != total {
+		t.Errorf("%d files in shards, %d in the tree", len(seen), total)
+	}
+	for s, k := range seen {
+		if k != 1 {
+			t.Errorf("%s in %d shards", s, k)
+		}
+	}
+	for _, pair := range [][2]string{
+		{"planagent/plan_agent-plan-plan-api-tests.json", "planagent/execution-result-batch-1.json"},
+		{"claudecode/proj/s1.jsonl", "claudecode/proj/s1/subagents/agent-agentX.jsonl"},
+	} {
+		if ShardKey(pair[0]) != ShardKey(pair[1]) {
+			t.Errorf("%s and %s may land in different shards", pair[0], pair[1])
+		}
+	}
+	if ShardKey("sessions/a.json") == ShardKey("sessions/b.json") {
+		t.Error("plain documents should spread by path")
+	}
+}
+
+func TestParseShard(t *testing.T) {
+	for _, bad := range []string{"", "1", "0/3", "4/3", "1/0", "a/b", "-1/2"} {
+		if _, err := ParseShard(bad); err == nil {
+			t.Errorf("ParseShard(%q) accepted", bad)
+		}
+	}
+	if s, err := ParseShard("2/8"); err != nil || s != (Shard{Index: 2, Count: 8}) || s.String() != "2/8" {
+		t.Errorf("ParseShard(2/8) = %+v, %v", s, err)
+	}
+}
+
+// Corrupt, truncated, foreign and mismatched partials are refused.
+func TestPartialRefused(t *testing.T) {
+	dir := t.TempDir()
+	opt := Options{Roots: []string{filepath.Join("..", "testdata", "logs")}, KeepDetails: true}
+	acc, err := Accumulate(context.Background(), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer acc.spill.Close()
+	good := filepath.Join(dir, "good")
+	writePartialFile(t, acc, opt, good)
+	data, _ := os.ReadFile(good)
+	berlin := opt
+	berlin.Location, _ = time.LoadLocation("Europe/Berlin")
+	otherTZ := filepath.Join(dir, "berlin")
+	writePartialFile(t, acc, berlin, otherTZ)
+
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	flipped := bytes.Clone(data)
+	flipped[len(flipped)/2] ^= 0x40
+	cases := map[string]struct {
+		paths []string
+		want  string
+	}{
+		"truncated":    {[]string{write("truncated", data[:len(data)*2/3])}, "corrupt"},
+		"flipped byte": {[]string{write("flipped", flipped)}, "corrupt"},
+		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v1 header"},
+		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v1 header"},
+		"newer schema": {[]string{write("v2", append([]byte("agentstat.partial/v2\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v2"`},
+		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
+		"none":         {nil, "no partial files"},
+	}
+	for name, c := range cases {
+		m, err := MergePartials(c.paths, true)
+		if err == nil {
+			m.Acc.spill.Close()
+			t.Errorf("%s: merged", name)
+			continue
+		}
+		if !errors.Is(err, ErrPartial) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %q, want ErrPartial mentioning %q", name, err, c.want)
+		}
+	}
+	if m, err := MergePartials([]string{good}, true); err != nil {
+		t.Errorf("good partial refused: %v", err)
+	} else {
+		m.Acc.spill.Close()
+	}
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The map/reduce recipe of the README: shards written as partials and
+// merged in any order give the same report, byte for byte, as one pass.
+func TestShardedMergeEqualsReport(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	dir := t.TempDir()
+	single := filepath.Join(dir, "single")
+	if code, _, stderr := runCLI(t, "report", "--tz", "Asia/Shanghai", "-q", "-o", single, logs); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	const n = 3
+	var partials []string
+	for i := 1; i <= n; i++ {
+		p := filepath.Join(dir, fmt.Sprintf("shard-%d.partial", i))
+		if code, _, stderr := runCLI(t, "report", "--tz", "Asia/Shanghai", "--shard", fmt.Sprintf("%d/%d", i, n), "--partial", p, "-q", logs); code != exitOK {
+			t.Fatalf("shard %d: exit %d: %s", i, code, stderr)
+		}
+		partials = append(partials, p)
+	}
+	slices.Reverse(partials)
+	merged := filepath.Join(dir, "merged")
+	if code, _, stderr := runCLI(t, append([]string{"merge", "-q", "-o", merged}, partials...)...); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	want, got := treeHash(t, single), treeHash(t, merged)
+	if len(want) < 10 {
+		t.Fatalf("single pass wrote only %d files", len(want))
+	}
+	for name, h := range want {
+		if got[name] != h {
+			t.Errorf("%s differs between the single pass and the merge", name)
+		}
+	}
+	for name := range got {
+		if _, ok := want[name]; !ok {
+			t.Errorf("merge wrote %s, the single pass did not", name)
+		}
+	}
+
+	// Partials of partials: merge two, then that with the third.
+	two := filepath.Join(dir, "two.partial")
+	if code, _, stderr := runCLI(t, "merge", "-q", "--partial", two, partials[0], partials[1]); code != exitOK {
+		t.Fatalf("merge --partial: exit %d: %s", code, stderr)
+	}
+	again := filepath.Join(dir, "again")
+	if code, _, stderr := runCLI(t, "merge", "-q", "-f", "json", "-o", again, two, partials[2]); code != exitOK {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	a, _ := os.ReadFile(filepath.Join(single, "summary.json"))
+	b, _ := os.ReadFile(filepath.Join(again, "summary.json"))
+	if !bytes.Equal(a, b) {
+		t.Error("summary.json of a merge in two rounds differs from the single pass")
+	}
+}
+
+func TestMergeAndExportErrors(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.partial")
+	if code, _, stderr := runCLI(t, "report", "--partial", good, "-q", logs); code != exitOK {
+		t.Fatalf("report --partial: exit %d: %s", code, stderr)
+	}
+	data, _ := os.ReadFile(good)
+	corrupt := filepath.Join(dir, "corrupt.partial")
+	os.WriteFile(corrupt, data[:len(data)/2], 0o644)
+	foreign := filepath.Join(dir, "foreign")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "keep.txt"), []byte("mine"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		in   string
+	}{
+		{"merge nothing", []string{"merge"}, exitUsage, "name at least one partial file"},
+		{"merge corrupt", []string{"merge", "-o", filepath.Join(dir, "m"), good, corrupt}, exitNoInput, "corrupt"},
+		{"merge a log", []string{"merge", "-o", filepath.Join(dir, "m"), filepath.Join(logs, "session", "seed-simple.json")}, exitNoInput, "no agentstat.partial/v1 header"},
+		{"merge --tz", []string{"merge", "--tz", "UTC", good}, exitUsage, "--tz is set when the partials are made"},
+		{"bad shard", []string{"report", "--shard", "4/3", logs}, exitUsage, "1 ≤ I ≤ N"},
+		{"summary --partial", []string{"summary", "--partial", good, logs}, exitUsage, "--partial is for report and merge"},
+		{"empty shard is fine", []string{"report", "--shard", "1/1000", "--partial", filepath.Join(dir, "tiny.partial"), "-q", filepath.Join(logs, "planexec")}, exitOK, ""},
+		{"export", []string{"export", "-q", "-o", filepath.Join(dir, "tables"), logs}, exitOK, ""},
+		{"export over foreign files", []string{"export", "-o", foreign, logs}, exitNoInput, "not an agentstat report"},
+	} {
+		code, stdout, stderr := runCLI(t, tc.args...)
+		if code != tc.code || !strings.Contains(stdout+stderr, tc.in) {
+			t.Errorf("%s: exit %d (want %d)\nstdout: %.300s\nstderr: %.300s", tc.name, code, tc.code, stdout, stderr)
+		}
+	}
+	for _, table := range []string{"runs", "steps", "tool_calls", "tokens", "evaluations"} {
+		if m, _ := filepath.Glob(filepath.Join(dir, "tables", table, "date=*", "part-0.parquet")); len(m) == 0 {
+			t.Errorf("export wrote no %s table", table)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(foreign, "keep.txt")); string(b) != "mine" {
+		t.Error("export replaced a directory it did not write")
+	}
+}

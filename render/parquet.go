@@ -1,0 +1,295 @@
+package render
+
+import (
+	"bufio"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// TablesSchema names the layout of the Parquet tables (docs/tables.md).
+const TablesSchema = "agentstat.tables/v1"
+
+// The rows of the Parquet tables: the normalized model of METRICS.md, one
+// table per kind of record, joined on run_key. Optional columns are nil
+// where the log does not say. Column meanings are in docs/tables.md.
+type (
+	runRow struct {
+		RunKey     string     `parquet:"run_key"`
+		RunID      string     `parquet:"run_id"`
+		Format     string     `parquet:"format,dict"`
+		Source     string     `parquet:"source"`
+		Title      string     `parquet:"title"`
+		Agent      *string    `parquet:"agent,optional,dict"`
+		Model      *string    `parquet:"model,optional,dict"`
+		Status     string     `parquet:"status,dict"`
+		Started    *time.Time `parquet:"started,optional,timestamp(microsecond)"`
+		Ended      *time.Time `parquet:"ended,optional,timestamp(microsecond)"`
+		DurationMS *float64   `parquet:"duration_ms,optional"`
+		Steps      int64      `parquet:"steps"`
+		ToolCalls  int64      `parquet:"tool_calls"`
+		Errors     int64      `parquet:"errors"`
+		RunDate    *string    `parquet:"run_date,optional,dict"` // the partition's day, as a column every engine can name
+	}
+	stepRow struct {
+		RunKey     string     `parquet:"run_key"`
+		StepIndex  int64      `parquet:"step_index"`
+		Name       string     `parquet:"name"`
+		Agent      *string    `parquet:"agent,optional,dict"`
+		Status     string     `parquet:"status,dict"`
+		Started    *time.Time `parquet:"started,optional,timestamp(microsecond)"`
+		Ended      *time.Time `parquet:"ended,optional,timestamp(microsecond)"`
+		DurationMS *float64   `parquet:"duration_ms,optional"`
+	}
+	toolCallRow struct {
+		RunKey     string     `parquet:"run_key"`
+		CallIndex  int64      `parquet:"call_index"`
+		Name       string     `parquet:"name,dict"`
+		Category   *string    `parquet:"category,optional,dict"`
+		Agent      *string    `parquet:"agent,optional,dict"`
+		Started    *time.Time `parquet:"started,optional,timestamp(microsecond)"`
+		Ended      *time.Time `parquet:"ended,optional,timestamp(microsecond)"`
+		DurationMS *float64   `parquet:"duration_ms,optional"`
+		Outcome    string     `parquet:"outcome,dict"`
+		Error      *string    `parquet:"error,optional"`
+		ThinkMS    *float64   `parquet:"think_ms,optional"`
+		CallDate   *string    `parquet:"call_date,optional,dict"` // the day the call started in --tz, else its run's
+	}
+	tokenRow struct {
+		RunKey        string  `parquet:"run_key"`
+		Model         *string `parquet:"model,optional,dict"`
+		Input         int64   `parquet:"input"`
+		Output        int64   `parquet:"output"`
+		CacheRead     int64   `parquet:"cache_read"`
+		CacheCreation int64   `parquet:"cache_creation"`
+		Unspecified   int64   `parquet:"unspecified"`
+		Total         int64   `parquet:"total"`
+	}
+	evaluationRow struct {
+		RunKey      string   `parquet:"run_key"`
+		Phase       *string  `parquet:"phase,optional"`
+		Tool        *string  `parquet:"tool,optional,dict"`
+		Task        *string  `parquet:"task,optional"`
+		Score       *float64 `parquet:"score,optional"`
+		OutputValid *bool    `parquet:"output_valid,optional"`
+	}
+)
+
+// dayRuns is one day partition's runs, spilled while the runs stream by
+// in discovery order and written as Parquet one day at a time.
+type dayRuns struct {
+	f   *os.File
+	buf *bufio.Writer
+	enc *gob.Encoder
+}
+
+// NoDate is the partition of runs whose start is unknown.
+const NoDate = "unknown"
+
+// Tables writes every run as Parquet tables under out, partitioned by the
+// day the run started in loc: out/<table>/date=YYYY-MM-DD/part-0.parquet.
+// Like Write, it fills a temporary directory and swaps it into place.
+func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], loc *time.Location, force bool) error {
+	spill, err := os.MkdirTemp("", "agentstat-tables-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(spill)
+	days := map[string]*dayRuns{}
+	closeAll := func() error {
+		var errs []error
+		for _, d := range days {
+			errs = append(errs, d.buf.Flush(), d.f.Close())
+		}
+		return errors.Join(errs...)
+	}
+	for r, err := range runs {
+		if err == nil {
+			err = ctx.Err()
+		}
+		if err != nil {
+			closeAll()
+			return err
+		}
+		day := NoDate
+		if !r.Started.IsZero() {
+			day = r.Started.In(loc).Format(time.DateOnly)
+		}
+		d := days[day]
+		if d == nil {
+			f, err := os.Create(filepath.Join(spill, day+".gob"))
+			if err != nil {
+				closeAll()
+				return err
+			}
+			d = &dayRuns{f: f, buf: bufio.NewWriterSize(f, 16<<10)}
+			d.enc = gob.NewEncoder(d.buf)
+			days[day] = d
+		}
+		if err := d.enc.Encode(r); err != nil {
+			closeAll()
+			return err
+		}
+	}
+	if err := closeAll(); err != nil {
+		return err
+	}
+	order := make([]string, 0, len(days))
+	for day := range days {
+		order = append(order, day)
+	}
+	slices.Sort(order)
+	return writeDir(ctx, out, force, TablesSchema, func(dir *Dir) error {
+		for _, day := range order {
+			if err := writeDay(ctx, dir, day, filepath.Join(spill, day+".gob"), loc); err != nil {
+				return fmt.Errorf("tables for %s: %w", day, err)
+			}
+		}
+		return nil
+	})
+}
+
+// tableWriter writes the rows of one table of one day.
+type tableWriter[T any] struct {
+	f *os.File
+	w *parquet.GenericWriter[T]
+}
+
+func newParquet[T any](dir *Dir, table, day string) (*tableWriter[T], error) {
+	f, err := dir.Create(table + "/date=" + day + "/part-0.parquet")
+	if err != nil {
+		return nil, err
+	}
+	return &tableWriter[T]{f: f, w: parquet.NewGenericWriter[T](f, parquet.Compression(&parquet.Zstd), parquet.CreatedBy("agentstat", TablesSchema, ""))}, nil
+}
+
+func (t *tableWriter[T]) write(rows ...T) error {
+	_, err := t.w.Write(rows)
+	return err
+}
+
+func (t *tableWriter[T]) close() error { return errors.Join(t.w.Close(), t.f.Close()) }
+
+func writeDay(ctx context.Context, dir *Dir, day, spill string, loc *time.Location) (err error) {
+	f, err := os.Open(spill)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	runs, err := newParquet[runRow](dir, "runs", day)
+	if err != nil {
+		return err
+	}
+	steps, err := newParquet[stepRow](dir, "steps", day)
+	if err != nil {
+		return err
+	}
+	calls, err := newParquet[toolCallRow](dir, "tool_calls", day)
+	if err != nil {
+		return err
+	}
+	tokens, err := newParquet[tokenRow](dir, "tokens", day)
+	if err != nil {
+		return err
+	}
+	evals, err := newParquet[evaluationRow](dir, "evaluations", day)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		err = errors.Join(err, runs.close(), steps.close(), calls.close(), tokens.close(), evals.close())
+	}()
+	dec := gob.NewDecoder(bufio.NewReader(f))
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := new(model.Run)
+		if err := dec.Decode(r); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		key := strings.TrimSuffix(analyze.RunPage(r), ".html")
+		row := runRow{RunKey: key, RunID: r.ID, Format: r.Format, Source: r.Source, Title: r.Title, Agent: optString(r.Agent), Model: optString(r.Model),
+			Status: string(r.Status), Started: optTime(r.Started), Ended: optTime(r.Ended), DurationMS: optFloat(r.DurationMS, r.HasDuration),
+			Steps: int64(len(r.Steps)), ToolCalls: int64(len(r.ToolCalls))}
+		if day != NoDate {
+			row.RunDate = new(day)
+		}
+		for i, s := range r.Steps {
+			if err := steps.write(stepRow{RunKey: key, StepIndex: int64(i + 1), Name: s.Name, Agent: optString(s.Agent), Status: string(s.Status),
+				Started: optTime(s.Started), Ended: optTime(s.Ended), DurationMS: optFloat(s.DurationMS, s.HasDuration)}); err != nil {
+				return err
+			}
+		}
+		for i, c := range r.ToolCalls {
+			if c.Outcome == model.OutcomeError {
+				row.Errors++
+			}
+			callDate := row.RunDate
+			if !c.Started.IsZero() {
+				callDate = new(c.Started.In(loc).Format(time.DateOnly))
+			}
+			if err := calls.write(toolCallRow{RunKey: key, CallIndex: int64(i + 1), Name: c.Name, Category: optString(c.Category), Agent: optString(c.Agent),
+				Started: optTime(c.Started), Ended: optTime(c.Ended), DurationMS: optFloat(c.DurationMS, c.HasDuration), Outcome: c.Outcome.String(),
+				Error: optString(c.Error), ThinkMS: optFloat(c.ThinkMS, c.HasThink), CallDate: callDate}); err != nil {
+				return err
+			}
+		}
+		t := r.Tokens
+		if t.Total() > 0 {
+			if err := tokens.write(tokenRow{RunKey: key, Model: optString(r.Model), Input: t.Input, Output: t.Output, CacheRead: t.CacheRead,
+				CacheCreation: t.CacheCreation, Unspecified: t.Unspecified, Total: t.Total()}); err != nil {
+				return err
+			}
+		}
+		for _, e := range r.Quality {
+			ev := evaluationRow{RunKey: key, Phase: optString(e.Phase), Tool: optString(e.Tool), Task: optString(e.Task), Score: optFloat(e.Score, e.HasScore)}
+			if e.Valid != model.TriUnknown {
+				ev.OutputValid = new(e.Valid == model.TriTrue)
+			}
+			if err := evals.write(ev); err != nil {
+				return err
+			}
+		}
+		if err := runs.write(row); err != nil {
+			return err
+		}
+	}
+}
+
+func optString(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func optFloat(v float64, ok bool) *float64 {
+	if !ok {
+		return nil
+	}
+	return &v
+}
