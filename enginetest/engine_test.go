@@ -125,17 +125,60 @@ func TestMetricsSQLMatchesSummary(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name, root, tz string
+		shards         int     // export in this many shards, copied into one tree
 		pctTol         float64 // percentiles: exact while agentstat keeps values exactly, else its sketch's accuracy
 	}{
-		{"testdata", filepath.Join("..", "testdata", "logs"), "UTC", 0},
-		{"testdata in Shanghai", filepath.Join("..", "testdata", "logs"), "Asia/Shanghai", 0},
-		{"generated", synth, "UTC", 0.005},
+		{"testdata", filepath.Join("..", "testdata", "logs"), "UTC", 1, 0},
+		{"testdata in Shanghai", filepath.Join("..", "testdata", "logs"), "Asia/Shanghai", 1, 0},
+		{"testdata in 3 shards", filepath.Join("..", "testdata", "logs"), "UTC", 3, 0},
+		{"generated", synth, "UTC", 1, 0.005},
+		{"generated in 4 shards", synth, "UTC", 4, 0.005},
 	} {
-		t.Run(c.name, func(t *testing.T) { compareEngine(t, c.root, c.tz, c.pctTol) })
+		t.Run(c.name, func(t *testing.T) { compareEngine(t, c.root, c.tz, c.shards, c.pctTol) })
 	}
 }
 
-func compareEngine(t *testing.T, root, tz string, pctTol float64) {
+// exportShards writes the tables of every shard and copies them into one tree.
+func exportShards(t *testing.T, opt analyze.Options, n int, tables string) {
+	t.Helper()
+	for i := 1; i <= n; i++ {
+		o := opt
+		o.Shard = analyze.Shard{Index: i, Count: n}
+		acc, err := analyze.Accumulate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		part := filepath.Join(t.TempDir(), "part")
+		err = render.Tables(context.Background(), part, acc.Details().All(), opt.Location, render.TablesOptions{Part: i})
+		acc.Details().Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = filepath.WalkDir(part, func(p string, d os.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
+				return err
+			}
+			rel, _ := filepath.Rel(part, p)
+			dst := filepath.Join(tables, rel)
+			if _, err := os.Stat(dst); err == nil {
+				t.Fatalf("%s written by two shards", rel)
+			}
+			b, err := os.ReadFile(p)
+			if err == nil {
+				err = os.MkdirAll(filepath.Dir(dst), 0o755)
+			}
+			if err == nil {
+				err = os.WriteFile(dst, b, 0o644)
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	loc, err := time.LoadLocation(tz)
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +190,9 @@ func compareEngine(t *testing.T, root, tz string, pctTol float64) {
 	}
 	defer acc.Details().Close()
 	tables := filepath.Join(t.TempDir(), "tables")
-	if err := render.Tables(context.Background(), tables, acc.Details().All(), loc, false); err != nil {
+	if shards > 1 {
+		exportShards(t, opt, shards, tables)
+	} else if err := render.Tables(context.Background(), tables, acc.Details().All(), loc, render.TablesOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := json.Marshal(acc.Report(opt).Summary)

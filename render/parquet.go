@@ -99,10 +99,16 @@ type dayRuns struct {
 // NoDate is the partition of runs whose start is unknown.
 const NoDate = "unknown"
 
+// TablesOptions tune Tables.
+type TablesOptions struct {
+	Force bool // replace an out directory agentstat did not write
+	Part  int  // numbers the files (part-<Part>.parquet): shards of one tree write distinct names
+}
+
 // Tables writes every run as Parquet tables under out, partitioned by the
 // day the run started in loc: out/<table>/date=YYYY-MM-DD/part-0.parquet.
 // Like Write, it fills a temporary directory and swaps it into place.
-func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], loc *time.Location, force bool) error {
+func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], loc *time.Location, o TablesOptions) error {
 	spill, err := os.MkdirTemp("", "agentstat-tables-")
 	if err != nil {
 		return err
@@ -152,9 +158,9 @@ func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], 
 		order = append(order, day)
 	}
 	slices.Sort(order)
-	return writeDir(ctx, out, force, TablesSchema, func(dir *Dir) error {
+	return writeDir(ctx, out, o.Force, TablesSchema, func(dir *Dir) error {
 		for _, day := range order {
-			if err := writeDay(ctx, dir, day, filepath.Join(spill, day+".gob"), loc); err != nil {
+			if err := writeDay(ctx, dir, day, filepath.Join(spill, day+".gob"), loc, o.Part); err != nil {
 				return fmt.Errorf("tables for %s: %w", day, err)
 			}
 		}
@@ -168,8 +174,8 @@ type tableWriter[T any] struct {
 	w *parquet.GenericWriter[T]
 }
 
-func newParquet[T any](dir *Dir, table, day string) (*tableWriter[T], error) {
-	f, err := dir.Create(table + "/date=" + day + "/part-0.parquet")
+func newParquet[T any](dir *Dir, table, day string, part int) (*tableWriter[T], error) {
+	f, err := dir.Create(fmt.Sprintf("%s/date=%s/part-%d.parquet", table, day, part))
 	if err != nil {
 		return nil, err
 	}
@@ -183,29 +189,29 @@ func (t *tableWriter[T]) write(rows ...T) error {
 
 func (t *tableWriter[T]) close() error { return errors.Join(t.w.Close(), t.f.Close()) }
 
-func writeDay(ctx context.Context, dir *Dir, day, spill string, loc *time.Location) (err error) {
+func writeDay(ctx context.Context, dir *Dir, day, spill string, loc *time.Location, part int) (err error) {
 	f, err := os.Open(spill)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	runs, err := newParquet[runRow](dir, "runs", day)
+	runs, err := newParquet[runRow](dir, "runs", day, part)
 	if err != nil {
 		return err
 	}
-	steps, err := newParquet[stepRow](dir, "steps", day)
+	steps, err := newParquet[stepRow](dir, "steps", day, part)
 	if err != nil {
 		return err
 	}
-	calls, err := newParquet[toolCallRow](dir, "tool_calls", day)
+	calls, err := newParquet[toolCallRow](dir, "tool_calls", day, part)
 	if err != nil {
 		return err
 	}
-	tokens, err := newParquet[tokenRow](dir, "tokens", day)
+	tokens, err := newParquet[tokenRow](dir, "tokens", day, part)
 	if err != nil {
 		return err
 	}
-	evals, err := newParquet[evaluationRow](dir, "evaluations", day)
+	evals, err := newParquet[evaluationRow](dir, "evaluations", day, part)
 	if err != nil {
 		return err
 	}

@@ -549,7 +549,8 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 		return exitNoInput
 	}
 	defer acc.Details().Close()
-	if err := render.Tables(ctx, c.out, acc.Details().All(), opt.Location, c.force); err != nil {
+	// Shard I writes part-I files, so the tables of N shards copy into one tree.
+	if err := render.Tables(ctx, c.out, acc.Details().All(), opt.Location, render.TablesOptions{Force: c.force, Part: opt.Shard.Index}); err != nil {
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
 		return exitNoInput
 	}
