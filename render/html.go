@@ -478,6 +478,10 @@ func (h *htmlWriter) runLists() error {
 	return nil
 }
 
+// maxPageCalls bounds the calls a run page lists (and, past it, the failed
+// ones): a run of 150,000 calls would otherwise be a 30 MB page no browser sorts.
+const maxPageCalls = 2000
+
 type callView struct {
 	N                                                                  int
 	Name, Outcome, Agent, Started, StartedSort, Duration, DurationSort string
@@ -544,6 +548,7 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 		Summary                                         template.HTML
 		Timeline                                        *chartView
 		Calls                                           []callView
+		CallsNote                                       string
 		Steps                                           []stepView
 		Quality                                         []evalView
 		Refs                                            []model.ContextRef
@@ -569,19 +574,30 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 	if tl, ok := timelineChart(r); ok {
 		data.Timeline = &tl
 	}
-	errs := 0
+	errs, shownErrs := 0, 0
 	for i, c := range r.ToolCalls {
+		if c.Outcome == model.OutcomeError {
+			errs++
+		}
+		// A page stays readable and sortable: past the cap, only failed calls are listed.
+		if i >= maxPageCalls && (c.Outcome != model.OutcomeError || shownErrs >= maxPageCalls) {
+			continue
+		}
+		if c.Outcome == model.OutcomeError {
+			shownErrs++
+		}
 		v := callView{N: i + 1, Name: c.Name, Outcome: c.Outcome.String(), Agent: c.Agent, Error: c.Error, Duration: NA}
 		v.Started, v.StartedSort = h.when(c.Started)
 		if c.HasDuration {
 			v.Duration, v.DurationSort = Millis(&c.DurationMS), strconv.FormatFloat(c.DurationMS, 'g', -1, 64)
 		}
-		if c.Outcome == model.OutcomeError {
-			errs++
-		}
 		data.Calls = append(data.Calls, v)
 	}
 	data.CallCount, data.ErrorCount = Count(int64(len(r.ToolCalls))), Count(int64(errs))
+	if len(data.Calls) < len(r.ToolCalls) {
+		data.CallsNote = fmt.Sprintf("Listed: %s of %s calls, the first %s and the failed ones after them (up to %s). Every call is in report.xlsx (Tool calls) and in the tables of agentstat export.",
+			Count(int64(len(data.Calls))), Count(int64(len(r.ToolCalls))), Count(maxPageCalls), Count(maxPageCalls))
+	}
 	for i, s := range r.Steps {
 		v := stepView{N: i + 1, Name: s.Name, Status: string(s.Status), Agent: s.Agent, Duration: NA}
 		if s.HasDuration {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -203,4 +204,48 @@ func TestHumanFormats(t *testing.T) {
 
 func analyzeWithDetails(root string) (*analyze.Report, error) {
 	return analyze.Analyze(context.Background(), analyze.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, KeepDetails: true})
+}
+
+// A run with more calls than a page lists shows the first ones and every
+// later failure, and says so.
+func TestRunPageCapsCalls(t *testing.T) {
+	dir := t.TempDir()
+	var calls []string
+	for i := 1; i <= maxPageCalls+500; i++ {
+		status := "success"
+		if i == 100 || i == maxPageCalls+100 || i == maxPageCalls+200 {
+			status = "failed"
+		}
+		calls = append(calls, fmt.Sprintf(`{"call_id":"c%d","tool_name":"T%d","duration_ms":5,"output":{"status":%q}}`, i, i, status))
+	}
+	doc := `{"session_id":"big","status":"success","created_at":"2026-01-01T00:00:00Z","tool_calls":[` + strings.Join(calls, ",") + `]}`
+	if err := os.WriteFile(filepath.Join(dir, "big.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := analyzeWithDetails(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rep.Details.Close()
+	out := filepath.Join(t.TempDir(), "r")
+	if err := Write(context.Background(), out, []string{"html"}, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	pages, _ := filepath.Glob(filepath.Join(out, "runs", "*.html"))
+	if len(pages) != 1 {
+		t.Fatalf("%d run pages", len(pages))
+	}
+	b, _ := os.ReadFile(pages[0])
+	page := string(b)
+	if n := strings.Count(page, `<tr><td class="num">`); n != maxPageCalls+2 {
+		t.Errorf("%d call rows, want %d", n, maxPageCalls+2)
+	}
+	for _, want := range []string{"Listed: 2,002 of 2,500 calls", ">T2100<", ">T2200<", ">T2000<", "(3 errors)"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+	if strings.Contains(page, ">T2001<") {
+		t.Error("a successful call past the cap is listed")
+	}
 }
