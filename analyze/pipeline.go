@@ -338,6 +338,10 @@ func (w *worker) file(c candidate) {
 	}
 }
 
+// parallelLinesFrom is the size past which a JSONL file's lines are decoded
+// by several goroutines: one long transcript would otherwise hold one core.
+const parallelLinesFrom = 16 << 20
+
 // errTooLarge is returned by capReader past the size limit.
 var errTooLarge = errors.New("too large")
 
@@ -379,7 +383,11 @@ func readFile(c candidate, opt *Options, em formats.Emitter) error {
 		r = gz
 	}
 	cr := &capReader{r: r, n: opt.MaxFileSize}
-	err = formats.Read(cr, c.source, formats.Options{Location: opt.Location}, em)
+	fo := formats.Options{Location: opt.Location}
+	if c.size > parallelLinesFrom {
+		fo.LineWorkers = opt.Jobs
+	}
+	err = formats.Read(cr, c.source, fo, em)
 	switch {
 	case cr.err == errTooLarge:
 		return &formats.SkipError{Reason: formats.ReasonTooLarge, Detail: fmt.Sprintf("over --max-file-size %d bytes once decompressed", opt.MaxFileSize)}

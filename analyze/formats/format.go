@@ -90,7 +90,8 @@ type Emitter interface {
 
 // Options tune how files are read.
 type Options struct {
-	Location *time.Location // zone of timestamps written without one
+	Location    *time.Location // zone of timestamps written without one
+	LineWorkers int            // decode a JSONL file's lines on this many goroutines (worth it for long files)
 }
 
 // SkipError says why a file yields nothing.
@@ -246,6 +247,9 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	c := &readCtx{source: name, loc: opt.Location, em: em}
 	lower := strings.ToLower(name)
 	if (strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".jsonl.gz")) && first == '{' {
+		if opt.LineWorkers > 1 {
+			return readLinesParallel(br, c, opt.LineWorkers)
+		}
 		return readLines(br, c)
 	}
 	return readValues(br, c)
@@ -330,52 +334,19 @@ func readLines(br *bufio.Reader, c *readCtx) error {
 	lr := &lineReader{br: br}
 	dec := jsontext.NewDecoder(lr, jsontext.AllowDuplicateNames(true))
 	opts := decodeOptions(c)
-	matched, valid := false, false
-	var firstErr error
+	var st lineState
 	for lr.next() {
 		dec.Reset(lr, jsontext.AllowDuplicateNames(true))
-		if dec.PeekKind() == 0 { // a blank line, or one that is not JSON at all
-			if _, err := dec.ReadToken(); err != nil && err != io.EOF {
-				firstErr = keepFirst(firstErr, err)
-				c.Warn(WarnInvalidLine)
-			}
-			continue
+		line := decodeLine(dec, opts)
+		if lr.err != nil {
+			return lr.err
 		}
-		before := c.emits
-		ok, err := readDocument(dec, opts, c)
-		if err == nil {
-			_, err = dec.ReadToken() // anything after the value on the same line
-			if err == io.EOF {
-				err = nil
-			} else if err == nil {
-				err = errors.New("more than one value on a line")
-			}
-		}
-		if err != nil {
-			if lr.err != nil {
-				return lr.err
-			}
-			firstErr = keepFirst(firstErr, err)
-			c.Warn(WarnInvalidLine)
-			continue
-		}
-		valid = true
-		if !ok && c.emits == before {
-			c.Warn(WarnUnknownLine)
-		}
-		matched = matched || ok
-		c.ord++
+		st.take(line, c)
 	}
 	if lr.err != nil {
 		return lr.err
 	}
-	if !valid && firstErr != nil {
-		return classify(firstErr)
-	}
-	if !valid {
-		return skip(ReasonEmpty, "")
-	}
-	return verdict(matched, c)
+	return st.verdict(c)
 }
 
 func keepFirst(old, err error) error {
