@@ -121,17 +121,24 @@ func clipString(s string, n int) string {
 }
 
 // claudeFile is what one file says about one session. A transcript can run
-// to hundreds of MB, so each line is kept as a compact value holding only
-// what the join needs; a line that adds nothing but its time (progress,
-// system and text-only lines) only widens the file's main-chain span.
+// to hundreds of MB, so each line is kept as a small fixed-size value
+// (claudeLine) with what only some lines have (usage, tool uses and results,
+// prompts) in tables beside it; a line that adds nothing but its time
+// (progress, system and text-only lines) only widens the file's span.
 type claudeFile struct {
-	entries     []claudeEntry
+	lines       []claudeLine
+	usages      []claudeUsage
+	uses        []claudeUse
+	results     []claudeResult
+	prompts     []string
+	agents      []string  // agent ids, interned; 0 is ""
 	quiet       bool      // some main-chain line was folded into first/last
 	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
 	strs        map[string]string
+	agentIdx    map[string]int32
 }
 
-// intern returns s, sharing one copy per file: models and agent ids repeat on every line.
+// intern returns s, sharing one copy per file: models and tool names repeat on every line.
 func (f *claudeFile) intern(s string) string {
 	if v, ok := f.strs[s]; ok {
 		return v
@@ -143,19 +150,71 @@ func (f *claudeFile) intern(s string) string {
 	return s
 }
 
-// claudeEntry is what one transcript line contributes.
+func (f *claudeFile) agent(id string) int32 {
+	if id == "" {
+		return 0
+	}
+	if i, ok := f.agentIdx[id]; ok {
+		return i
+	}
+	if f.agentIdx == nil {
+		f.agentIdx, f.agents = map[string]int32{}, []string{""}
+	}
+	f.agents = append(f.agents, id)
+	f.agentIdx[id] = int32(len(f.agents) - 1)
+	return int32(len(f.agents) - 1)
+}
+
+// claudeLine is what one transcript line contributes.
+type claudeLine struct {
+	uuid              digest // zero when the line has none
+	at                time.Time
+	agent             int32 // index in agents
+	usage, prompt     int32 // index+1 in usages, prompts; 0 for none
+	usesLo, resultsLo int32 // first index in uses, results
+	nUses, nResults   int32
+	sidechain         bool
+}
+
+// claudeUsage is a message's token use; it counts once per key (message id
+// and request id), the largest copy winning.
+type claudeUsage struct {
+	key    digest
+	tokens model.Tokens
+	model  string
+}
+
+// claudeEntry is one line of one file, as the join sees it.
 type claudeEntry struct {
-	uuid      digest // zero when the line has none
-	msgKey    digest // message id and request id: usage counts once per key
-	at        time.Time
-	agentID   string
-	model     string
-	prompt    string
-	usage     model.Tokens
-	hasUsage  bool
-	sidechain bool
-	uses      []claudeUse
-	results   []claudeResult
+	f *claudeFile
+	*claudeLine
+}
+
+func (e claudeEntry) agentID() string   { return e.f.agentName(e.agent) }
+func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
+func (e claudeEntry) results() []claudeResult {
+	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
+}
+
+func (e claudeEntry) usageOf() *claudeUsage {
+	if e.usage == 0 {
+		return nil
+	}
+	return &e.f.usages[e.usage-1]
+}
+
+func (e claudeEntry) promptOf() string {
+	if e.prompt == 0 {
+		return ""
+	}
+	return e.f.prompts[e.prompt-1]
+}
+
+func (f *claudeFile) agentName(i int32) string {
+	if i == 0 {
+		return ""
+	}
+	return f.agents[i]
 }
 
 // digest stands for an id compared only for equality; 128 bits make a
@@ -187,24 +246,26 @@ func readClaude(d *document, c *readCtx) {
 		return // a summary or snapshot line: nothing to count
 	}
 	f := c.claudeFile(d.SessionIDCamel.V)
-	e := claudeEntry{agentID: f.intern(d.AgentID.V), at: d.Timestamp.In(c.loc)}
+	l := claudeLine{agent: f.agent(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
 	if d.UUID.V != "" {
-		e.uuid = digestOf(d.UUID.V)
+		l.uuid = digestOf(d.UUID.V)
 	}
-	e.sidechain = d.IsSidechain != nil && *d.IsSidechain
+	l.sidechain = d.IsSidechain != nil && *d.IsSidechain
 	apiError := d.IsAPIError != nil && *d.IsAPIError
+	prompt := ""
 	if m := d.Message; m != nil {
-		e.model = f.intern(m.Model.V)
-		if m.Usage != nil && e.model != "<synthetic>" && !apiError {
-			e.usage = model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}
-			e.hasUsage = true
-			e.msgKey = digestOf("msg", m.ID.V, d.RequestID.V)
+		mdl := f.intern(m.Model.V)
+		if m.Usage != nil && mdl != "<synthetic>" && !apiError {
+			u := claudeUsage{model: mdl, key: digestOf("msg", m.ID.V, d.RequestID.V),
+				tokens: model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}}
 			if m.ID.V == "" {
-				e.msgKey = digestOf("uuid", d.UUID.V)
+				u.key = digestOf("uuid", d.UUID.V)
 			}
+			f.usages = append(f.usages, u)
+			l.usage = int32(len(f.usages))
 		}
 		if d.Type.V == "user" && !d.IsMeta {
-			e.prompt = m.Content.Text
+			prompt = m.Content.Text
 		}
 		for _, b := range m.Content.Blocks {
 			switch b.Type.V {
@@ -213,7 +274,8 @@ func readClaude(d *document, c *readCtx) {
 				if b.Input != nil {
 					u.subagent = b.Input.SubagentType.V
 				}
-				e.uses = append(e.uses, u)
+				f.uses = append(f.uses, u)
+				l.nUses++
 			case "tool_result":
 				r := claudeResult{useID: b.ToolUseID.V, isError: b.IsError != nil && *b.IsError}
 				if tur := d.ToolUseResult; tur.Set {
@@ -222,26 +284,31 @@ func readClaude(d *document, c *readCtx) {
 						r.text = tur.Text // only an error's text is ever shown
 					}
 				}
-				e.results = append(e.results, r)
+				f.results = append(f.results, r)
+				l.nResults++
 			case "text":
-				if d.Type.V == "user" && e.prompt == "" && !d.IsMeta {
-					e.prompt = clipString(b.Text.V, 2000)
+				if d.Type.V == "user" && prompt == "" && !d.IsMeta {
+					prompt = clipString(b.Text.V, 2000)
 				}
 			}
 		}
 	}
-	if !e.hasUsage && e.prompt == "" && len(e.uses) == 0 && len(e.results) == 0 && !e.sidechain && e.agentID == "" {
+	if prompt != "" {
+		f.prompts = append(f.prompts, prompt)
+		l.prompt = int32(len(f.prompts))
+	}
+	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain && l.agent == 0 {
 		// Only its time counts, and counting a time twice changes nothing.
-		if !f.quiet || e.at.Before(f.first) {
-			f.first = e.at
+		if !f.quiet || l.at.Before(f.first) {
+			f.first = l.at
 		}
-		if !f.quiet || e.at.After(f.last) {
-			f.last = e.at
+		if !f.quiet || l.at.After(f.last) {
+			f.last = l.at
 		}
 		f.quiet = true
 		return
 	}
-	f.entries = append(f.entries, e)
+	f.lines = append(f.lines, l)
 }
 
 func claudeErrorText(s string) bool {
@@ -284,8 +351,8 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	seen := map[digest]bool{}
-	usage := map[digest]*claudeEntry{}
-	var main, side []*claudeEntry
+	usage := map[digest]claudeEntry{}
+	var main, side []claudeEntry
 	var first, last time.Time
 	quiet := false
 	for _, f := range fs {
@@ -302,20 +369,20 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 				r.Source = f.Source
 			}
 		}
-		for i := range cf.entries {
-			e := &cf.entries[i]
+		for i := range cf.lines {
+			e := claudeEntry{cf, &cf.lines[i]}
 			if e.uuid != (digest{}) {
 				if seen[e.uuid] {
 					continue
 				}
 				seen[e.uuid] = true
 			}
-			if e.hasUsage {
-				if prev := usage[e.msgKey]; prev == nil || e.usage.Total() > prev.usage.Total() {
-					usage[e.msgKey] = e
+			if u := e.usageOf(); u != nil {
+				if prev, ok := usage[u.key]; !ok || u.tokens.Total() > prev.usageOf().tokens.Total() {
+					usage[u.key] = e
 				}
 			}
-			if e.sidechain || e.agentID != "" {
+			if e.sidechain || e.agent != 0 {
 				side = append(side, e)
 			} else {
 				main = append(main, e)
@@ -328,7 +395,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	if r.Source == "" && len(fs) > 0 {
 		r.Source = fs[0].Source
 	}
-	byTime := func(a, b *claudeEntry) int { return a.at.Compare(b.at) }
+	byTime := func(a, b claudeEntry) int { return a.at.Compare(b.at) }
 	slices.SortStableFunc(main, byTime)
 
 	// Tokens: once per message; the model with most tokens names the run.
@@ -339,9 +406,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	}
 	slices.SortFunc(keys, func(a, b digest) int { return bytes.Compare(a[:], b[:]) })
 	for _, k := range keys {
-		e := usage[k]
-		r.Tokens.Add(e.usage)
-		perModel[e.model] += e.usage.Total()
+		u := usage[k].usageOf()
+		r.Tokens.Add(u.tokens)
+		perModel[u.model] += u.tokens.Total()
 	}
 	r.Model = topModel(perModel)
 
@@ -349,7 +416,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	// the subagent_type of the Task call whose result names the agent.
 	taskType := map[string]string{} // tool_use id → subagent_type
 	for _, e := range main {
-		for _, u := range e.uses {
+		for _, u := range e.uses() {
 			if u.subagent != "" {
 				taskType[u.id] = u.subagent
 			}
@@ -357,7 +424,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	}
 	agentType := map[string]string{}
 	for _, e := range main {
-		for _, res := range e.results {
+		for _, res := range e.results() {
 			if res.agentID != "" && taskType[res.useID] != "" {
 				agentType[res.agentID] = taskType[res.useID]
 			}
@@ -366,15 +433,16 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	subs := map[string]*model.Subagent{}
 	var subOrder []string
 	for _, e := range side {
-		s := subs[e.agentID]
+		id := e.agentID()
+		s := subs[id]
 		if s == nil {
-			s = &model.Subagent{Type: cmpOr(agentType[e.agentID], "subagent")}
-			subs[e.agentID] = s
-			subOrder = append(subOrder, e.agentID)
+			s = &model.Subagent{Type: cmpOr(agentType[id], "subagent")}
+			subs[id] = s
+			subOrder = append(subOrder, id)
 		}
-		s.Calls += int64(len(e.uses))
-		if e.hasUsage && usage[e.msgKey] == e {
-			s.Tokens += e.usage.Total()
+		s.Calls += int64(e.nUses)
+		if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
+			s.Tokens += u.tokens.Total()
 		}
 	}
 	slices.Sort(subOrder)
@@ -388,7 +456,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		at  time.Time
 	}{}
 	for _, e := range main {
-		for _, res := range e.results {
+		for _, res := range e.results() {
 			if _, dup := results[res.useID]; !dup {
 				results[res.useID] = struct {
 					res claudeResult
@@ -399,10 +467,10 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	}
 	usedIDs := map[string]bool{}
 	for _, e := range main {
-		if r.Request == "" && e.prompt != "" {
-			r.Request = e.prompt
+		if r.Request == "" && e.prompt != 0 {
+			r.Request = e.promptOf()
 		}
-		for _, u := range e.uses {
+		for _, u := range e.uses() {
 			if u.id != "" && usedIDs[u.id] {
 				continue
 			}
