@@ -27,28 +27,32 @@ var claudeFormat = &Format{
 }
 
 type claudeMessage struct {
-	ID      Str           `json:"id"`
-	Model   Str           `json:"model"`
-	Role    Str           `json:"role"`
-	Content claudeContent `json:"content"`
-	Usage   *struct {
-		Input         Num `json:"input_tokens"`
-		Output        Num `json:"output_tokens"`
-		CacheCreation Num `json:"cache_creation_input_tokens"`
-		CacheRead     Num `json:"cache_read_input_tokens"`
-	} `json:"usage"`
+	ID      Str               `json:"id"`
+	Model   Str               `json:"model"`
+	Role    Str               `json:"role"`
+	Content claudeContent     `json:"content"`
+	Usage   *claudeUsageField `json:"usage"`
+}
+
+type claudeUsageField struct {
+	Input         Num `json:"input_tokens"`
+	Output        Num `json:"output_tokens"`
+	CacheCreation Num `json:"cache_creation_input_tokens"`
+	CacheRead     Num `json:"cache_read_input_tokens"`
 }
 
 type claudeBlock struct {
-	Type      Str   `json:"type"`
-	ID        Str   `json:"id"`
-	Name      Str   `json:"name"`
-	ToolUseID Str   `json:"tool_use_id"`
-	IsError   *bool `json:"is_error"`
-	Text      Str   `json:"text"`
-	Input     *struct {
-		SubagentType Str `json:"subagent_type"`
-	} `json:"input"`
+	Type      Str              `json:"type"`
+	ID        Str              `json:"id"`
+	Name      Str              `json:"name"`
+	ToolUseID Str              `json:"tool_use_id"`
+	IsError   *bool            `json:"is_error"`
+	Text      Str              `json:"text"`
+	Input     *claudeToolInput `json:"input"`
+}
+
+type claudeToolInput struct {
+	SubagentType Str `json:"subagent_type"`
 }
 
 // claudeContent is a message's content: plain text, or a list of blocks.

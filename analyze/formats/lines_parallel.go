@@ -39,6 +39,22 @@ type lineChunk struct {
 
 func (k *lineChunk) Warn(kind string) { k.warns[kind]++ }
 
+// decodeFast tries the Claude Code fast path on one line; ok only when it
+// read the whole line as one value.
+func decodeFast(dec *jsontext.Decoder, r *bytes.Reader, line []byte, w *warnList, opts json.Options) (*document, bool) {
+	r.Reset(line)
+	dec.Reset(r, jsontext.AllowDuplicateNames(true))
+	w.kinds = w.kinds[:0]
+	d := new(document)
+	if err := decodeClaudeFast(dec, d, w, opts); err != nil {
+		return nil, false
+	}
+	if _, err := dec.ReadToken(); err != io.EOF {
+		return nil, false
+	}
+	return d, true
+}
+
 // lineState is what readLines tracks across lines; both line readers share it.
 type lineState struct {
 	matched, valid bool
@@ -84,14 +100,24 @@ func readLinesParallel(br *bufio.Reader, c *readCtx, workers int) error {
 		wg.Go(func() {
 			var r bytes.Reader
 			dec := jsontext.NewDecoder(&r)
+			fastWarns := &warnList{}
+			fastOpts := decodeOptions(fastWarns)
 			for k := range todo {
 				opts := decodeOptions(k)
 				start := 0
 				for _, end := range k.ends {
-					r.Reset(k.data[start:end])
+					line := k.data[start:end]
+					start = end
+					if d, ok := decodeFast(dec, &r, line, fastWarns, fastOpts); ok {
+						for _, kind := range fastWarns.kinds {
+							k.Warn(kind)
+						}
+						k.lines = append(k.lines, decodedLine{doc: d})
+						continue
+					}
+					r.Reset(line)
 					dec.Reset(&r, jsontext.AllowDuplicateNames(true))
 					k.lines = append(k.lines, decodeLine(dec, opts))
-					start = end
 				}
 				done <- k
 			}
