@@ -352,6 +352,9 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 			thresholds = append(thresholds, t)
 		}
 	}
+	if c.partial != "" && len(thresholds) > 0 {
+		return opt, nil, fmt.Errorf("thresholds are checked on the whole tree: give them to merge, not to --partial")
+	}
 	if c.cmd == "check" && len(thresholds) == 0 {
 		return opt, nil, fmt.Errorf("give at least one threshold (--max-error-rate, --min-success-rate, --min-completion-rate, --min-quality, --max-p95, --max-run-p95)")
 	}
