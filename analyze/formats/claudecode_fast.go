@@ -3,6 +3,7 @@ package formats
 import (
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -85,6 +86,13 @@ func (l *warnList) Warn(kind string) { l.kinds = append(l.kinds, kind) }
 // fastObject reads an object, calling field for each key with the decoder
 // at its value; a key written twice gives up.
 func fastObject(dec *jsontext.Decoder, field func(key string) error) error {
+	return objectFields(dec, false, field)
+}
+
+// objectFields reads an object, calling field for each key with the decoder
+// at its value. A key written twice is read again (the last value wins, as
+// in the general decoder) when dupOK, else it gives up with errNotClaude.
+func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) error) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
@@ -95,12 +103,12 @@ func fastObject(dec *jsontext.Decoder, field func(key string) error) error {
 			return err
 		}
 		key := tok.String()
-		for _, s := range seen {
-			if s == key {
+		if !dupOK {
+			if slices.Contains(seen, key) {
 				return errNotClaude
 			}
+			seen = append(seen, key)
 		}
-		seen = append(seen, key)
 		if err := field(key); err != nil {
 			return err
 		}

@@ -51,16 +51,18 @@ type bundleState struct {
 }
 
 type bundleEvent struct {
-	ID        Str  `json:"id"`
-	Timestamp Time `json:"timestamp"`
-	Type      Str  `json:"type"`
-	NodeID    Str  `json:"nodeId"`
-	Status    Str  `json:"status"`
-	Summary   Str  `json:"summary"`
-	Metadata  *struct {
-		ToolName Str `json:"toolName"`
-		Error    Str `json:"error"`
-	} `json:"metadata"`
+	ID        Str         `json:"id"`
+	Timestamp Time        `json:"timestamp"`
+	Type      Str         `json:"type"`
+	NodeID    Str         `json:"nodeId"`
+	Status    Str         `json:"status"`
+	Summary   Str         `json:"summary"`
+	Metadata  *bundleMeta `json:"metadata"`
+}
+
+type bundleMeta struct {
+	ToolName Str `json:"toolName"`
+	Error    Str `json:"error"`
 }
 
 func (e *bundleEvent) toolName() string {

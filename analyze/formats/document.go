@@ -206,16 +206,35 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	switch dec.PeekKind() {
 	case '[':
 		e.Present = true
-		return json.UnmarshalDecode(dec, &e.List, opts)
+		return decodeEvents(dec, &e.List, w, opts)
 	case '{':
-		var o struct {
-			Events *[]bundleEvent `json:"events"`
-		}
-		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+		var events *[]bundleEvent
+		err := objectFields(dec, true, func(key string) error {
+			if key != "events" {
+				return dec.SkipValue()
+			}
+			switch dec.PeekKind() {
+			case 'n':
+				events = nil
+				_, err := dec.ReadToken()
+				return err
+			case '[':
+				if events == nil {
+					events = new([]bundleEvent)
+				}
+				return decodeEvents(dec, events, w, opts)
+			}
+			if events == nil {
+				events = new([]bundleEvent)
+			}
+			w.Warn(WarnTypeMismatch)
+			return dec.SkipValue()
+		})
+		if err != nil {
 			return err
 		}
-		if o.Events != nil {
-			e.Present, e.List = true, *o.Events
+		if events != nil {
+			e.Present, e.List = true, *events
 		}
 		return nil
 	case 'n':
@@ -223,6 +242,68 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	}
 	w.Warn(WarnTypeMismatch)
 	return dec.SkipValue()
+}
+
+// decodeEvents decodes an events array token by token (a bundle can hold
+// hundreds of thousands), exactly as the general decoder decodes []bundleEvent.
+func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts json.Options) error {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	if *list == nil {
+		*list = []bundleEvent{}
+	}
+	*list = (*list)[:0]
+	for dec.PeekKind() != ']' {
+		var e bundleEvent
+		switch dec.PeekKind() {
+		case '{':
+			err := objectFields(dec, true, func(key string) error {
+				switch key {
+				case "id":
+					return decodeStr(dec, &e.ID, w)
+				case "timestamp":
+					return decodeTime(dec, &e.Timestamp, w, opts)
+				case "type":
+					return decodeStr(dec, &e.Type, w)
+				case "nodeId":
+					return decodeStr(dec, &e.NodeID, w)
+				case "status":
+					return decodeStr(dec, &e.Status, w)
+				case "summary":
+					return decodeStr(dec, &e.Summary, w)
+				case "metadata":
+					return fastPtr(dec, &e.Metadata, w, func(m *bundleMeta) error {
+						return objectFields(dec, true, func(key string) error {
+							switch key {
+							case "toolName":
+								return decodeStr(dec, &m.ToolName, w)
+							case "error":
+								return decodeStr(dec, &m.Error, w)
+							}
+							return dec.SkipValue()
+						})
+					})
+				}
+				return dec.SkipValue()
+			})
+			if err != nil {
+				return err
+			}
+		case 'n':
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+		default:
+			w.Warn(WarnTypeMismatch)
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+		*list = append(*list, e)
+	}
+	_, err := dec.ReadToken()
+	return err
 }
 
 // agentField is a session's agent: an object naming the model, or a bare name.
