@@ -280,6 +280,10 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(f.Name())
+	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600; this is an ordinary output file
+		f.Close()
+		return err
+	}
 	if err := write(f); err != nil {
 		f.Close()
 		return err

@@ -70,6 +70,9 @@ func TestMergeAndExportErrors(t *testing.T) {
 	if code, _, stderr := runCLI(t, "report", "--partial", good, "-q", logs); code != exitOK {
 		t.Fatalf("report --partial: exit %d: %s", code, stderr)
 	}
+	if st, err := os.Stat(good); err != nil || st.Mode().Perm() != 0o644 {
+		t.Errorf("partial file mode %v (%v), want -rw-r--r--", st.Mode(), err)
+	}
 	data, _ := os.ReadFile(good)
 	corrupt := filepath.Join(dir, "corrupt.partial")
 	os.WriteFile(corrupt, data[:len(data)/2], 0o644)
