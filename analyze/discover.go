@@ -77,6 +77,9 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 		if !opt.Shard.has(c.source) {
 			return nil
 		}
+		if opt.Progress != nil {
+			opt.Progress.Found.Add(1)
+		}
 		select {
 		case out <- c:
 			return nil

@@ -39,6 +39,7 @@ type Options struct {
 	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
 	Shard            Shard
+	Progress         *Progress // counted into when set
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -288,6 +289,9 @@ func (e *fileEmitter) Run(r *model.Run)             { e.runs = append(e.runs, r)
 func (e *fileEmitter) Fragment(f *formats.Fragment) { e.frags = append(e.frags, f) }
 
 func (w *worker) file(c candidate) {
+	if p := w.opt.Progress; p != nil {
+		defer func() { p.Done.Add(1); p.Bytes.Add(c.size) }()
+	}
 	a := w.acc
 	a.filesSeen++
 	if c.err != nil {

@@ -169,20 +169,27 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	var stopProgress func()
+	opt.Progress, stopProgress = startProgress(stderr, c.quiet)
 	if cmd == "export" {
-		return runExport(ctx, &c, opt, stderr)
+		return runExport(ctx, &c, opt, stderr, stopProgress)
 	}
 	var acc *analyze.Accumulator
 	if cmd == "merge" {
+		stopProgress() // partials are read in a moment; there is nothing to show
 		m, err := analyze.MergePartials(roots, opt.KeepDetails)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 			return exitNoInput
 		}
 		acc, opt.Location, opt.Since, opt.Until = m.Acc, m.Location, m.Since, m.Until
-	} else if acc, err = analyze.Accumulate(ctx, opt); err != nil {
-		fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
-		return exitNoInput
+	} else {
+		acc, err = analyze.Accumulate(ctx, opt)
+		stopProgress()
+		if err != nil {
+			fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
+			return exitNoInput
+		}
 	}
 	if c.partial != "" {
 		defer acc.Details().Close()
@@ -549,8 +556,9 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 }
 
 // runExport writes the normalized model as Parquet tables (docs/tables.md).
-func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Writer) int {
+func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Writer, stopProgress func()) int {
 	acc, err := analyze.Accumulate(ctx, opt)
+	stopProgress()
 	if err != nil {
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
 		return exitNoInput

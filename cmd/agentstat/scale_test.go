@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The map/reduce recipe of the README: shards written as partials and
@@ -109,5 +110,26 @@ func TestMergeAndExportErrors(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(foreign, "keep.txt")); string(b) != "mine" {
 		t.Error("export replaced a directory it did not write")
+	}
+}
+
+func TestProgressText(t *testing.T) {
+	for _, tc := range []struct {
+		done, found, bytes int64
+		elapsed            time.Duration
+		want               string
+	}{
+		{0, 0, 0, 0, "agentstat: reading 0 of 0 files · 0 B"},
+		{1234, 7416, 512e6, 2 * time.Second, "agentstat: reading 1,234 of 7,416 files · 512 MB · 256 MB/s"},
+	} {
+		if got := progressText(tc.done, tc.found, tc.bytes, tc.elapsed); got != tc.want {
+			t.Errorf("progressText = %q, want %q", got, tc.want)
+		}
+	}
+	// Not a terminal: no progress, and stop is harmless.
+	p, stop := startProgress(&bytes.Buffer{}, false)
+	stop()
+	if p != nil {
+		t.Error("progress on a buffer")
 	}
 }
