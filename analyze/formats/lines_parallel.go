@@ -131,8 +131,8 @@ func readLinesParallel(br *bufio.Reader, c *readCtx, workers int) error {
 	var st lineState
 	inFlight, next, seq := 0, 0, 0
 	ready := map[int]*lineChunk{}
-	// consume hands finished chunks to the readers in order; with wait, it
-	// blocks until the in-flight count is below limit.
+	// consume hands finished chunks to the readers in file order, waiting
+	// for chunks while more than limit are in flight.
 	consume := func(limit int) {
 		for inFlight > limit || len(done) > 0 {
 			k := <-done
