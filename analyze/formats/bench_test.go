@@ -40,3 +40,24 @@ func BenchmarkRead(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadLongTranscript measures the chunked JSONL reader (the path of
+// files over 16 MB) on a Claude Code transcript, decoded on two goroutines.
+func BenchmarkReadLongTranscript(b *testing.B) {
+	var data []byte
+	for seed := range 20 {
+		d, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c := newCollector()
+		if err := Read(bytes.NewReader(data), "long.jsonl", Options{LineWorkers: 2}, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"errors"
 	"reflect"
 	"slices"
@@ -89,25 +90,40 @@ func fastObject(dec *jsontext.Decoder, field func(key string) error) error {
 	return objectFields(dec, false, field)
 }
 
-// objectFields reads an object, calling field for each key with the decoder
-// at its value. A key written twice is read again (the last value wins, as
-// in the general decoder) when dupOK, else it gives up with errNotClaude.
+// objectFields reads an object, calling field for each key it may need
+// (fieldKeys) with the decoder at its value, and skipping every other. A key
+// written twice is read again (the last value wins, as in the general
+// decoder) when dupOK, else it gives up with errNotClaude. Keys are matched
+// on the raw bytes: a line has dozens and none is allocated.
 func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) error) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	var seen []string
+	var seen [24]string
+	n := 0
 	for dec.PeekKind() != '}' {
-		tok, err := dec.ReadToken()
+		raw, err := dec.ReadValue()
 		if err != nil {
 			return err
 		}
-		key := tok.String()
+		name := []byte(raw[1 : len(raw)-1])
+		if bytes.IndexByte(name, '\\') >= 0 {
+			if name, err = jsontext.AppendUnquote(nil, raw); err != nil {
+				return err
+			}
+		}
+		key, ok := fieldKeys[string(name)]
+		if !ok {
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			continue
+		}
 		if !dupOK {
-			if slices.Contains(seen, key) {
+			if slices.Contains(seen[:n], key) || n == len(seen) {
 				return errNotClaude
 			}
-			seen = append(seen, key)
+			seen[n], n = key, n+1
 		}
 		if err := field(key); err != nil {
 			return err
@@ -116,6 +132,23 @@ func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) erro
 	_, err := dec.ReadToken()
 	return err
 }
+
+// fieldKeys are the keys the token-level decoders read, interned: every key
+// of the union document, and those of the nested objects they decode.
+var fieldKeys = func() map[string]string {
+	keys := map[string]string{}
+	for k := range documentKeys {
+		keys[k] = k
+	}
+	for _, k := range []string{
+		"id", "model", "role", "content", "usage", "input_tokens", "output_tokens", "cache_creation_input_tokens",
+		"cache_read_input_tokens", "type", "name", "tool_use_id", "text", "is_error", "input", "subagent_type",
+		"events", "timestamp", "nodeId", "status", "summary", "metadata", "toolName", "error",
+	} {
+		keys[k] = k
+	}
+	return keys
+}()
 
 // fastPtr decodes a pointer-to-struct field as the tolerant decoder does:
 // null clears it, an object fills it, any other value leaves it allocated
