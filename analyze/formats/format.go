@@ -247,10 +247,7 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	c := &readCtx{source: name, loc: opt.Location, em: em}
 	lower := strings.ToLower(name)
 	if (strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".jsonl.gz")) && first == '{' {
-		if opt.LineWorkers > 1 {
-			return readLinesParallel(br, c, opt.LineWorkers)
-		}
-		return readLines(br, c)
+		return readLines(br, c, opt.LineWorkers)
 	}
 	return readValues(br, c)
 }
@@ -326,27 +323,6 @@ func readArray(dec *jsontext.Decoder, opts json.Options, c *readCtx) (bool, erro
 	}
 	_, err := dec.ReadToken()
 	return matched, err
-}
-
-// readLines reads JSON Lines: one document per line, lines of any length,
-// each decoded as it streams by; a broken line is counted and passed over.
-func readLines(br *bufio.Reader, c *readCtx) error {
-	lr := &lineReader{br: br}
-	dec := jsontext.NewDecoder(lr, jsontext.AllowDuplicateNames(true))
-	opts := decodeOptions(c)
-	var st lineState
-	for lr.next() {
-		dec.Reset(lr, jsontext.AllowDuplicateNames(true))
-		line := decodeLine(dec, opts)
-		if lr.err != nil {
-			return lr.err
-		}
-		st.take(line, c)
-	}
-	if lr.err != nil {
-		return lr.err
-	}
-	return st.verdict(c)
 }
 
 func keepFirst(old, err error) error {

@@ -11,10 +11,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// A long JSONL file (a transcript of hundreds of MB) would otherwise keep
-// one core busy while the others idle. Its lines are read here in chunks,
-// decoded by several goroutines, and handed to the readers strictly in file
-// order, so the result is the same as reading line by line.
+// JSONL is read in chunks of whole lines. Each line is first tried by the
+// token-level Claude Code decoder, else decoded by the general one, then
+// handed to the readers strictly in file order. A long file (a transcript
+// of hundreds of MB) has its chunks decoded by several goroutines, which
+// would otherwise idle while one core reads; a short one is decoded inline.
 var (
 	chunkBytes   = 1 << 20 // lines per chunk, by size (a variable for tests)
 	maxChunkLine = 1 << 20 // a longer line is decoded in order, streaming, as readLines does
@@ -91,46 +92,104 @@ func (s *lineState) verdict(c *readCtx) error {
 	return verdict(s.matched, c)
 }
 
-// readLinesParallel is readLines with the decoding spread over workers goroutines.
-func readLinesParallel(br *bufio.Reader, c *readCtx, workers int) error {
-	todo := make(chan *lineChunk)
-	done := make(chan *lineChunk, workers*chunksInFlight)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var r bytes.Reader
-			dec := jsontext.NewDecoder(&r)
-			fastWarns := &warnList{}
-			fastOpts := decodeOptions(fastWarns)
-			for k := range todo {
-				opts := decodeOptions(k)
-				start := 0
-				for _, end := range k.ends {
-					line := k.data[start:end]
-					start = end
-					if d, ok := decodeFast(dec, &r, line, fastWarns, fastOpts); ok {
-						for _, kind := range fastWarns.kinds {
-							k.Warn(kind)
-						}
-						k.lines = append(k.lines, decodedLine{doc: d})
-						continue
-					}
-					r.Reset(line)
-					dec.Reset(&r, jsontext.AllowDuplicateNames(true))
-					k.lines = append(k.lines, decodeLine(dec, opts))
+// lineDecoder decodes the lines of chunks; each goroutine has its own.
+type lineDecoder struct {
+	r            bytes.Reader
+	dec          *jsontext.Decoder
+	fastWarns    *warnList
+	fastOpts     json.Options
+	fastOK, miss int // lines the fast path took and gave up on, in this file
+}
+
+func newLineDecoder() *lineDecoder {
+	d := &lineDecoder{fastWarns: &warnList{}}
+	d.dec = jsontext.NewDecoder(&d.r)
+	d.fastOpts = decodeOptions(d.fastWarns)
+	return d
+}
+
+// Short files are many: their decoders and chunk buffers are reused.
+var (
+	lineDecoders = sync.Pool{New: func() any { return newLineDecoder() }}
+	inlineChunks = sync.Pool{New: func() any { return &lineChunk{warns: map[string]int{}} }}
+)
+
+// decode fills k.lines from k's data.
+func (d *lineDecoder) decode(k *lineChunk) {
+	opts := decodeOptions(k)
+	start := 0
+	for _, end := range k.ends {
+		line := k.data[start:end]
+		start = end
+		// The fast path is tried while it pays: a file of another format
+		// gives it up after a few lines, a transcript's odd lines do not.
+		if d.miss < 4 || d.fastOK > d.miss {
+			if doc, ok := decodeFast(d.dec, &d.r, line, d.fastWarns, d.fastOpts); ok {
+				for _, kind := range d.fastWarns.kinds {
+					k.Warn(kind)
 				}
-				done <- k
+				k.lines = append(k.lines, decodedLine{doc: doc})
+				d.fastOK++
+				continue
 			}
-		})
+			d.miss++
+		}
+		d.r.Reset(line)
+		d.dec.Reset(&d.r, jsontext.AllowDuplicateNames(true))
+		k.lines = append(k.lines, decodeLine(d.dec, opts))
 	}
-	defer func() {
-		close(todo)
-		wg.Wait()
-	}()
+}
+
+// readLines reads JSON Lines: one document per line, lines of any length (a
+// line over maxChunkLine streams through the decoder), a broken line
+// counted and passed over. With workers > 1 chunks are decoded on that
+// many goroutines.
+func readLines(br *bufio.Reader, c *readCtx, workers int) error {
+	inline := workers <= 1
+	var todo, done chan *lineChunk
+	var own *lineDecoder
+	cur := &lineChunk{warns: map[string]int{}}
+	if inline {
+		own = lineDecoders.Get().(*lineDecoder)
+		own.fastOK, own.miss = 0, 0
+		cur = inlineChunks.Get().(*lineChunk)
+		defer func() {
+			lineDecoders.Put(own)
+			clear(cur.warns)
+			cur.data, cur.ends, cur.lines = cur.data[:0], cur.ends[:0], cur.lines[:0]
+			inlineChunks.Put(cur)
+		}()
+	} else {
+		todo, done = make(chan *lineChunk), make(chan *lineChunk, workers*chunksInFlight)
+		var wg sync.WaitGroup
+		for range workers {
+			wg.Go(func() {
+				d := newLineDecoder()
+				for k := range todo {
+					d.decode(k)
+					done <- k
+				}
+			})
+		}
+		defer func() {
+			close(todo)
+			wg.Wait()
+		}()
+	}
 
 	var st lineState
 	inFlight, next, seq := 0, 0, 0
 	ready := map[int]*lineChunk{}
+	apply := func(k *lineChunk) {
+		for kind, n := range k.warns {
+			for range n {
+				c.Warn(kind)
+			}
+		}
+		for _, l := range k.lines {
+			st.take(l, c)
+		}
+	}
 	// consume hands finished chunks to the readers in file order, waiting
 	// for chunks while more than limit are in flight.
 	consume := func(limit int) {
@@ -139,22 +198,21 @@ func readLinesParallel(br *bufio.Reader, c *readCtx, workers int) error {
 			ready[k.seq] = k
 			for k := ready[next]; k != nil; k = ready[next] {
 				delete(ready, next)
-				for kind, n := range k.warns {
-					for range n {
-						c.Warn(kind)
-					}
-				}
-				for _, l := range k.lines {
-					st.take(l, c)
-				}
+				apply(k)
 				next++
 				inFlight--
 			}
 		}
 	}
-	cur := &lineChunk{warns: map[string]int{}}
 	submit := func() {
 		if len(cur.ends) == 0 {
+			return
+		}
+		if inline { // decode now, and reuse the chunk: documents hold no part of it
+			own.decode(cur)
+			apply(cur)
+			clear(cur.warns)
+			cur.data, cur.ends, cur.lines = cur.data[:0], cur.ends[:0], cur.lines[:0]
 			return
 		}
 		consume(workers*chunksInFlight - 1)
@@ -199,9 +257,6 @@ func readLinesParallel(br *bufio.Reader, c *readCtx, workers int) error {
 		}
 		line = bytes.TrimSuffix(line, []byte{'\n'})
 		if len(line) > 0 || err == nil {
-			if cur.data == nil {
-				cur.data = make([]byte, 0, chunkBytes+4096)
-			}
 			cur.data = append(cur.data, line...)
 			cur.ends = append(cur.ends, len(cur.data))
 			if len(cur.data) >= chunkBytes {

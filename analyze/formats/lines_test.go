@@ -1,0 +1,151 @@
+package formats
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// referenceReadLines is the line reader as it was before chunks: every line
+// streamed through the general decoder. The chunked reader must match it.
+func referenceReadLines(br *bufio.Reader, c *readCtx) error {
+	lr := &lineReader{br: br}
+	dec := jsontext.NewDecoder(lr, jsontext.AllowDuplicateNames(true))
+	opts := decodeOptions(c)
+	var st lineState
+	for lr.next() {
+		dec.Reset(lr, jsontext.AllowDuplicateNames(true))
+		line := decodeLine(dec, opts)
+		if lr.err != nil {
+			return lr.err
+		}
+		st.take(line, c)
+	}
+	if lr.err != nil {
+		return lr.err
+	}
+	return st.verdict(c)
+}
+
+// readAll reads data as name with the given reader and returns what it
+// emitted (runs joined) and returned.
+func readAll(name string, data []byte, read func(io.Reader, string, Emitter) error) string {
+	c := newCollector()
+	err := read(bytes.NewReader(data), name, c)
+	runs, _ := Join(c.frags, c)
+	runs = append(c.runs, runs...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "err=%v warnings=%v runs=%d\n", err, c.warnings, len(runs))
+	for _, r := range runs {
+		fmt.Fprintf(&b, "%#v\n", *r)
+	}
+	return b.String()
+}
+
+// readBoth reads data with the reference line reader and with the chunked
+// reader, inline and on three goroutines; all three must agree.
+func readBoth(t *testing.T, name string, data []byte) (reference string, chunked []string) {
+	t.Helper()
+	reference = readAll(name, data, func(r io.Reader, name string, em Emitter) error {
+		c := &readCtx{source: name, loc: time.UTC, em: em}
+		br := bufio.NewReader(r)
+		if _, err := firstByte(br); err == io.EOF {
+			return skip(ReasonEmpty, "")
+		}
+		return referenceReadLines(br, c)
+	})
+	for _, workers := range []int{1, 3} {
+		chunked = append(chunked, readAll(name, data, func(r io.Reader, name string, em Emitter) error {
+			c := &readCtx{source: name, loc: time.UTC, em: em}
+			br := bufio.NewReader(r)
+			if _, err := firstByte(br); err == io.EOF {
+				return skip(ReasonEmpty, "")
+			}
+			return readLines(br, c, workers)
+		}))
+	}
+	return reference, chunked
+}
+
+func sameReads(t *testing.T, name string, data []byte) {
+	t.Helper()
+	reference, chunked := readBoth(t, name, data)
+	for i, got := range chunked {
+		if got != reference {
+			t.Fatalf("%s: chunked read (%d) differs\nreference: %.400s\nchunked:   %.400s", name, i, reference, got)
+		}
+	}
+}
+
+// The chunked line reader, inline or parallel, gives exactly what streaming line by line gives,
+// on every JSONL file of testdata and the corpus, and on awkward layouts,
+// with chunks small enough that every file spans many.
+func TestParallelLinesSameAsSerial(t *testing.T) {
+	oldChunk, oldLine := chunkBytes, maxChunkLine
+	chunkBytes, maxChunkLine = 300, 2000
+	defer func() { chunkBytes, maxChunkLine = oldChunk, oldLine }()
+
+	inputs := map[string][]byte{}
+	for _, root := range []string{filepath.Join("..", "..", "testdata", "logs"), filepath.Join("..", "..", "..", "shared", "corpus")} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				b, err := os.ReadFile(p)
+				if err == nil {
+					inputs[p] = b
+				}
+			}
+			return nil
+		})
+	}
+	if len(inputs) < 5 {
+		t.Fatalf("only %d JSONL files found", len(inputs))
+	}
+	for _, f := range []string{"claudecode", "codex", "otel"} {
+		b, err := logsynth.File(f, 9)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs["synth-"+f+".jsonl"] = b
+	}
+	claude, _ := logsynth.File("claudecode", 4)
+	lines := bytes.SplitAfter(claude, []byte("\n"))
+	long := `{"type":"user","sessionId":"s-long","uuid":"long","timestamp":"2026-03-05T10:00:00Z","message":{"role":"user","content":"` + strings.Repeat("long line ", 900) + `"}}`
+	inputs["awkward.jsonl"] = bytes.Join([][]byte{
+		lines[0], []byte("\n   \n"), []byte("{not json}\n"), lines[1], []byte(long + "\n"),
+		[]byte(`{"a":1} {"b":2}` + "\n"), lines[2], []byte("\r\n"), []byte(long + "\r\n"), lines[3], bytes.TrimSuffix(lines[4], []byte("\n")),
+	}, nil)
+	inputs["only-broken.jsonl"] = []byte("{broken\n{\"x\":\n")
+	inputs["blank.jsonl"] = []byte("{}\n\n\n")
+	inputs["long-last.jsonl"] = []byte(long)
+	for name, data := range inputs {
+		sameReads(t, filepath.Base(name), data)
+	}
+}
+
+func FuzzParallelLines(f *testing.F) {
+	for _, dir := range []string{"broken", "claudecode/proj", "codex", "otel"} {
+		paths, _ := filepath.Glob(filepath.Join(logPath(dir), "*.jsonl"))
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		oldChunk, oldLine := chunkBytes, maxChunkLine
+		chunkBytes, maxChunkLine = 64, 256
+		defer func() { chunkBytes, maxChunkLine = oldChunk, oldLine }()
+		sameReads(t, "f.jsonl", data)
+	})
+}
