@@ -126,15 +126,27 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 // directory is removed and the previous report stays in place.
 func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) error {
 	return writeDir(ctx, out, o.Force, analyze.SchemaVersion, func(d *Dir) error {
-		for _, f := range Formats {
+		// Formats write files of their own from a report none of them changes,
+		// so they run at once: the workbook, on one core, fills the gaps the
+		// run pages leave.
+		errs := make([]error, len(Formats))
+		var wg sync.WaitGroup
+		for i, f := range Formats {
 			if !slices.Contains(names, f.Name) {
 				continue
 			}
-			if err := ctx.Err(); err != nil {
+			wg.Go(func() {
+				if err := ctx.Err(); err != nil {
+					errs[i] = err
+				} else if err := f.Write(d, r, o); err != nil {
+					errs[i] = fmt.Errorf("%s output: %w", f.Name, err)
+				}
+			})
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
 				return err
-			}
-			if err := f.Write(d, r, o); err != nil {
-				return fmt.Errorf("%s output: %w", f.Name, err)
 			}
 		}
 		if len(r.History) > 0 {
