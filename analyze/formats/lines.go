@@ -117,7 +117,7 @@ var (
 // decode fills k.lines from k's data.
 func (d *lineDecoder) decode(k *lineChunk) {
 	opts := decodeOptions(k)
-	start := 0
+	start, broken := 0, false
 	for _, end := range k.ends {
 		line := k.data[start:end]
 		start = end
@@ -136,9 +136,29 @@ func (d *lineDecoder) decode(k *lineChunk) {
 		}
 		d.r.Reset(line)
 		d.dec.Reset(&d.r, jsontext.AllowDuplicateNames(true))
-		k.lines = append(k.lines, decodeLine(d.dec, opts))
+		l := decodeLine(d.dec, opts)
+		if l.err != nil && !broken { // only a chunk's first error can be its file's first
+			broken = true
+			if err := lineError(line); err != nil {
+				l.err = err
+			}
+		}
+		k.lines = append(k.lines, l)
 	}
 }
+
+// lineError is the error a fresh decoder gives for a broken line. A reused
+// decoder's message can name object members it saw on earlier lines (with
+// duplicate names allowed, jsontext's pointer on malformed input reads stale
+// names), and the same file must always get the same detail.
+func lineError(line []byte) error {
+	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
+	return decodeLine(dec, decodeOptions(discardWarner{})).err
+}
+
+type discardWarner struct{}
+
+func (discardWarner) Warn(string) {}
 
 // readLines reads JSON Lines: one document per line, lines of any length (a
 // line over maxChunkLine streams through the decoder), a broken line

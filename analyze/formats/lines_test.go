@@ -17,20 +17,21 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
-// referenceReadLines is the line reader as it was before chunks: every line
-// streamed through the general decoder. The chunked reader must match it.
+// referenceReadLines is the line reader as it was before chunks, with
+// every line decoded by a fresh decoder. The chunked reader must match it.
 func referenceReadLines(br *bufio.Reader, c *readCtx) error {
 	lr := &lineReader{br: br}
-	dec := jsontext.NewDecoder(lr, jsontext.AllowDuplicateNames(true))
 	opts := decodeOptions(c)
 	var st lineState
 	for lr.next() {
-		dec.Reset(lr, jsontext.AllowDuplicateNames(true))
-		line := decodeLine(dec, opts)
-		if lr.err != nil {
-			return lr.err
+		line, err := io.ReadAll(lr)
+		if err == nil {
+			err = lr.err
 		}
-		st.take(line, c)
+		if err != nil {
+			return err
+		}
+		st.take(decodeLine(jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true)), opts), c)
 	}
 	if lr.err != nil {
 		return lr.err
@@ -148,4 +149,27 @@ func FuzzParallelLines(f *testing.F) {
 		defer func() { chunkBytes, maxChunkLine = oldChunk, oldLine }()
 		sameReads(t, "f.jsonl", data)
 	})
+}
+
+// A broken line's error must not depend on what the reused decoder read
+// before: jsontext's pointer on malformed input can name stale members.
+func TestLineErrorIgnoresEarlierLines(t *testing.T) {
+	broken := []byte(`{{"": "7", "tp": "2026-03-05T10:03:02000Z", "message": {"role": user", "ontet":[{"type": "tool_result", "tool_us_id": "t6", "is_error": false, "ontent": "(output)"}]}, "toolUseResult": {"durationMs": 2000}}`)
+	want := lineError(broken)
+	if !strings.Contains(want.Error(), `"//"`) {
+		t.Fatalf("fresh decoder: %v; the jsontext quirk this guards against is gone or changed", want)
+	}
+	d := newLineDecoder()
+	for _, first := range []string{
+		`{"type":"user","timestamp":"2026-03-05T10:03:02.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t6","is_error":false,"content":"(output)"}]},"toolUseResult":{"durationMs":2000}}`, // was "/message/role"
+		`{"somewhat_long_name": {"another_name": 1}}`,
+	} {
+		k := &lineChunk{warns: map[string]int{}}
+		k.data = append([]byte(first), broken...)
+		k.ends = []int{len(first), len(k.data)}
+		d.decode(k)
+		if got := k.lines[1].err; got == nil || got.Error() != want.Error() {
+			t.Errorf("after %s: error %v, want %v", first, got, want)
+		}
+	}
 }
