@@ -225,6 +225,14 @@ func (f *claudeFile) agentName(i int32) string {
 // collision between the ids of one tree vanishingly unlikely.
 type digest [16]byte
 
+// idDigest is the digest of an id, zero for none.
+func idDigest(id string) digest {
+	if id == "" {
+		return digest{}
+	}
+	return digestOf(id)
+}
+
 func digestOf(parts ...string) digest {
 	h := fnv.New128a()
 	for _, p := range parts {
@@ -236,13 +244,19 @@ func digestOf(parts ...string) digest {
 	return d
 }
 
-type claudeUse struct{ id, name, subagent string }
+// Tool-use ids only pair calls with results: they are kept as digests (zero
+// for none), which a 150,000-call session holds far more cheaply than strings.
+type claudeUse struct {
+	id             digest
+	name, subagent string
+}
 
 type claudeResult struct {
-	useID, text, agentID string
-	isError              bool
-	durationMS           Num
-	interrupted          bool
+	useID         digest
+	text, agentID string
+	isError       bool
+	durationMS    Num
+	interrupted   bool
 }
 
 func readClaude(d *document, c *readCtx) {
@@ -274,14 +288,14 @@ func readClaude(d *document, c *readCtx) {
 		for _, b := range m.Content.Blocks {
 			switch b.Type.V {
 			case "tool_use":
-				u := claudeUse{id: b.ID.V, name: f.intern(b.Name.V)}
+				u := claudeUse{id: idDigest(b.ID.V), name: f.intern(b.Name.V)}
 				if b.Input != nil {
 					u.subagent = b.Input.SubagentType.V
 				}
 				f.uses = append(f.uses, u)
 				l.nUses++
 			case "tool_result":
-				r := claudeResult{useID: b.ToolUseID.V, isError: b.IsError != nil && *b.IsError}
+				r := claudeResult{useID: idDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
 				if tur := d.ToolUseResult; tur.Set {
 					r.durationMS, r.interrupted, r.agentID = tur.DurationMS, tur.Interrupted, tur.AgentID
 					if r.isError || claudeErrorText(tur.Text) {
@@ -418,7 +432,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.
-	taskType := map[string]string{} // tool_use id → subagent_type
+	taskType := map[digest]string{} // tool_use id → subagent_type
 	for _, e := range main {
 		for _, u := range e.uses() {
 			if u.subagent != "" {
@@ -455,33 +469,37 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	}
 
 	// Tool calls of the main chain, paired with their results by id.
-	results := map[string]struct {
-		res claudeResult
-		at  time.Time
-	}{}
+	type resultAt struct {
+		res  *claudeResult
+		line *claudeLine
+	}
+	results := map[digest]resultAt{}
+	calls := 0
 	for _, e := range main {
-		for _, res := range e.results() {
-			if _, dup := results[res.useID]; !dup {
-				results[res.useID] = struct {
-					res claudeResult
-					at  time.Time
-				}{res, e.at}
+		rs := e.results()
+		for i := range rs {
+			if _, dup := results[rs[i].useID]; !dup {
+				results[rs[i].useID] = resultAt{&rs[i], e.claudeLine}
 			}
 		}
+		calls += int(e.nUses)
 	}
-	usedIDs := map[string]bool{}
+	usedIDs := make(map[digest]struct{}, calls)
+	if calls > 0 {
+		r.ToolCalls = make([]model.ToolCall, 0, calls) // a long session's calls are most of its memory: no regrowth
+	}
 	for _, e := range main {
 		if r.Request == "" && e.prompt != 0 {
 			r.Request = e.promptOf()
 		}
 		for _, u := range e.uses() {
-			if u.id != "" && usedIDs[u.id] {
+			if _, dup := usedIDs[u.id]; dup && u.id != (digest{}) {
 				continue
 			}
-			usedIDs[u.id] = true
+			usedIDs[u.id] = struct{}{}
 			call := model.ToolCall{Name: u.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
 			if got, ok := results[u.id]; ok {
-				call.Span = spanOf(e.at, got.at, w)
+				call.Span = spanOf(e.at, got.line.at, w)
 				if got.res.durationMS.Set {
 					call.HasDuration = false
 					setDuration(&call.Span, got.res.durationMS, w)
