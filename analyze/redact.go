@@ -11,47 +11,58 @@ import (
 const Redacted = "[redacted]"
 
 // secretPatterns match values that look like credentials. A match keeps the
-// text before the secret (group 1, when the pattern has one) and loses the rest.
-var secretPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`),
-	regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`),                              // OpenAI, Anthropic (sk-ant-…), and the like
-	regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`),                                   // AWS access key ids
-	regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}\b`),                                  // GitHub tokens
-	regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`),                                  // GitHub fine-grained tokens
-	regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`),                                 // Slack tokens
-	regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`),                                         // Google API keys
-	regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), // JSON Web Tokens
-	regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`),                       // Authorization: Bearer …
-	regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`),               // a password in a URL
-	regexp.MustCompile(`(?i)(\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?)[^\s"',;]{6,}`),
+// text before the secret (group 1, when the pattern has one) and loses the
+// rest. A pattern runs only on a text holding one of its hints, which every
+// match holds (in lower case, for the case-insensitive ones): most texts hold
+// none, and a regexp costs far more than a substring test.
+var secretPatterns = []struct {
+	re    *regexp.Regexp
+	hints []string
+	fold  bool // hints are looked for in the lower-cased text
+}{
+	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), []string{"PRIVATE KEY"}, false},
+	{regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`), []string{"sk-"}, false},                              // OpenAI, Anthropic (sk-ant-…), and the like
+	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), []string{"AKIA", "ASIA"}, false},                          // AWS access key ids
+	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}\b`), []string{"gh"}, false},                                   // GitHub tokens
+	{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), []string{"github_pat_"}, false},                          // GitHub fine-grained tokens
+	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false},                                 // Slack tokens
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), []string{"AIza"}, false},                                        // Google API keys
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, false}, // JSON Web Tokens
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), []string{"bearer"}, true},                     // Authorization: Bearer …
+	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`), []string{"://"}, false},               // a password in a URL
+	{regexp.MustCompile(`(?i)(\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?)[^\s"',;]{6,}`),
+		[]string{"pass", "pwd", "secret", "key", "token"}, true},
 }
-
-// secretHints is a cheap first test: a text holding none of them holds no secret
-// the patterns above would find, and is left alone without running them.
-var secretHints = []string{"PRIVATE KEY", "sk-", "AKIA", "ASIA", "gh", "github_pat_", "xox", "AIza", "eyJ", "earer", "EARER", "://",
-	"ass", "ASS", "wd", "WD", "ecret", "ECRET", "key", "KEY", "Key", "oken", "OKEN"}
 
 // RedactText replaces what looks like a credential; changed reports whether it did.
 func RedactText(s string) (out string, changed bool) {
-	hinted := false
-	for _, h := range secretHints {
-		if strings.Contains(s, h) {
-			hinted = true
-			break
-		}
-	}
-	if !hinted {
-		return s, false
-	}
 	out = s
-	for _, re := range secretPatterns {
-		switch re.NumSubexp() {
+	lower, loweredFrom, lowered := "", "", false
+	for _, p := range secretPatterns {
+		text := out
+		if p.fold {
+			if !lowered || loweredFrom != out { // lower-cased once, again only after a replacement
+				lower, loweredFrom, lowered = strings.ToLower(out), out, true
+			}
+			text = lower
+		}
+		hinted := false
+		for _, h := range p.hints {
+			if strings.Contains(text, h) {
+				hinted = true
+				break
+			}
+		}
+		if !hinted {
+			continue
+		}
+		switch p.re.NumSubexp() {
 		case 2:
-			out = re.ReplaceAllString(out, "${1}"+Redacted+"${2}")
+			out = p.re.ReplaceAllString(out, "${1}"+Redacted+"${2}")
 		case 1:
-			out = re.ReplaceAllString(out, "${1}"+Redacted)
+			out = p.re.ReplaceAllString(out, "${1}"+Redacted)
 		default:
-			out = re.ReplaceAllLiteralString(out, Redacted)
+			out = p.re.ReplaceAllLiteralString(out, Redacted)
 		}
 	}
 	return out, out != s
@@ -60,12 +71,26 @@ func RedactText(s string) (out string, changed bool) {
 // redactRun redacts every text of a run in place and returns how many values changed.
 func redactRun(r *model.Run) int64 {
 	var n int64
+	// A run repeats its short texts (tool names, agents) on every call:
+	// each distinct one is tested once.
+	type verdict struct {
+		out     string
+		changed bool
+	}
+	memo := map[string]verdict{}
 	fix := func(p *string) {
 		if *p == "" {
 			return
 		}
-		if out, changed := RedactText(*p); changed {
-			*p = out
+		v, ok := memo[*p]
+		if !ok {
+			v.out, v.changed = RedactText(*p)
+			if len(*p) <= 256 && len(memo) < 4096 {
+				memo[*p] = v
+			}
+		}
+		if v.changed {
+			*p = v.out
 			n++
 		}
 	}

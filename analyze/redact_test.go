@@ -19,6 +19,12 @@ func TestRedactText(t *testing.T) {
 		"password=s3cr3tpass and more":                                                "password=[redacted] and more",
 		"-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY----- tail": "[redacted] tail",
 		"jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N": "jwt [redacted]",
+		// Any case, for the case-insensitive patterns (a global hint list once missed these).
+		"BeArEr zyxwvutsrqponmlk1":        "BeArEr [redacted]",
+		"PassWord: hunter2hunter2":        "PassWord: [redacted]",
+		"x Api-Key=abcdefgh and sk-short": "x Api-Key=[redacted] and sk-short",
+		// Two patterns in one text, the second case-insensitive after the first replaced.
+		"sk-ant-api03-AbCdEfGhIjKlMnOpQrSt then AUTH_TOKEN=abcdefgh": "[redacted] then AUTH_TOKEN=[redacted]",
 	} {
 		got, changed := RedactText(in)
 		if got != want || !changed {
@@ -38,7 +44,8 @@ func TestRedactRun(t *testing.T) {
 	r := handRuns()[0]
 	r.Title = "deploy with sk-live0123456789abcdefghij"
 	r.ToolCalls[1].Error = "401 for Bearer abcdefghijklmnopqrstuvwxyz"
-	if n := redactRun(r); n != 2 || strings.Contains(r.Title+r.ToolCalls[1].Error, "abcdefghij") {
+	r.ToolCalls = append(r.ToolCalls, r.ToolCalls[1]) // the same text twice: redacted and counted twice
+	if n := redactRun(r); n != 3 || strings.Contains(r.Title+r.ToolCalls[1].Error+r.ToolCalls[len(r.ToolCalls)-1].Error, "abcdefghij") {
 		t.Errorf("redacted %d: %q %q", n, r.Title, r.ToolCalls[1].Error)
 	}
 }
