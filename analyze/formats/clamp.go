@@ -14,6 +14,10 @@ import (
 // halves of a surrogate pair, or inside a UTF-8 sequence. A bare token (a
 // number, a literal, or garbage) longer than maxBareToken is an error.
 // Strings metrics need (names, ids, statuses, error texts) are far shorter.
+//
+// A raw newline ends any string: JSON strings hold none, and in JSON Lines it
+// ends the line. So every line is clamped as if alone, and a broken line (a
+// string left open) cannot make the clamp read the next lines inside out.
 
 const (
 	maxString    = 256 << 10
@@ -76,7 +80,7 @@ func (c *clampReader) process(in []byte) error {
 		in = in[:len(in)-k]
 	}
 	out := c.outBuf[:0]
-	quote, slash := -1, -1 // cached positions of the next '"' and '\\' in in
+	quote, slash, newline := -1, -1, -1 // cached positions of the next '"', '\\' and '\n' in in
 	pos := 0
 	next := func(cache *int, b byte) int {
 		if *cache < pos {
@@ -107,7 +111,7 @@ func (c *clampReader) process(in []byte) error {
 			c.inStr, c.dropping, c.needLow, c.strLen, c.bare = true, false, false, 0, 0
 			continue
 		}
-		j := min(next(&quote, '"'), next(&slash, '\\'))
+		j := min(next(&quote, '"'), next(&slash, '\\'), next(&newline, '\n'))
 		seg := in[pos:j]
 		if !c.dropping && len(seg) > 0 {
 			room := max(0, c.limit-c.strLen) // a kept surrogate pair may overshoot
@@ -127,13 +131,13 @@ func (c *clampReader) process(in []byte) error {
 		if j == len(in) {
 			break
 		}
-		if in[j] == '"' {
-			out = append(out, '"')
-			c.inStr = false
+		if in[j] == '"' || in[j] == '\n' {
+			out = append(out, in[j])
+			c.inStr, c.needLow = false, false
 			pos = j + 1
 			continue
 		}
-		if j+1 < len(in) && in[j+1] != 'u' && !c.dropping && !c.needLow && c.strLen+2 <= c.limit {
+		if j+1 < len(in) && in[j+1] != 'u' && in[j+1] != '\n' && !c.dropping && !c.needLow && c.strLen+2 <= c.limit {
 			out = append(out, '\\', in[j+1]) // the common escape, whole and far from the limit
 			c.strLen += 2
 			pos = j + 2
@@ -178,6 +182,13 @@ func incompleteTail(b []byte) int {
 func (c *clampReader) escape(in []byte, out *[]byte) int {
 	used := 0
 	for used < len(in) {
+		if in[used] == '\n' { // the line ends inside the escape: keep what there is, the string ends
+			if !c.dropping {
+				*out = append(*out, c.esc...)
+			}
+			c.esc = c.esc[:0]
+			return used
+		}
 		c.esc = append(c.esc, in[used])
 		used++
 		if (len(c.esc) == 2 && c.esc[1] != 'u') || len(c.esc) == 6 {

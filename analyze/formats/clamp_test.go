@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -110,6 +111,30 @@ func TestClampBounds(t *testing.T) {
 	}
 }
 
+// A line cut inside a string (a writer killed mid-line, then appended to)
+// costs that line only: the lines after it are read, even one holding a
+// string with no space in it longer than any bare token (a base64 image).
+func TestClampBrokenLineCostsOneLine(t *testing.T) {
+	long := strings.Repeat("QUJD", 2000)
+	for _, cut := range []string{
+		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"cut here`,
+		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"cut in an escape \u00`,
+		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"` + strings.Repeat("x", maxString+10),
+	} {
+		data := cut + "\n" +
+			`{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-03-05T10:00:01Z","message":{"role":"user","content":"hi ` + long + `"}}` + "\n" +
+			`{"type":"assistant","sessionId":"s1","uuid":"u2","timestamp":"2026-03-05T10:00:02Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}` + "\n"
+		c := newCollector()
+		if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
+			t.Fatalf("%.40s…: %v", cut, err)
+		}
+		runs, _ := Join(c.frags, c)
+		if c.warnings[WarnInvalidLine] != 1 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 || runs[0].Request == "" {
+			t.Errorf("%.40s…: warnings %v, %d runs", cut, c.warnings, len(runs))
+		}
+	}
+}
+
 func BenchmarkClamp(b *testing.B) {
 	doc := []byte(strings.Repeat(`{"type":"assistant","message":{"content":[{"type":"text","text":"`+strings.Repeat("lorem ipsum \\n dolor ", 50)+`"}]},"n":12345}`+"\n", 200))
 	b.SetBytes(int64(len(doc)))
@@ -126,11 +151,27 @@ func FuzzClamp(f *testing.F) {
 	for _, s := range []string{`{"a":"\ud83d\ude00é"}`, `["\\\"x"]`, `{"k":"日本語","n":1.5e3}`, `"\u00e9\u0041"`} {
 		f.Add([]byte(s), uint8(3))
 	}
+	f.Add([]byte("{\"a\":\"open\n{\"b\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"), uint8(3))
+	f.Add([]byte("[\"ab\\\n\"cd\"]\n\"\\u12\n"), uint8(1))
 	f.Fuzz(func(t *testing.T, doc []byte, limit uint8) {
 		c := newClampReader()
 		c.reset(iotest.HalfReader(bytes.NewReader(doc)))
 		c.limit = int(limit%32) + 1
 		out, err := io.ReadAll(c)
+		// Whatever the input, each line is clamped as if alone.
+		var lines [][]byte
+		var lineErr error
+		for _, line := range bytes.SplitAfter(doc, []byte("\n")) {
+			c1 := newClampReader()
+			c1.reset(bytes.NewReader(line))
+			c1.limit = c.limit
+			o, err := io.ReadAll(c1)
+			lineErr = cmp.Or(lineErr, err)
+			lines = append(lines, o)
+		}
+		if (err == nil) != (lineErr == nil) || err == nil && !bytes.Equal(out, bytes.Join(lines, nil)) {
+			t.Fatalf("limit %d: %q: whole %q (%v), line by line %q (%v)", c.limit, doc, out, err, bytes.Join(lines, nil), lineErr)
+		}
 		if !json.Valid(doc) || !utf8.Valid(doc) {
 			return
 		}
