@@ -90,16 +90,50 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 // codexFile carries what one rollout's earlier lines said to its later ones.
 type codexFile struct {
 	session, model string
+	logs           map[string]*codexLog // this file's entries, by session
 }
 
+// codexLog is one file's entries of one session, in file order: one
+// fragment per file and session, not per line (a fragment costs more than
+// the entry it would carry).
+type codexLog struct{ entries []codexEntry }
+
+type codexKind uint8
+
+const (
+	codexMetaEntry codexKind = iota
+	codexCallEntry
+	codexOutputEntry
+	codexExitEntry
+	codexTokensEntry
+	codexPromptEntry
+)
+
 type codexEntry struct {
-	session, model string
-	at             time.Time
-	kind           string // meta, call, output, exit, tokens, prompt
-	name, callID   string
-	exitCode       Num
-	tokens         model.Tokens // running total, for kind tokens
-	prompt         string
+	at           time.Time
+	kind         codexKind
+	model        string
+	name, callID string
+	exitCode     Num
+	tokens       model.Tokens // running total, for kind tokens
+	prompt       string
+}
+
+// add files e under session, emitting the file's fragment for that session
+// the first time it appears.
+func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
+	l := st.logs[session]
+	if l == nil {
+		if st.logs == nil {
+			st.logs = map[string]*codexLog{}
+		}
+		l = &codexLog{}
+		st.logs[session] = l
+		c.fragment(&Fragment{Kind: FragmentCodex, key: session, codex: l})
+	} else {
+		c.emits++ // as a fragment would
+	}
+	l.entries = append(l.entries, e)
 }
 
 func readCodex(d *document, c *readCtx) {
@@ -119,7 +153,7 @@ func readCodex(d *document, c *readCtx) {
 		if start.IsZero() {
 			start = at
 		}
-		c.fragment(&Fragment{Kind: FragmentCodex, key: st.session, codex: &codexEntry{session: st.session, at: start, kind: "meta"}})
+		st.add(c, st.session, codexEntry{at: start, kind: codexMetaEntry})
 		return
 	case d.Instructions.Set && d.ID.V != "": // the pre-envelope first line
 		st.session = d.ID.V
@@ -130,31 +164,31 @@ func readCodex(d *document, c *readCtx) {
 		}
 		return
 	}
-	e := &codexEntry{session: st.session, model: st.model, at: at}
+	e := codexEntry{model: st.model, at: at}
 	switch item.Type.V {
 	case "function_call", "custom_tool_call", "local_shell_call":
-		e.kind, e.name, e.callID = "call", item.Name.V, cmpOr(item.CallID.V, item.ID.V)
+		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmpOr(item.CallID.V, item.ID.V)
 		if e.name == "" {
 			e.name = item.Type.V
 		}
 	case "function_call_output", "custom_tool_call_output":
-		e.kind, e.callID, e.exitCode = "output", item.CallID.V, item.Output.ExitCode
+		e.kind, e.callID, e.exitCode = codexOutputEntry, item.CallID.V, item.Output.ExitCode
 	case "exec_command_end":
-		e.kind, e.callID, e.exitCode = "exit", item.CallID.V, item.ExitCode
+		e.kind, e.callID, e.exitCode = codexExitEntry, item.CallID.V, item.ExitCode
 	case "token_count":
 		if item.Info == nil || item.Info.Total == nil {
 			return
 		}
 		u := item.Info.Total
-		e.kind = "tokens"
+		e.kind = codexTokensEntry
 		// Cached input is inside input_tokens here: subtract it so kinds never overlap.
 		e.tokens = model.Tokens{Input: u.Input.Int() - u.Cached.Int(), CacheRead: u.Cached.Int(), Output: u.Output.Int()}
 	case "user_message":
-		e.kind, e.prompt = "prompt", clipString(item.Message.V, 2000)
+		e.kind, e.prompt = codexPromptEntry, clipString(item.Message.V, 2000)
 	default:
 		return
 	}
-	c.fragment(&Fragment{Kind: FragmentCodex, key: e.session, codex: e})
+	st.add(c, st.session, e)
 }
 
 // joinCodex builds one run per Codex session. Token counts are the deltas of
@@ -171,53 +205,57 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*m
 		exits := map[string]Num{}
 		outputs := map[string]time.Time{}
 		for _, f := range fs {
-			e := f.codex
-			widen(&first, &last, e.at)
-			switch e.kind {
-			case "tokens":
-				cur := e.tokens
-				delta := model.Tokens{Input: cur.Input - prev.Input, Output: cur.Output - prev.Output, CacheRead: cur.CacheRead - prev.CacheRead}
-				if delta.Input < 0 || delta.Output < 0 || delta.CacheRead < 0 {
-					delta = cur // the running total restarted
-				}
-				prev = cur
-				r.Tokens.Add(delta)
-				perModel[e.model] += delta.Total()
-			case "prompt":
-				if r.Request == "" {
-					r.Request = e.prompt
-				}
-			case "output":
-				if _, ok := outputs[e.callID]; !ok {
-					outputs[e.callID] = e.at
-				}
-				if e.exitCode.Set {
-					exits[e.callID] = e.exitCode
-				}
-			case "exit":
-				if e.exitCode.Set {
-					exits[e.callID] = e.exitCode
+			for i := range f.codex.entries {
+				e := &f.codex.entries[i]
+				widen(&first, &last, e.at)
+				switch e.kind {
+				case codexTokensEntry:
+					cur := e.tokens
+					delta := model.Tokens{Input: cur.Input - prev.Input, Output: cur.Output - prev.Output, CacheRead: cur.CacheRead - prev.CacheRead}
+					if delta.Input < 0 || delta.Output < 0 || delta.CacheRead < 0 {
+						delta = cur // the running total restarted
+					}
+					prev = cur
+					r.Tokens.Add(delta)
+					perModel[e.model] += delta.Total()
+				case codexPromptEntry:
+					if r.Request == "" {
+						r.Request = e.prompt
+					}
+				case codexOutputEntry:
+					if _, ok := outputs[e.callID]; !ok {
+						outputs[e.callID] = e.at
+					}
+					if e.exitCode.Set {
+						exits[e.callID] = e.exitCode
+					}
+				case codexExitEntry:
+					if e.exitCode.Set {
+						exits[e.callID] = e.exitCode
+					}
 				}
 			}
 		}
 		for _, f := range fs {
-			e := f.codex
-			if e.kind != "call" {
-				continue
-			}
-			call := model.ToolCall{Name: e.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
-			if end, ok := outputs[e.callID]; ok {
-				call.Span = spanOf(e.at, end, w)
-				call.Outcome = model.OutcomeOK
-			}
-			if code, ok := exits[e.callID]; ok {
-				if code.V != 0 {
-					call.Outcome, call.Error = model.OutcomeError, "exit code "+trimFloat(code.V)
-				} else {
+			for i := range f.codex.entries {
+				e := &f.codex.entries[i]
+				if e.kind != codexCallEntry {
+					continue
+				}
+				call := model.ToolCall{Name: e.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+				if end, ok := outputs[e.callID]; ok {
+					call.Span = spanOf(e.at, end, w)
 					call.Outcome = model.OutcomeOK
 				}
+				if code, ok := exits[e.callID]; ok {
+					if code.V != 0 {
+						call.Outcome, call.Error = model.OutcomeError, "exit code "+trimFloat(code.V)
+					} else {
+						call.Outcome = model.OutcomeOK
+					}
+				}
+				r.ToolCalls = append(r.ToolCalls, call)
 			}
-			r.ToolCalls = append(r.ToolCalls, call)
 		}
 		r.Model = topModel(perModel)
 		r.Span = spanOf(first, last, w)

@@ -521,6 +521,59 @@ func TestCodexJoin(t *testing.T) {
 	}
 }
 
+// A Codex session resumed in a second file, and a file holding two
+// sessions: one fragment per file and session, entries joined in file
+// order, token deltas running across the files.
+func TestCodexSessionsAcrossFiles(t *testing.T) {
+	line := func(at, typ, payload string) string {
+		return `{"timestamp": "2026-03-06T09:00:` + at + `.000Z", "type": "` + typ + `", "payload": ` + payload + "}\n"
+	}
+	meta := func(at, id string) string { return line(at, "session_meta", `{"id": "`+id+`"}`) }
+	callLine := func(at, id string) string {
+		return line(at, "response_item", `{"type": "function_call", "name": "shell", "call_id": "`+id+`"}`)
+	}
+	output := func(at, id, code string) string {
+		return line(at, "response_item", `{"type": "function_call_output", "call_id": "`+id+`", "output": "{\"metadata\":{\"exit_code\":`+code+`}}"}`)
+	}
+	tokens := func(at, n string) string {
+		return line(at, "event_msg", `{"type": "token_count", "info": {"total_token_usage": {"input_tokens": `+n+`, "output_tokens": 1}}}`)
+	}
+	files := map[string]string{
+		"a/rollout-1.jsonl": meta("00", "s1") + callLine("01", "c1") + output("02", "c1", "0") + tokens("03", "100") +
+			meta("10", "s2") + callLine("11", "c2"),
+		"b/rollout-2.jsonl": meta("20", "s1") + callLine("21", "c3") + output("24", "c3", "1") + tokens("25", "150"),
+	}
+	var all []*Fragment
+	perFile := map[string]int{}
+	for _, name := range []string{"a/rollout-1.jsonl", "b/rollout-2.jsonl"} {
+		c := newCollector()
+		if err := Read(strings.NewReader(files[name]), name, Options{}, c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		checkWarnings(t, name, c.warnings, nil)
+		for _, f := range c.frags {
+			f.Source = name
+		}
+		perFile[name] = len(c.frags)
+		all = append(all, c.frags...)
+	}
+	if perFile["a/rollout-1.jsonl"] != 2 || perFile["b/rollout-2.jsonl"] != 1 {
+		t.Errorf("fragments per file %v, want one per file and session", perFile)
+	}
+	runs, _ := Join(all, newCollector())
+	if len(runs) != 2 || runs[0].ID != "s1" || runs[1].ID != "s2" {
+		t.Fatalf("runs %+v", runs)
+	}
+	checkCalls(t, runs[0], []call{{"shell", ok, 1000}, {"shell", failed, 3000}})
+	checkCalls(t, runs[1], []call{{"shell", unknown, -1}})
+	if got := runs[0].Tokens; got.Input != 150 || got.Output != 1 {
+		t.Errorf("s1 tokens %+v, want the running total's deltas across both files", got)
+	}
+	if runs[0].Span.DurationMS != 25000 {
+		t.Errorf("s1 span %v", runs[0].Span)
+	}
+}
+
 func TestOtelJoin(t *testing.T) {
 	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
 	if err != nil || len(c.frags) != 6 {

@@ -70,7 +70,7 @@ type Fragment struct {
 	plan   *planRecord
 	batch  *batchRecord
 	claude *claudeFile
-	codex  *codexEntry
+	codex  *codexLog
 	otel   *otelSpan
 	gemini *geminiEntry
 	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
