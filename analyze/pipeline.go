@@ -395,6 +395,10 @@ func readFile(c candidate, opt *Options, em formats.Emitter) error {
 	switch {
 	case cr.err == errTooLarge:
 		return &formats.SkipError{Reason: formats.ReasonTooLarge, Detail: fmt.Sprintf("over --max-file-size %d bytes once decompressed", opt.MaxFileSize)}
+	case errors.Is(cr.err, io.ErrUnexpectedEOF) && err == nil:
+		return nil // JSON Lines cut short: the reader kept the lines before the cut, with a warning
+	case errors.Is(cr.err, io.ErrUnexpectedEOF):
+		return &formats.SkipError{Reason: formats.ReasonTruncated, Detail: "the compressed stream ends early"}
 	case cr.err != nil:
 		return &formats.SkipError{Reason: formats.ReasonUnreadable, Detail: errText(cr.err)}
 	}

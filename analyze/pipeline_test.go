@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -218,6 +219,44 @@ func TestSizeLimits(t *testing.T) {
 	}
 	if bomb.Len() > 64<<10 {
 		t.Fatalf("the bomb must be smaller than the limit compressed (%d bytes)", bomb.Len())
+	}
+}
+
+// A gzipped file cut short (copied while written, a full disk): JSON Lines
+// keep every line before the cut, with a warning; a document is truncated.
+func TestTruncatedGzip(t *testing.T) {
+	dir := t.TempDir()
+	cut := func(name string, data []byte) {
+		var b bytes.Buffer
+		gz := gzip.NewWriter(&b)
+		gz.Write(data)
+		gz.Close()
+		os.WriteFile(filepath.Join(dir, name), b.Bytes()[:b.Len()*2/3], 0o644)
+	}
+	rollout, err := os.ReadFile(filepath.Join("..", "testdata", "logs", "codex", "rollout-2026-03-06T09-00-00-rollout-one.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines bytes.Buffer
+	for i := range 50 { // fifty sessions, so that the cut falls well after the first ones
+		lines.Write(bytes.ReplaceAll(rollout, []byte(`"rollout-one"`), fmt.Appendf(nil, `"rollout-%d"`, i)))
+	}
+	cut("sessions.jsonl.gz", lines.Bytes())
+	doc, err := os.ReadFile(filepath.Join("..", "testdata", "logs", "session", "v2-phases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut("session.json.gz", doc)
+	r := analyzeOpt(t, Options{Roots: []string{dir}})
+	if got := skippedMap(r); len(got) != 1 || got["session.json.gz"] != formats.ReasonTruncated {
+		t.Errorf("skipped = %v, want only the document, as truncated", got)
+	}
+	s := r.Summary
+	if n := s.Runs.ByFormat["codex"]; n < 10 || n >= 50 {
+		t.Errorf("%d Codex runs from the lines before the cut", n)
+	}
+	if s.Inputs.Warnings[formats.WarnTruncatedStream] != 1 {
+		t.Errorf("warnings %v", s.Inputs.Warnings)
 	}
 }
 

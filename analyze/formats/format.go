@@ -74,6 +74,7 @@ const (
 	WarnDuplicateEvent     = "duplicate_event"  // an exact repeat of an earlier event, dropped
 	WarnDuplicateRunID     = "duplicate_run_id" // two runs of one format share an id
 	WarnQualityMismatch    = "quality_mismatch" // a producer's quality_average disagrees with its scores
+	WarnTruncatedStream    = "truncated_stream" // a compressed JSONL file ends mid-stream; the lines before the cut were read
 )
 
 // Warner counts warnings by kind.

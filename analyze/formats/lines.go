@@ -244,6 +244,10 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 	var long []byte
 	for {
 		frag, err := br.ReadSlice('\n')
+		if errors.Is(err, io.ErrUnexpectedEOF) { // a compressed stream cut short: the lines before the cut count
+			c.Warn(WarnTruncatedStream)
+			err = io.EOF
+		}
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
 			return err
 		}
