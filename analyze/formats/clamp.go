@@ -18,6 +18,9 @@ import (
 // A raw newline ends any string: JSON strings hold none, and in JSON Lines it
 // ends the line. So every line is clamped as if alone, and a broken line (a
 // string left open) cannot make the clamp read the next lines inside out.
+// In JSON Lines an over-long bare token costs its line only: the clamp drops
+// it and writes a NUL in its place, which no decoder takes for JSON (a crash
+// can leave a log's tail as kilobytes of NUL bytes).
 
 const (
 	maxString    = 256 << 10
@@ -34,8 +37,11 @@ type clampReader struct {
 	out                      []byte // processed, not yet returned
 	err                      error
 	inStr, dropping, needLow bool
+	lines                    bool // JSON Lines: an over-long bare token spoils its line, not the file
 	strLen, bare             int
+	bareAtStart              int    // bare before the segment checkBare last looked at
 	limit                    int    // maxString, smaller in tests
+	bareLimit                int    // maxBareToken, smaller in tests
 	esc                      []byte // an escape sequence being collected
 	carry                    []byte // an incomplete UTF-8 sequence held for the next chunk
 }
@@ -46,7 +52,7 @@ func newClampReader() *clampReader {
 
 // reset makes the reader read r from the start.
 func (c *clampReader) reset(r io.Reader) {
-	*c = clampReader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: maxString}
+	*c = clampReader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: maxString, bareLimit: maxBareToken}
 }
 
 func (c *clampReader) Read(p []byte) (int, error) {
@@ -100,9 +106,13 @@ func (c *clampReader) process(in []byte) error {
 		if !c.inStr {
 			q := next(&quote, '"')
 			if err := c.checkBare(in[pos:q]); err != nil {
-				return err
+				if !c.lines {
+					return err
+				}
+				out = c.appendBare(out, in[pos:q])
+			} else {
+				out = append(out, in[pos:q]...)
 			}
-			out = append(out, in[pos:q]...)
 			if q == len(in) {
 				break
 			}
@@ -215,10 +225,34 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 	return used
 }
 
+// appendBare appends seg, outside strings, to out, replacing the part of
+// any run of bare bytes past the limit by one NUL. c.bare is the length
+// of the run seg continues, as checkBare left it before failing.
+func (c *clampReader) appendBare(out, seg []byte) []byte {
+	c.bare = c.bareAtStart
+	for _, b := range seg {
+		switch b {
+		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
+			c.bare = 0
+		default:
+			c.bare++
+			if c.bare > c.bareLimit {
+				if c.bare == c.bareLimit+1 {
+					out = append(out, 0)
+				}
+				continue
+			}
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
 // checkBare fails on a run of more than maxBareToken bytes outside strings
 // that holds no structural character or white space.
 func (c *clampReader) checkBare(seg []byte) error {
-	if c.bare+len(seg) <= maxBareToken {
+	c.bareAtStart = c.bare
+	if c.bare+len(seg) <= c.bareLimit {
 		if bytes.ContainsAny(seg, "{}[],: \t\r\n") {
 			c.bare = len(seg) - 1 - lastStructural(seg)
 		} else {
@@ -232,7 +266,7 @@ func (c *clampReader) checkBare(seg []byte) error {
 			c.bare = 0
 		default:
 			c.bare++
-			if c.bare > maxBareToken {
+			if c.bare > c.bareLimit {
 				return ErrTokenTooLong
 			}
 		}

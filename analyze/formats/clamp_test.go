@@ -111,15 +111,18 @@ func TestClampBounds(t *testing.T) {
 	}
 }
 
-// A line cut inside a string (a writer killed mid-line, then appended to)
-// costs that line only: the lines after it are read, even one holding a
-// string with no space in it longer than any bare token (a base64 image).
+// A line cut inside a string (a writer killed mid-line, then appended to),
+// or holding an over-long bare token (NUL bytes, a runaway number), costs
+// that line only: the lines after it are read, even one holding a string
+// with no space in it longer than any bare token (a base64 image).
 func TestClampBrokenLineCostsOneLine(t *testing.T) {
 	long := strings.Repeat("QUJD", 2000)
 	for _, cut := range []string{
 		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"cut here`,
 		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"cut in an escape \u00`,
 		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"` + strings.Repeat("x", maxString+10),
+		strings.Repeat("\x00", 3*maxBareToken), // a crash's zero-filled tail, here mid-file
+		`{"type":"user","sessionId":"s1","uuid":"u0","n":` + strings.Repeat("9", 2*maxBareToken) + `}`,
 	} {
 		data := cut + "\n" +
 			`{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-03-05T10:00:01Z","message":{"role":"user","content":"hi ` + long + `"}}` + "\n" +
@@ -153,24 +156,49 @@ func FuzzClamp(f *testing.F) {
 	}
 	f.Add([]byte("{\"a\":\"open\n{\"b\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"), uint8(3))
 	f.Add([]byte("[\"ab\\\n\"cd\"]\n\"\\u12\n"), uint8(1))
+	f.Add([]byte("{\"n\": 123456789, \"t\": true}\n\x00\x00\x00\x00\x00\x00\x00\x00\x00\n[1]\n"), uint8(0x43))
 	f.Fuzz(func(t *testing.T, doc []byte, limit uint8) {
-		c := newClampReader()
-		c.reset(iotest.HalfReader(bytes.NewReader(doc)))
-		c.limit = int(limit%32) + 1
-		out, err := io.ReadAll(c)
-		// Whatever the input, each line is clamped as if alone.
-		var lines [][]byte
-		var lineErr error
-		for _, line := range bytes.SplitAfter(doc, []byte("\n")) {
-			c1 := newClampReader()
-			c1.reset(bytes.NewReader(line))
-			c1.limit = c.limit
-			o, err := io.ReadAll(c1)
-			lineErr = cmp.Or(lineErr, err)
-			lines = append(lines, o)
+		// The low five bits set the string limit, the high three the bare-token limit.
+		strLimit, bareLimit := int(limit%32)+1, []int{maxBareToken, 2, 5, 16, maxBareToken, 3, 8, 1}[limit/32]
+		clamp := func(data []byte, lines bool, half bool) ([]byte, error) {
+			c := newClampReader()
+			var r io.Reader = bytes.NewReader(data)
+			if half {
+				r = iotest.HalfReader(r)
+			}
+			c.reset(r)
+			c.limit, c.bareLimit, c.lines = strLimit, bareLimit, lines
+			return io.ReadAll(c)
 		}
-		if (err == nil) != (lineErr == nil) || err == nil && !bytes.Equal(out, bytes.Join(lines, nil)) {
-			t.Fatalf("limit %d: %q: whole %q (%v), line by line %q (%v)", c.limit, doc, out, err, bytes.Join(lines, nil), lineErr)
+		out, err := clamp(doc, false, true)
+		linesOut, linesErr := clamp(doc, true, true)
+		if linesErr != nil {
+			t.Fatalf("lines: %q: %v", doc, linesErr)
+		}
+		// Whatever the input, each line is clamped as if alone; as JSON Lines
+		// a line comes out as it does in a document, or, where an over-long
+		// bare token fails the document, as something no decoder accepts.
+		var parts, lineParts [][]byte
+		var partErr error
+		for _, line := range bytes.SplitAfter(doc, []byte("\n")) {
+			o, err := clamp(line, false, false)
+			lo, lerr := clamp(line, true, false)
+			switch {
+			case lerr != nil:
+				t.Fatalf("lines: %q: %v", line, lerr)
+			case err == nil && !bytes.Equal(o, lo):
+				t.Fatalf("%q: in a document %q, as a line %q", line, o, lo)
+			case errors.Is(err, ErrTokenTooLong) && json.Valid(bytes.TrimSuffix(lo, []byte("\n"))):
+				t.Fatalf("%q: an over-long token, yet as a line %q is JSON", line, lo)
+			}
+			partErr = cmp.Or(partErr, err)
+			parts, lineParts = append(parts, o), append(lineParts, lo)
+		}
+		if (err == nil) != (partErr == nil) || err == nil && !bytes.Equal(out, bytes.Join(parts, nil)) {
+			t.Fatalf("limits %d/%d: %q: whole %q (%v), line by line %q (%v)", strLimit, bareLimit, doc, out, err, bytes.Join(parts, nil), partErr)
+		}
+		if !bytes.Equal(linesOut, bytes.Join(lineParts, nil)) {
+			t.Fatalf("limits %d/%d: %q: as lines %q, line by line %q", strLimit, bareLimit, doc, linesOut, bytes.Join(lineParts, nil))
 		}
 		if !json.Valid(doc) || !utf8.Valid(doc) {
 			return
@@ -182,7 +210,7 @@ func FuzzClamp(f *testing.F) {
 			t.Fatal(err)
 		}
 		if !json.Valid(out) || shape(doc) != shape(out) {
-			t.Fatalf("limit %d: %q became %q", c.limit, doc, out)
+			t.Fatalf("limit %d: %q became %q", strLimit, doc, out)
 		}
 	})
 }

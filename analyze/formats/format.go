@@ -232,6 +232,7 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	}
 	cr := clamps.Get().(*clampReader)
 	cr.reset(r)
+	cr.lines = jsonLinesName(name)
 	br := readers.Get().(*bufio.Reader)
 	br.Reset(cr)
 	defer func() { br.Reset(nil); readers.Put(br); cr.reset(nil); clamps.Put(cr) }()
@@ -246,11 +247,16 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		return err
 	}
 	c := &readCtx{source: name, loc: opt.Location, em: em}
-	lower := strings.ToLower(name)
-	if (strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".jsonl.gz")) && first == '{' {
+	if jsonLinesName(name) && first != '[' { // a .jsonl holding one array is read whole
 		return readLines(br, c, opt.LineWorkers)
 	}
 	return readValues(br, c)
+}
+
+// jsonLinesName reports whether a file is read as JSON Lines (unless it holds one array).
+func jsonLinesName(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".jsonl.gz")
 }
 
 func firstByte(br *bufio.Reader) (byte, error) {
