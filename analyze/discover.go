@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -62,11 +63,20 @@ func matchAny(patterns []string, rel string) bool {
 // out of a root cannot be walked; FIFOs and devices are never opened.
 func discover(ctx context.Context, opt *Options, out chan<- candidate) (found int, err error) {
 	defer close(out)
-	skip := map[string]bool{}
+	// Directories never scanned (the output's), compared as files: a path
+	// through a link or a relative spelling is the same directory.
+	var skip []os.FileInfo
 	for _, d := range opt.SkipDirs {
-		if abs, err := filepath.Abs(d); err == nil {
-			skip[abs] = true
+		if info, err := os.Stat(d); err == nil {
+			skip = append(skip, info)
 		}
+	}
+	skipped := func(d fs.DirEntry) bool {
+		if len(skip) == 0 {
+			return false
+		}
+		info, err := d.Info()
+		return err == nil && slices.ContainsFunc(skip, func(s os.FileInfo) bool { return os.SameFile(s, info) })
 	}
 	ord := 0
 	// Every shard numbers files alike (ord counts them all), so that runs
@@ -102,14 +112,20 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 			}
 			continue
 		}
-		err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		// A root named on the command line is followed if it is a link (as
+		// find -H does); links met while walking never are.
+		walkRoot := root
+		if li, err := os.Lstat(root); err == nil && li.Mode()&fs.ModeSymlink != 0 {
+			walkRoot = root + string(filepath.Separator)
+		}
+		err = filepath.WalkDir(walkRoot, func(p string, d fs.DirEntry, err error) error {
 			if ctxErr := ctx.Err(); ctxErr != nil {
 				return ctxErr
 			}
-			rel, _ := filepath.Rel(root, p)
+			rel, _ := filepath.Rel(walkRoot, p)
 			rel = filepath.ToSlash(rel)
 			if err != nil {
-				if p == root {
+				if p == walkRoot {
 					return err
 				}
 				// A directory (or file) we may not read is accounted for, not fatal.
@@ -122,13 +138,10 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 				return nil
 			}
 			if d.IsDir() {
-				if p == root {
+				if p == walkRoot {
 					return nil
 				}
-				if strings.HasPrefix(d.Name(), TempPrefix) {
-					return fs.SkipDir
-				}
-				if abs, err := filepath.Abs(p); err == nil && skip[abs] {
+				if strings.HasPrefix(d.Name(), TempPrefix) || skipped(d) {
 					return fs.SkipDir
 				}
 				if len(opt.Exclude) > 0 && matchAny(opt.Exclude, rel) {

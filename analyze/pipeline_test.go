@@ -272,6 +272,38 @@ func TestOutputDirNotScanned(t *testing.T) {
 	if r.Summary.Inputs.FilesSeen != 1 {
 		t.Errorf("seen %d files: the output directory was scanned", r.Summary.Inputs.FilesSeen)
 	}
+	// The same directory named through a link is the same directory.
+	alias := filepath.Join(t.TempDir(), "out-link")
+	if err := os.Symlink(out, alias); err != nil {
+		t.Fatal(err)
+	}
+	r = analyzeOpt(t, Options{Roots: []string{dir}, SkipDirs: []string{alias}})
+	if r.Summary.Inputs.FilesSeen != 1 {
+		t.Errorf("seen %d files: the output directory, named through a link, was scanned", r.Summary.Inputs.FilesSeen)
+	}
+}
+
+// A root named on the command line is followed when it is a link (logs
+// mounted elsewhere); a link met while walking is not.
+func TestLinkedRoot(t *testing.T) {
+	real := t.TempDir()
+	os.WriteFile(filepath.Join(real, "a.json"), []byte(`{"session_id":"a","status":"success","tool_calls":[]}`), 0o644)
+	other := t.TempDir()
+	os.WriteFile(filepath.Join(other, "b.json"), []byte(`{"session_id":"b","status":"success","tool_calls":[]}`), 0o644)
+	if err := os.Symlink(other, filepath.Join(real, "inner-link")); err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Join(t.TempDir(), "logs")
+	if err := os.Symlink(real, root); err != nil {
+		t.Fatal(err)
+	}
+	r := analyzeOpt(t, Options{Roots: []string{root}})
+	if in := r.Summary.Inputs; in.FilesSeen != 1 || in.FilesParsed != 1 {
+		t.Errorf("seen %d, parsed %d: want a.json only", in.FilesSeen, in.FilesParsed)
+	}
+	if len(r.Runs) != 1 || r.Runs[0].Source != "a.json" {
+		t.Errorf("runs %+v", r.Runs)
+	}
 }
 
 func TestIncludeExclude(t *testing.T) {
