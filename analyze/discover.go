@@ -22,8 +22,9 @@ type candidate struct {
 	path   string // on disk
 	source string // relative to its root, '/'-separated, prefixed by the root when there are several
 	size   int64
-	ord    int   // discovery order
-	err    error // set when the entry could not even be listed (a directory we may not read)
+	ord    int    // discovery order
+	err    error  // set when the entry could not even be listed (a directory we may not read)
+	dupOf  string // the source of the same file, found earlier (a hard link, roots that overlap)
 }
 
 // isLogName reports whether a file name is one agentstat reads: .json or
@@ -79,6 +80,16 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 		return err == nil && slices.ContainsFunc(skip, func(s os.FileInfo) bool { return os.SameFile(s, info) })
 	}
 	ord := 0
+	seen := map[[2]uint64]string{} // file identity → the source it was first found as
+	identify := func(c *candidate, info fs.FileInfo) {
+		if key, ok := fileKey(info); ok {
+			if first, dup := seen[key]; dup {
+				c.dupOf = first
+			} else {
+				seen[key] = c.source
+			}
+		}
+	}
 	// Every shard numbers files alike (ord counts them all), so that runs
 	// keep their single-pass order when shards are merged.
 	send := func(c candidate) error {
@@ -107,7 +118,9 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 			return ord, fmt.Errorf("root %s: %w", root, err)
 		}
 		if !info.IsDir() { // a file named on the command line is read whatever its name
-			if err := send(candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}); err != nil {
+			c := candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}
+			identify(&c, info)
+			if err := send(c); err != nil {
 				return ord, err
 			}
 			continue
@@ -161,6 +174,7 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 			c := candidate{path: p, source: prefix + rel}
 			if info, err := d.Info(); err == nil {
 				c.size = info.Size()
+				identify(&c, info)
 			} else {
 				c.err = err
 			}

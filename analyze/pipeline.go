@@ -298,6 +298,10 @@ func (w *worker) file(c candidate) {
 		a.skip(c.source, formats.ReasonUnreadable, errText(c.err))
 		return
 	}
+	if c.dupOf != "" {
+		a.skip(c.source, formats.ReasonDuplicate, "the same file as "+c.dupOf)
+		return
+	}
 	if c.size > w.opt.MaxFileSize {
 		a.skip(c.source, formats.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.size, w.opt.MaxFileSize))
 		return

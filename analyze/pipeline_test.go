@@ -283,6 +283,27 @@ func TestOutputDirNotScanned(t *testing.T) {
 	}
 }
 
+// One file reached twice, through roots that overlap or a hard link, is
+// read once; the second path is listed as a duplicate.
+func TestDuplicateFiles(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "sub")
+	os.MkdirAll(sub, 0o755)
+	os.WriteFile(filepath.Join(sub, "a.json"), []byte(`{"session_id":"a","status":"success","tool_calls":[]}`), 0o644)
+	if err := os.Link(filepath.Join(sub, "a.json"), filepath.Join(dir, "z-hardlink.json")); err != nil {
+		t.Skip("no hard links here:", err)
+	}
+	r := analyzeOpt(t, Options{Roots: []string{dir, sub}})
+	in := r.Summary.Inputs
+	if in.FilesSeen != 3 || in.FilesParsed != 1 || len(r.Runs) != 1 {
+		t.Errorf("seen %d, parsed %d, %d runs: want one file read once", in.FilesSeen, in.FilesParsed, len(r.Runs))
+	}
+	got := skippedMap(r)
+	if len(got) != 2 || got[filepath.ToSlash(dir)+"/z-hardlink.json"] != formats.ReasonDuplicate {
+		t.Errorf("skipped %v", got)
+	}
+}
+
 // A root named on the command line is followed when it is a link (logs
 // mounted elsewhere); a link met while walking is not.
 func TestLinkedRoot(t *testing.T) {

@@ -53,6 +53,7 @@ const (
 	ReasonOrphan      = "orphan"
 	ReasonTooLarge    = "too large"
 	ReasonUnreadable  = "unreadable"
+	ReasonDuplicate   = "duplicate" // the same file as one read already: a hard link, or roots that overlap
 )
 
 // Reasons lists every skip reason in the order reports show them.
