@@ -1,3 +1,5 @@
+//go:build unix
+
 // Command benchrun is `make bench`: it builds agentstat, generates synthetic
 // corpora once (cached outside the repository), and measures side by side,
 // as medians of several runs: cat of every file (the hardware floor), a
