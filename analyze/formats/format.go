@@ -248,10 +248,19 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		return err
 	}
 	c := &readCtx{source: name, loc: opt.Location, em: em}
-	if jsonLinesName(name) && first != '[' { // a .jsonl holding one array is read whole
+	if jsonLinesName(name) && first != '[' && !prettyPrinted(br) { // a .jsonl holding an array, or indented JSON, is read whole
 		return readLines(br, c, opt.LineWorkers)
 	}
 	return readValues(br, c)
+}
+
+// prettyPrinted reports whether the content ahead opens with a line holding
+// only "{": indented JSON (jq's output, say) saved under a .jsonl name. No
+// JSON line is a lone brace.
+func prettyPrinted(br *bufio.Reader) bool {
+	head, _ := br.Peek(64)
+	line, _, _ := bytes.Cut(head, []byte{'\n'})
+	return string(bytes.TrimSpace(line)) == "{" && len(line) < len(head)
 }
 
 // jsonLinesName reports whether a file is read as JSON Lines (unless it holds one array).

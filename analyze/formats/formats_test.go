@@ -1,10 +1,13 @@
 package formats
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -614,5 +617,26 @@ func TestGemini(t *testing.T) {
 	// input includes the cached tokens; thoughts are output.
 	if want := (model.Tokens{Input: 400, CacheRead: 600, Output: 70}); r.Tokens != want || r.Model != "gemini-2.5-pro" || r.Title != "Clean up the build" {
 		t.Errorf("tokens %+v model %q title %q", r.Tokens, r.Model, r.Title)
+	}
+}
+
+// Indented JSON under a .jsonl name (jq's output saved as such) is read as
+// the document it is, alone or several in a row, as under a .json name.
+func TestPrettyJSONNamedJSONL(t *testing.T) {
+	doc, err := os.ReadFile(logPath("session/v2-phases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, data := range [][]byte{doc, append(append(slices.Clone(doc), '\n'), doc...)} {
+		want, got := newCollector(), newCollector()
+		if err := Read(bytes.NewReader(data), "x.json", Options{}, want); err != nil {
+			t.Fatal(err)
+		}
+		if err := Read(bytes.NewReader(data), "x.jsonl", Options{}, got); err != nil {
+			t.Fatalf("as .jsonl: %v", err)
+		}
+		if len(got.runs) != len(want.runs) || len(got.runs) == 0 || !reflect.DeepEqual(got.warnings, want.warnings) {
+			t.Errorf("as .jsonl: %d runs %v, as .json: %d runs %v", len(got.runs), got.warnings, len(want.runs), want.warnings)
+		}
 	}
 }
