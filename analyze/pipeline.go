@@ -40,6 +40,8 @@ type Options struct {
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
 	Shard            Shard
 	Progress         *Progress // counted into when set
+
+	records *formats.RecordSpill // Claude Code records until their join (set by Accumulate)
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -98,6 +100,13 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 			return nil, fmt.Errorf("run details: %w", err)
 		}
 	}
+	records, err := formats.NewRecordSpill(opt.Location)
+	if err != nil {
+		details.Close()
+		return nil, fmt.Errorf("record spill: %w", err)
+	}
+	defer records.Close()
+	opt.records = records
 	fail := func(err error) (*Accumulator, error) {
 		details.Close()
 		return nil, err
@@ -173,6 +182,9 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}
 	}
 	joinFragments(total, frags, pending, &opt)
+	if err := records.Err(); err != nil {
+		return fail(fmt.Errorf("record spill: %w", err))
+	}
 	if total.details != nil {
 		if err := total.details.close(); err != nil {
 			return fail(fmt.Errorf("run details: %w", err))
@@ -391,7 +403,7 @@ func readFile(c candidate, opt *Options, em formats.Emitter) error {
 		r = gz
 	}
 	cr := &capReader{r: r, n: opt.MaxFileSize}
-	fo := formats.Options{Location: opt.Location}
+	fo := formats.Options{Location: opt.Location, Spill: opt.records}
 	if c.size > parallelLinesFrom {
 		fo.LineWorkers = opt.Jobs
 	}

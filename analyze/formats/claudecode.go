@@ -344,7 +344,9 @@ func (c *readCtx) claudeFile(session string) *claudeFile {
 	}
 	f := &claudeFile{}
 	c.claude[session] = f
-	c.fragment(&Fragment{Kind: FragmentClaude, key: session, claude: f})
+	frag := &Fragment{Kind: FragmentClaude, key: session, claude: f}
+	c.claudeFrags = append(c.claudeFrags, frag)
+	c.fragment(frag)
 	return f
 }
 
@@ -357,9 +359,15 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
+		for _, f := range fs {
+			if f.claude == nil && f.spill != nil {
+				f.spill.load(f)
+			}
+		}
 		r := claudeRun(id, fs, w)
 		for _, f := range fs {
 			owner[f] = r
+			f.release() // one session's records in memory at a time
 		}
 		runs = append(runs, r)
 	}

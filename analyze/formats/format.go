@@ -94,6 +94,7 @@ type Emitter interface {
 type Options struct {
 	Location    *time.Location // zone of timestamps written without one
 	LineWorkers int            // decode a JSONL file's lines on this many goroutines (worth it for long files)
+	Spill       *RecordSpill   // where Claude Code records wait for their join (nil: in memory)
 }
 
 // SkipError says why a file yields nothing.
@@ -113,14 +114,15 @@ func skip(reason, detail string) error { return &SkipError{Reason: reason, Detai
 
 // readCtx carries what a reader needs while turning one document into runs.
 type readCtx struct {
-	source string // path relative to the scanned root, '/'-separated
-	loc    *time.Location
-	em     Emitter
-	ord    int // index of the document within the file, for generated ids
-	emits  int
-	codex  *codexFile             // what a Codex rollout's earlier lines said
-	gemini string                 // the session a Gemini JSONL header named
-	claude map[string]*claudeFile // this file's Claude Code sessions
+	source      string // path relative to the scanned root, '/'-separated
+	loc         *time.Location
+	em          Emitter
+	ord         int // index of the document within the file, for generated ids
+	emits       int
+	codex       *codexFile             // what a Codex rollout's earlier lines said
+	gemini      string                 // the session a Gemini JSONL header named
+	claude      map[string]*claudeFile // this file's Claude Code sessions
+	claudeFrags []*Fragment            // their fragments, in order
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
@@ -249,9 +251,16 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	}
 	c := &readCtx{source: name, loc: opt.Location, em: em}
 	if jsonLinesName(name) && first != '[' && !prettyPrinted(br) { // a .jsonl holding an array, or indented JSON, is read whole
-		return readLines(br, c, opt.LineWorkers)
+		err = readLines(br, c, opt.LineWorkers)
+	} else {
+		err = readValues(br, c)
 	}
-	return readValues(br, c)
+	if err == nil && opt.Spill != nil && opt.Spill.loc == opt.Location {
+		for _, f := range c.claudeFrags {
+			opt.Spill.put(f)
+		}
+	}
+	return err
 }
 
 // prettyPrinted reports whether the content ahead opens with a line holding

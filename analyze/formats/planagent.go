@@ -73,8 +73,10 @@ type Fragment struct {
 	codex  *codexLog
 	otel   *otelSpan
 	gemini *geminiEntry
-	key    string // planId (plan, progress), batchId (batch) or sessionId (metrics)
-	count  Num    // completedBatches of a PlanProgress or ExecutionMetrics
+	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
+	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
+	spill  *RecordSpill // where claude is while nobody needs it (nil: in memory)
+	ref    spillRef
 }
 
 type planRecord struct {

@@ -1,0 +1,73 @@
+package formats
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// Claude Code records come back from the spill exactly as they went in,
+// in any zone, and the join gives the same runs from them.
+func TestRecordSpillRoundTrip(t *testing.T) {
+	synth, err := logsynth.File("claudecode", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones := `{"type":"user","sessionId":"z","uuid":"1","timestamp":"2026-03-05T10:00:00+08:00","message":{"role":"user","content":"offset"}}
+{"type":"assistant","sessionId":"z","uuid":"2","timestamp":"2026-03-05T10:00:01","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}],"usage":{"input_tokens":3}}}
+{"type":"user","sessionId":"z","uuid":"3","timestamp":"2026-03-05T02:00:05Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true}]},"toolUseResult":"Error: no"}
+{"type":"user","sessionId":"z","uuid":"4","message":{"role":"user","content":"no time"}}
+`
+	inputs := map[string][]byte{"synth.jsonl": synth, "zones.jsonl": []byte(zones)}
+	paths, _ := filepath.Glob(logPath("claudecode/proj/*.jsonl"))
+	sub, _ := filepath.Glob(logPath("claudecode/proj/*/subagents/*.jsonl"))
+	for _, p := range append(paths, sub...) {
+		if b, err := os.ReadFile(p); err == nil {
+			inputs[p] = b
+		}
+	}
+	if len(inputs) < 3 {
+		t.Fatal("no Claude Code test files")
+	}
+	for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
+		for name, data := range inputs {
+			mem, spilled := newCollector(), newCollector()
+			if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			spill, err := NewRecordSpill(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer spill.Close()
+			if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
+				t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+			}
+			for i, f := range spilled.frags {
+				if f.spill == nil || f.claude != nil {
+					t.Fatalf("%s: fragment %d was not spilled", name, i)
+				}
+				spill.load(f)
+				want := *mem.frags[i].claude
+				want.strs, want.agentIdx = nil, nil // used while reading only
+				if !reflect.DeepEqual(*f.claude, want) {
+					t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
+				}
+				f.release()
+			}
+			memRuns, _ := Join(mem.frags, mem)
+			spillRuns, _ := Join(spilled.frags, spilled)
+			if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+				t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
+			}
+		}
+	}
+}
