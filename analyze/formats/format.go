@@ -57,7 +57,7 @@ const (
 )
 
 // Reasons lists every skip reason in the order reports show them.
-var Reasons = []string{ReasonEmpty, ReasonInvalidJSON, ReasonTruncated, ReasonNotUTF8, ReasonUnknown, ReasonNoRuns, ReasonOrphan, ReasonTooLarge, ReasonUnreadable}
+var Reasons = []string{ReasonEmpty, ReasonInvalidJSON, ReasonTruncated, ReasonNotUTF8, ReasonUnknown, ReasonNoRuns, ReasonOrphan, ReasonTooLarge, ReasonUnreadable, ReasonDuplicate}
 
 // Warning kinds, counted in inputs.warnings.
 const (
