@@ -140,7 +140,17 @@ type claudeFile struct {
 	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
 	strs        map[string]string
 	agentIdx    map[string]int32
+
+	// With a spill, a long file's records go to disk in segments as they
+	// come; indexes into the tables count what is there too (base).
+	spill    *RecordSpill
+	segments []spillRef
+	base     claudeBase
+	noFlush  bool // a segment failed to write: the rest stays in memory
 }
+
+// claudeBase is how many entries of each table earlier segments hold.
+type claudeBase struct{ usages, uses, results, prompts int32 }
 
 // intern returns s, sharing one copy per file: models and tool names repeat on every line.
 func (f *claudeFile) intern(s string) string {
@@ -264,7 +274,7 @@ func readClaude(d *document, c *readCtx) {
 		return // a summary or snapshot line: nothing to count
 	}
 	f := c.claudeFile(d.SessionIDCamel.V)
-	l := claudeLine{agent: f.agent(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+	l := claudeLine{agent: f.agent(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
 	if d.UUID.V != "" {
 		l.uuid = digestOf(d.UUID.V)
 	}
@@ -280,7 +290,7 @@ func readClaude(d *document, c *readCtx) {
 				u.key = digestOf("uuid", d.UUID.V)
 			}
 			f.usages = append(f.usages, u)
-			l.usage = int32(len(f.usages))
+			l.usage = f.base.usages + int32(len(f.usages))
 		}
 		if d.Type.V == "user" && !d.IsMeta {
 			prompt = m.Content.Text
@@ -313,7 +323,7 @@ func readClaude(d *document, c *readCtx) {
 	}
 	if prompt != "" {
 		f.prompts = append(f.prompts, prompt)
-		l.prompt = int32(len(f.prompts))
+		l.prompt = f.base.prompts + int32(len(f.prompts))
 	}
 	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain && l.agent == 0 {
 		// Only its time counts, and counting a time twice changes nothing.
@@ -327,6 +337,9 @@ func readClaude(d *document, c *readCtx) {
 		return
 	}
 	f.lines = append(f.lines, l)
+	if f.spill != nil && !f.noFlush && len(f.lines) >= segmentLines {
+		f.spill.flush(f)
+	}
 }
 
 func claudeErrorText(s string) bool {
@@ -342,7 +355,7 @@ func (c *readCtx) claudeFile(session string) *claudeFile {
 	if c.claude == nil {
 		c.claude = map[string]*claudeFile{}
 	}
-	f := &claudeFile{}
+	f := &claudeFile{spill: c.spill}
 	c.claude[session] = f
 	frag := &Fragment{Kind: FragmentClaude, key: session, claude: f}
 	c.claudeFrags = append(c.claudeFrags, frag)
@@ -360,9 +373,7 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 	for _, id := range order {
 		fs := bySession[id]
 		for _, f := range fs {
-			if f.claude == nil && f.spill != nil {
-				f.spill.load(f)
-			}
+			f.loadRecords()
 		}
 		r := claudeRun(id, fs, w)
 		for _, f := range fs {

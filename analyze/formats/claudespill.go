@@ -62,21 +62,58 @@ func (s *RecordSpill) Close() error {
 
 type spillRef struct{ off, n int64 }
 
-// put writes f's records; on failure (a full disk) they stay in memory.
-// Records stream through a small buffer: a long session's are tens of MB.
-func (s *RecordSpill) put(frag *Fragment) {
+// segmentLines is how many line records a file keeps in memory before it
+// writes them out as a segment (a variable for tests).
+var segmentLines = 1 << 15
+
+// write appends one record to the spill through a small buffer: a long
+// session's records are tens of MB.
+func (s *RecordSpill) write(encode func(*bufio.Writer) error) (spillRef, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	cw := &countingWriter{w: io.NewOffsetWriter(s.f, s.off)}
 	bw := bufio.NewWriterSize(cw, 64<<10)
-	if err := encodeClaudeFile(bw, frag.claude, s.loc); err != nil {
-		return
+	if err := encode(bw); err != nil {
+		return spillRef{}, false
 	}
 	if err := bw.Flush(); err != nil {
+		return spillRef{}, false
+	}
+	ref := spillRef{s.off, cw.n}
+	s.off += cw.n
+	return ref, true
+}
+
+// flush writes the tables f holds as a segment and empties them, while its
+// file is still being read; on failure the rest stays in memory.
+func (s *RecordSpill) flush(f *claudeFile) {
+	ref, ok := s.write(func(w *bufio.Writer) error { return encodeTables(w, f, s.loc) })
+	if !ok {
+		f.noFlush = true
 		return
 	}
-	frag.ref, frag.spill, frag.claude = spillRef{s.off, cw.n}, s, nil
-	s.off += cw.n
+	f.segments = append(f.segments, ref)
+	f.base.usages += int32(len(f.usages))
+	f.base.uses += int32(len(f.uses))
+	f.base.results += int32(len(f.results))
+	f.base.prompts += int32(len(f.prompts))
+	f.lines, f.usages, f.uses, f.results, f.prompts = nil, nil, nil, nil, nil
+}
+
+// put writes the rest of a file's records, with the file's header, once
+// the file is read; on failure they stay in memory.
+func (s *RecordSpill) put(frag *Fragment) {
+	f := frag.claude
+	ref, ok := s.write(func(w *bufio.Writer) error {
+		if err := encodeHeader(w, f, s.loc); err != nil {
+			return err
+		}
+		return encodeTables(w, f, s.loc)
+	})
+	if !ok {
+		return
+	}
+	frag.refs, frag.spill, frag.claude = append(f.segments, ref), s, nil
 }
 
 type countingWriter struct {
@@ -90,17 +127,84 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// load brings a spilled fragment's records back into memory.
-func (s *RecordSpill) load(frag *Fragment) {
-	br := bufio.NewReaderSize(io.NewSectionReader(s.f, frag.ref.off, frag.ref.n), 64<<10)
-	cf, err := decodeClaudeFile(br, frag.ref.n, s.loc)
-	if err != nil {
-		s.mu.Lock()
-		s.err = cmpErr(s.err, err)
-		s.mu.Unlock()
-		cf = &claudeFile{}
+// loadRecords brings a fragment's records back into memory, whole.
+func (frag *Fragment) loadRecords() {
+	switch {
+	case frag.spill != nil && frag.claude == nil:
+		cf := frag.spill.sized(frag.refs)
+		for i, ref := range frag.refs {
+			frag.spill.read(ref, cf, i == len(frag.refs)-1)
+		}
+		frag.claude = cf
+	case frag.claude != nil && len(frag.claude.segments) > 0: // the end did not reach the disk
+		rest, cf := frag.claude, &claudeFile{}
+		for _, ref := range rest.segments {
+			rest.spill.read(ref, cf, false)
+		}
+		cf.lines = append(cf.lines, rest.lines...)
+		cf.usages = append(cf.usages, rest.usages...)
+		cf.uses = append(cf.uses, rest.uses...)
+		cf.results = append(cf.results, rest.results...)
+		cf.prompts = append(cf.prompts, rest.prompts...)
+		cf.agents, cf.quiet, cf.first, cf.last = rest.agents, rest.quiet, rest.first, rest.last
+		frag.claude = cf
 	}
-	frag.claude = cf
+}
+
+// sized is an empty claudeFile with room for every entry of refs' records:
+// a long session's tables are allocated once, never regrown.
+func (s *RecordSpill) sized(refs []spillRef) *claudeFile {
+	var total [5]int
+	for i, ref := range refs {
+		r := s.reader(ref)
+		if i == len(refs)-1 {
+			decodeHeader(r, &claudeFile{}, s.loc)
+		}
+		for k := range total {
+			total[k] += r.uvarint()
+		}
+		if r.err != nil {
+			return &claudeFile{}
+		}
+	}
+	cf := &claudeFile{}
+	if total[0] > 0 {
+		cf.lines = make([]claudeLine, 0, total[0])
+	}
+	if total[1] > 0 {
+		cf.usages = make([]claudeUsage, 0, total[1])
+	}
+	if total[2] > 0 {
+		cf.uses = make([]claudeUse, 0, total[2])
+	}
+	if total[3] > 0 {
+		cf.results = make([]claudeResult, 0, total[3])
+	}
+	if total[4] > 0 {
+		cf.prompts = make([]string, 0, total[4])
+	}
+	return cf
+}
+
+func (s *RecordSpill) reader(ref spillRef) *spillReader {
+	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, ref.off, ref.n), 64<<10), left: ref.n, strs: map[string]string{}}
+}
+
+// read appends one record's tables to cf (and the header, for the last).
+func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool) {
+	r := s.reader(ref)
+	if header {
+		decodeHeader(r, cf, s.loc)
+	}
+	decodeTables(r, cf, s.loc)
+	if r.err == nil && r.left != 0 {
+		r.err = errSpillCorrupt
+	}
+	if r.err != nil {
+		s.mu.Lock()
+		s.err = cmpErr(s.err, r.err)
+		s.mu.Unlock()
+	}
 }
 
 func cmpErr(a, b error) error {
@@ -118,18 +222,29 @@ func (frag *Fragment) release() {
 }
 
 // The encoding: little-endian fixed-size fields, uvarint-prefixed strings,
-// times as a zero flag, Unix seconds and nanoseconds.
+// times with their zone, Unix seconds and nanoseconds. A file's header
+// (span of its quiet lines, agent table) comes with its last record.
 
-func encodeClaudeFile(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
+func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
+	var b []byte
+	b = appendBool(b, f.quiet)
+	b = appendTime(b, f.first, loc)
+	b = appendTime(b, f.last, loc)
+	b = binary.AppendUvarint(b, uint64(len(f.agents)))
+	for _, a := range f.agents {
+		b = appendString(b, a)
+	}
+	_, err := w.Write(b)
+	return err
+}
+
+func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
 	var b []byte // one record at a time
 	put := func() {
 		w.Write(b)
 		b = b[:0]
 	}
-	b = appendBool(b, f.quiet)
-	b = appendTime(b, f.first, loc)
-	b = appendTime(b, f.last, loc)
-	for _, n := range []int{len(f.lines), len(f.usages), len(f.uses), len(f.results), len(f.prompts), len(f.agents)} {
+	for _, n := range []int{len(f.lines), len(f.usages), len(f.uses), len(f.results), len(f.prompts)} {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	put()
@@ -172,10 +287,6 @@ func encodeClaudeFile(w *bufio.Writer, f *claudeFile, loc *time.Location) error 
 	}
 	for _, p := range f.prompts {
 		b = appendString(b, p)
-		put()
-	}
-	for _, a := range f.agents {
-		b = appendString(b, a)
 		put()
 	}
 	_, err := w.Write(nil) // the first write error, if any, sticks in w
@@ -323,75 +434,54 @@ func (r *spillReader) string() string {
 	return s
 }
 
-func decodeClaudeFile(br *bufio.Reader, size int64, loc *time.Location) (*claudeFile, error) {
-	r := &spillReader{r: br, left: size, strs: map[string]string{}}
-	f := &claudeFile{}
+func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
 	f.quiet = r.bool()
 	f.first, f.last = r.time(loc), r.time(loc)
-	var n [6]int
+	if n := r.uvarint(); n > 0 {
+		f.agents = make([]string, n)
+		for i := range f.agents {
+			f.agents[i] = r.string()
+		}
+	}
+}
+
+// decodeTables appends one record's tables to f's.
+func decodeTables(r *spillReader, f *claudeFile, loc *time.Location) {
+	var n [5]int
 	for i := range n {
 		n[i] = r.uvarint()
 	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	if n[0] > 0 {
-		f.lines = make([]claudeLine, n[0])
-	}
-	for i := range f.lines {
-		l := &f.lines[i]
+	for range n[0] {
+		var l claudeLine
 		l.uuid = r.digest()
 		l.at = r.time(loc)
 		for _, p := range []*int32{&l.agent, &l.usage, &l.prompt, &l.usesLo, &l.resultsLo, &l.nUses, &l.nResults} {
 			*p = int32(r.u32())
 		}
 		l.sidechain = r.bool()
+		f.lines = append(f.lines, l)
 	}
-	if n[1] > 0 {
-		f.usages = make([]claudeUsage, n[1])
-	}
-	for i := range f.usages {
-		u := &f.usages[i]
+	for range n[1] {
+		var u claudeUsage
 		u.key = r.digest()
 		for _, p := range []*int64{&u.tokens.Input, &u.tokens.Output, &u.tokens.CacheRead, &u.tokens.CacheCreation, &u.tokens.Unspecified} {
 			*p = int64(r.u64())
 		}
 		u.model = r.string()
+		f.usages = append(f.usages, u)
 	}
-	if n[2] > 0 {
-		f.uses = make([]claudeUse, n[2])
+	for range n[2] {
+		f.uses = append(f.uses, claudeUse{id: r.digest(), name: r.string(), subagent: r.string()})
 	}
-	for i := range f.uses {
-		u := &f.uses[i]
-		u.id, u.name, u.subagent = r.digest(), r.string(), r.string()
-	}
-	if n[3] > 0 {
-		f.results = make([]claudeResult, n[3])
-	}
-	for i := range f.results {
-		res := &f.results[i]
+	for range n[3] {
+		var res claudeResult
 		res.useID, res.text, res.agentID = r.digest(), r.string(), r.string()
 		res.isError = r.bool()
 		res.durationMS = Num{V: math.Float64frombits(r.u64()), Set: r.bool()}
 		res.interrupted = r.bool()
+		f.results = append(f.results, res)
 	}
-	if n[4] > 0 {
-		f.prompts = make([]string, n[4])
+	for range n[4] {
+		f.prompts = append(f.prompts, r.string())
 	}
-	for i := range f.prompts {
-		f.prompts[i] = r.string()
-	}
-	if n[5] > 0 {
-		f.agents = make([]string, n[5])
-	}
-	for i := range f.agents {
-		f.agents[i] = r.string()
-	}
-	if r.err == nil && r.left != 0 {
-		r.err = errSpillCorrupt
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	return f, nil
 }

@@ -34,39 +34,46 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 	if len(inputs) < 3 {
 		t.Fatal("no Claude Code test files")
 	}
-	for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
-		for name, data := range inputs {
-			mem, spilled := newCollector(), newCollector()
-			if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			spill, err := NewRecordSpill(loc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer spill.Close()
-			if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
-				t.Fatalf("%s: %v", name, err)
-			}
-			if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
-				t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
-			}
-			for i, f := range spilled.frags {
-				if f.spill == nil || f.claude != nil {
-					t.Fatalf("%s: fragment %d was not spilled", name, i)
+	defer func(n int) { segmentLines = n }(segmentLines)
+	for _, segment := range []int{1 << 15, 5} { // whole files, and many segments
+		segmentLines = segment
+		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
+			for name, data := range inputs {
+				mem, spilled := newCollector(), newCollector()
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
+					t.Fatalf("%s: %v", name, err)
 				}
-				spill.load(f)
-				want := *mem.frags[i].claude
-				want.strs, want.agentIdx = nil, nil // used while reading only
-				if !reflect.DeepEqual(*f.claude, want) {
-					t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
+				spill, err := NewRecordSpill(loc)
+				if err != nil {
+					t.Fatal(err)
 				}
-				f.release()
-			}
-			memRuns, _ := Join(mem.frags, mem)
-			spillRuns, _ := Join(spilled.frags, spilled)
-			if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
-				t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
+				defer spill.Close()
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
+					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+				}
+				for i, f := range spilled.frags {
+					if f.spill == nil || f.claude != nil {
+						t.Fatalf("%s: fragment %d was not spilled", name, i)
+					}
+					if segment == 5 && name == "synth.jsonl" && len(f.refs) < 10 {
+						t.Fatalf("%s: %d segments", name, len(f.refs))
+					}
+					f.loadRecords()
+					want := *mem.frags[i].claude
+					want.strs, want.agentIdx = nil, nil // used while reading only
+					if !reflect.DeepEqual(*f.claude, want) {
+						t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
+					}
+					f.release()
+				}
+				memRuns, _ := Join(mem.frags, mem)
+				spillRuns, _ := Join(spilled.frags, spilled)
+				if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+					t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
+				}
 			}
 		}
 	}

@@ -123,6 +123,7 @@ type readCtx struct {
 	gemini      string                 // the session a Gemini JSONL header named
 	claude      map[string]*claudeFile // this file's Claude Code sessions
 	claudeFrags []*Fragment            // their fragments, in order
+	spill       *RecordSpill           // where their records wait for the join (nil: in memory)
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
@@ -250,14 +251,17 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		return err
 	}
 	c := &readCtx{source: name, loc: opt.Location, em: em}
+	if opt.Spill != nil && opt.Spill.loc == opt.Location {
+		c.spill = opt.Spill
+	}
 	if jsonLinesName(name) && first != '[' && !prettyPrinted(br) { // a .jsonl holding an array, or indented JSON, is read whole
 		err = readLines(br, c, opt.LineWorkers)
 	} else {
 		err = readValues(br, c)
 	}
-	if err == nil && opt.Spill != nil && opt.Spill.loc == opt.Location {
+	if c.spill != nil && err == nil {
 		for _, f := range c.claudeFrags {
-			opt.Spill.put(f)
+			c.spill.put(f)
 		}
 	}
 	return err

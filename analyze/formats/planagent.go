@@ -76,7 +76,7 @@ type Fragment struct {
 	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
 	spill  *RecordSpill // where claude is while nobody needs it (nil: in memory)
-	ref    spillRef
+	refs   []spillRef   // its segments on the spill, the last with the file's header
 }
 
 type planRecord struct {
