@@ -387,9 +387,16 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 
 func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
-	seen := map[digest]bool{}
-	usage := map[digest]claudeEntry{}
-	var main, side []claudeEntry
+	// Sized once: a long session's join is its peak of memory, and a map
+	// or slice that grows holds its old and new arrays together.
+	nLines, nUsages, nResults := 0, 0, 0
+	for _, f := range fs {
+		nLines, nUsages, nResults = nLines+len(f.claude.lines), nUsages+len(f.claude.usages), nResults+len(f.claude.results)
+	}
+	seen := make(map[digest]struct{}, nLines)
+	usage := make(map[digest]claudeEntry, nUsages)
+	main := make([]claudeEntry, 0, nLines)
+	var side []claudeEntry
 	var first, last time.Time
 	quiet := false
 	for _, f := range fs {
@@ -409,10 +416,10 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		for i := range cf.lines {
 			e := claudeEntry{cf, &cf.lines[i]}
 			if e.uuid != (digest{}) {
-				if seen[e.uuid] {
+				if _, dup := seen[e.uuid]; dup {
 					continue
 				}
-				seen[e.uuid] = true
+				seen[e.uuid] = struct{}{}
 			}
 			if u := e.usageOf(); u != nil {
 				if prev, ok := usage[u.key]; !ok || u.tokens.Total() > prev.usageOf().tokens.Total() {
@@ -492,7 +499,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		res  *claudeResult
 		line *claudeLine
 	}
-	results := map[digest]resultAt{}
+	results := make(map[digest]resultAt, nResults)
 	calls := 0
 	for _, e := range main {
 		rs := e.results()
