@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -226,5 +227,39 @@ func TestNormalizeError(t *testing.T) {
 		if got := NormalizeError(in); got != want {
 			t.Errorf("NormalizeError(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Run details clip a long error text (and only the copy they keep: the
+// run itself is left as it was).
+func TestDetailsClipErrors(t *testing.T) {
+	d, err := newDetails()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	w, err := d.writer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("e", clipError+100)
+	run := &model.Run{ID: "r", Format: "session", ToolCalls: []model.ToolCall{{Name: "a", Error: "short"}, {Name: "b", Error: long}}}
+	w.write(run)
+	w.write(&model.Run{ID: "s", Format: "session", ToolCalls: []model.ToolCall{{Name: "c", Error: "fine"}}})
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	if run.ToolCalls[1].Error != long {
+		t.Error("writing the details changed the run")
+	}
+	var got []*model.Run
+	for r, err := range d.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, r)
+	}
+	if len(got) != 2 || got[0].ToolCalls[0].Error != "short" || len(got[0].ToolCalls[1].Error) > clipError+len("…") || got[1].ToolCalls[0].Error != "fine" {
+		t.Errorf("details: %d runs, errors %q…", len(got), got[0].ToolCalls[1].Error[:20])
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentstat/agentstat/analyze/model"
@@ -65,7 +66,9 @@ func (w *detailWriter) write(r *model.Run) {
 	}
 	c := *r
 	c.Title, c.Request, c.Summary = clip(c.Title, clipText), clip(c.Request, clipText), clip(c.Summary, clipText)
-	if len(c.ToolCalls) > 0 {
+	// The calls are copied only when an error text needs clipping: a long
+	// session's calls are tens of MB.
+	if slices.ContainsFunc(c.ToolCalls, func(tc model.ToolCall) bool { return len(tc.Error) > clipError }) {
 		c.ToolCalls = append([]model.ToolCall(nil), c.ToolCalls...)
 		for i := range c.ToolCalls {
 			c.ToolCalls[i].Error = clip(c.ToolCalls[i].Error, clipError)
