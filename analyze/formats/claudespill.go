@@ -11,11 +11,13 @@ import (
 	"time"
 )
 
-// RecordSpill keeps Claude Code line records on disk from the end of their
-// file's read to their session's join, so that memory follows the largest
-// session rather than every line of every transcript read (a heavy user's
-// projects hold gigabytes of them). The records are the same bytes-for-
-// bytes data, so the join gives the same runs.
+// RecordSpill keeps Claude Code line records on disk from when they are
+// read (in segments of segmentLines, and the rest at the end of their file)
+// to their session's join, so that memory follows the largest session
+// rather than every line of every transcript read (a heavy user's projects
+// hold gigabytes of them). Records come back exactly as they went, so the
+// join gives the same runs. The spill takes about a tenth of the
+// transcripts' size in the temporary directory.
 type RecordSpill struct {
 	mu       sync.Mutex
 	f        *os.File
