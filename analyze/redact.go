@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/agentstat/agentstat/analyze/model"
@@ -46,14 +47,7 @@ func RedactText(s string) (out string, changed bool) {
 			}
 			text = lower
 		}
-		hinted := false
-		for _, h := range p.hints {
-			if strings.Contains(text, h) {
-				hinted = true
-				break
-			}
-		}
-		if !hinted {
+		if !slices.ContainsFunc(p.hints, func(h string) bool { return strings.Contains(text, h) }) {
 			continue
 		}
 		switch p.re.NumSubexp() {

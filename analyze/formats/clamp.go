@@ -39,7 +39,6 @@ type clampReader struct {
 	inStr, dropping, needLow bool
 	lines                    bool // JSON Lines: an over-long bare token spoils its line, not the file
 	strLen, bare             int
-	bareAtStart              int    // bare before the segment checkBare last looked at
 	limit                    int    // maxString, smaller in tests
 	bareLimit                int    // maxBareToken, smaller in tests
 	esc                      []byte // an escape sequence being collected
@@ -105,10 +104,11 @@ func (c *clampReader) process(in []byte) error {
 		}
 		if !c.inStr {
 			q := next(&quote, '"')
-			if err := c.checkBare(in[pos:q]); err != nil {
+			if bare := c.bare; c.checkBare(in[pos:q]) != nil {
 				if !c.lines {
-					return err
+					return ErrTokenTooLong
 				}
+				c.bare = bare // as before the check
 				out = c.appendBare(out, in[pos:q])
 			} else {
 				out = append(out, in[pos:q]...)
@@ -227,59 +227,49 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 
 // appendBare appends seg, outside strings, to out, replacing the part of
 // any run of bare bytes past the limit by one NUL. c.bare is the length
-// of the run seg continues, as checkBare left it before failing.
+// of the run seg continues.
 func (c *clampReader) appendBare(out, seg []byte) []byte {
-	c.bare = c.bareAtStart
 	for _, b := range seg {
-		switch b {
-		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
-			c.bare = 0
-		default:
-			c.bare++
-			if c.bare > c.bareLimit {
-				if c.bare == c.bareLimit+1 {
-					out = append(out, 0)
-				}
-				continue
+		if c.countBare(b) > c.bareLimit {
+			if c.bare == c.bareLimit+1 {
+				out = append(out, 0)
 			}
+			continue
 		}
 		out = append(out, b)
 	}
 	return out
 }
 
+// structural ends a bare token: JSON's punctuation and white space.
+const structural = "{}[],: \t\r\n"
+
+// countBare counts b into the current run of bare bytes and returns its length.
+func (c *clampReader) countBare(b byte) int {
+	switch b {
+	case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
+		c.bare = 0
+	default:
+		c.bare++
+	}
+	return c.bare
+}
+
 // checkBare fails on a run of more than maxBareToken bytes outside strings
 // that holds no structural character or white space.
 func (c *clampReader) checkBare(seg []byte) error {
-	c.bareAtStart = c.bare
 	if c.bare+len(seg) <= c.bareLimit {
-		if bytes.ContainsAny(seg, "{}[],: \t\r\n") {
-			c.bare = len(seg) - 1 - lastStructural(seg)
+		if i := bytes.LastIndexAny(seg, structural); i >= 0 {
+			c.bare = len(seg) - 1 - i
 		} else {
 			c.bare += len(seg)
 		}
 		return nil
 	}
 	for _, b := range seg {
-		switch b {
-		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
-			c.bare = 0
-		default:
-			c.bare++
-			if c.bare > c.bareLimit {
-				return ErrTokenTooLong
-			}
+		if c.countBare(b) > c.bareLimit {
+			return ErrTokenTooLong
 		}
 	}
 	return nil
-}
-
-func lastStructural(seg []byte) int {
-	for i := len(seg) - 1; i >= 0; i-- {
-		switch seg[i] {
-		case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
-			return i
-		}
-	}
-	return -1
 }

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -70,26 +71,26 @@ var segmentLines = 1 << 15
 
 // write appends one record to the spill through a small buffer: a long
 // session's records are tens of MB.
-func (s *RecordSpill) write(encode func(*bufio.Writer) error) (spillRef, bool) {
+// A write error sticks in the buffer and comes out of its Flush.
+func (s *RecordSpill) write(encode func(*bufio.Writer)) (spillRef, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	cw := &countingWriter{w: io.NewOffsetWriter(s.f, s.off)}
-	bw := bufio.NewWriterSize(cw, 64<<10)
-	if err := encode(bw); err != nil {
-		return spillRef{}, false
-	}
+	ow := io.NewOffsetWriter(s.f, s.off)
+	bw := bufio.NewWriterSize(ow, 64<<10)
+	encode(bw)
 	if err := bw.Flush(); err != nil {
 		return spillRef{}, false
 	}
-	ref := spillRef{s.off, cw.n}
-	s.off += cw.n
+	n, _ := ow.Seek(0, io.SeekCurrent) // bytes written
+	ref := spillRef{s.off, n}
+	s.off += n
 	return ref, true
 }
 
 // flush writes the tables f holds as a segment and empties them, while its
 // file is still being read; on failure the rest stays in memory.
 func (s *RecordSpill) flush(f *claudeFile) {
-	ref, ok := s.write(func(w *bufio.Writer) error { return encodeTables(w, f, s.loc) })
+	ref, ok := s.write(func(w *bufio.Writer) { encodeTables(w, f, s.loc) })
 	if !ok {
 		f.noFlush = true
 		return
@@ -106,27 +107,14 @@ func (s *RecordSpill) flush(f *claudeFile) {
 // the file is read; on failure they stay in memory.
 func (s *RecordSpill) put(frag *Fragment) {
 	f := frag.claude
-	ref, ok := s.write(func(w *bufio.Writer) error {
-		if err := encodeHeader(w, f, s.loc); err != nil {
-			return err
-		}
-		return encodeTables(w, f, s.loc)
+	ref, ok := s.write(func(w *bufio.Writer) {
+		encodeHeader(w, f, s.loc)
+		encodeTables(w, f, s.loc)
 	})
 	if !ok {
 		return
 	}
 	frag.refs, frag.spill, frag.claude = append(f.segments, ref), s, nil
-}
-
-type countingWriter struct {
-	w io.Writer
-	n int64
-}
-
-func (c *countingWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.n += int64(n)
-	return n, err
 }
 
 // loadRecords brings a fragment's records back into memory, whole.
@@ -169,27 +157,21 @@ func (s *RecordSpill) sized(refs []spillRef) *claudeFile {
 			return &claudeFile{}
 		}
 	}
-	cf := &claudeFile{}
-	if total[0] > 0 {
-		cf.lines = make([]claudeLine, 0, total[0])
+	return &claudeFile{lines: withRoom[claudeLine](total[0]), usages: withRoom[claudeUsage](total[1]),
+		uses: withRoom[claudeUse](total[2]), results: withRoom[claudeResult](total[3]), prompts: withRoom[string](total[4])}
+}
+
+// withRoom is an empty slice with room for n, nil for none (as a table never appended to).
+func withRoom[T any](n int) []T {
+	if n == 0 {
+		return nil
 	}
-	if total[1] > 0 {
-		cf.usages = make([]claudeUsage, 0, total[1])
-	}
-	if total[2] > 0 {
-		cf.uses = make([]claudeUse, 0, total[2])
-	}
-	if total[3] > 0 {
-		cf.results = make([]claudeResult, 0, total[3])
-	}
-	if total[4] > 0 {
-		cf.prompts = make([]string, 0, total[4])
-	}
-	return cf
+	return make([]T, 0, n)
 }
 
 func (s *RecordSpill) reader(ref spillRef) *spillReader {
-	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, ref.off, ref.n), 64<<10), left: ref.n, strs: map[string]string{}}
+	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, ref.off, ref.n), 64<<10), left: ref.n,
+		strs: map[string]string{}, zones: map[fixedZone]*time.Location{}}
 }
 
 // read appends one record's tables to cf (and the header, for the last).
@@ -204,16 +186,9 @@ func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool) {
 	}
 	if r.err != nil {
 		s.mu.Lock()
-		s.err = cmpErr(s.err, r.err)
+		s.err = cmp.Or(s.err, r.err)
 		s.mu.Unlock()
 	}
-}
-
-func cmpErr(a, b error) error {
-	if a != nil {
-		return a
-	}
-	return b
 }
 
 // release drops records loaded from the spill once their session is joined.
@@ -227,7 +202,7 @@ func (frag *Fragment) release() {
 // times with their zone, Unix seconds and nanoseconds. A file's header
 // (span of its quiet lines, agent table) comes with its last record.
 
-func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
+func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	var b []byte
 	b = appendBool(b, f.quiet)
 	b = appendTime(b, f.first, loc)
@@ -236,11 +211,10 @@ func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
 	for _, a := range f.agents {
 		b = appendString(b, a)
 	}
-	_, err := w.Write(b)
-	return err
+	w.Write(b)
 }
 
-func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
+func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	var b []byte // one record at a time
 	put := func() {
 		w.Write(b)
@@ -291,8 +265,6 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) error {
 		b = appendString(b, p)
 		put()
 	}
-	_, err := w.Write(nil) // the first write error, if any, sticks in w
-	return err
 }
 
 func appendBool(b []byte, v bool) []byte {
@@ -340,14 +312,21 @@ func appendString(b []byte, s string) []byte {
 
 var errSpillCorrupt = errors.New("Claude Code record spill: corrupt")
 
-// spillReader reads what encodeClaudeFile wrote; the first short read
-// sticks, and repeated strings (models, tool names) are shared again.
+// spillReader reads what encodeHeader and encodeTables wrote; the first
+// short read sticks, and repeated strings (models, tool names) and zones
+// are shared again.
 type spillReader struct {
-	r    *bufio.Reader
-	left int64 // bytes of the record not read yet
-	err  error
-	buf  [16]byte
-	strs map[string]string
+	r     *bufio.Reader
+	left  int64 // bytes of the record not read yet
+	err   error
+	buf   [16]byte
+	strs  map[string]string
+	zones map[fixedZone]*time.Location
+}
+
+type fixedZone struct {
+	name   string
+	offset int
 }
 
 func (r *spillReader) take(n int) []byte {
@@ -396,8 +375,11 @@ func (r *spillReader) time(loc *time.Location) time.Time {
 	case zoneLocal:
 		zone = time.Local
 	case zoneFixed:
-		name := r.string()
-		zone = time.FixedZone(name, int(int32(r.u32())))
+		z := fixedZone{r.string(), int(int32(r.u32()))}
+		if zone = r.zones[z]; zone == nil {
+			zone = time.FixedZone(z.name, z.offset)
+			r.zones[z] = zone
+		}
 	default:
 		r.err = errSpillCorrupt
 		return time.Time{}
