@@ -1,0 +1,338 @@
+package formats
+
+import (
+	"bytes"
+	"cmp"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// joinClaude builds one run per session from every entry of the tree: each
+// message (uuid) counts once however many files repeat it, usage counts once
+// per message id and request id (the largest copy: streaming writes partial
+// ones first), and sidechain entries (subagents) are subagent work.
+func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+	order, bySession := groupFragments(frags)
+	var runs []*model.Run
+	for _, id := range order {
+		fs := bySession[id]
+		for _, f := range fs {
+			f.loadRecords()
+		}
+		r := claudeRun(id, fs, w)
+		for _, f := range fs {
+			owner[f] = r
+			f.release() // one session's records in memory at a time
+		}
+		runs = append(runs, r)
+	}
+	return runs
+}
+
+// claudeSession numbers the lines of one session's files one after another
+// (g), so that the join can sort and mark lines through small integers: the
+// join of a long session is the peak of memory, and hash maps keyed by ids
+// cost several times what sorted arrays of ids do.
+type claudeSession struct {
+	files []*claudeFile
+	start []int32 // start[i] is the number of files[i].lines[0]; one more at the end
+}
+
+func (s *claudeSession) file(g int32) int {
+	if len(s.files) == 1 {
+		return 0
+	}
+	return sort.Search(len(s.files), func(i int) bool { return s.start[i+1] > g })
+}
+
+func (s *claudeSession) entry(g int32) claudeEntry {
+	i := s.file(g)
+	return claudeEntry{s.files[i], &s.files[i].lines[g-s.start[i]]}
+}
+
+// bitset marks line numbers.
+type bitset []uint64
+
+func newBitset(n int32) bitset               { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int32)                 { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int32) bool            { return b[i/64]&(1<<(i%64)) != 0 }
+func cmpDigest(a, b *digest) int             { return bytes.Compare(a[:], b[:]) }
+func (e claudeEntry) use(k int32) *claudeUse { return &e.f.uses[e.usesLo+k] }
+func (e claudeEntry) result(k int32) *claudeResult {
+	return &e.f.results[e.resultsLo+k]
+}
+
+// idKey is an id and the number of what bears it, for sorting by id.
+type idKey struct {
+	id digest
+	i  int32
+}
+
+func cmpIDKey(a, b idKey) int { return cmp.Or(cmpDigest(&a.id, &b.id), cmp.Compare(a.i, b.i)) }
+
+// timeKey is a line's time and number, for sorting by time.
+type timeKey struct {
+	sec     int64
+	nsec, g int32
+}
+
+// claudeRef is one tool use or result of the main chain: the position of its
+// line in the time-sorted chain, and its index among that line's own.
+type claudeRef struct{ pos, k int32 }
+
+func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
+	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
+	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
+	var first, last time.Time
+	quiet := false
+	for i, f := range fs {
+		cf := f.claude
+		s.files[i], s.start[i+1] = cf, s.start[i]+int32(len(cf.lines))
+		if cf.quiet {
+			if !quiet || cf.first.Before(first) {
+				first = cf.first
+			}
+			if !quiet || cf.last.After(last) {
+				last = cf.last
+			}
+			quiet = true
+		}
+	}
+	n := s.start[len(fs)]
+
+	// Each uuid counts once: the first line that bears it, in file order.
+	repeated := newBitset(n)
+	byUUID := make([]idKey, 0, n)
+	for i, f := range s.files {
+		for j := range f.lines {
+			if f.lines[j].uuid != (digest{}) {
+				byUUID = append(byUUID, idKey{f.lines[j].uuid, s.start[i] + int32(j)})
+			}
+		}
+	}
+	slices.SortFunc(byUUID, cmpIDKey)
+	for i := 1; i < len(byUUID); i++ {
+		if byUUID[i].id == byUUID[i-1].id {
+			repeated.set(byUUID[i].i)
+		}
+	}
+	byUUID = nil
+
+	// The main chain, and the source: the first file with a line of it or a quiet line.
+	var side []int32
+	var withUsage []idKey
+	byTime := make([]timeKey, 0, n)
+	for i, f := range s.files {
+		for j := range f.lines {
+			g := s.start[i] + int32(j)
+			if repeated.has(g) {
+				continue
+			}
+			l := &f.lines[j]
+			if l.usage != 0 {
+				withUsage = append(withUsage, idKey{f.usages[l.usage-1].key, g})
+			}
+			if l.sidechain || l.agent != 0 {
+				side = append(side, g)
+				continue
+			}
+			byTime = append(byTime, timeKey{l.at.Unix(), int32(l.at.Nanosecond()), g})
+			if r.Source == "" {
+				r.Source = fs[i].Source
+			}
+		}
+		if r.Source == "" && f.quiet {
+			r.Source = fs[i].Source
+		}
+	}
+	if r.Source == "" && len(fs) > 0 {
+		r.Source = fs[0].Source
+	}
+	// In time order, equal times in file order.
+	slices.SortFunc(byTime, func(a, b timeKey) int {
+		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
+	})
+	main := make([]int32, len(byTime))
+	for i, k := range byTime {
+		main[i] = k.g
+	}
+	byTime = nil
+
+	// Tokens: once per message, the largest copy (the first of equals); the
+	// model with most tokens names the run.
+	slices.SortFunc(withUsage, cmpIDKey)
+	counted := newBitset(n)
+	perModel := map[string]int64{}
+	for i := 0; i < len(withUsage); {
+		bestG, end := withUsage[i].i, i+1
+		best := s.entry(bestG).usageOf()
+		for ; end < len(withUsage) && withUsage[end].id == withUsage[i].id; end++ {
+			if u := s.entry(withUsage[end].i).usageOf(); u.tokens.Total() > best.tokens.Total() {
+				best, bestG = u, withUsage[end].i
+			}
+		}
+		counted.set(bestG)
+		r.Tokens.Add(best.tokens)
+		perModel[best.model] += best.tokens.Total()
+		i = end
+	}
+	withUsage = nil
+	r.Model = topModel(perModel)
+
+	// Subagent work: each sidechain agent's own calls and tokens; its type is
+	// the subagent_type of the Task call whose result names the agent.
+	taskType := map[digest]string{} // tool_use id → subagent_type
+	for _, g := range main {
+		for _, u := range s.entry(g).uses() {
+			if u.subagent != "" {
+				taskType[u.id] = u.subagent
+			}
+		}
+	}
+	agentType := map[string]string{}
+	for _, g := range main {
+		for _, res := range s.entry(g).results() {
+			if res.agentID != "" && taskType[res.useID] != "" {
+				agentType[res.agentID] = taskType[res.useID]
+			}
+		}
+	}
+	subs := map[string]*model.Subagent{}
+	var subOrder []string
+	for _, g := range side {
+		e := s.entry(g)
+		id := e.agentID()
+		sub := subs[id]
+		if sub == nil {
+			sub = &model.Subagent{Type: cmpOr(agentType[id], "subagent")}
+			subs[id] = sub
+			subOrder = append(subOrder, id)
+		}
+		sub.Calls += int64(e.nUses)
+		if counted.has(g) {
+			sub.Tokens += e.usageOf().tokens.Total()
+		}
+	}
+	slices.Sort(subOrder)
+	for _, k := range subOrder {
+		r.Context.Subagents = append(r.Context.Subagents, *subs[k])
+	}
+
+	r.ToolCalls = claudeCalls(&s, main, r.Agent, w)
+	for _, g := range main {
+		if e := s.entry(g); e.prompt != 0 {
+			r.Request = e.promptOf()
+			break
+		}
+	}
+	if len(main) > 0 {
+		if at := s.entry(main[0]).at; !quiet || at.Before(first) {
+			first = at
+		}
+		if at := s.entry(main[len(main)-1]).at; !quiet || at.After(last) {
+			last = at
+		}
+		quiet = true
+	}
+	if quiet {
+		r.Span = spanOf(first, last, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+	}
+	if r.Title == "" {
+		r.Title = id
+	}
+	return r
+}
+
+// claudeCalls pairs the main chain's tool uses with their results by id, in
+// chain order: a use whose id came before is the same call again, and a use
+// takes the first result that names it. Both sides are sorted by id and
+// walked together.
+func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) []model.ToolCall {
+	var uses, results []claudeRef
+	for pos, g := range main {
+		e := s.entry(g)
+		for k := range e.nUses {
+			uses = append(uses, claudeRef{int32(pos), k})
+		}
+		for k := range e.nResults {
+			results = append(results, claudeRef{int32(pos), k})
+		}
+	}
+	if len(uses) == 0 {
+		return nil
+	}
+	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
+	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
+	// Both sides by id, then in chain order.
+	useIDs, resultIDs := make([]idKey, len(uses)), make([]idKey, len(results))
+	for i, ref := range uses {
+		useIDs[i] = idKey{useOf(ref).id, int32(i)}
+	}
+	for i, ref := range results {
+		resultIDs[i] = idKey{resultOf(ref).useID, int32(i)}
+	}
+	slices.SortFunc(useIDs, cmpIDKey)
+	slices.SortFunc(resultIDs, cmpIDKey)
+	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
+	paired, kept := make([]int32, len(uses)), 0
+	j := 0
+	for i := 0; i < len(useIDs); {
+		id := useIDs[i].id
+		end := i + 1
+		for end < len(useIDs) && useIDs[end].id == id {
+			end++
+		}
+		for j < len(resultIDs) && cmpDigest(&resultIDs[j].id, &id) < 0 {
+			j++
+		}
+		res := int32(0)
+		if j < len(resultIDs) && resultIDs[j].id == id {
+			res = resultIDs[j].i + 1
+		}
+		for x := i; x < end; x++ {
+			if x > i && id != (digest{}) {
+				paired[useIDs[x].i] = -1 // no id is no identity: those never repeat
+				continue
+			}
+			paired[useIDs[x].i] = res
+			kept++
+		}
+		i = end
+	}
+	useIDs, resultIDs = nil, nil
+
+	calls := make([]model.ToolCall, 0, kept) // a long session's calls are most of its memory: no regrowth
+	for i, ref := range uses {
+		if paired[i] < 0 {
+			continue
+		}
+		at := s.entry(main[ref.pos]).at
+		call := model.ToolCall{Name: useOf(ref).name, Agent: agent, Span: model.Span{Started: at}}
+		if paired[i] > 0 {
+			got := results[paired[i]-1]
+			res := resultOf(got)
+			call.Span = spanOf(at, s.entry(main[got.pos]).at, w)
+			if res.durationMS.Set {
+				call.HasDuration = false
+				setDuration(&call.Span, res.durationMS, w)
+			}
+			switch {
+			case res.interrupted:
+				call.Outcome, call.Error = model.OutcomeError, "interrupted"
+			case strings.HasPrefix(res.text, "User rejected"):
+				call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
+			case res.isError || strings.HasPrefix(res.text, "Error"):
+				call.Outcome, call.Error = model.OutcomeError, res.text
+			default:
+				call.Outcome = model.OutcomeOK
+			}
+		}
+		calls = append(calls, call)
+	}
+	return calls
+}

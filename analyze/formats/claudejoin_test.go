@@ -1,0 +1,308 @@
+package formats
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// The sort-merge join must give what the plain hash-map join gives: the
+// reference below is that join as it was, kept to test against.
+func TestClaudeJoinSameAsMaps(t *testing.T) {
+	sessions := map[string][]*Fragment{}
+	add := func(name string, b []byte) {
+		c := newCollector()
+		if err := Read(bytes.NewReader(b), name, Options{Location: time.UTC}, c); err != nil {
+			return
+		}
+		for _, f := range c.frags {
+			if f.Kind == FragmentClaude {
+				f.Source = name
+				sessions[f.key] = append(sessions[f.key], f)
+			}
+		}
+	}
+	for _, root := range []string{filepath.Join("..", "..", "testdata", "logs"), filepath.Join("..", "..", "..", "shared", "corpus")} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				if b, err := os.ReadFile(p); err == nil {
+					add(p, b)
+				}
+			}
+			return nil
+		})
+	}
+	for seed := range 3 {
+		b, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		add(fmt.Sprint("synth", seed), b)
+	}
+	if len(sessions) < 5 {
+		t.Fatalf("only %d sessions read", len(sessions))
+	}
+	for id, fs := range sessions {
+		checkClaudeJoin(t, id, fs)
+	}
+	// Made-up sessions with every kind of repeat: uuids, usage keys, tool-use
+	// ids (zero ones too), equal times, several files.
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 3000 {
+		checkClaudeJoin(t, fmt.Sprint("random", i), randomClaudeSession(rng))
+	}
+}
+
+func checkClaudeJoin(t *testing.T, id string, fs []*Fragment) {
+	t.Helper()
+	w1, w2 := newCollector(), newCollector()
+	got, want := claudeRun(id, fs, w1), claudeRunByMaps(id, fs, w2)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
+		t.Fatalf("session %s: sort-merge join\n%+v\n%v\nwant\n%+v\n%v", id, got, w1.warnings, want, w2.warnings)
+	}
+}
+
+func randomClaudeSession(rng *rand.Rand) []*Fragment {
+	pick := func(n int) int { return rng.IntN(n) }
+	id := func(pool int) digest {
+		if pick(5) == 0 {
+			return digest{}
+		}
+		return digestOf(fmt.Sprint(pick(pool)))
+	}
+	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	at := func() time.Time {
+		if pick(20) == 0 {
+			return time.Time{}
+		}
+		return base.Add(time.Duration(pick(12))*time.Second + time.Duration(pick(3))*time.Millisecond)
+	}
+	texts := []string{"", "Error: no such file", "User rejected the edit", "fine"}
+	var frags []*Fragment
+	for i := range 1 + pick(4) {
+		f := &claudeFile{agents: []string{"", "agent-a", "agent-b"}}
+		for range pick(40) {
+			l := claudeLine{uuid: id(30), at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+			if pick(6) == 0 {
+				l.agent = int32(1 + pick(2))
+			}
+			if pick(2) == 0 {
+				f.usages = append(f.usages, claudeUsage{key: digestOf(fmt.Sprint(pick(8))), model: []string{"m1", "m2", ""}[pick(3)],
+					tokens: model.Tokens{Input: int64(pick(4)), Output: int64(pick(3))}})
+				l.usage = int32(len(f.usages))
+			}
+			for range pick(3) {
+				f.uses = append(f.uses, claudeUse{id: id(10), name: []string{"Bash", "Task"}[pick(2)], subagent: []string{"", "Explore"}[pick(2)]})
+				l.nUses++
+			}
+			for range pick(3) {
+				r := claudeResult{useID: id(10), text: texts[pick(len(texts))], agentID: []string{"", "agent-a"}[pick(2)],
+					isError: pick(5) == 0, interrupted: pick(9) == 0}
+				if pick(2) == 0 {
+					r.durationMS = Num{V: float64(pick(5000)), Set: true}
+				}
+				f.results = append(f.results, r)
+				l.nResults++
+			}
+			if pick(4) == 0 {
+				f.prompts = append(f.prompts, fmt.Sprint(" prompt ", pick(3)))
+				l.prompt = int32(len(f.prompts))
+			}
+			f.lines = append(f.lines, l)
+		}
+		if pick(3) == 0 {
+			f.quiet, f.first, f.last = true, at(), at()
+		}
+		frags = append(frags, &Fragment{Kind: FragmentClaude, key: "s", claude: f, Source: fmt.Sprint("file", i)})
+	}
+	return frags
+}
+
+func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
+	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
+	// Sized once: a long session's join is its peak of memory, and a map
+	// or slice that grows holds its old and new arrays together.
+	nLines, nUsages, nResults := 0, 0, 0
+	for _, f := range fs {
+		nLines, nUsages, nResults = nLines+len(f.claude.lines), nUsages+len(f.claude.usages), nResults+len(f.claude.results)
+	}
+	seen := make(map[digest]struct{}, nLines)
+	usage := make(map[digest]claudeEntry, nUsages)
+	main := make([]claudeEntry, 0, nLines)
+	var side []claudeEntry
+	var first, last time.Time
+	quiet := false
+	for _, f := range fs {
+		cf := f.claude
+		if cf.quiet {
+			if !quiet || cf.first.Before(first) {
+				first = cf.first
+			}
+			if !quiet || cf.last.After(last) {
+				last = cf.last
+			}
+			quiet = true
+			if r.Source == "" {
+				r.Source = f.Source
+			}
+		}
+		for i := range cf.lines {
+			e := claudeEntry{cf, &cf.lines[i]}
+			if e.uuid != (digest{}) {
+				if _, dup := seen[e.uuid]; dup {
+					continue
+				}
+				seen[e.uuid] = struct{}{}
+			}
+			if u := e.usageOf(); u != nil {
+				if prev, ok := usage[u.key]; !ok || u.tokens.Total() > prev.usageOf().tokens.Total() {
+					usage[u.key] = e
+				}
+			}
+			if e.sidechain || e.agent != 0 {
+				side = append(side, e)
+			} else {
+				main = append(main, e)
+				if r.Source == "" {
+					r.Source = f.Source
+				}
+			}
+		}
+	}
+	if r.Source == "" && len(fs) > 0 {
+		r.Source = fs[0].Source
+	}
+	byTime := func(a, b claudeEntry) int { return a.at.Compare(b.at) }
+	slices.SortStableFunc(main, byTime)
+
+	// Tokens: once per message; the model with most tokens names the run.
+	perModel := map[string]int64{}
+	keys := make([]digest, 0, len(usage))
+	for k := range usage {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b digest) int { return bytes.Compare(a[:], b[:]) })
+	for _, k := range keys {
+		u := usage[k].usageOf()
+		r.Tokens.Add(u.tokens)
+		perModel[u.model] += u.tokens.Total()
+	}
+	r.Model = topModel(perModel)
+
+	// Subagent work: each sidechain agent's own calls and tokens; its type is
+	// the subagent_type of the Task call whose result names the agent.
+	taskType := map[digest]string{} // tool_use id → subagent_type
+	for _, e := range main {
+		for _, u := range e.uses() {
+			if u.subagent != "" {
+				taskType[u.id] = u.subagent
+			}
+		}
+	}
+	agentType := map[string]string{}
+	for _, e := range main {
+		for _, res := range e.results() {
+			if res.agentID != "" && taskType[res.useID] != "" {
+				agentType[res.agentID] = taskType[res.useID]
+			}
+		}
+	}
+	subs := map[string]*model.Subagent{}
+	var subOrder []string
+	for _, e := range side {
+		id := e.agentID()
+		s := subs[id]
+		if s == nil {
+			s = &model.Subagent{Type: cmpOr(agentType[id], "subagent")}
+			subs[id] = s
+			subOrder = append(subOrder, id)
+		}
+		s.Calls += int64(e.nUses)
+		if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
+			s.Tokens += u.tokens.Total()
+		}
+	}
+	slices.Sort(subOrder)
+	for _, k := range subOrder {
+		r.Context.Subagents = append(r.Context.Subagents, *subs[k])
+	}
+
+	// Tool calls of the main chain, paired with their results by id.
+	type resultAt struct {
+		res  *claudeResult
+		line *claudeLine
+	}
+	results := make(map[digest]resultAt, nResults)
+	calls := 0
+	for _, e := range main {
+		rs := e.results()
+		for i := range rs {
+			if _, dup := results[rs[i].useID]; !dup {
+				results[rs[i].useID] = resultAt{&rs[i], e.claudeLine}
+			}
+		}
+		calls += int(e.nUses)
+	}
+	usedIDs := make(map[digest]struct{}, calls)
+	if calls > 0 {
+		r.ToolCalls = make([]model.ToolCall, 0, calls) // a long session's calls are most of its memory: no regrowth
+	}
+	for _, e := range main {
+		if r.Request == "" && e.prompt != 0 {
+			r.Request = e.promptOf()
+		}
+		for _, u := range e.uses() {
+			if _, dup := usedIDs[u.id]; dup && u.id != (digest{}) {
+				continue
+			}
+			usedIDs[u.id] = struct{}{}
+			call := model.ToolCall{Name: u.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+			if got, ok := results[u.id]; ok {
+				call.Span = spanOf(e.at, got.line.at, w)
+				if got.res.durationMS.Set {
+					call.HasDuration = false
+					setDuration(&call.Span, got.res.durationMS, w)
+				}
+				switch {
+				case got.res.interrupted:
+					call.Outcome, call.Error = model.OutcomeError, "interrupted"
+				case strings.HasPrefix(got.res.text, "User rejected"):
+					call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
+				case got.res.isError || strings.HasPrefix(got.res.text, "Error"):
+					call.Outcome, call.Error = model.OutcomeError, got.res.text
+				default:
+					call.Outcome = model.OutcomeOK
+				}
+			}
+			r.ToolCalls = append(r.ToolCalls, call)
+		}
+	}
+	if len(main) > 0 {
+		if !quiet || main[0].at.Before(first) {
+			first = main[0].at
+		}
+		if !quiet || main[len(main)-1].at.After(last) {
+			last = main[len(main)-1].at
+		}
+		quiet = true
+	}
+	if quiet {
+		r.Span = spanOf(first, last, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+	}
+	if r.Title == "" {
+		r.Title = id
+	}
+	return r
+}
