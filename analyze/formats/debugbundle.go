@@ -65,6 +65,14 @@ type bundleMeta struct {
 	Error    Str `json:"error"`
 }
 
+// trim drops a summary that can never be shown: only a failed tool result's
+// summary becomes an error text, and summaries are most of an event's bytes.
+func (e *bundleEvent) trim() {
+	if model.Fold(e.Type.V) != "tool_result" || model.Fold(e.Status.V) != "failure" {
+		e.Summary.V = ""
+	}
+}
+
 func (e *bundleEvent) toolName() string {
 	if e.Metadata == nil {
 		return ""
@@ -166,7 +174,7 @@ func dedupeEvents(list []bundleEvent, c *readCtx) []bundleEvent {
 		tsSet   bool
 	}
 	seen := make(map[key]bool, len(list))
-	out := list[:0:0]
+	out := list[:0] // in place: a copy would hold a second list at the peak
 	for _, e := range list {
 		k := key{e.ID.V, e.Type.V, e.Timestamp.In(c.loc).UnixNano(), e.Timestamp.Set}
 		if e.ID.Set && seen[k] {

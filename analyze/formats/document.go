@@ -254,6 +254,7 @@ func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts jso
 		*list = []bundleEvent{}
 	}
 	*list = (*list)[:0]
+	tab := map[string]string{}
 	for dec.PeekKind() != ']' {
 		var e bundleEvent
 		switch dec.PeekKind() {
@@ -265,11 +266,11 @@ func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts jso
 				case "timestamp":
 					return decodeTime(dec, &e.Timestamp, w, opts)
 				case "type":
-					return decodeStr(dec, &e.Type, w)
+					return decodeInterned(dec, &e.Type, w, tab)
 				case "nodeId":
-					return decodeStr(dec, &e.NodeID, w)
+					return decodeInterned(dec, &e.NodeID, w, tab)
 				case "status":
-					return decodeStr(dec, &e.Status, w)
+					return decodeInterned(dec, &e.Status, w, tab)
 				case "summary":
 					return decodeStr(dec, &e.Summary, w)
 				case "metadata":
@@ -277,7 +278,7 @@ func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts jso
 						return objectFields(dec, true, func(key string) error {
 							switch key {
 							case "toolName":
-								return decodeStr(dec, &m.ToolName, w)
+								return decodeInterned(dec, &m.ToolName, w, tab)
 							case "error":
 								return decodeStr(dec, &m.Error, w)
 							}
@@ -300,6 +301,7 @@ func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts jso
 				return err
 			}
 		}
+		e.trim()
 		*list = append(*list, e)
 	}
 	_, err := dec.ReadToken()

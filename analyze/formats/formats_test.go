@@ -292,6 +292,25 @@ func TestDebugBundle(t *testing.T) {
 	checkWarnings(t, "aborted", w, map[string]int{WarnNegativeDuration: 1})
 }
 
+// A failed tool result without metadata.error gives its summary as the
+// error, whatever the key order and letter case; no other summary is kept.
+func TestBundleErrorFromSummary(t *testing.T) {
+	const export = `{"events": [
+	{"summary":"disk full","id":"e1","timestamp":1702886401000,"type":"tool_call","nodeId":"n","metadata":{"toolName":"write"}},
+	{"summary":"quota exceeded on /data","id":"e2","timestamp":1702886401500,"type":"Tool_Result","status":"FAILURE","nodeId":"n"},
+	{"id":"e3","timestamp":1702886402000,"type":"tool_call","nodeId":"n","summary":"x","metadata":{"toolName":"write"}},
+	{"id":"e4","type":"tool_result","summary":"fine","timestamp":1702886402600,"status":"success","nodeId":"n"}]}`
+	c := newCollector()
+	if err := Read(strings.NewReader(export), "export.json", Options{Location: time.UTC}, c); err != nil || len(c.runs) != 1 {
+		t.Fatalf("%v, %d runs", err, len(c.runs))
+	}
+	r := c.runs[0]
+	checkCalls(t, r, []call{{"write", failed, 500}, {"write", ok, 600}})
+	if r.ToolCalls[0].Error != "quota exceeded on /data" || r.ToolCalls[1].Error != "" {
+		t.Errorf("errors %q %q", r.ToolCalls[0].Error, r.ToolCalls[1].Error)
+	}
+}
+
 func TestPlanagentJoin(t *testing.T) {
 	var all []*Fragment
 	w := newCollector()

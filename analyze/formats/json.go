@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"reflect"
@@ -135,6 +136,34 @@ func decodeStr(dec *jsontext.Decoder, p *Str, w Warner) error {
 	case 't', 'f':
 		*p = Str{V: strconv.FormatBool(tok.Bool()), Set: true}
 	}
+	return nil
+}
+
+// decodeInterned is decodeStr keeping one copy of each distinct string in
+// tab (up to a bound): a bundle's hundreds of thousands of events repeat a
+// few types, statuses and tool names.
+func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]string) error {
+	if dec.PeekKind() != '"' {
+		return decodeStr(dec, p, w)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	v := []byte(raw[1 : len(raw)-1])
+	if bytes.IndexByte(v, '\\') >= 0 {
+		if v, err = jsontext.AppendUnquote(nil, raw); err != nil {
+			return err
+		}
+	}
+	s, ok := tab[string(v)]
+	if !ok {
+		s = string(v)
+		if len(tab) < 1<<12 {
+			tab[s] = s
+		}
+	}
+	*p = Str{V: s, Set: true}
 	return nil
 }
 
