@@ -133,11 +133,10 @@ type claudeFile struct {
 	uses        []claudeUse
 	results     []claudeResult
 	prompts     []string
-	agents      []string  // agent ids, interned; 0 is ""
+	words       []string  // agent ids, tool names, models, error texts: each once; 0 is ""
 	quiet       bool      // some main-chain line was folded into first/last
 	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
-	strs        map[string]string
-	agentIdx    map[string]int32
+	wordIdx     map[string]int32
 
 	// With a spill, a long file's records go to disk in segments as they
 	// come; indexes into the tables count what is there too (base).
@@ -150,38 +149,37 @@ type claudeFile struct {
 // claudeBase is how many entries of each table earlier segments hold.
 type claudeBase struct{ usages, uses, results, prompts int32 }
 
-// intern returns s, sharing one copy per file: models and tool names repeat on every line.
-func (f *claudeFile) intern(s string) string {
-	if v, ok := f.strs[s]; ok {
-		return v
-	}
-	if f.strs == nil {
-		f.strs = map[string]string{}
-	}
-	f.strs[s] = s
-	return s
-}
-
-func (f *claudeFile) agent(id string) int32 {
-	if id == "" {
+// word is the index of s in the file's string table, adding it once: a
+// string in a record is an index, as names repeat on every line and a
+// long session's records are the peak of memory at its join.
+func (f *claudeFile) word(s string) int32 {
+	if s == "" {
 		return 0
 	}
-	if i, ok := f.agentIdx[id]; ok {
+	if i, ok := f.wordIdx[s]; ok {
 		return i
 	}
-	if f.agentIdx == nil {
-		f.agentIdx, f.agents = map[string]int32{}, []string{""}
+	if f.wordIdx == nil {
+		f.wordIdx, f.words = map[string]int32{}, []string{""}
 	}
-	f.agents = append(f.agents, id)
-	f.agentIdx[id] = int32(len(f.agents) - 1)
-	return int32(len(f.agents) - 1)
+	f.words = append(f.words, s)
+	f.wordIdx[s] = int32(len(f.words) - 1)
+	return int32(len(f.words) - 1)
+}
+
+// wordAt is the string at index i of the table.
+func (f *claudeFile) wordAt(i int32) string {
+	if i == 0 {
+		return ""
+	}
+	return f.words[i]
 }
 
 // claudeLine is what one transcript line contributes.
 type claudeLine struct {
 	uuid              digest // zero when the line has none
 	at                time.Time
-	agent             int32 // index in agents
+	agent             int32 // index in words
 	usage, prompt     int32 // index+1 in usages, prompts; 0 for none
 	usesLo, resultsLo int32 // first index in uses, results
 	nUses, nResults   int32
@@ -193,7 +191,7 @@ type claudeLine struct {
 type claudeUsage struct {
 	key    digest
 	tokens model.Tokens
-	model  string
+	model  int32 // index in words
 }
 
 // claudeEntry is one line of one file, as the join sees it.
@@ -202,7 +200,7 @@ type claudeEntry struct {
 	*claudeLine
 }
 
-func (e claudeEntry) agentID() string   { return e.f.agentName(e.agent) }
+func (e claudeEntry) agentID() string   { return e.f.wordAt(e.agent) }
 func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
 func (e claudeEntry) results() []claudeResult {
 	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
@@ -220,13 +218,6 @@ func (e claudeEntry) promptOf() string {
 		return ""
 	}
 	return e.f.prompts[e.prompt-1]
-}
-
-func (f *claudeFile) agentName(i int32) string {
-	if i == 0 {
-		return ""
-	}
-	return f.agents[i]
 }
 
 // digest stands for an id compared only for equality; 128 bits make a
@@ -256,15 +247,14 @@ func digestOf(parts ...string) digest {
 // for none), which a 150,000-call session holds far more cheaply than strings.
 type claudeUse struct {
 	id             digest
-	name, subagent string
+	name, subagent int32 // indexes in words
 }
 
 type claudeResult struct {
-	useID         digest
-	text, agentID string
-	isError       bool
-	durationMS    Num
-	interrupted   bool
+	useID                            digest
+	durationMS                       float64
+	text, agentID                    int32 // indexes in words
+	hasDuration, isError, interrupted bool
 }
 
 func readClaude(d *document, c *readCtx) {
@@ -272,7 +262,7 @@ func readClaude(d *document, c *readCtx) {
 		return // a summary or snapshot line: nothing to count
 	}
 	f := c.claudeFile(d.SessionIDCamel.V)
-	l := claudeLine{agent: f.agent(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
+	l := claudeLine{agent: f.word(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
 	if d.UUID.V != "" {
 		l.uuid = digestOf(d.UUID.V)
 	}
@@ -280,9 +270,8 @@ func readClaude(d *document, c *readCtx) {
 	apiError := d.IsAPIError != nil && *d.IsAPIError
 	prompt := ""
 	if m := d.Message; m != nil {
-		mdl := f.intern(m.Model.V)
-		if m.Usage != nil && mdl != "<synthetic>" && !apiError {
-			u := claudeUsage{model: mdl, key: digestOf("msg", m.ID.V, d.RequestID.V),
+		if m.Usage != nil && m.Model.V != "<synthetic>" && !apiError {
+			u := claudeUsage{model: f.word(m.Model.V), key: digestOf("msg", m.ID.V, d.RequestID.V),
 				tokens: model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}}
 			if m.ID.V == "" {
 				u.key = digestOf("uuid", d.UUID.V)
@@ -296,18 +285,19 @@ func readClaude(d *document, c *readCtx) {
 		for _, b := range m.Content.Blocks {
 			switch b.Type.V {
 			case "tool_use":
-				u := claudeUse{id: idDigest(b.ID.V), name: f.intern(b.Name.V)}
+				u := claudeUse{id: idDigest(b.ID.V), name: f.word(b.Name.V)}
 				if b.Input != nil {
-					u.subagent = b.Input.SubagentType.V
+					u.subagent = f.word(b.Input.SubagentType.V)
 				}
 				f.uses = append(f.uses, u)
 				l.nUses++
 			case "tool_result":
 				r := claudeResult{useID: idDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
 				if tur := d.ToolUseResult; tur.Set {
-					r.durationMS, r.interrupted, r.agentID = tur.DurationMS, tur.Interrupted, tur.AgentID
+					r.durationMS, r.hasDuration = tur.DurationMS.V, tur.DurationMS.Set
+					r.interrupted, r.agentID = tur.Interrupted, f.word(tur.AgentID)
 					if r.isError || claudeErrorText(tur.Text) {
-						r.text = tur.Text // only an error's text is ever shown
+						r.text = f.word(tur.Text) // only an error's text is ever shown
 					}
 				}
 				f.results = append(f.results, r)

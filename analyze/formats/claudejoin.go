@@ -177,7 +177,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		}
 		counted.set(bestG)
 		r.Tokens.Add(best.tokens)
-		perModel[best.model] += best.tokens.Total()
+		perModel[s.entry(bestG).f.wordAt(best.model)] += best.tokens.Total()
 		i = end
 	}
 	withUsage = nil
@@ -187,17 +187,19 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	// the subagent_type of the Task call whose result names the agent.
 	taskType := map[digest]string{} // tool_use id → subagent_type
 	for _, g := range main {
-		for _, u := range s.entry(g).uses() {
-			if u.subagent != "" {
-				taskType[u.id] = u.subagent
+		e := s.entry(g)
+		for _, u := range e.uses() {
+			if u.subagent != 0 {
+				taskType[u.id] = e.f.wordAt(u.subagent)
 			}
 		}
 	}
 	agentType := map[string]string{}
 	for _, g := range main {
-		for _, res := range s.entry(g).results() {
-			if res.agentID != "" && taskType[res.useID] != "" {
-				agentType[res.agentID] = taskType[res.useID]
+		e := s.entry(g)
+		for _, res := range e.results() {
+			if res.agentID != 0 && taskType[res.useID] != "" {
+				agentType[e.f.wordAt(res.agentID)] = taskType[res.useID]
 			}
 		}
 	}
@@ -311,23 +313,27 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) []model
 		if paired[i] < 0 {
 			continue
 		}
-		at := s.entry(main[ref.pos]).at
-		call := model.ToolCall{Name: useOf(ref).name, Agent: agent, Span: model.Span{Started: at}}
+		e := s.entry(main[ref.pos])
+		call := model.ToolCall{Name: e.f.wordAt(e.use(ref.k).name), Agent: agent, Span: model.Span{Started: e.at}}
 		if paired[i] > 0 {
 			got := results[paired[i]-1]
-			res := resultOf(got)
-			call.Span = spanOf(at, s.entry(main[got.pos]).at, w)
-			if res.durationMS.Set {
+			re := s.entry(main[got.pos])
+			res, text := re.result(got.k), ""
+			if res.text != 0 {
+				text = re.f.wordAt(res.text)
+			}
+			call.Span = spanOf(e.at, re.at, w)
+			if res.hasDuration {
 				call.HasDuration = false
-				setDuration(&call.Span, res.durationMS, w)
+				setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)
 			}
 			switch {
 			case res.interrupted:
 				call.Outcome, call.Error = model.OutcomeError, "interrupted"
-			case strings.HasPrefix(res.text, "User rejected"):
+			case strings.HasPrefix(text, "User rejected"):
 				call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
-			case res.isError || strings.HasPrefix(res.text, "Error"):
-				call.Outcome, call.Error = model.OutcomeError, res.text
+			case res.isError || strings.HasPrefix(text, "Error"):
+				call.Outcome, call.Error = model.OutcomeError, text
 			default:
 				call.Outcome = model.OutcomeOK
 			}

@@ -91,26 +91,28 @@ func randomClaudeSession(rng *rand.Rand) []*Fragment {
 	texts := []string{"", "Error: no such file", "User rejected the edit", "fine"}
 	var frags []*Fragment
 	for i := range 1 + pick(4) {
-		f := &claudeFile{agents: []string{"", "agent-a", "agent-b"}}
+		f := &claudeFile{}
+		f.word("agent-a")
+		f.word("agent-b")
 		for range pick(40) {
 			l := claudeLine{uuid: id(30), at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
 			if pick(6) == 0 {
 				l.agent = int32(1 + pick(2))
 			}
 			if pick(2) == 0 {
-				f.usages = append(f.usages, claudeUsage{key: digestOf(fmt.Sprint(pick(8))), model: []string{"m1", "m2", ""}[pick(3)],
+				f.usages = append(f.usages, claudeUsage{key: digestOf(fmt.Sprint(pick(8))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
 					tokens: model.Tokens{Input: int64(pick(4)), Output: int64(pick(3))}})
 				l.usage = int32(len(f.usages))
 			}
 			for range pick(3) {
-				f.uses = append(f.uses, claudeUse{id: id(10), name: []string{"Bash", "Task"}[pick(2)], subagent: []string{"", "Explore"}[pick(2)]})
+				f.uses = append(f.uses, claudeUse{id: id(10), name: f.word([]string{"Bash", "Task"}[pick(2)]), subagent: f.word([]string{"", "Explore"}[pick(2)])})
 				l.nUses++
 			}
 			for range pick(3) {
-				r := claudeResult{useID: id(10), text: texts[pick(len(texts))], agentID: []string{"", "agent-a"}[pick(2)],
+				r := claudeResult{useID: id(10), text: f.word(texts[pick(len(texts))]), agentID: f.word([]string{"", "agent-a"}[pick(2)]),
 					isError: pick(5) == 0, interrupted: pick(9) == 0}
 				if pick(2) == 0 {
-					r.durationMS = Num{V: float64(pick(5000)), Set: true}
+					r.durationMS, r.hasDuration = float64(pick(5000)), true
 				}
 				f.results = append(f.results, r)
 				l.nResults++
@@ -196,7 +198,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	for _, k := range keys {
 		u := usage[k].usageOf()
 		r.Tokens.Add(u.tokens)
-		perModel[u.model] += u.tokens.Total()
+		perModel[usage[k].f.wordAt(u.model)] += u.tokens.Total()
 	}
 	r.Model = topModel(perModel)
 
@@ -205,16 +207,16 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	taskType := map[digest]string{} // tool_use id → subagent_type
 	for _, e := range main {
 		for _, u := range e.uses() {
-			if u.subagent != "" {
-				taskType[u.id] = u.subagent
+			if u.subagent != 0 {
+				taskType[u.id] = e.f.wordAt(u.subagent)
 			}
 		}
 	}
 	agentType := map[string]string{}
 	for _, e := range main {
 		for _, res := range e.results() {
-			if res.agentID != "" && taskType[res.useID] != "" {
-				agentType[res.agentID] = taskType[res.useID]
+			if res.agentID != 0 && taskType[res.useID] != "" {
+				agentType[e.f.wordAt(res.agentID)] = taskType[res.useID]
 			}
 		}
 	}
@@ -242,6 +244,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	type resultAt struct {
 		res  *claudeResult
 		line *claudeLine
+		f    *claudeFile
 	}
 	results := make(map[digest]resultAt, nResults)
 	calls := 0
@@ -249,7 +252,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 		rs := e.results()
 		for i := range rs {
 			if _, dup := results[rs[i].useID]; !dup {
-				results[rs[i].useID] = resultAt{&rs[i], e.claudeLine}
+				results[rs[i].useID] = resultAt{&rs[i], e.claudeLine, e.f}
 			}
 		}
 		calls += int(e.nUses)
@@ -267,20 +270,21 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 				continue
 			}
 			usedIDs[u.id] = struct{}{}
-			call := model.ToolCall{Name: u.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+			call := model.ToolCall{Name: e.f.wordAt(u.name), Agent: r.Agent, Span: model.Span{Started: e.at}}
 			if got, ok := results[u.id]; ok {
 				call.Span = spanOf(e.at, got.line.at, w)
-				if got.res.durationMS.Set {
+				if got.res.hasDuration {
 					call.HasDuration = false
-					setDuration(&call.Span, got.res.durationMS, w)
+					setDuration(&call.Span, Num{V: got.res.durationMS, Set: true}, w)
 				}
+				text := got.f.wordAt(got.res.text)
 				switch {
 				case got.res.interrupted:
 					call.Outcome, call.Error = model.OutcomeError, "interrupted"
-				case strings.HasPrefix(got.res.text, "User rejected"):
+				case strings.HasPrefix(text, "User rejected"):
 					call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
-				case got.res.isError || strings.HasPrefix(got.res.text, "Error"):
-					call.Outcome, call.Error = model.OutcomeError, got.res.text
+				case got.res.isError || strings.HasPrefix(text, "Error"):
+					call.Outcome, call.Error = model.OutcomeError, text
 				default:
 					call.Outcome = model.OutcomeOK
 				}

@@ -136,7 +136,7 @@ func (frag *Fragment) loadRecords() {
 		cf.uses = append(cf.uses, rest.uses...)
 		cf.results = append(cf.results, rest.results...)
 		cf.prompts = append(cf.prompts, rest.prompts...)
-		cf.agents, cf.quiet, cf.first, cf.last = rest.agents, rest.quiet, rest.first, rest.last
+		cf.words, cf.quiet, cf.first, cf.last = rest.words, rest.quiet, rest.first, rest.last
 		frag.claude = cf
 	}
 }
@@ -207,8 +207,8 @@ func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	b = appendBool(b, f.quiet)
 	b = appendTime(b, f.first, loc)
 	b = appendTime(b, f.last, loc)
-	b = binary.AppendUvarint(b, uint64(len(f.agents)))
-	for _, a := range f.agents {
+	b = binary.AppendUvarint(b, uint64(len(f.words)))
+	for _, a := range f.words {
 		b = appendString(b, a)
 	}
 	w.Write(b)
@@ -240,24 +240,24 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 		for _, v := range []int64{u.tokens.Input, u.tokens.Output, u.tokens.CacheRead, u.tokens.CacheCreation, u.tokens.Unspecified} {
 			b = binary.LittleEndian.AppendUint64(b, uint64(v))
 		}
-		b = appendString(b, u.model)
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.model))
 		put()
 	}
 	for i := range f.uses {
 		u := &f.uses[i]
 		b = append(b, u.id[:]...)
-		b = appendString(b, u.name)
-		b = appendString(b, u.subagent)
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.name))
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.subagent))
 		put()
 	}
 	for i := range f.results {
 		r := &f.results[i]
 		b = append(b, r.useID[:]...)
-		b = appendString(b, r.text)
-		b = appendString(b, r.agentID)
+		b = binary.LittleEndian.AppendUint32(b, uint32(r.text))
+		b = binary.LittleEndian.AppendUint32(b, uint32(r.agentID))
 		b = appendBool(b, r.isError)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.durationMS.V))
-		b = appendBool(b, r.durationMS.Set)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.durationMS))
+		b = appendBool(b, r.hasDuration)
 		b = appendBool(b, r.interrupted)
 		put()
 	}
@@ -422,9 +422,9 @@ func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
 	f.quiet = r.bool()
 	f.first, f.last = r.time(loc), r.time(loc)
 	if n := r.uvarint(); n > 0 {
-		f.agents = make([]string, n)
-		for i := range f.agents {
-			f.agents[i] = r.string()
+		f.words = make([]string, n)
+		for i := range f.words {
+			f.words[i] = r.string()
 		}
 	}
 }
@@ -451,17 +451,20 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location) {
 		for _, p := range []*int64{&u.tokens.Input, &u.tokens.Output, &u.tokens.CacheRead, &u.tokens.CacheCreation, &u.tokens.Unspecified} {
 			*p = int64(r.u64())
 		}
-		u.model = r.string()
+		u.model = int32(r.u32())
 		f.usages = append(f.usages, u)
 	}
 	for range n[2] {
-		f.uses = append(f.uses, claudeUse{id: r.digest(), name: r.string(), subagent: r.string()})
+		u := claudeUse{id: r.digest()}
+		u.name, u.subagent = int32(r.u32()), int32(r.u32())
+		f.uses = append(f.uses, u)
 	}
 	for range n[3] {
 		var res claudeResult
-		res.useID, res.text, res.agentID = r.digest(), r.string(), r.string()
+		res.useID = r.digest()
+		res.text, res.agentID = int32(r.u32()), int32(r.u32())
 		res.isError = r.bool()
-		res.durationMS = Num{V: math.Float64frombits(r.u64()), Set: r.bool()}
+		res.durationMS, res.hasDuration = math.Float64frombits(r.u64()), r.bool()
 		res.interrupted = r.bool()
 		f.results = append(f.results, res)
 	}
