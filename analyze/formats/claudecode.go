@@ -251,9 +251,9 @@ type claudeUse struct {
 }
 
 type claudeResult struct {
-	useID                            digest
-	durationMS                       float64
-	text, agentID                    int32 // indexes in words
+	useID                             digest
+	durationMS                        float64
+	text, agentID                     int32 // indexes in words
 	hasDuration, isError, interrupted bool
 }
 
