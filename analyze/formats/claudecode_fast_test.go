@@ -18,7 +18,7 @@ import (
 func generalLine(line []byte) (decodedLine, []string) {
 	w := &warnList{}
 	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
-	return decodeLine(dec, decodeOptions(w)), w.kinds
+	return decodeLine(dec, decodeOptions(w), nil), w.kinds
 }
 
 // checkFastLine fails when the fast path accepts a line and gives anything
@@ -28,8 +28,8 @@ func checkFastLine(t *testing.T, line []byte) bool {
 	var r bytes.Reader
 	dec := jsontext.NewDecoder(&r)
 	w := &warnList{}
-	d, ok := decodeFast(dec, &r, line, w, decodeOptions(w))
-	if !ok {
+	d := new(document)
+	if !decodeFast(dec, &r, line, d, w, decodeOptions(w)) {
 		return false
 	}
 	want, wantWarns := generalLine(line)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/go-json-experiment/json"
@@ -35,25 +36,32 @@ type lineChunk struct {
 	data  []byte
 	ends  []int // end offset of each line in data
 	lines []decodedLine
+	docs  []document     // the lines' documents: one allocation per chunk, not per line
 	warns map[string]int // warnings counted while decoding
+}
+
+// reset empties k for the next lines once readers have seen its documents;
+// they keep no pointer into one, and cleared documents hold nothing alive.
+func (k *lineChunk) reset() {
+	clear(k.warns)
+	clear(k.docs)
+	k.data, k.ends, k.lines, k.docs = k.data[:0], k.ends[:0], k.lines[:0], k.docs[:0]
 }
 
 func (k *lineChunk) Warn(kind string) { k.warns[kind]++ }
 
 // decodeFast tries the Claude Code fast path on one line; ok only when it
 // read the whole line as one value.
-func decodeFast(dec *jsontext.Decoder, r *bytes.Reader, line []byte, w *warnList, opts json.Options) (*document, bool) {
+// ok only when it read the whole line as one value; else d is left dirty.
+func decodeFast(dec *jsontext.Decoder, r *bytes.Reader, line []byte, d *document, w *warnList, opts json.Options) bool {
 	r.Reset(line)
 	dec.Reset(r, jsontext.AllowDuplicateNames(true))
 	w.kinds = w.kinds[:0]
-	d := new(document)
 	if err := decodeClaudeFast(dec, d, w, opts); err != nil {
-		return nil, false
+		return false
 	}
-	if _, err := dec.ReadToken(); err != io.EOF {
-		return nil, false
-	}
-	return d, true
+	_, err := dec.ReadToken()
+	return err == io.EOF
 }
 
 // lineState is what readLines tracks across lines; both line readers share it.
@@ -117,14 +125,16 @@ var (
 // decode fills k.lines from k's data.
 func (d *lineDecoder) decode(k *lineChunk) {
 	opts := decodeOptions(k)
+	k.docs = slices.Grow(k.docs[:0], len(k.ends))[:len(k.ends)] // zero: reset cleared them
 	start, broken := 0, false
-	for _, end := range k.ends {
+	for i, end := range k.ends {
 		line := k.data[start:end]
 		start = end
+		doc := &k.docs[i]
 		// The fast path is tried while it pays: a file of another format
 		// gives it up after a few lines, a transcript's odd lines do not.
 		if d.miss < 4 || d.fastOK > d.miss {
-			if doc, ok := decodeFast(d.dec, &d.r, line, d.fastWarns, d.fastOpts); ok {
+			if decodeFast(d.dec, &d.r, line, doc, d.fastWarns, d.fastOpts) {
 				for _, kind := range d.fastWarns.kinds {
 					k.Warn(kind)
 				}
@@ -132,11 +142,12 @@ func (d *lineDecoder) decode(k *lineChunk) {
 				d.fastOK++
 				continue
 			}
+			*doc = document{}
 			d.miss++
 		}
 		d.r.Reset(line)
 		d.dec.Reset(&d.r, jsontext.AllowDuplicateNames(true))
-		l := decodeLine(d.dec, opts)
+		l := decodeLine(d.dec, opts, doc)
 		if l.err != nil && !broken { // only a chunk's first error can be its file's first
 			broken = true
 			if err := lineError(line); err != nil {
@@ -153,7 +164,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 // names), and the same file must always get the same detail.
 func lineError(line []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
-	return decodeLine(dec, decodeOptions(discardWarner{})).err
+	return decodeLine(dec, decodeOptions(discardWarner{}), nil).err
 }
 
 type discardWarner struct{}
@@ -175,8 +186,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 		cur = inlineChunks.Get().(*lineChunk)
 		defer func() {
 			lineDecoders.Put(own)
-			clear(cur.warns)
-			cur.data, cur.ends, cur.lines = cur.data[:0], cur.ends[:0], cur.lines[:0]
+			cur.reset()
 			inlineChunks.Put(cur)
 		}()
 	} else {
@@ -200,6 +210,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 	var st lineState
 	inFlight, next, seq := 0, 0, 0
 	ready := map[int]*lineChunk{}
+	var free []*lineChunk // chunks whose lines the readers have seen
 	apply := func(k *lineChunk) {
 		for kind, n := range k.warns {
 			for range n {
@@ -219,6 +230,8 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 			for k := ready[next]; k != nil; k = ready[next] {
 				delete(ready, next)
 				apply(k)
+				k.reset()
+				free = append(free, k)
 				next++
 				inFlight--
 			}
@@ -231,15 +244,18 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 		if inline { // decode now, and reuse the chunk: documents hold no part of it
 			own.decode(cur)
 			apply(cur)
-			clear(cur.warns)
-			cur.data, cur.ends, cur.lines = cur.data[:0], cur.ends[:0], cur.lines[:0]
+			cur.reset()
 			return
 		}
 		consume(workers*chunksInFlight - 1)
 		cur.seq, seq = seq, seq+1
 		inFlight++
 		todo <- cur
-		cur = &lineChunk{warns: map[string]int{}, data: make([]byte, 0, chunkBytes+4096)}
+		if n := len(free); n > 0 {
+			cur, free = free[n-1], free[:n-1]
+		} else {
+			cur = &lineChunk{warns: map[string]int{}, data: make([]byte, 0, chunkBytes+4096)}
+		}
 	}
 	var long []byte
 	for {
@@ -263,7 +279,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 			submit()
 			consume(0)
 			lr := &lineReader{br: br, inLine: true}
-			line := decodeLine(jsontext.NewDecoder(io.MultiReader(bytes.NewReader(long), lr), jsontext.AllowDuplicateNames(true)), decodeOptions(c))
+			line := decodeLine(jsontext.NewDecoder(io.MultiReader(bytes.NewReader(long), lr), jsontext.AllowDuplicateNames(true)), decodeOptions(c), nil)
 			if lr.err != nil {
 				return lr.err
 			}
@@ -299,14 +315,16 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 
 // decodeLine decodes the one JSON value of a line; the line is invalid when
 // it holds anything else, and then no reader sees it.
-func decodeLine(dec *jsontext.Decoder, opts json.Options) decodedLine {
+func decodeLine(dec *jsontext.Decoder, opts json.Options, d *document) decodedLine {
 	if dec.PeekKind() == 0 {
 		if _, err := dec.ReadToken(); err != nil && err != io.EOF {
 			return decodedLine{err: err}
 		}
 		return decodedLine{blank: true}
 	}
-	d := new(document)
+	if d == nil {
+		d = new(document)
+	}
 	err := json.UnmarshalDecode(dec, d, opts)
 	if err == nil {
 		if _, err = dec.ReadToken(); err == io.EOF {

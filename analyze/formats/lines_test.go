@@ -31,7 +31,7 @@ func referenceReadLines(br *bufio.Reader, c *readCtx) error {
 		if err != nil {
 			return err
 		}
-		st.take(decodeLine(jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true)), opts), c)
+		st.take(decodeLine(jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true)), opts, nil), c)
 	}
 	if lr.err != nil {
 		return lr.err
