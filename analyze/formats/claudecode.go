@@ -97,15 +97,26 @@ func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts js
 		t.Text, t.Set = clipString(tok.String(), 500), true
 		return nil
 	case '{':
-		var o struct {
-			DurationMS  Num   `json:"durationMs"`
-			Interrupted *bool `json:"interrupted"`
-			AgentID     Str   `json:"agentId"`
-		}
-		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+		// Token by token: the object is a tool's whole output (file contents,
+		// stdout), which the reflective decoder walked several times slower.
+		var duration Num
+		var interrupted *bool
+		var agentID Str
+		err := objectFields(dec, true, func(key string) error {
+			switch key {
+			case "durationMs":
+				return decodeNum(dec, &duration, w)
+			case "interrupted":
+				return fastBoolPtr(dec, &interrupted, w)
+			case "agentId":
+				return decodeStr(dec, &agentID, w)
+			}
+			return dec.SkipValue()
+		})
+		if err != nil {
 			return err
 		}
-		t.DurationMS, t.Interrupted, t.AgentID, t.Set = o.DurationMS, o.Interrupted != nil && *o.Interrupted, o.AgentID.V, true
+		t.DurationMS, t.Interrupted, t.AgentID, t.Set = duration, interrupted != nil && *interrupted, agentID.V, true
 		return nil
 	}
 	return dec.SkipValue()

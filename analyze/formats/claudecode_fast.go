@@ -56,10 +56,6 @@ func decodeClaudeFast(dec *jsontext.Decoder, d *document, w *warnList, opts json
 			return decodeStr(dec, &d.RequestID, w)
 		case "agentId":
 			return decodeStr(dec, &d.AgentID, w)
-		case "cwd":
-			return decodeStr(dec, &d.Cwd, w)
-		case "gitBranch":
-			return decodeStr(dec, &d.GitBranch, w)
 		case "timestamp":
 			return decodeTime(dec, &d.Timestamp, w, opts)
 		case "isSidechain":
@@ -144,6 +140,7 @@ var fieldKeys = func() map[string]string {
 		"id", "model", "role", "content", "usage", "input_tokens", "output_tokens", "cache_creation_input_tokens",
 		"cache_read_input_tokens", "type", "name", "tool_use_id", "text", "is_error", "input", "subagent_type",
 		"events", "timestamp", "nodeId", "status", "summary", "metadata", "toolName", "error",
+		"durationMs", "interrupted",
 	} {
 		keys[k] = k
 	}

@@ -73,8 +73,6 @@ type document struct {
 	IsAPIError    *bool              `json:"isApiErrorMessage"`
 	IsMeta        bool               `json:"isMeta"`
 	AgentID       Str                `json:"agentId"`
-	Cwd           Str                `json:"cwd"`
-	GitBranch     Str                `json:"gitBranch"`
 
 	// gemini: a session document, or a JSONL header, message or $set line
 	ProjectHash     Str           `json:"projectHash"`
