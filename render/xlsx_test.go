@@ -75,6 +75,9 @@ func TestXLSXMatchesSummary(t *testing.T) {
 	if got := f.GetSheetList(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sheets = %v", got)
 	}
+	if got := f.GetActiveSheetIndex(); got != 0 {
+		t.Errorf("active sheet %d, want the Summary", got)
+	}
 	s := &r.Summary
 	// Summary: the headline figures, as numbers.
 	for row, v := range map[int]*float64{6: s.Runs.SuccessRate, 9: s.ToolCalls.ErrorRate, 11: s.Runs.DurationMS.P95, 13: s.ToolCalls.DurationMS.P95} {
