@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentstat/agentstat/analyze/model"
 )
@@ -74,7 +75,23 @@ func (w *detailWriter) write(r *model.Run) {
 			c.ToolCalls[i].Error = clip(c.ToolCalls[i].Error, clipError)
 		}
 	}
-	w.err = w.enc.Encode(&c)
+	if w.err = w.enc.Encode(keyOf(&c)); w.err == nil {
+		w.err = w.enc.Encode(&c)
+	}
+}
+
+// detailKey is what orders a run among the spilled ones. It precedes each
+// run in a spill file, so that the merge picks the next run without
+// decoding any other: a long session's detail is tens of MB, and it would
+// otherwise stay decoded as its stream's head through the whole merge.
+type detailKey struct {
+	FileOrd, Seq       int
+	Source, Format, ID string
+	Started            time.Time
+}
+
+func keyOf(r *model.Run) detailKey {
+	return detailKey{FileOrd: r.FileOrd, Seq: r.Seq, Source: r.Source, Format: r.Format, ID: r.ID, Started: r.Started}
 }
 
 func (w *detailWriter) close() error {
@@ -99,7 +116,7 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 		type stream struct {
 			f    *os.File
 			dec  *gob.Decoder
-			head *model.Run
+			head *detailKey // of the next run, not decoded yet
 		}
 		var streams []*stream
 		defer func() {
@@ -108,15 +125,15 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 			}
 		}()
 		advance := func(s *stream) error {
-			r := new(model.Run)
-			if err := s.dec.Decode(r); err != nil {
+			k := new(detailKey)
+			if err := s.dec.Decode(k); err != nil {
 				s.head = nil
 				if errors.Is(err, io.EOF) {
 					return nil
 				}
 				return err
 			}
-			s.head = r
+			s.head = k
 			return nil
 		}
 		for _, name := range d.files {
@@ -142,7 +159,12 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 			if next == nil {
 				return
 			}
-			if !yield(next.head, nil) {
+			r := new(model.Run)
+			if err := next.dec.Decode(r); err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(r, nil) {
 				return
 			}
 			if err := advance(next); err != nil {
@@ -153,12 +175,12 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 	}
 }
 
-func before(a, b *model.Run) bool {
+func before(a, b *detailKey) bool {
 	if a.FileOrd != b.FileOrd {
 		return a.FileOrd < b.FileOrd
 	}
 	if a.FileOrd == joinedOrd {
-		return compareJoined(a, b) < 0
+		return joinedOrder(a, b) < 0
 	}
 	return a.Seq < b.Seq
 }
@@ -169,6 +191,11 @@ const joinedOrd = math.MaxInt
 // compareJoined orders runs joined across files by where they come from and
 // what they are, which no split of the files into shards changes.
 func compareJoined(a, b *model.Run) int {
+	ka, kb := keyOf(a), keyOf(b)
+	return joinedOrder(&ka, &kb)
+}
+
+func joinedOrder(a, b *detailKey) int {
 	return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Format, b.Format), cmp.Compare(a.ID, b.ID), a.Started.Compare(b.Started))
 }
 
