@@ -327,13 +327,17 @@ func tokenChart(s *analyze.Summary) chartView {
 // timelineChart draws a run's tool calls on a time axis: one bar per call
 // from its start, as long as its duration, coloured and labelled by outcome.
 func timelineChart(r *model.Run) (chartView, bool) {
-	var calls []model.ToolCall
-	t0 := time.Time{}
-	for _, c := range r.ToolCalls {
+	// Only the calls drawn are gathered: a long session has 150,000.
+	var calls []*model.ToolCall
+	t0, timed := time.Time{}, 0
+	for i := range r.ToolCalls {
+		c := &r.ToolCalls[i]
 		if c.Started.IsZero() {
 			continue
 		}
-		calls = append(calls, c)
+		if timed++; timed <= maxTimelineCalls {
+			calls = append(calls, c)
+		}
 		if t0.IsZero() || c.Started.Before(t0) {
 			t0 = c.Started
 		}
@@ -342,9 +346,8 @@ func timelineChart(r *model.Run) (chartView, bool) {
 		return chartView{}, false
 	}
 	note := ""
-	if len(calls) > maxTimelineCalls {
-		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, len(calls))
-		calls = calls[:maxTimelineCalls]
+	if timed > maxTimelineCalls {
+		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, timed)
 	}
 	labels := make([]string, len(calls))
 	offsets := make([]opts.BarData, len(calls))

@@ -16,6 +16,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/analyze/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -247,5 +248,33 @@ func TestRunPageCapsCalls(t *testing.T) {
 	}
 	if strings.Contains(page, ">T2001<") {
 		t.Error("a successful call past the cap is listed")
+	}
+}
+
+// A long run's timeline draws its first maxTimelineCalls timed calls,
+// measured from the earliest timed call of all, and says so.
+func TestTimelineOfALongRun(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := &model.Run{}
+	for i := range maxTimelineCalls + 50 {
+		c := model.ToolCall{Name: "Bash", Span: model.Span{Started: t0.Add(time.Duration(i+1) * time.Second)}}
+		if i == maxTimelineCalls+10 {
+			c.Started = t0 // the earliest comes after the cap
+		}
+		r.ToolCalls = append(r.ToolCalls, c, model.ToolCall{Name: "untimed"})
+	}
+	tl, ok := timelineChart(r)
+	if !ok {
+		t.Fatal("no timeline")
+	}
+	if want := fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, maxTimelineCalls+50); !strings.HasSuffix(tl.Description, want) {
+		t.Errorf("description %q", tl.Description)
+	}
+	if !strings.Contains(string(tl.Option), `"1. Bash (unknown)"`) || !strings.Contains(string(tl.Option), fmt.Sprintf(`"%d. Bash (unknown)"`, maxTimelineCalls)) ||
+		strings.Contains(string(tl.Option), fmt.Sprintf(`"%d. Bash`, maxTimelineCalls+1)) || strings.Contains(string(tl.Option), "untimed") {
+		t.Errorf("labels: %.300s", tl.Option)
+	}
+	if !strings.Contains(string(tl.Option), `{"value":1000}`) { // the first call, 1 s after the earliest
+		t.Errorf("offsets: %.600s", tl.Option)
 	}
 }
