@@ -274,7 +274,7 @@ func TestTimelineOfALongRun(t *testing.T) {
 		strings.Contains(string(tl.Option), fmt.Sprintf(`"%d. Bash`, maxTimelineCalls+1)) || strings.Contains(string(tl.Option), "untimed") {
 		t.Errorf("labels: %.300s", tl.Option)
 	}
-	if !strings.Contains(string(tl.Option), `{"value":1000}`) { // the first call, 1 s after the earliest
+	if !strings.Contains(string(tl.Option), `"data":[{"value":1000}`) { // the first call, 1 s after the earliest
 		t.Errorf("offsets: %.600s", tl.Option)
 	}
 }
