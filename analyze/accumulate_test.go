@@ -2,7 +2,10 @@ package analyze
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -261,5 +264,60 @@ func TestDetailsClipErrors(t *testing.T) {
 	}
 	if len(got) != 2 || got[0].ToolCalls[0].Error != "short" || len(got[0].ToolCalls[1].Error) > clipError+len("…") || got[1].ToolCalls[0].Error != "fine" {
 		t.Errorf("details: %d runs, errors %q…", len(got), got[0].ToolCalls[1].Error[:20])
+	}
+}
+
+// Runs come back from the details spill as they went in, whatever their
+// size: calls in several chunks, zero fields after set ones, long errors
+// clipped in the chunk that holds them, runs with no call at all.
+func TestDetailsRoundTrip(t *testing.T) {
+	d, err := newDetails()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	w, err := d.writer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var want []*model.Run
+	for i, n := range []int{0, 1, callChunk, callChunk + 1, 3*callChunk + 7} {
+		r := &model.Run{ID: fmt.Sprint("r", i), Format: "session", Seq: i, Title: "t"}
+		for k := range n {
+			c := model.ToolCall{Name: fmt.Sprint("tool", k%7)}
+			if k%3 == 0 { // every field set, then a call with none of them
+				c.Error, c.Outcome, c.Agent, c.Category = "boom", model.OutcomeError, "a", "c"
+				c.Span = model.Span{Started: t0.Add(time.Duration(k) * time.Second), DurationMS: float64(k), HasDuration: true}
+				c.ThinkMS, c.HasThink = 1.5, true
+			}
+			r.ToolCalls = append(r.ToolCalls, c)
+		}
+		if n > callChunk {
+			r.ToolCalls[callChunk].Error = strings.Repeat("e", clipError+10)
+		}
+		w.write(r)
+		want = append(want, r)
+	}
+	if err := w.close(); err != nil {
+		t.Fatal(err)
+	}
+	i := 0
+	for got, err := range d.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := *want[i]
+		if len(exp.ToolCalls) > callChunk {
+			exp.ToolCalls = slices.Clone(exp.ToolCalls)
+			exp.ToolCalls[callChunk].Error = clip(exp.ToolCalls[callChunk].Error, clipError)
+		}
+		if !reflect.DeepEqual(*got, exp) {
+			t.Fatalf("run %d (%d calls) differs after the spill", i, len(exp.ToolCalls))
+		}
+		i++
+	}
+	if i != len(want) {
+		t.Fatalf("%d runs back, want %d", i, len(want))
 	}
 }

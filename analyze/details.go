@@ -67,18 +67,32 @@ func (w *detailWriter) write(r *model.Run) {
 	}
 	c := *r
 	c.Title, c.Request, c.Summary = clip(c.Title, clipText), clip(c.Request, clipText), clip(c.Summary, clipText)
-	// The calls are copied only when an error text needs clipping: a long
-	// session's calls are tens of MB.
-	if slices.ContainsFunc(c.ToolCalls, func(tc model.ToolCall) bool { return len(tc.Error) > clipError }) {
-		c.ToolCalls = append([]model.ToolCall(nil), c.ToolCalls...)
-		for i := range c.ToolCalls {
-			c.ToolCalls[i].Error = clip(c.ToolCalls[i].Error, clipError)
-		}
-	}
-	if w.err = w.enc.Encode(keyOf(&c)); w.err == nil {
+	c.ToolCalls = nil
+	if w.err = w.enc.Encode(keyOf(r)); w.err == nil {
 		w.err = w.enc.Encode(&c)
 	}
+	// The calls follow in chunks: a long session's are tens of MB, which one
+	// gob message would have its reader buffer whole and decode into a
+	// slice grown step by step. A chunk is copied only when an error text
+	// in it needs clipping.
+	var clipped []model.ToolCall
+	for calls := range slices.Chunk(r.ToolCalls, callChunk) {
+		if w.err != nil {
+			return
+		}
+		if slices.ContainsFunc(calls, func(tc model.ToolCall) bool { return len(tc.Error) > clipError }) {
+			clipped = append(clipped[:0], calls...)
+			for i := range clipped {
+				clipped[i].Error = clip(clipped[i].Error, clipError)
+			}
+			calls = clipped
+		}
+		w.err = w.enc.Encode(calls)
+	}
 }
+
+// callChunk is how many of a run's calls one gob message of the spill holds.
+const callChunk = 4096
 
 // detailKey is what orders a run among the spilled ones. It precedes each
 // run in a spill file, so that the merge picks the next run without
@@ -88,10 +102,11 @@ type detailKey struct {
 	FileOrd, Seq       int
 	Source, Format, ID string
 	Started            time.Time
+	Calls              int // how many tool calls follow the run, in chunks
 }
 
 func keyOf(r *model.Run) detailKey {
-	return detailKey{FileOrd: r.FileOrd, Seq: r.Seq, Source: r.Source, Format: r.Format, ID: r.ID, Started: r.Started}
+	return detailKey{FileOrd: r.FileOrd, Seq: r.Seq, Source: r.Source, Format: r.Format, ID: r.ID, Started: r.Started, Calls: len(r.ToolCalls)}
 }
 
 func (w *detailWriter) close() error {
@@ -159,8 +174,8 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 			if next == nil {
 				return
 			}
-			r := new(model.Run)
-			if err := next.dec.Decode(r); err != nil {
+			r, err := readRun(next.dec, next.head.Calls)
+			if err != nil {
 				yield(nil, err)
 				return
 			}
@@ -173,6 +188,30 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 			}
 		}
 	}
+}
+
+// readRun decodes a run and its calls, into a slice made at its size.
+func readRun(dec *gob.Decoder, calls int) (*model.Run, error) {
+	r := new(model.Run)
+	if err := dec.Decode(r); err != nil {
+		return nil, err
+	}
+	if calls > 0 {
+		r.ToolCalls = make([]model.ToolCall, 0, calls)
+	}
+	var chunk []model.ToolCall
+	for len(r.ToolCalls) < calls {
+		clear(chunk[:cap(chunk)]) // gob leaves a field it does not send (a zero) as it was
+		chunk = chunk[:0]
+		if err := dec.Decode(&chunk); err != nil {
+			return nil, err
+		}
+		if len(chunk) == 0 || len(r.ToolCalls)+len(chunk) > calls {
+			return nil, errors.New("corrupt run details")
+		}
+		r.ToolCalls = append(r.ToolCalls, chunk...)
+	}
+	return r, nil
 }
 
 func before(a, b *detailKey) bool {
