@@ -50,9 +50,8 @@ func (k *lineChunk) reset() {
 
 func (k *lineChunk) Warn(kind string) { k.warns[kind]++ }
 
-// decodeFast tries the Claude Code fast path on one line; ok only when it
-// read the whole line as one value.
-// ok only when it read the whole line as one value; else d is left dirty.
+// decodeFast tries the Claude Code fast path on one line into d; ok only
+// when it read the whole line as one value (else d is left dirty).
 func decodeFast(dec *jsontext.Decoder, r *bytes.Reader, line []byte, d *document, w *warnList, opts json.Options) bool {
 	r.Reset(line)
 	dec.Reset(r, jsontext.AllowDuplicateNames(true))
