@@ -56,7 +56,8 @@ const (
 	ReasonDuplicate   = "duplicate" // the same file as one read already: a hard link, or roots that overlap
 )
 
-// Reasons lists every skip reason in the order reports show them.
+// Reasons lists every skip reason in the order the README documents them
+// (a test holds the two, and the constants above, equal).
 var Reasons = []string{ReasonEmpty, ReasonInvalidJSON, ReasonTruncated, ReasonNotUTF8, ReasonUnknown, ReasonNoRuns, ReasonOrphan, ReasonTooLarge, ReasonUnreadable, ReasonDuplicate}
 
 // Warning kinds, counted in inputs.warnings.
