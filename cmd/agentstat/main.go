@@ -258,6 +258,14 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 	if src == "" {
 		src = filepath.Join(c.out, "history.jsonl")
 	}
+	// From reading the history to writing it, one run at a time: the lock is
+	// on the directory the history is written in (for the default, the one
+	// holding the output directory, which is replaced whole).
+	lockAt := filepath.Dir(c.history)
+	if c.history == "" {
+		lockAt = filepath.Dir(filepath.Clean(c.out))
+	}
+	defer lockDir(lockAt)()
 	prev, skipped, err := analyze.ReadHistory(src)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v (starting a new history)\n", c.cmd, err)
