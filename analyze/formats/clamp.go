@@ -59,11 +59,13 @@ func (c *clampReader) Read(p []byte) (int, error) {
 		if c.err != nil {
 			return 0, c.err
 		}
-		n, err := c.r.Read(c.buf)
+		k := copy(c.buf, c.carry) // a UTF-8 sequence held back from the last chunk starts this one
+		c.carry = c.carry[:0]
+		n, err := c.r.Read(c.buf[k:])
 		if err != nil {
 			c.err = err // set first: at the end nothing is held back
 		}
-		if perr := c.process(c.buf[:n]); perr != nil {
+		if perr := c.process(c.buf[:k+n]); perr != nil {
 			c.err = perr
 		}
 	}
@@ -74,14 +76,10 @@ func (c *clampReader) Read(p []byte) (int, error) {
 
 // process filters one chunk into c.out.
 func (c *clampReader) process(in []byte) error {
-	if len(c.carry) > 0 {
-		in = append(c.carry, in...)
-		c.carry = nil
-	}
 	// Hold back a UTF-8 sequence cut by the chunk's end: a string is never
 	// truncated inside a character.
 	if k := incompleteTail(in); k > 0 && c.err == nil {
-		c.carry = append([]byte(nil), in[len(in)-k:]...)
+		c.carry = append(c.carry[:0], in[len(in)-k:]...)
 		in = in[:len(in)-k]
 	}
 	out := c.outBuf[:0]
