@@ -106,7 +106,7 @@ func run(args []string, out io.Writer) error {
 				floor = m.wall
 			}
 			secs := m.wall.Seconds()
-			fmt.Fprintf(out, "| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MB |\n", s, c.name, secs,
+			fmt.Fprintf(out, "| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MiB |\n", s, c.name, secs,
 				float64(bytes)/1e6/secs, float64(files)/secs, float64(m.wall)/float64(floor), m.rss>>20)
 		}
 		os.RemoveAll(outDir)
@@ -121,7 +121,7 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MB\n", m.wall.Seconds(), m.rss>>20)
+	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MiB\n", m.wall.Seconds(), m.rss>>20)
 	return nil
 }
 
