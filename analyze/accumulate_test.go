@@ -321,3 +321,34 @@ func TestDetailsRoundTrip(t *testing.T) {
 		t.Fatalf("%d runs back, want %d", i, len(want))
 	}
 }
+
+// The run index is the same whatever order workers' accumulators merge in,
+// even for runs that share source, id and start (a file repeating an id).
+func TestRunIndexOrderIndependent(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	var runs []*model.Run
+	for i := range 40 {
+		src := fmt.Sprint("dir/f", i%3, ".jsonl")
+		runs = append(runs, &model.Run{ID: fmt.Sprint("r", i%2), Format: "session", Source: src, Seq: i,
+			Status: model.StatusSuccess, Title: fmt.Sprint("run ", i), Span: model.Span{Started: t0}})
+	}
+	index := func(order []int) []RunRow {
+		total := NewAccumulator(time.UTC)
+		for _, k := range order {
+			w := NewAccumulator(time.UTC)
+			for _, r := range runs {
+				if int(r.Source[5]-'0') == k { // one file, one worker, in file order
+					w.AddRun(r)
+				}
+			}
+			total.Merge(w)
+		}
+		return total.RunIndex()
+	}
+	want := index([]int{0, 1, 2})
+	for _, order := range [][]int{{2, 1, 0}, {1, 0, 2}, {2, 0, 1}} {
+		if got := index(order); !reflect.DeepEqual(got, want) {
+			t.Fatalf("merge order %v changes the run index", order)
+		}
+	}
+}

@@ -219,8 +219,11 @@ func histogram(counts []int64) []HistogramBin {
 // RunIndex returns the per-run rows sorted by source, then id, then start.
 func (a *Accumulator) RunIndex() []RunRow {
 	rows := slices.Clone(a.index)
+	// Page names each run uniquely (format, source, position, id): the last
+	// key makes the order total, so runs sharing source, id and start (a file
+	// repeating an id) do not follow the order the workers merged in.
 	slices.SortFunc(rows, func(x, y RunRow) int {
-		return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.ID, y.ID), x.Started.Compare(y.Started))
+		return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.ID, y.ID), x.Started.Compare(y.Started), cmp.Compare(x.Page, y.Page))
 	})
 	return rows
 }
