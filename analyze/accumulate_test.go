@@ -233,18 +233,25 @@ func TestNormalizeError(t *testing.T) {
 	}
 }
 
-// Run details clip a long error text (and only the copy they keep: the
-// run itself is left as it was).
-func TestDetailsClipErrors(t *testing.T) {
+// testDetails is a details spill with one writer, removed when the test ends.
+func testDetails(t *testing.T) (*Details, *detailWriter) {
+	t.Helper()
 	d, err := newDetails()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
+	t.Cleanup(func() { d.Close() })
 	w, err := d.writer(0)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return d, w
+}
+
+// Run details clip a long error text (and only the copy they keep: the
+// run itself is left as it was).
+func TestDetailsClipErrors(t *testing.T) {
+	d, w := testDetails(t)
 	long := strings.Repeat("e", clipError+100)
 	run := &model.Run{ID: "r", Format: "session", ToolCalls: []model.ToolCall{{Name: "a", Error: "short"}, {Name: "b", Error: long}}}
 	w.write(run)
@@ -271,15 +278,7 @@ func TestDetailsClipErrors(t *testing.T) {
 // size: calls in several chunks, zero fields after set ones, long errors
 // clipped in the chunk that holds them, runs with no call at all.
 func TestDetailsRoundTrip(t *testing.T) {
-	d, err := newDetails()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
-	w, err := d.writer(0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, w := testDetails(t)
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	var want []*model.Run
 	for i, n := range []int{0, 1, callChunk, callChunk + 1, 3*callChunk + 7} {

@@ -216,6 +216,8 @@ func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.
 func (e claudeEntry) results() []claudeResult {
 	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
 }
+func (e claudeEntry) use(k int32) *claudeUse       { return &e.f.uses[e.usesLo+k] }
+func (e claudeEntry) result(k int32) *claudeResult { return &e.f.results[e.resultsLo+k] }
 
 func (e claudeEntry) usageOf() *claudeUsage {
 	if e.usage == 0 {

@@ -1,7 +1,6 @@
 package formats
 
 import (
-	"bytes"
 	"errors"
 	"reflect"
 	"slices"
@@ -102,11 +101,9 @@ func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) erro
 		if err != nil {
 			return err
 		}
-		name := []byte(raw[1 : len(raw)-1])
-		if bytes.IndexByte(name, '\\') >= 0 {
-			if name, err = jsontext.AppendUnquote(nil, raw); err != nil {
-				return err
-			}
+		name, err := unquote(raw)
+		if err != nil {
+			return err
 		}
 		key, ok := fieldKeys[string(name)]
 		if !ok {

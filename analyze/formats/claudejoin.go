@@ -57,14 +57,10 @@ func (s *claudeSession) entry(g int32) claudeEntry {
 // bitset marks line numbers.
 type bitset []uint64
 
-func newBitset(n int32) bitset               { return make(bitset, (n+63)/64) }
-func (b bitset) set(i int32)                 { b[i/64] |= 1 << (i % 64) }
-func (b bitset) has(i int32) bool            { return b[i/64]&(1<<(i%64)) != 0 }
-func cmpDigest(a, b *digest) int             { return bytes.Compare(a[:], b[:]) }
-func (e claudeEntry) use(k int32) *claudeUse { return &e.f.uses[e.usesLo+k] }
-func (e claudeEntry) result(k int32) *claudeResult {
-	return &e.f.results[e.resultsLo+k]
-}
+func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func cmpDigest(a, b *digest) int  { return bytes.Compare(a[:], b[:]) }
 
 // idKey is an id and the number of what bears it, for sorting by id.
 type idKey struct {
@@ -134,7 +130,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 			}
 			l := &f.lines[j]
 			if l.usage != 0 {
-				withUsage = append(withUsage, idKey{f.usages[l.usage-1].key, g})
+				withUsage = append(withUsage, idKey{claudeEntry{f, l}.usageOf().key, g})
 			}
 			if l.sidechain || l.agent != 0 {
 				side = append(side, g)

@@ -150,11 +150,9 @@ func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]stri
 	if err != nil {
 		return err
 	}
-	v := []byte(raw[1 : len(raw)-1])
-	if bytes.IndexByte(v, '\\') >= 0 {
-		if v, err = jsontext.AppendUnquote(nil, raw); err != nil {
-			return err
-		}
+	v, err := unquote(raw)
+	if err != nil {
+		return err
 	}
 	s, ok := tab[string(v)]
 	if !ok {
@@ -165,6 +163,15 @@ func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]stri
 	}
 	*p = Str{V: s, Set: true}
 	return nil
+}
+
+// unquote is a JSON string's content: the raw bytes between the quotes
+// when it holds no escape (no copy), else the unescaped bytes.
+func unquote(raw jsontext.Value) ([]byte, error) {
+	if v := []byte(raw[1 : len(raw)-1]); bytes.IndexByte(v, '\\') < 0 {
+		return v, nil
+	}
+	return jsontext.AppendUnquote(nil, raw)
 }
 
 func decodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {

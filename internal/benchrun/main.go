@@ -89,7 +89,7 @@ func run(args []string, out io.Writer) error {
 			name string
 			cmd  []string
 		}{
-			{"cat", []string{"sh", "-c", `find "$1" -type f -print0 | xargs -0 cat > /dev/null`, "sh", dir}},
+			{"cat", catAll(dir)},
 			{"Go read, parallel", []string{self, "-read", dir}},
 			{"report -f json", []string{agentstat, "report", "-q", "--force", "-f", "json", "-o", outDir, dir}},
 			{"report -f md", []string{agentstat, "report", "-q", "--force", "-f", "md", "-o", outDir, dir}},
@@ -116,13 +116,18 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	warm := []string{"sh", "-c", `find "$1" -type f -print0 | xargs -0 cat > /dev/null`, "sh", dir}
+	warm := catAll(dir)
 	m, err := median([]string{agentstat, "summary", dir}, *runs, func() error { return prepare(warm, *settle) })
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MiB\n", m.wall.Seconds(), m.rss>>20)
 	return nil
+}
+
+// catAll reads every file under dir to /dev/null: the floor, and the warm-up.
+func catAll(dir string) []string {
+	return []string{"sh", "-c", `find "$1" -type f -print0 | xargs -0 cat > /dev/null`, "sh", dir}
 }
 
 type measurement struct {
