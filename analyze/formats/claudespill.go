@@ -25,7 +25,8 @@ type RecordSpill struct {
 	unlinked bool // removed at once (Unix keeps it open): no leftover even if killed
 	off      int64
 	loc      *time.Location
-	err      error // the first failure to read back; the run cannot be trusted after it
+	w        *bufio.Writer // the writer's buffer, reused
+	err      error         // the first failure to read back; the run cannot be trusted after it
 }
 
 // NewRecordSpill makes an empty spill in the temporary directory; loc is the
@@ -76,7 +77,11 @@ func (s *RecordSpill) write(encode func(*bufio.Writer)) (spillRef, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	ow := io.NewOffsetWriter(s.f, s.off)
-	bw := bufio.NewWriterSize(ow, 64<<10)
+	if s.w == nil {
+		s.w = bufio.NewWriterSize(ow, 64<<10)
+	}
+	bw := s.w // one buffer for every record: writes hold the lock
+	bw.Reset(ow)
 	encode(bw)
 	if err := bw.Flush(); err != nil {
 		return spillRef{}, false
@@ -100,7 +105,10 @@ func (s *RecordSpill) flush(f *claudeFile) {
 	f.base.uses += int32(len(f.uses))
 	f.base.results += int32(len(f.results))
 	f.base.prompts += int32(len(f.prompts))
-	f.lines, f.usages, f.uses, f.results, f.prompts = nil, nil, nil, nil, nil
+	// The next segment fills the same arrays: regrowing them from nothing
+	// allocated twice the records of every long session.
+	clear(f.prompts)
+	f.lines, f.usages, f.uses, f.results, f.prompts = f.lines[:0], f.usages[:0], f.uses[:0], f.results[:0], f.prompts[:0]
 }
 
 // put writes the rest of a file's records, with the file's header, once
@@ -169,8 +177,11 @@ func withRoom[T any](n int) []T {
 	return make([]T, 0, n)
 }
 
+// reader reads one record; its buffer is no larger than the record, since
+// most sessions are a few KB and the join reads every record twice.
 func (s *RecordSpill) reader(ref spillRef) *spillReader {
-	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, ref.off, ref.n), 64<<10), left: ref.n,
+	size := int(min(ref.n, 64<<10))
+	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, ref.off, ref.n), size), left: ref.n,
 		strs: map[string]string{}, zones: map[fixedZone]*time.Location{}}
 }
 

@@ -311,11 +311,15 @@ var naiveLayouts = []string{
 // fractional digits and optional seconds, or an epoch number written as text.
 // naive reports that the text had no zone.
 func ParseTimestamp(s string) (t time.Time, naive, ok bool) {
-	if f, err := strconv.ParseFloat(s, 64); err == nil {
-		if math.Abs(f) > maxEpoch || math.IsNaN(f) {
-			return time.Time{}, false, false
+	// No number has a colon: a timestamp with a time of day skips
+	// ParseFloat and the error it would allocate.
+	if !strings.Contains(s, ":") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			if math.Abs(f) > maxEpoch || math.IsNaN(f) {
+				return time.Time{}, false, false
+			}
+			return epochTime(f), false, true
 		}
-		return epochTime(f), false, true
 	}
 	if len(s) < 10 || len(s) > 64 {
 		return time.Time{}, false, false
