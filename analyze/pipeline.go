@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -195,6 +196,24 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	return total, nil
 }
 
+// joinGCPercent is the GC target while fragments are joined. The join of a
+// long session is the peak of memory (its records and its calls are live
+// together), and the default target lets the heap grow to twice that. At
+// 1 GB, 25 took peak RSS from ~185 to ~155 MiB with no wall time measurable
+// in this VM's noise; 10 saved 15 MiB more but cost ~0.5 s in mark assists.
+const joinGCPercent = 25
+
+// tightenGC lowers the GC target to percent, unless the user's GOGC is
+// already lower (or off), and returns what restores it.
+func tightenGC(percent int) (restore func()) {
+	old := debug.SetGCPercent(percent)
+	if old <= percent { // lower, or off (-1)
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
+}
+
 // discovery is what discovery found: files in every shard, or why it stopped.
 type discovery struct {
 	files int
@@ -209,7 +228,9 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	if len(frags) == 0 {
 		return
 	}
+	restore := tightenGC(joinGCPercent)
 	runs, owner := formats.Join(frags, acc)
+	restore()
 	// Joined runs come after every file's runs, in an order of their own
 	// (see before), so that any split of the files into shards spills them alike.
 	slices.SortStableFunc(runs, compareJoined)
