@@ -25,11 +25,11 @@ func generalLine(line []byte) (decodedLine, []string) {
 // but what the general decoder gives; it reports whether it accepted it.
 func checkFastLine(t *testing.T, line []byte) bool {
 	t.Helper()
-	var r bytes.Reader
-	dec := jsontext.NewDecoder(&r)
+	var buf bytes.Buffer
+	dec := jsontext.NewDecoder(&buf)
 	w := &warnList{}
 	d := new(document)
-	if !decodeFast(dec, &r, line, d, w, decodeOptions(w)) {
+	if !decodeFast(dec, &buf, line, d, w, decodeOptions(w)) {
 		return false
 	}
 	want, wantWarns := generalLine(line)

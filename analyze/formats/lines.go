@@ -52,15 +52,22 @@ func (k *lineChunk) Warn(kind string) { k.warns[kind]++ }
 
 // decodeFast tries the Claude Code fast path on one line into d; ok only
 // when it read the whole line as one value (else d is left dirty).
-func decodeFast(dec *jsontext.Decoder, r *bytes.Reader, line []byte, d *document, w *warnList, opts json.Options) bool {
-	r.Reset(line)
-	dec.Reset(r, jsontext.AllowDuplicateNames(true))
+func decodeFast(dec *jsontext.Decoder, buf *bytes.Buffer, line []byte, d *document, w *warnList, opts json.Options) bool {
+	decodeFrom(dec, buf, line)
 	w.kinds = w.kinds[:0]
 	if err := decodeClaudeFast(dec, d, w, opts); err != nil {
 		return false
 	}
 	_, err := dec.ReadToken()
 	return err == io.EOF
+}
+
+// decodeFrom points dec at line through buf: jsontext parses a
+// bytes.Buffer's bytes where they are, where it would copy a bytes.Reader's
+// into a buffer of its own, growing it for every long line.
+func decodeFrom(dec *jsontext.Decoder, buf *bytes.Buffer, line []byte) {
+	*buf = *bytes.NewBuffer(line)
+	dec.Reset(buf, jsontext.AllowDuplicateNames(true))
 }
 
 // lineState is what readLines tracks across lines; both line readers share it.
@@ -101,7 +108,7 @@ func (s *lineState) verdict(c *readCtx) error {
 
 // lineDecoder decodes the lines of chunks; each goroutine has its own.
 type lineDecoder struct {
-	r            bytes.Reader
+	buf          bytes.Buffer // the line being decoded
 	dec          *jsontext.Decoder
 	fastWarns    *warnList
 	fastOpts     json.Options
@@ -110,7 +117,7 @@ type lineDecoder struct {
 
 func newLineDecoder() *lineDecoder {
 	d := &lineDecoder{fastWarns: &warnList{}}
-	d.dec = jsontext.NewDecoder(&d.r)
+	d.dec = jsontext.NewDecoder(&d.buf)
 	d.fastOpts = decodeOptions(d.fastWarns)
 	return d
 }
@@ -133,7 +140,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 		// The fast path is tried while it pays: a file of another format
 		// gives it up after a few lines, a transcript's odd lines do not.
 		if d.miss < 4 || d.fastOK > d.miss {
-			if decodeFast(d.dec, &d.r, line, doc, d.fastWarns, d.fastOpts) {
+			if decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts) {
 				for _, kind := range d.fastWarns.kinds {
 					k.Warn(kind)
 				}
@@ -144,8 +151,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			*doc = document{}
 			d.miss++
 		}
-		d.r.Reset(line)
-		d.dec.Reset(&d.r, jsontext.AllowDuplicateNames(true))
+		decodeFrom(d.dec, &d.buf, line)
 		l := decodeLine(d.dec, opts, doc)
 		if l.err != nil && !broken { // only a chunk's first error can be its file's first
 			broken = true
@@ -155,6 +161,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 		}
 		k.lines = append(k.lines, l)
 	}
+	decodeFrom(d.dec, &d.buf, nil) // a pooled decoder holds on to no chunk
 }
 
 // lineError is the error a fresh decoder gives for a broken line. A reused
