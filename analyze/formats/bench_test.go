@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
@@ -58,6 +59,18 @@ func BenchmarkReadLongTranscript(b *testing.B) {
 		c := newCollector()
 		if err := Read(bytes.NewReader(data), "long.jsonl", Options{LineWorkers: 2}, c); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkClaudeJoin measures the join of one long session (up to four
+// files of up to 80,000 lines), the serial step after reading.
+func BenchmarkClaudeJoin(b *testing.B) {
+	fs := randomClaudeSession(rand.New(rand.NewPCG(3, 4)), 2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := claudeRun("long", fs, newCollector()); len(r.ToolCalls) == 0 {
+			b.Fatal("no calls")
 		}
 	}
 }

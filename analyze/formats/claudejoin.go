@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"cmp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -61,6 +62,24 @@ func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func cmpDigest(a, b *digest) int  { return bytes.Compare(a[:], b[:]) }
+
+// both runs f and g at once when they work on n items or more: the join is
+// serial, and its sorts are most of a long session's join. Every key
+// sorted is unique, so the result does not depend on the schedule.
+func both(n int, f, g func()) {
+	if n < 1<<12 || runtime.GOMAXPROCS(0) < 2 {
+		f()
+		g()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g()
+	}()
+	f()
+	<-done
+}
 
 // idKey is an id and the number of what bears it, for sorting by id.
 type idKey struct {
@@ -148,10 +167,12 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	if r.Source == "" && len(fs) > 0 {
 		r.Source = fs[0].Source
 	}
-	// In time order, equal times in file order.
-	slices.SortFunc(byTime, func(a, b timeKey) int {
-		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
-	})
+	// In time order, equal times in file order; the usages by id meanwhile.
+	both(len(byTime)+len(withUsage), func() {
+		slices.SortFunc(byTime, func(a, b timeKey) int {
+			return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
+		})
+	}, func() { slices.SortFunc(withUsage, cmpIDKey) })
 	main := make([]int32, len(byTime))
 	for i, k := range byTime {
 		main[i] = k.g
@@ -160,7 +181,6 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 
 	// Tokens: once per message, the largest copy (the first of equals); the
 	// model with most tokens names the run.
-	slices.SortFunc(withUsage, cmpIDKey)
 	counted := newBitset(n)
 	perModel := map[string]int64{}
 	for i := 0; i < len(withUsage); {
@@ -274,8 +294,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) []model
 	for i, ref := range results {
 		resultIDs[i] = idKey{resultOf(ref).useID, int32(i)}
 	}
-	slices.SortFunc(useIDs, cmpIDKey)
-	slices.SortFunc(resultIDs, cmpIDKey)
+	both(len(useIDs)+len(resultIDs), func() { slices.SortFunc(useIDs, cmpIDKey) }, func() { slices.SortFunc(resultIDs, cmpIDKey) })
 	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
 	paired, kept := make([]int32, len(uses)), 0
 	j := 0

@@ -60,7 +60,11 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 	// ids (zero ones too), equal times, several files.
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
-		checkClaudeJoin(t, fmt.Sprint("random", i), randomClaudeSession(rng))
+		checkClaudeJoin(t, fmt.Sprint("random", i), randomClaudeSession(rng, 1))
+	}
+	// Long ones: the join sorts their keys two at a time (both).
+	for i := range 3 {
+		checkClaudeJoin(t, fmt.Sprint("long", i), randomClaudeSession(rng, 300))
 	}
 }
 
@@ -73,7 +77,8 @@ func checkClaudeJoin(t *testing.T, id string, fs []*Fragment) {
 	}
 }
 
-func randomClaudeSession(rng *rand.Rand) []*Fragment {
+// scale multiplies the lines and the pools ids are drawn from.
+func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 	pick := func(n int) int { return rng.IntN(n) }
 	id := func(pool int) digest {
 		if pick(5) == 0 {
@@ -94,22 +99,22 @@ func randomClaudeSession(rng *rand.Rand) []*Fragment {
 		f := &claudeFile{}
 		f.word("agent-a")
 		f.word("agent-b")
-		for range pick(40) {
-			l := claudeLine{uuid: id(30), at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+		for range pick(40 * scale) {
+			l := claudeLine{uuid: id(30 * scale), at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
 			if pick(6) == 0 {
 				l.agent = int32(1 + pick(2))
 			}
 			if pick(2) == 0 {
-				f.usages = append(f.usages, claudeUsage{key: digestOf(fmt.Sprint(pick(8))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
+				f.usages = append(f.usages, claudeUsage{key: digestOf(fmt.Sprint(pick(8 * scale))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
 					tokens: model.Tokens{Input: int64(pick(4)), Output: int64(pick(3))}})
 				l.usage = int32(len(f.usages))
 			}
 			for range pick(3) {
-				f.uses = append(f.uses, claudeUse{id: id(10), name: f.word([]string{"Bash", "Task"}[pick(2)]), subagent: f.word([]string{"", "Explore"}[pick(2)])})
+				f.uses = append(f.uses, claudeUse{id: id(10 * scale), name: f.word([]string{"Bash", "Task"}[pick(2)]), subagent: f.word([]string{"", "Explore"}[pick(2)])})
 				l.nUses++
 			}
 			for range pick(3) {
-				r := claudeResult{useID: id(10), text: f.word(texts[pick(len(texts))]), agentID: f.word([]string{"", "agent-a"}[pick(2)]),
+				r := claudeResult{useID: id(10 * scale), text: f.word(texts[pick(len(texts))]), agentID: f.word([]string{"", "agent-a"}[pick(2)]),
 					isError: pick(5) == 0, interrupted: pick(9) == 0}
 				if pick(2) == 0 {
 					r.durationMS, r.hasDuration = float64(pick(5000)), true
