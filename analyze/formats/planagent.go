@@ -139,11 +139,22 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 			plan = append(plan, f)
 		}
 	}
+	// Claude Code goes last: the join of a long session is the peak of
+	// memory, and by then the other formats' records are gone. The runs keep
+	// their order (plans, Claude Code, Codex, OTel, Gemini).
 	runs = joinPlans(plan, owner, w)
+	var others []*model.Run
+	for _, format := range []struct {
+		frags []*Fragment
+		join  func([]*Fragment, map[*Fragment]*model.Run, Warner) []*model.Run
+	}{{codex, joinCodex}, {otel, joinOtel}, {gemini, joinGemini}} {
+		others = append(others, format.join(format.frags, owner, w)...)
+		for _, f := range format.frags {
+			f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
+		}
+	}
 	runs = append(runs, joinClaude(claude, owner, w)...)
-	runs = append(runs, joinCodex(codex, owner, w)...)
-	runs = append(runs, joinOtel(otel, owner, w)...)
-	return append(runs, joinGemini(gemini, owner, w)...), owner
+	return append(runs, others...), owner
 }
 
 // joinPlans resolves the planagent records.
