@@ -81,6 +81,27 @@ func both(n int, f, g func()) {
 	<-done
 }
 
+// sortIDKeys sorts keys. A long slice, a long session's uuids, is sorted
+// in two halves on both cores and merged into a new slice: the keys are
+// unique, so the order is the one a single sort gives.
+func sortIDKeys(keys []idKey) []idKey {
+	if len(keys) < 1<<13 || runtime.GOMAXPROCS(0) < 2 {
+		slices.SortFunc(keys, cmpIDKey)
+		return keys
+	}
+	a, b := keys[:len(keys)/2], keys[len(keys)/2:]
+	both(len(keys), func() { slices.SortFunc(a, cmpIDKey) }, func() { slices.SortFunc(b, cmpIDKey) })
+	out := make([]idKey, 0, len(keys))
+	for len(a) > 0 && len(b) > 0 {
+		if cmpIDKey(a[0], b[0]) < 0 {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
 // idKey is an id and the number of what bears it, for sorting by id.
 type idKey struct {
 	id digest
@@ -129,7 +150,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 			}
 		}
 	}
-	slices.SortFunc(byUUID, cmpIDKey)
+	byUUID = sortIDKeys(byUUID)
 	for i := 1; i < len(byUUID); i++ {
 		if byUUID[i].id == byUUID[i-1].id {
 			repeated.set(byUUID[i].i)
