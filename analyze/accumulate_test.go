@@ -301,23 +301,48 @@ func TestDetailsRoundTrip(t *testing.T) {
 	if err := w.close(); err != nil {
 		t.Fatal(err)
 	}
+	for i, r := range want { // what comes back: long errors clipped
+		if len(r.ToolCalls) > callChunk {
+			exp := *r
+			exp.ToolCalls = slices.Clone(exp.ToolCalls)
+			exp.ToolCalls[callChunk].Error = clip(exp.ToolCalls[callChunk].Error, clipError)
+			want[i] = &exp
+		}
+	}
 	i := 0
 	for got, err := range d.All() {
 		if err != nil {
 			t.Fatal(err)
 		}
-		exp := *want[i]
-		if len(exp.ToolCalls) > callChunk {
-			exp.ToolCalls = slices.Clone(exp.ToolCalls)
-			exp.ToolCalls[callChunk].Error = clip(exp.ToolCalls[callChunk].Error, clipError)
-		}
-		if !reflect.DeepEqual(*got, exp) {
-			t.Fatalf("run %d (%d calls) differs after the spill", i, len(exp.ToolCalls))
+		if !reflect.DeepEqual(got, want[i]) {
+			t.Fatalf("run %d (%d calls) differs after the spill", i, len(want[i].ToolCalls))
 		}
 		i++
 	}
 	if i != len(want) {
 		t.Fatalf("%d runs back, want %d", i, len(want))
+	}
+	// The same calls in chunks, each run without its calls, runs without calls left out.
+	var got []*model.Run
+	for c, err := range d.Calls() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Calls) == 0 || len(c.Calls) > callChunk || c.Run.ToolCalls != nil {
+			t.Fatalf("run %s: a chunk of %d calls from %d, the run holding %d", c.Run.ID, len(c.Calls), c.First, len(c.Run.ToolCalls))
+		}
+		if c.First == 0 {
+			got = append(got, &model.Run{})
+			*got[len(got)-1] = *c.Run
+		}
+		r := got[len(got)-1]
+		if c.First != len(r.ToolCalls) {
+			t.Fatalf("run %s: a chunk from %d after %d calls", r.ID, c.First, len(r.ToolCalls))
+		}
+		r.ToolCalls = append(r.ToolCalls, c.Calls...)
+	}
+	if !reflect.DeepEqual(got, slices.DeleteFunc(want, func(r *model.Run) bool { return len(r.ToolCalls) == 0 })) {
+		t.Fatal("calls in chunks differ from the runs' calls")
 	}
 }
 

@@ -125,67 +125,113 @@ func (w *detailWriter) close() error {
 // file is in that order already, so a k-way merge of their heads suffices.
 func (d *Details) All() iter.Seq2[*model.Run, error] {
 	return func(yield func(*model.Run, error) bool) {
-		if d == nil {
+		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
+			r, err := readRun(dec, k.Calls)
+			if err != nil {
+				return false, err
+			}
+			return yield(r, nil), nil
+		}, func(err error) { yield(nil, err) })
+	}
+}
+
+// CallChunk is a run's calls from First on, up to callChunk of them.
+type CallChunk struct {
+	Run   *model.Run // without its calls; the same for every chunk of a run
+	First int        // the index in the run of Calls[0]
+	Calls []model.ToolCall
+}
+
+// Calls yields the kept runs' calls in chunks, in the order of All, runs
+// without calls left out. A chunk's Calls are valid until the next: a reader
+// that goes over calls once (the workbook) then holds a few thousand of
+// them, never a long session's hundreds of thousands.
+func (d *Details) Calls() iter.Seq2[CallChunk, error] {
+	return func(yield func(CallChunk, error) bool) {
+		var chunk []model.ToolCall
+		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
+			r := new(model.Run)
+			if err := dec.Decode(r); err != nil {
+				return false, err
+			}
+			for first := 0; first < k.Calls; first += len(chunk) {
+				var err error
+				if chunk, err = readChunk(dec, chunk, k.Calls-first); err != nil {
+					return false, err
+				}
+				if !yield(CallChunk{Run: r, First: first, Calls: chunk}, nil) {
+					return false, nil
+				}
+			}
+			return true, nil
+		}, func(err error) { yield(CallChunk{}, err) })
+	}
+}
+
+// merge opens the spill files and calls run for each run in discovery order,
+// with the decoder at the run (after its key); run reads the run and its
+// calls whole, and says whether to go on. Any error ends the merge through fail.
+func (d *Details) merge(run func(*gob.Decoder, *detailKey) (bool, error), fail func(error)) {
+	if d == nil {
+		return
+	}
+	type stream struct {
+		f    *os.File
+		dec  *gob.Decoder
+		head *detailKey // of the next run, not decoded yet
+	}
+	var streams []*stream
+	defer func() {
+		for _, s := range streams {
+			s.f.Close()
+		}
+	}()
+	advance := func(s *stream) error {
+		k := new(detailKey)
+		if err := s.dec.Decode(k); err != nil {
+			s.head = nil
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		s.head = k
+		return nil
+	}
+	for _, name := range d.files {
+		f, err := os.Open(name)
+		if err != nil {
+			fail(err)
 			return
 		}
-		type stream struct {
-			f    *os.File
-			dec  *gob.Decoder
-			head *detailKey // of the next run, not decoded yet
+		s := &stream{f: f, dec: gob.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
+		streams = append(streams, s)
+		if err := advance(s); err != nil {
+			fail(err)
+			return
 		}
-		var streams []*stream
-		defer func() {
-			for _, s := range streams {
-				s.f.Close()
-			}
-		}()
-		advance := func(s *stream) error {
-			k := new(detailKey)
-			if err := s.dec.Decode(k); err != nil {
-				s.head = nil
-				if errors.Is(err, io.EOF) {
-					return nil
-				}
-				return err
-			}
-			s.head = k
-			return nil
-		}
-		for _, name := range d.files {
-			f, err := os.Open(name)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			s := &stream{f: f, dec: gob.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
-			streams = append(streams, s)
-			if err := advance(s); err != nil {
-				yield(nil, err)
-				return
+	}
+	for {
+		var next *stream
+		for _, s := range streams {
+			if s.head != nil && (next == nil || before(s.head, next.head)) {
+				next = s
 			}
 		}
-		for {
-			var next *stream
-			for _, s := range streams {
-				if s.head != nil && (next == nil || before(s.head, next.head)) {
-					next = s
-				}
-			}
-			if next == nil {
-				return
-			}
-			r, err := readRun(next.dec, next.head.Calls)
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			if !yield(r, nil) {
-				return
-			}
-			if err := advance(next); err != nil {
-				yield(nil, err)
-				return
-			}
+		if next == nil {
+			return
+		}
+		more, err := run(next.dec, next.head)
+		if err != nil {
+			fail(err)
+			return
+		}
+		if !more {
+			return
+		}
+		if err := advance(next); err != nil {
+			fail(err)
+			return
 		}
 	}
 }
@@ -201,17 +247,27 @@ func readRun(dec *gob.Decoder, calls int) (*model.Run, error) {
 	}
 	var chunk []model.ToolCall
 	for len(r.ToolCalls) < calls {
-		clear(chunk[:cap(chunk)]) // gob leaves a field it does not send (a zero) as it was
-		chunk = chunk[:0]
-		if err := dec.Decode(&chunk); err != nil {
+		var err error
+		if chunk, err = readChunk(dec, chunk, calls-len(r.ToolCalls)); err != nil {
 			return nil, err
-		}
-		if len(chunk) == 0 || len(r.ToolCalls)+len(chunk) > calls {
-			return nil, errors.New("corrupt run details")
 		}
 		r.ToolCalls = append(r.ToolCalls, chunk...)
 	}
 	return r, nil
+}
+
+// readChunk decodes the next chunk of a run's calls into buf's array; left
+// is how many of the run's calls are still to come.
+func readChunk(dec *gob.Decoder, buf []model.ToolCall, left int) ([]model.ToolCall, error) {
+	clear(buf[:cap(buf)]) // gob leaves a field it does not send (a zero) as it was
+	buf = buf[:0]
+	if err := dec.Decode(&buf); err != nil {
+		return nil, err
+	}
+	if len(buf) == 0 || len(buf) > left {
+		return nil, errors.New("corrupt run details")
+	}
+	return buf, nil
 }
 
 func before(a, b *detailKey) bool {

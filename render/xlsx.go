@@ -347,12 +347,14 @@ func (x *xlsxWriter) toolCalls() error {
 		return err
 	}
 	if x.r.Details != nil {
-		for r, err := range x.r.Details.All() {
+		// In chunks: a long session's calls are never all in memory here.
+		for chunk, err := range x.r.Details.Calls() {
 			if err != nil {
 				return fmt.Errorf("run details: %w", err)
 			}
-			for i := range r.ToolCalls {
-				c := &r.ToolCalls[i]
+			r := chunk.Run
+			for i := range chunk.Calls {
+				c := &chunk.Calls[i]
 				var dur, think *float64
 				if c.HasDuration {
 					dur = &c.DurationMS
@@ -360,7 +362,7 @@ func (x *xlsxWriter) toolCalls() error {
 				if c.HasThink {
 					think = &c.ThinkMS
 				}
-				if err := t.add(r.ID, r.Source, i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think); err != nil {
+				if err := t.add(r.ID, r.Source, chunk.First+i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think); err != nil {
 					return err
 				}
 			}
