@@ -78,3 +78,57 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// A spill that cannot be written (a full disk) leaves the records in memory
+// and the runs as they are, and the next file spills again: the reused
+// write buffer does not keep the failure.
+func TestRecordSpillWriteFailure(t *testing.T) {
+	defer func(n int) { segmentLines = n }(segmentLines)
+	segmentLines = 5
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	good := spill.f
+	name := filepath.Join(t.TempDir(), "ro")
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(name) // read-only: every write to it fails
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	for seed, failing := range []bool{true, false} {
+		data, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spill.f = good
+		if failing {
+			spill.f = ro
+		}
+		mem, spilled := newCollector(), newCollector()
+		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+			t.Fatal(err)
+		}
+		if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+			t.Fatal(err)
+		}
+		if len(spilled.frags) == 0 {
+			t.Fatalf("seed %d: no fragments", seed)
+		}
+		for i, f := range spilled.frags {
+			if onDisk := f.spill != nil && f.claude == nil; onDisk == failing {
+				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
+			}
+		}
+		spill.f = good
+		memRuns, _ := Join(mem.frags, mem)
+		spillRuns, _ := Join(spilled.frags, spilled)
+		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
+		}
+	}
+}
