@@ -148,29 +148,21 @@ type CallChunk struct {
 // them, never a long session's hundreds of thousands.
 func (d *Details) Calls() iter.Seq2[CallChunk, error] {
 	return func(yield func(CallChunk, error) bool) {
-		var chunk []model.ToolCall
 		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
 			r := new(model.Run)
 			if err := dec.Decode(r); err != nil {
 				return false, err
 			}
-			for first := 0; first < k.Calls; first += len(chunk) {
-				var err error
-				if chunk, err = readChunk(dec, chunk, k.Calls-first); err != nil {
-					return false, err
-				}
-				if !yield(CallChunk{Run: r, First: first, Calls: chunk}, nil) {
-					return false, nil
-				}
-			}
-			return true, nil
+			return readCalls(dec, k.Calls, func(first int, calls []model.ToolCall) bool {
+				return yield(CallChunk{Run: r, First: first, Calls: calls}, nil)
+			})
 		}, func(err error) { yield(CallChunk{}, err) })
 	}
 }
 
 // merge opens the spill files and calls run for each run in discovery order,
-// with the decoder at the run (after its key); run reads the run and its
-// calls whole, and says whether to go on. Any error ends the merge through fail.
+// with the decoder at the run (after its key); run must read the run and all
+// its calls, and says whether to go on. Any error ends the merge through fail.
 func (d *Details) merge(run func(*gob.Decoder, *detailKey) (bool, error), fail func(error)) {
 	if d == nil {
 		return
@@ -245,29 +237,32 @@ func readRun(dec *gob.Decoder, calls int) (*model.Run, error) {
 	if calls > 0 {
 		r.ToolCalls = make([]model.ToolCall, 0, calls)
 	}
-	var chunk []model.ToolCall
-	for len(r.ToolCalls) < calls {
-		var err error
-		if chunk, err = readChunk(dec, chunk, calls-len(r.ToolCalls)); err != nil {
-			return nil, err
-		}
+	_, err := readCalls(dec, calls, func(_ int, chunk []model.ToolCall) bool {
 		r.ToolCalls = append(r.ToolCalls, chunk...)
-	}
-	return r, nil
+		return true
+	})
+	return r, err
 }
 
-// readChunk decodes the next chunk of a run's calls into buf's array; left
-// is how many of the run's calls are still to come.
-func readChunk(dec *gob.Decoder, buf []model.ToolCall, left int) ([]model.ToolCall, error) {
-	clear(buf[:cap(buf)]) // gob leaves a field it does not send (a zero) as it was
-	buf = buf[:0]
-	if err := dec.Decode(&buf); err != nil {
-		return nil, err
+// readCalls decodes the n calls that follow a run, chunk by chunk into one
+// reused buffer, handing each to use with the index of its first call; it
+// stops early when use says so.
+func readCalls(dec *gob.Decoder, n int, use func(first int, chunk []model.ToolCall) bool) (bool, error) {
+	var chunk []model.ToolCall
+	for first := 0; first < n; first += len(chunk) {
+		clear(chunk[:cap(chunk)]) // gob leaves a field it does not send (a zero) as it was
+		chunk = chunk[:0]
+		if err := dec.Decode(&chunk); err != nil {
+			return false, err
+		}
+		if len(chunk) == 0 || first+len(chunk) > n {
+			return false, errors.New("corrupt run details")
+		}
+		if !use(first, chunk) {
+			return false, nil
+		}
 	}
-	if len(buf) == 0 || len(buf) > left {
-		return nil, errors.New("corrupt run details")
-	}
-	return buf, nil
+	return true, nil
 }
 
 func before(a, b *detailKey) bool {

@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/agentstat/agentstat/analyze/model"
@@ -143,15 +144,11 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 	// memory, and by then the other formats' records are gone. The runs keep
 	// their order (plans, Claude Code, Codex, OTel, Gemini).
 	runs = joinPlans(plan, owner, w)
-	var others []*model.Run
-	for _, format := range []struct {
-		frags []*Fragment
-		join  func([]*Fragment, map[*Fragment]*model.Run, Warner) []*model.Run
-	}{{codex, joinCodex}, {otel, joinOtel}, {gemini, joinGemini}} {
-		others = append(others, format.join(format.frags, owner, w)...)
-		for _, f := range format.frags {
-			f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
-		}
+	others := joinCodex(codex, owner, w)
+	others = append(others, joinOtel(otel, owner, w)...)
+	others = append(others, joinGemini(gemini, owner, w)...)
+	for _, f := range slices.Concat(codex, otel, gemini) {
+		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
 	runs = append(runs, joinClaude(claude, owner, w)...)
 	return append(runs, others...), owner
