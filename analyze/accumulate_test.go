@@ -236,12 +236,9 @@ func TestNormalizeError(t *testing.T) {
 // testDetails is a details spill with one writer, removed when the test ends.
 func testDetails(t *testing.T) (*Details, *detailWriter) {
 	t.Helper()
-	d, err := newDetails()
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := new(Details)
 	t.Cleanup(func() { d.Close() })
-	w, err := d.writer(0)
+	w, err := d.writer()
 	if err != nil {
 		t.Fatal(err)
 	}

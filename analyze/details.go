@@ -11,48 +11,37 @@ import (
 	"io"
 	"iter"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // Details keeps every kept run's detail (its calls, steps, evaluations,
 // context) in temporary files, one per worker, so that per-run pages can be
 // rendered without holding all runs in memory.
 type Details struct {
-	dir   string
-	files []string
+	files []*tempfile.File // one per writer, in the order they were made
 }
 
 // detailWriter appends runs to one spill file.
 type detailWriter struct {
-	f   *os.File
 	buf *bufio.Writer
 	enc *gob.Encoder
 	err error
 }
 
-func newDetails() (*Details, error) {
-	dir, err := os.MkdirTemp("", "agentstat-details-")
+// writer starts the next spill file.
+func (d *Details) writer() (*detailWriter, error) {
+	f, err := tempfile.New("agentstat-details-*.gob")
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("run details: %w", err)
 	}
-	return &Details{dir: dir}, nil
-}
-
-func (d *Details) writer(i int) (*detailWriter, error) {
-	name := filepath.Join(d.dir, fmt.Sprintf("w%d.gob", i))
-	f, err := os.Create(name)
-	if err != nil {
-		return nil, err
-	}
-	d.files = append(d.files, name)
+	d.files = append(d.files, f)
 	buf := bufio.NewWriterSize(f, 256<<10)
-	return &detailWriter{f: f, buf: buf, enc: gob.NewEncoder(buf)}, nil
+	return &detailWriter{buf: buf, enc: gob.NewEncoder(buf)}, nil
 }
 
 // clipLimits keep free text in run pages bounded whatever a log holds.
@@ -109,15 +98,12 @@ func keyOf(r *model.Run) detailKey {
 	return detailKey{FileOrd: r.FileOrd, Seq: r.Seq, Source: r.Source, Format: r.Format, ID: r.ID, Started: r.Started, Calls: len(r.ToolCalls)}
 }
 
+// close flushes what was written; the file stays open for the readers.
 func (w *detailWriter) close() error {
-	err := w.err
-	if e := w.buf.Flush(); err == nil {
-		err = e
+	if w.err != nil {
+		return w.err
 	}
-	if e := w.f.Close(); err == nil {
-		err = e
-	}
-	return err
+	return w.buf.Flush()
 }
 
 // All yields every kept run's detail in discovery order (by the file it came
@@ -168,16 +154,10 @@ func (d *Details) merge(run func(*gob.Decoder, *detailKey) (bool, error), fail f
 		return
 	}
 	type stream struct {
-		f    *os.File
 		dec  *gob.Decoder
 		head *detailKey // of the next run, not decoded yet
 	}
 	var streams []*stream
-	defer func() {
-		for _, s := range streams {
-			s.f.Close()
-		}
-	}()
 	advance := func(s *stream) error {
 		k := new(detailKey)
 		if err := s.dec.Decode(k); err != nil {
@@ -190,13 +170,8 @@ func (d *Details) merge(run func(*gob.Decoder, *detailKey) (bool, error), fail f
 		s.head = k
 		return nil
 	}
-	for _, name := range d.files {
-		f, err := os.Open(name)
-		if err != nil {
-			fail(err)
-			return
-		}
-		s := &stream{f: f, dec: gob.NewDecoder(bufio.NewReaderSize(f, 64<<10))}
+	for _, f := range d.files {
+		s := &stream{dec: gob.NewDecoder(bufio.NewReaderSize(f.Section(), 64<<10))}
 		streams = append(streams, s)
 		if err := advance(s); err != nil {
 			fail(err)
@@ -294,7 +269,12 @@ func (d *Details) Close() error {
 	if d == nil {
 		return nil
 	}
-	return os.RemoveAll(d.dir)
+	var errs []error
+	for _, f := range d.files {
+		errs = append(errs, f.Close())
+	}
+	d.files = nil
+	return errors.Join(errs...)
 }
 
 // RunPage is the file name (without directory) of a run's page: the run id

@@ -218,19 +218,17 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 	}
 	var details *Details
 	if keepDetails {
-		if details, err = newDetails(); err != nil {
-			return nil, err
-		}
+		details = new(Details)
 	}
 	defer func() {
 		if err != nil {
 			details.Close()
 		}
 	}()
-	for i, p := range paths {
+	for _, p := range paths {
 		var dw *detailWriter
 		if details != nil {
-			if dw, err = details.writer(i); err != nil {
+			if dw, err = details.writer(); err != nil {
 				return nil, err
 			}
 		}

@@ -96,10 +96,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	opt.defaults()
 	var details *Details
 	if opt.KeepDetails {
-		var err error
-		if details, err = newDetails(); err != nil {
-			return nil, fmt.Errorf("run details: %w", err)
-		}
+		details = new(Details)
 	}
 	// Without a writable temporary directory (a read-only sandbox) records stay in memory.
 	records, _ := formats.NewRecordSpill(opt.Location)
@@ -115,7 +112,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
 		w.acc.keepSecrets = opt.KeepSecrets
 		if details != nil {
-			dw, err := details.writer(i)
+			dw, err := details.writer()
 			if err != nil {
 				return fail(err)
 			}
@@ -164,7 +161,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	total.keepSecrets = opt.KeepSecrets
 	if details != nil {
 		// Runs joined from fragments (planagent, transcripts, traces) go to one more spill file.
-		dw, err := details.writer(len(workers))
+		dw, err := details.writer()
 		if err != nil {
 			return fail(err)
 		}

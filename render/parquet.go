@@ -9,7 +9,6 @@ import (
 	"io"
 	"iter"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // TablesSchema names the layout of the Parquet tables (docs/tables.md).
@@ -91,7 +91,7 @@ type (
 // dayRuns is one day partition's runs, spilled while the runs stream by
 // in discovery order and written as Parquet one day at a time.
 type dayRuns struct {
-	f   *os.File
+	f   *tempfile.File
 	buf *bufio.Writer
 	enc *gob.Encoder
 }
@@ -109,25 +109,17 @@ type TablesOptions struct {
 // day the run started in loc: out/<table>/date=YYYY-MM-DD/part-0.parquet.
 // Like Write, it fills a temporary directory and swaps it into place.
 func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], loc *time.Location, o TablesOptions) error {
-	spill, err := os.MkdirTemp("", "agentstat-tables-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(spill)
 	days := map[string]*dayRuns{}
-	closeAll := func() error {
-		var errs []error
+	defer func() {
 		for _, d := range days {
-			errs = append(errs, d.buf.Flush(), d.f.Close())
+			d.f.Close()
 		}
-		return errors.Join(errs...)
-	}
+	}()
 	for r, err := range runs {
 		if err == nil {
 			err = ctx.Err()
 		}
 		if err != nil {
-			closeAll()
 			return err
 		}
 		day := NoDate
@@ -136,9 +128,8 @@ func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], 
 		}
 		d := days[day]
 		if d == nil {
-			f, err := os.Create(filepath.Join(spill, day+".gob"))
+			f, err := tempfile.New("agentstat-tables-*.gob")
 			if err != nil {
-				closeAll()
 				return err
 			}
 			d = &dayRuns{f: f, buf: bufio.NewWriterSize(f, 16<<10)}
@@ -146,12 +137,13 @@ func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], 
 			days[day] = d
 		}
 		if err := d.enc.Encode(r); err != nil {
-			closeAll()
 			return err
 		}
 	}
-	if err := closeAll(); err != nil {
-		return err
+	for _, d := range days {
+		if err := d.buf.Flush(); err != nil {
+			return err
+		}
 	}
 	order := make([]string, 0, len(days))
 	for day := range days {
@@ -160,7 +152,7 @@ func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], 
 	slices.Sort(order)
 	return writeDir(ctx, out, o.Force, TablesSchema, func(dir *Dir) error {
 		for _, day := range order {
-			if err := writeDay(ctx, dir, day, filepath.Join(spill, day+".gob"), loc, o.Part); err != nil {
+			if err := writeDay(ctx, dir, day, days[day].f.Section(), loc, o.Part); err != nil {
 				return fmt.Errorf("tables for %s: %w", day, err)
 			}
 		}
@@ -189,12 +181,7 @@ func (t *tableWriter[T]) write(rows ...T) error {
 
 func (t *tableWriter[T]) close() error { return errors.Join(t.w.Close(), t.f.Close()) }
 
-func writeDay(ctx context.Context, dir *Dir, day, spill string, loc *time.Location, part int) (err error) {
-	f, err := os.Open(spill)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
+func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *time.Location, part int) (err error) {
 	runs, err := newParquet[runRow](dir, "runs", day, part)
 	if err != nil {
 		return err
@@ -218,7 +205,7 @@ func writeDay(ctx context.Context, dir *Dir, day, spill string, loc *time.Locati
 	defer func() {
 		err = errors.Join(err, runs.close(), steps.close(), calls.close(), tokens.close(), evals.close())
 	}()
-	dec := gob.NewDecoder(bufio.NewReader(f))
+	dec := gob.NewDecoder(bufio.NewReader(spill))
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -14,6 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
@@ -58,11 +59,10 @@ type xlsxWriter struct {
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
 // sheet per table, every one with a frozen header and a filter.
 func XLSX(w io.Writer, r *analyze.Report) error {
-	tmp, err := os.CreateTemp("", "agentstat-xlsx-")
+	tmp, err := tempfile.New("agentstat-xlsx-")
 	if err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name())
 	defer tmp.Close()
 	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r}
 	defer x.f.Close()
@@ -91,7 +91,7 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	if _, err := x.f.WriteTo(io.Discard); err != nil { // nothing: the package is in tmp
 		return err
 	}
-	return canonicalZip(tmp, w)
+	return canonicalZip(tmp.File, w)
 }
 
 // newXLSXZip is excelize's zip writer with klauspost/compress's deflate

@@ -7,9 +7,10 @@ import (
 	"errors"
 	"io"
 	"math"
-	"os"
 	"sync"
 	"time"
+
+	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // RecordSpill keeps Claude Code line records on disk from when they are
@@ -20,26 +21,25 @@ import (
 // join gives the same runs. The spill takes about a tenth of the
 // transcripts' size in the temporary directory.
 type RecordSpill struct {
-	mu       sync.Mutex
-	f        *os.File
-	unlinked bool // removed at once (Unix keeps it open): no leftover even if killed
-	off      int64
-	loc      *time.Location
-	w        *bufio.Writer // the writer's buffer, reused
-	err      error         // the first failure to read back; the run cannot be trusted after it
+	mu  sync.Mutex
+	f   *tempfile.File
+	off int64
+	loc *time.Location
+	w   *bufio.Writer // the writer's buffer, reused
+	err error         // the first failure to read back; the run cannot be trusted after it
 }
 
 // NewRecordSpill makes an empty spill in the temporary directory; loc is the
 // zone the records' times were read in (Options.Location).
 func NewRecordSpill(loc *time.Location) (*RecordSpill, error) {
-	f, err := os.CreateTemp("", "agentstat-records-")
+	f, err := tempfile.New("agentstat-records-")
 	if err != nil {
 		return nil, err
 	}
 	if loc == nil {
 		loc = time.UTC
 	}
-	return &RecordSpill{f: f, loc: loc, unlinked: os.Remove(f.Name()) == nil}, nil
+	return &RecordSpill{f: f, loc: loc}, nil
 }
 
 // Err reports a record that could not be read back.
@@ -57,11 +57,7 @@ func (s *RecordSpill) Close() error {
 	if s == nil {
 		return nil
 	}
-	err := s.f.Close()
-	if !s.unlinked {
-		err = os.Remove(s.f.Name())
-	}
-	return err
+	return s.f.Close()
 }
 
 type spillRef struct{ off, n int64 }

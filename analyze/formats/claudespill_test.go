@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+
+	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // Claude Code records come back from the spill exactly as they went in,
@@ -107,7 +109,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 		}
 		spill.f = good
 		if failing {
-			spill.f = ro
+			spill.f = &tempfile.File{File: ro}
 		}
 		mem, spilled := newCollector(), newCollector()
 		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {

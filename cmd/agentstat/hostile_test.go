@@ -207,7 +207,8 @@ func TestHostileCorpus(t *testing.T) {
 }
 
 // TestInterrupted kills a report mid-way (SIGKILL, then SIGINT) and checks
-// the previous report in the output directory is byte-for-byte intact.
+// the previous report in the output directory is byte-for-byte intact and
+// nothing is left in the temporary directory.
 func TestInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes thousands of files")
@@ -226,7 +227,9 @@ func TestInterrupted(t *testing.T) {
 
 	for _, sig := range []os.Signal{syscall.SIGKILL, os.Interrupt} {
 		old, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*"))
+		scratch := t.TempDir() // the run's TMPDIR: its spills must not outlive it, even killed
 		cmd := exec.Command(bin, "report", root, "-o", out, "-q")
+		cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -244,6 +247,9 @@ func TestInterrupted(t *testing.T) {
 		err := cmd.Wait()
 		if err == nil {
 			t.Fatalf("%v: the run finished before it could be interrupted", sig)
+		}
+		if left, _ := os.ReadDir(scratch); len(left) > 0 {
+			t.Errorf("%v: left %d files in TMPDIR, %s first", sig, len(left), left[0].Name())
 		}
 		after := treeHash(t, out)
 		if len(after) != len(before) {
