@@ -14,8 +14,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/internal/flock"
 )
 
 // Dir is where a renderer writes its files: a temporary directory that
@@ -166,6 +168,10 @@ func Write(ctx context.Context, out string, names []string, r *analyze.Report, o
 
 // writeDir fills a temporary directory beside out, marks it as written by
 // agentstat (schema names what it holds), and swaps it into place.
+// StaleAge is how old a temporary output must be before a run removes it
+// as one a killed run left, if no process holds its lock (flock.RemoveStale).
+const StaleAge = time.Hour
+
 func writeDir(ctx context.Context, out string, force bool, schema string, fill func(d *Dir) error) (err error) {
 	if err := checkReplaceable(out, force); err != nil {
 		return err
@@ -174,10 +180,15 @@ func writeDir(ctx context.Context, out string, force bool, schema string, fill f
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
 	}
+	flock.RemoveStale(parent, analyze.TempPrefix+"tmp-", StaleAge)
 	tmp, err := os.MkdirTemp(parent, analyze.TempPrefix+"tmp-")
 	if err != nil {
 		return err
 	}
+	// Locked while this run has it, under its name or after the swap under
+	// out's: another run removes only what no one holds (a killed run's).
+	unlock, _ := flock.Lock(tmp)
+	defer unlock()
 	defer func() {
 		if err != nil {
 			os.RemoveAll(tmp)
@@ -220,6 +231,10 @@ func swapInto(tmp, out string) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return os.Rename(tmp, out)
 	}
+	// The previous report is moved under a temporary name to be removed:
+	// locked, so that no other run removes it at the same time.
+	unlock, _ := flock.Lock(out)
+	defer unlock()
 	if err := exchange(tmp, out); err == nil {
 		return os.RemoveAll(tmp) // tmp now holds the previous report
 	}

@@ -21,6 +21,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentstat/agentstat/render"
 )
 
 // TestHostileCorpus builds every kind of hostile input issue 9 lists and
@@ -208,16 +210,10 @@ func TestHostileCorpus(t *testing.T) {
 
 // TestInterrupted kills a report mid-way (SIGKILL, then SIGINT) and checks
 // the previous report in the output directory is byte-for-byte intact and
-// nothing is left in the temporary directory.
+// nothing is left in the temporary directory; the report the killed run
+// left half-written beside it is removed by the next run.
 func TestInterrupted(t *testing.T) {
-	if testing.Short() {
-		t.Skip("writes thousands of files")
-	}
-	bin := buildBinary(t)
-	root := t.TempDir()
-	for i := 0; i < 6000; i++ {
-		os.WriteFile(filepath.Join(root, fmt.Sprintf("s%05d.json", i)), []byte(session(fmt.Sprintf("run-%05d", i), "t", "")), 0o644)
-	}
+	root, bin := manySessions(t), buildBinary(t)
 	parent := t.TempDir()
 	out := filepath.Join(parent, "report")
 	if b, err := exec.Command(bin, "report", "../../testdata/logs", "-o", out, "-q").CombinedOutput(); err != nil {
@@ -226,23 +222,8 @@ func TestInterrupted(t *testing.T) {
 	before := treeHash(t, out)
 
 	for _, sig := range []os.Signal{syscall.SIGKILL, os.Interrupt} {
-		old, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*"))
 		scratch := t.TempDir() // the run's TMPDIR: its spills must not outlive it, even killed
-		cmd := exec.Command(bin, "report", root, "-o", out, "-q")
-		cmd.Env = append(os.Environ(), "TMPDIR="+scratch)
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		// Wait until this run writes its new report, then interrupt it.
-		deadline := time.Now().Add(30 * time.Second)
-		for ready := false; !ready && time.Now().Before(deadline); time.Sleep(time.Millisecond) {
-			dirs, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*"))
-			for _, d := range dirs {
-				if m, _ := filepath.Glob(filepath.Join(d, "runs", "*")); len(m) > 10 && !slices.Contains(old, d) {
-					ready = true
-				}
-			}
-		}
+		cmd, _ := startWriting(t, bin, root, out, "TMPDIR="+scratch)
 		cmd.Process.Signal(sig)
 		err := cmd.Wait()
 		if err == nil {
@@ -260,15 +241,92 @@ func TestInterrupted(t *testing.T) {
 				t.Errorf("%v: %s changed", sig, k)
 			}
 		}
+		left, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*"))
+		if sig == syscall.SIGKILL {
+			if len(left) != 1 {
+				t.Fatalf("SIGKILL left %v, want its temporary directory", left)
+			}
+			age(t, left[0]) // an hour later, the next run removes it: no process holds it
+		}
 		if sig == os.Interrupt {
-			if left, _ := filepath.Glob(filepath.Join(parent, ".agentstat-tmp-*")); len(left) > 1 { // the one SIGKILL left
-				t.Errorf("SIGINT left temporary directories: %v", left)
+			if len(left) > 0 {
+				t.Errorf("left temporary directories after SIGINT: %v", left)
 			}
 			if code := cmd.ProcessState.ExitCode(); code != exitNoInput {
 				t.Errorf("SIGINT: exit %d, want %d", code, exitNoInput)
 			}
 		}
 	}
+}
+
+// A report being written is not taken for one a killed run left, however
+// old its temporary directory looks: another run writing beside it (here a
+// partial file) leaves it alone, and the report completes.
+func TestLiveTempKept(t *testing.T) {
+	root, bin := manySessions(t), buildBinary(t)
+	parent := t.TempDir()
+	out := filepath.Join(parent, "report")
+	cmd, tmp := startWriting(t, bin, root, out)
+	age(t, tmp)
+	if b, err := exec.Command(bin, "report", "../../testdata/logs", "-q", "--partial", filepath.Join(parent, "p.partial")).CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, b)
+	}
+	if _, err := os.Stat(tmp); err != nil {
+		t.Errorf("the running report's temporary directory was removed: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("the running report failed: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+		t.Error(err)
+	}
+}
+
+// manySessions is a directory of 6,000 small session files: enough for a
+// report to take a while writing its run pages. -short skips the test.
+func manySessions(t *testing.T) string {
+	if testing.Short() {
+		t.Skip("writes thousands of files")
+	}
+	root := t.TempDir()
+	for i := range 6000 {
+		os.WriteFile(filepath.Join(root, fmt.Sprintf("s%05d.json", i)), []byte(session(fmt.Sprintf("run-%05d", i), "t", "")), 0o644)
+	}
+	return root
+}
+
+// age makes path look older than render.StaleAge.
+func age(t *testing.T, path string) {
+	t.Helper()
+	then := time.Now().Add(-render.StaleAge - time.Minute)
+	if err := os.Chtimes(path, then, then); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startWriting starts a report of root into out (env added to its
+// environment) and returns once it is writing run pages into a new
+// temporary directory beside out, with that directory.
+func startWriting(t *testing.T, bin, root, out string, env ...string) (*exec.Cmd, string) {
+	t.Helper()
+	pattern := filepath.Join(filepath.Dir(out), ".agentstat-tmp-*")
+	old, _ := filepath.Glob(pattern)
+	cmd := exec.Command(bin, "report", root, "-o", out, "-q")
+	cmd.Env = append(os.Environ(), env...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		dirs, _ := filepath.Glob(pattern)
+		for _, d := range dirs {
+			if m, _ := filepath.Glob(filepath.Join(d, "runs", "*")); len(m) > 10 && !slices.Contains(old, d) {
+				return cmd, d
+			}
+		}
+	}
+	t.Fatal("the report wrote no run pages in 30 s")
+	return nil, ""
 }
 
 // TestLargeWorkbook writes a workbook of 1.2 million tool calls (set

@@ -22,6 +22,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/render"
 )
 
@@ -265,7 +266,9 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 	if c.history == "" {
 		lockAt = filepath.Dir(filepath.Clean(c.out))
 	}
-	defer lockDir(lockAt)()
+	// Without flock (another system, some network file systems) runs go on unlocked.
+	unlock, _ := flock.Lock(lockAt)
+	defer unlock()
 	prev, skipped, err := analyze.ReadHistory(src)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v (starting a new history)\n", c.cmd, err)
@@ -288,13 +291,18 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 	return nil
 }
 
-// writeFileAtomic writes a file through a temporary file beside it.
+// writeFileAtomic writes a file through a temporary file beside it, locked
+// while it is written so that no other run takes it for one a killed run left.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".agentstat-tmp-*")
+	dir := filepath.Dir(path)
+	flock.RemoveStale(dir, analyze.TempPrefix+"tmp-", render.StaleAge)
+	f, err := os.CreateTemp(dir, analyze.TempPrefix+"tmp-*")
 	if err != nil {
 		return err
 	}
 	defer os.Remove(f.Name())
+	unlock, _ := flock.Lock(f.Name())
+	defer unlock()
 	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600; this is an ordinary output file
 		f.Close()
 		return err
