@@ -14,8 +14,8 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // maxSheetRows is Excel's row limit; a longer sheet continues on another
