@@ -21,6 +21,13 @@ import (
 // In JSON Lines an over-long bare token costs its line only: the clamp drops
 // it and writes a NUL in its place, which no decoder takes for JSON (a crash
 // can leave a log's tail as kilobytes of NUL bytes).
+//
+// A lone UTF-16 surrogate escape ("\ud83d" with no low half after it, or a
+// low half alone) becomes "\ufffd", the replacement character. JSON's grammar
+// allows it and JavaScript writes it whenever a string was cut inside an
+// emoji (Claude Code and Gemini CLI cut long tool output), but the decoder
+// refuses it, which cost the whole line. Raw bytes that are not UTF-8 are
+// left for the decoder to refuse: that file is not UTF-8.
 
 const (
 	maxString    = 256 << 10
@@ -36,7 +43,8 @@ type clampReader struct {
 	outBuf                   []byte // backing array of out, reused
 	out                      []byte // processed, not yet returned
 	err                      error
-	inStr, dropping, needLow bool
+	inStr, dropping, needLow bool // needLow: high holds a kept high surrogate escape, not written yet
+	high                     [6]byte
 	lines                    bool // JSON Lines: an over-long bare token spoils its line, not the file
 	strLen, bare             int
 	limit                    int    // maxString, smaller in tests
@@ -83,6 +91,9 @@ func (c *clampReader) process(in []byte) error {
 		in = in[:len(in)-k]
 	}
 	out := c.outBuf[:0]
+	if len(c.esc) == 0 { // a high half held back at the last chunk's end
+		out = c.unpaired(out, in, 0)
+	}
 	quote, slash, newline := -1, -1, -1 // cached positions of the next '"', '\\' and '\n' in in
 	pos := 0
 	next := func(cache *int, b byte) int {
@@ -98,6 +109,7 @@ func (c *clampReader) process(in []byte) error {
 	for pos < len(in) {
 		if len(c.esc) > 0 { // finishing an escape sequence begun earlier
 			pos += c.escape(in[pos:], &out)
+			out = c.unpaired(out, in, pos)
 			continue
 		}
 		if !c.inStr {
@@ -141,7 +153,7 @@ func (c *clampReader) process(in []byte) error {
 		}
 		if in[j] == '"' || in[j] == '\n' {
 			out = append(out, in[j])
-			c.inStr, c.needLow = false, false
+			c.inStr = false
 			pos = j + 1
 			continue
 		}
@@ -154,9 +166,57 @@ func (c *clampReader) process(in []byte) error {
 		c.esc = append(c.esc[:0], '\\')
 		pos = j + 1
 		pos += c.escape(in[pos:], &out)
+		out = c.unpaired(out, in, pos)
+	}
+	if c.err != nil { // the input ends: nothing can follow a high half held back
+		out = c.loneHigh(out)
 	}
 	c.outBuf, c.out = out, out
 	return nil
+}
+
+// replacementEscape stands for a lone surrogate: U+FFFD, as many bytes as it.
+var replacementEscape = []byte(`\ufffd`)
+
+// unpaired writes the replacement for a high half held back when what
+// follows it at in[pos] is known not to be an escape: only an escape (taken
+// by escape, never by the common-escape shortcut while one is held) can be
+// its low half.
+func (c *clampReader) unpaired(out, in []byte, pos int) []byte {
+	if c.needLow && pos < len(in) && in[pos] != '\\' {
+		return c.loneHigh(out)
+	}
+	return out
+}
+
+// loneHigh writes the replacement for a high surrogate escape held back,
+// when what follows it is not its low half.
+func (c *clampReader) loneHigh(out []byte) []byte {
+	if !c.needLow {
+		return out
+	}
+	c.needLow = false
+	return append(out, replacementEscape...)
+}
+
+// surrogate tells whether esc (a whole \uXXXX escape) is the high or the
+// low half of a UTF-16 surrogate pair.
+func surrogate(esc []byte) (high, low bool) {
+	if len(esc) != 6 || esc[1] != 'u' {
+		return false, false
+	}
+	v := 0
+	for _, h := range esc[2:] {
+		switch l := h | 0x20; {
+		case '0' <= h && h <= '9':
+			v = v<<4 | int(h-'0')
+		case 'a' <= l && l <= 'f':
+			v = v<<4 | int(l-'a'+10)
+		default:
+			return false, false // not an escape: the decoder refuses it
+		}
+	}
+	return 0xD800 <= v && v < 0xDC00, 0xDC00 <= v && v < 0xE000
 }
 
 // incompleteTail is the length of a UTF-8 sequence begun but not finished at
@@ -191,6 +251,7 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 	used := 0
 	for used < len(in) {
 		if in[used] == '\n' { // the line ends inside the escape: keep what there is, the string ends
+			*out = c.loneHigh(*out)
 			if !c.dropping {
 				*out = append(*out, c.esc...)
 			}
@@ -206,18 +267,28 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 	if !((len(c.esc) == 2 && c.esc[1] != 'u') || len(c.esc) == 6) {
 		return used // the sequence continues in the next chunk
 	}
-	high := len(c.esc) == 6 && (c.esc[2] == 'd' || c.esc[2] == 'D') && bytes.IndexByte([]byte("89abAB"), c.esc[3]) >= 0
-	switch {
-	case c.needLow: // the second half of a pair whose first half was kept
-		*out = append(*out, c.esc...)
+	high, low := surrogate(c.esc)
+	if c.needLow && low { // the second half of a pair whose first half was kept
+		*out = append(append(*out, c.high[:]...), c.esc...)
 		c.strLen += len(c.esc)
 		c.needLow = false
-	case !c.dropping && c.strLen+len(c.esc) <= c.limit:
+		c.esc = c.esc[:0]
+		return used
+	}
+	*out = c.loneHigh(*out)
+	switch {
+	case c.dropping || c.strLen+len(c.esc) > c.limit:
+		c.dropping = true
+	case high: // held back until what follows shows whether it is a pair
+		copy(c.high[:], c.esc)
+		c.needLow = true
+		c.strLen += len(c.esc)
+	case low:
+		*out = append(*out, replacementEscape...)
+		c.strLen += len(c.esc)
+	default:
 		*out = append(*out, c.esc...)
 		c.strLen += len(c.esc)
-		c.needLow = high
-	default:
-		c.dropping = true
 	}
 	c.esc = c.esc[:0]
 	return used

@@ -8,13 +8,20 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/analyze/model"
 )
 
-var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z"}
+var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z",
+	`\ud83d`, `\uDE00`, `\uD83D\uDE00`, `\udbff\udfff`} // lone surrogates, which JavaScript writes, and pairs
 
 func randString(rng *rand.Rand) string {
 	var b strings.Builder
@@ -66,16 +73,57 @@ func TestClampKeepsJSONValid(t *testing.T) {
 		}
 		limit := 1 + rng.IntN(12)
 		out := clampAll(t, doc, limit, wraps[i%3])
-		if !json.Valid(out) || !utf8.Valid(out) {
+		if !strictJSON(out) || !utf8.Valid(out) {
 			t.Fatalf("limit %d: %s\nbecame invalid: %s", limit, doc, out)
 		}
 		if shape([]byte(doc)) != shape(out) {
 			t.Fatalf("shape changed:\n%s\n%s", doc, out)
 		}
-		if big := clampAll(t, doc, 1<<20, wraps[i%3]); !bytes.Equal(big, []byte(doc)) {
-			t.Fatalf("changed a document with no long string:\n%s\n%s", doc, big)
+		if big, want := clampAll(t, doc, 1<<20, wraps[i%3]), replaceLoneSurrogates(doc); string(big) != want {
+			t.Fatalf("a document with no long string:\n%s\nbecame\n%s\nnot\n%s", doc, big, want)
 		}
 	}
+}
+
+// strictJSON is the decoder's own check, which refuses a lone surrogate
+// (encoding/json takes it). Clamping may make two keys equal.
+func strictJSON(doc []byte) bool {
+	return jsontext.Value(doc).IsValid(jsontext.AllowDuplicateNames(true))
+}
+
+// replaceLoneSurrogates is what the clamp does to a document with no long
+// string, written the plain way: every \uXXXX escape of a surrogate that is
+// not half of a pair becomes \ufffd. doc must be valid JSON, where a
+// backslash only ever starts an escape.
+func replaceLoneSurrogates(doc string) string {
+	half := func(i int) (high, low bool) {
+		if i+6 > len(doc) || doc[i+1] != 'u' {
+			return false, false
+		}
+		v, err := strconv.ParseUint(doc[i+2:i+6], 16, 16)
+		return err == nil && utf16.IsSurrogate(rune(v)) && v < 0xDC00, err == nil && utf16.IsSurrogate(rune(v)) && v >= 0xDC00
+	}
+	var b strings.Builder
+	for i := 0; i < len(doc); {
+		if doc[i] != '\\' {
+			b.WriteByte(doc[i])
+			i++
+			continue
+		}
+		high, low := half(i)
+		switch _, nextLow := half(i + 6); {
+		case high && nextLow:
+			b.WriteString(doc[i : i+12])
+			i += 12
+		case high || low:
+			b.WriteString(`\ufffd`)
+			i += 6
+		default:
+			b.WriteString(doc[i : i+2])
+			i += 2
+		}
+	}
+	return b.String()
 }
 
 // shape is the document's token stream with every string emptied: clamping
@@ -151,7 +199,7 @@ func BenchmarkClamp(b *testing.B) {
 // FuzzClamp: valid JSON stays valid JSON with the same token shape, at any
 // limit and any chunking; invalid input never panics.
 func FuzzClamp(f *testing.F) {
-	for _, s := range []string{`{"a":"\ud83d\ude00é"}`, `["\\\"x"]`, `{"k":"日本語","n":1.5e3}`, `"\u00e9\u0041"`} {
+	for _, s := range []string{`{"a":"\ud83d\ude00é"}`, `["\\\"x"]`, `{"k":"日本語","n":1.5e3}`, `"\u00e9\u0041"`, `["\ud83d","\ude00\ud83d\n"]`} {
 		f.Add([]byte(s), uint8(3))
 	}
 	f.Add([]byte("{\"a\":\"open\n{\"b\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"), uint8(3))
@@ -209,8 +257,39 @@ func FuzzClamp(f *testing.F) {
 			}
 			t.Fatal(err)
 		}
-		if !json.Valid(out) || shape(doc) != shape(out) {
+		if !strictJSON(out) || shape(doc) != shape(out) {
 			t.Fatalf("limit %d: %q became %q", strLimit, doc, out)
 		}
 	})
+}
+
+// A transcript line holding a lone surrogate escape (JavaScript writes one
+// when it cuts a string inside an emoji) is read like any other: its tool
+// result and its prompt count, the lone half read as U+FFFD. A document
+// holding one is read too.
+func TestLoneSurrogatesRead(t *testing.T) {
+	data := `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-03-05T10:00:00Z","message":{"role":"user","content":"deploy \ud83d"}}` + "\n" +
+		`{"type":"assistant","sessionId":"s1","uuid":"u2","timestamp":"2026-03-05T10:00:01Z","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}}` + "\n" +
+		`{"type":"user","sessionId":"s1","uuid":"u3","timestamp":"2026-03-05T10:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"cut \ud83d"}]},"toolUseResult":"Error: cut \ud83d\ude00 \ude00","durationMs":2000}` + "\n"
+	c := newCollector()
+	if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := Join(c.frags, c)
+	if len(c.warnings) != 0 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 {
+		t.Fatalf("warnings %v, %d runs", c.warnings, len(runs))
+	}
+	r, call := runs[0], runs[0].ToolCalls[0]
+	if r.Request != "deploy \uFFFD" || call.Outcome != model.OutcomeError || call.Error != "Error: cut 😀 \uFFFD" {
+		t.Errorf("request %q, call %+v", r.Request, call)
+	}
+
+	doc := `{"session_id": "s\udc00", "status": "success", "tool_calls": [{"call_id": "1", "tool_name": "Read\ud800", "duration_ms": 5, "output": {"status": "success"}}]}`
+	c = newCollector()
+	if err := Read(strings.NewReader(doc), "x.json", Options{}, c); err != nil || len(c.runs) != 1 {
+		t.Fatalf("a document: %v", err)
+	}
+	if r := c.runs[0]; r.ID != "s\uFFFD" || len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "Read\uFFFD" {
+		t.Errorf("a document: %+v", r)
+	}
 }
