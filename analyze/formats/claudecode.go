@@ -45,9 +45,24 @@ type claudeBlock struct {
 	Name      Str              `json:"name"`
 	ToolUseID Str              `json:"tool_use_id"`
 	IsError   *bool            `json:"is_error"`
-	Text      Str              `json:"text"`
+	Text      promptText       `json:"text"`
 	Input     *claudeToolInput `json:"input"`
 }
+
+// promptText is a content block's text, which is only ever shown as a
+// prompt clipped to promptClip bytes: only what that needs is kept.
+type promptText struct{ Str }
+
+func (t *promptText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return decodeStrPrefix(dec, &t.Str, w, promptClip+1)
+}
+
+// promptClip is how much of a prompt is kept; a tool's error text is kept
+// to errorClip.
+const (
+	promptClip = 2000
+	errorClip  = 500
+)
 
 type claudeToolInput struct {
 	SubagentType Str `json:"subagent_type"`
@@ -62,11 +77,11 @@ type claudeContent struct {
 func (c *claudeContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
-		tok, err := dec.ReadToken()
+		text, err := readStringPrefix(dec, promptClip+1)
 		if err != nil {
 			return err
 		}
-		c.Text = clipString(tok.String(), 2000)
+		c.Text = clipString(text, promptClip)
 		return nil
 	case '[':
 		return json.UnmarshalDecode(dec, &c.Blocks, opts)
@@ -90,11 +105,11 @@ type toolUseResultField struct {
 func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
-		tok, err := dec.ReadToken()
+		text, err := readStringPrefix(dec, errorClip+1)
 		if err != nil {
 			return err
 		}
-		t.Text, t.Set = clipString(tok.String(), 500), true
+		t.Text, t.Set = clipString(text, errorClip), true
 		return nil
 	case '{':
 		// Token by token: the object is a tool's whole output (file contents,
@@ -317,7 +332,7 @@ func readClaude(d *document, c *readCtx) {
 				l.nResults++
 			case "text":
 				if d.Type.V == "user" && prompt == "" && !d.IsMeta {
-					prompt = clipString(b.Text.V, 2000)
+					prompt = clipString(b.Text.V, promptClip)
 				}
 			}
 		}

@@ -250,7 +250,7 @@ func fastBlocks(dec *jsontext.Decoder, blocks *[]claudeBlock, w Warner) error {
 				case "tool_use_id":
 					return decodeStr(dec, &b.ToolUseID, w)
 				case "text":
-					return decodeStr(dec, &b.Text, w)
+					return decodeStrPrefix(dec, &b.Text.Str, w, promptClip+1)
 				case "is_error":
 					return fastBoolPtr(dec, &b.IsError, w)
 				case "input":

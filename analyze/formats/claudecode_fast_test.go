@@ -3,12 +3,15 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
@@ -85,6 +88,8 @@ func TestClaudeFastSameAsGeneral(t *testing.T) {
 		`{"type":"user","sessionId":"s","payload":{}}`,
 		`{"type":"user","sessionId":"s"} trailing`,
 		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":{"a":1}}]}}`,
+		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":"` + strings.Repeat(`日本\n"`, 700) + `"}]}}`,
+		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":"` + strings.Repeat(`abc`, 700) + `"}]}}`,
 	} {
 		lines = append(lines, []byte(l))
 	}
@@ -112,4 +117,33 @@ func FuzzClaudeFast(f *testing.F) {
 		}
 		checkFastLine(t, line)
 	})
+}
+
+// A string read for its first n bytes gives the first n bytes of the whole,
+// escaped or not, and clipping it gives what clipping the whole gives.
+func TestReadStringPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	valid := slices.DeleteFunc(slices.Clone(pieces), func(p string) bool { // lone halves: the clamp replaces them first
+		return json.Unmarshal([]byte(`"`+p+`"`), new(string)) != nil
+	})
+	for range 2000 {
+		var raw strings.Builder
+		for k := rng.IntN(40); k > 0; k-- {
+			raw.WriteString(valid[rng.IntN(len(valid))])
+		}
+		quoted := `"` + raw.String() + `"`
+		var whole string
+		if err := json.Unmarshal([]byte(quoted), &whole); err != nil {
+			t.Fatalf("%s: %v", quoted, err)
+		}
+		n := rng.IntN(len(whole) + 3)
+		dec := jsontext.NewDecoder(strings.NewReader(quoted))
+		got, err := readStringPrefix(dec, n)
+		if err != nil || got != whole[:min(n, len(whole))] {
+			t.Fatalf("%s, %d bytes: %q (%v)", quoted, n, got, err)
+		}
+		if n > 3 && clipString(got, n-1) != clipString(whole, n-1) {
+			t.Fatalf("%s: clipped at %d: %q, not %q", quoted, n-1, clipString(got, n-1), clipString(whole, n-1))
+		}
+	}
 }

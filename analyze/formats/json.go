@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -138,6 +139,44 @@ func decodeStr(dec *jsontext.Decoder, p *Str, w Warner) error {
 	}
 	return nil
 }
+
+// decodeStrPrefix is decodeStr keeping no more than the first n bytes of a
+// string (cut anywhere, even inside a character: for text only ever shown
+// through clipString at less than n). Text of which only a preview is shown
+// is most of a transcript's, and tok.String copied it whole, twice when it
+// held an escape.
+func decodeStrPrefix(dec *jsontext.Decoder, p *Str, w Warner, n int) error {
+	if dec.PeekKind() != '"' {
+		return decodeStr(dec, p, w)
+	}
+	s, err := readStringPrefix(dec, n)
+	if err == nil {
+		*p = Str{V: s, Set: true}
+	}
+	return err
+}
+
+// readStringPrefix reads a string value (the decoder must be at one) and
+// returns its first n bytes, unquoting it in a reused buffer.
+func readStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 { // verbatim: the text is what is between the quotes
+		return string(inner[:min(n, len(inner))]), nil
+	}
+	buf := unquoteBufs.Get().(*[]byte)
+	defer unquoteBufs.Put(buf)
+	text, err := jsontext.AppendUnquote((*buf)[:0], raw)
+	if cap(text) <= maxString { // the clamp bounds strings: this is the usual case
+		*buf = text[:0]
+	}
+	return string(text[:min(n, len(text))]), err
+}
+
+var unquoteBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // decodeInterned is decodeStr keeping one copy of each distinct string in
 // tab (up to a bound): a bundle's hundreds of thousands of events repeat a
