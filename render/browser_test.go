@@ -175,7 +175,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	do(t, ctx, chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible),
 		chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible))
 	first := eval[[]string](t, ctx, `[...document.querySelector('table.sortable').tBodies[0].rows].slice(0,2).map(r => r.cells[2].textContent)`)
-	if len(first) != 2 || first[0] != "10" || first[1] != "4" { // Formats: session 10, structmsg 4
+	if len(first) != 2 || first[0] != "11" || first[1] != "4" { // Formats: session 11, structmsg 4
 		t.Errorf("sorted by runs, descending: %v", first)
 	}
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strings"
 )
 
 // A JSON decoder must hold a whole token to read it, so one string of a
@@ -27,7 +28,8 @@ import (
 // allows it and JavaScript writes it whenever a string was cut inside an
 // emoji (Claude Code and Gemini CLI cut long tool output), but the decoder
 // refuses it, which cost the whole line. Raw bytes that are not UTF-8 are
-// left for the decoder to refuse: that file is not UTF-8.
+// left for the decoder to refuse: that file is not UTF-8. Likewise a bare
+// NaN, Infinity or -Infinity becomes null (see nonFinite).
 
 const (
 	maxString    = 256 << 10
@@ -47,6 +49,7 @@ type clampReader struct {
 	high                     [6]byte
 	lines                    bool // JSON Lines: an over-long bare token spoils its line, not the file
 	strLen, bare             int
+	nonFinite                int    // NaN and Infinity tokens written as null
 	limit                    int    // maxString, smaller in tests
 	bareLimit                int    // maxBareToken, smaller in tests
 	esc                      []byte // an escape sequence being collected
@@ -85,8 +88,14 @@ func (c *clampReader) Read(p []byte) (int, error) {
 // process filters one chunk into c.out.
 func (c *clampReader) process(in []byte) error {
 	// Hold back a UTF-8 sequence cut by the chunk's end: a string is never
-	// truncated inside a character.
-	if k := incompleteTail(in); k > 0 && c.err == nil {
+	// truncated inside a character. So is what may be the start of a NaN or
+	// an Infinity, which is only replaced whole. (Holding back bytes is
+	// always safe: they start the next chunk.)
+	if c.err == nil {
+		k := nonFiniteTail(in)
+		if k == 0 {
+			k = incompleteTail(in)
+		}
 		c.carry = append(c.carry[:0], in[len(in)-k:]...)
 		in = in[:len(in)-k]
 	}
@@ -120,8 +129,10 @@ func (c *clampReader) process(in []byte) error {
 				}
 				c.bare = bare // as before the check
 				out = c.appendBare(out, in[pos:q])
+			} else if seg := in[pos:q]; mayHoldNonFinite(seg) {
+				out = c.appendFinite(out, seg)
 			} else {
-				out = append(out, in[pos:q]...)
+				out = append(out, seg...)
 			}
 			if q == len(in) {
 				break
@@ -173,6 +184,67 @@ func (c *clampReader) process(in []byte) error {
 	}
 	c.outBuf, c.out = out, out
 	return nil
+}
+
+// nonFinite are the words Python's json module (and others) write for
+// numbers JSON has no notation for. The clamp writes null in their place
+// and counts them (nonFinite), so that one NaN costs its value and a
+// bad_number warning rather than the file.
+var nonFinite = [][]byte{[]byte("NaN"), []byte("-Infinity"), []byte("Infinity")}
+
+// nonFiniteTail is the length of what at the end of b may be a NaN or an
+// Infinity, whole or cut by the chunk's end (0 if nothing is): the last run
+// of bytes that are neither punctuation, white space nor a quote, when it
+// begins one of those words. Whether a whole word stands alone is only
+// known from the byte after it.
+func nonFiniteTail(b []byte) int {
+	k := 0
+	for k < len(b) && b[len(b)-1-k] != '"' && strings.IndexByte(structural, b[len(b)-1-k]) < 0 {
+		if k++; k > len("-Infinity") {
+			return 0
+		}
+	}
+	for _, word := range nonFinite {
+		if k > 0 && bytes.HasPrefix(word, b[len(b)-k:]) {
+			return k
+		}
+	}
+	return 0
+}
+
+// mayHoldNonFinite reports whether seg, outside strings, holds an N or an
+// I, which no valid JSON has there. Most such stretches are a few bytes
+// (`": "`), where a loop is cheaper than two calls to IndexByte.
+func mayHoldNonFinite(seg []byte) bool {
+	if len(seg) > 16 {
+		return bytes.IndexByte(seg, 'N') >= 0 || bytes.IndexByte(seg, 'I') >= 0
+	}
+	for _, b := range seg {
+		if b == 'N' || b == 'I' {
+			return true
+		}
+	}
+	return false
+}
+
+// appendFinite appends seg, a stretch outside strings, to out with every
+// NaN, Infinity and -Infinity that stands alone (between punctuation, white
+// space or the stretch's ends) written as null.
+func (c *clampReader) appendFinite(out, seg []byte) []byte {
+	alone := func(i int) bool { return i < 0 || i >= len(seg) || strings.IndexByte(structural, seg[i]) >= 0 }
+	start := 0
+	for i := 0; i < len(seg); i++ {
+		for _, word := range nonFinite {
+			if bytes.HasPrefix(seg[i:], word) && alone(i-1) && alone(i+len(word)) {
+				out = append(append(out, seg[start:i]...), "null"...)
+				c.nonFinite++
+				i += len(word) - 1
+				start = i + 1
+				break
+			}
+		}
+	}
+	return append(out, seg[start:]...)
 }
 
 // replacementEscape stands for a lone surrogate: U+FFFD, as many bytes as it.
@@ -313,6 +385,13 @@ func (c *clampReader) appendBare(out, seg []byte) []byte {
 // structural ends a bare token: JSON's punctuation and white space.
 const structural = "{}[],: \t\r\n"
 
+var isStructural = func() (t [256]bool) {
+	for i := range len(structural) {
+		t[structural[i]] = true
+	}
+	return t
+}()
+
 // countBare counts b into the current run of bare bytes and returns its length.
 func (c *clampReader) countBare(b byte) int {
 	switch b {
@@ -328,7 +407,11 @@ func (c *clampReader) countBare(b byte) int {
 // that holds no structural character or white space.
 func (c *clampReader) checkBare(seg []byte) error {
 	if c.bare+len(seg) <= c.bareLimit {
-		if i := bytes.LastIndexAny(seg, structural); i >= 0 {
+		i := len(seg) - 1 // the last structural byte: LastIndexAny builds its byte set on every call
+		for i >= 0 && !isStructural[seg[i]] {
+			i--
+		}
+		if i >= 0 {
 			c.bare = len(seg) - 1 - i
 		} else {
 			c.bare += len(seg)

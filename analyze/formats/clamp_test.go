@@ -36,7 +36,7 @@ func randDoc(rng *rand.Rand, depth int) string {
 	case depth > 3 || k == 0:
 		return `"` + randString(rng) + `"`
 	case k == 1:
-		return []string{"1", "-2.5e3", "true", "null", "123456789012345678901234567890"}[rng.IntN(5)]
+		return []string{"1", "-2.5e3", "true", "null", "123456789012345678901234567890", "NaN", "-Infinity", "Infinity"}[rng.IntN(8)]
 	case k < 4:
 		var parts []string
 		for n := rng.IntN(4); n > 0; n-- {
@@ -68,7 +68,8 @@ func TestClampKeepsJSONValid(t *testing.T) {
 	wraps := []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader}
 	for i := 0; i < 3000; i++ {
 		doc := randDoc(rng, 0)
-		if !json.Valid([]byte(doc)) {
+		finite := nonFiniteAsNull.Replace(doc) // no generated string holds these words
+		if !json.Valid([]byte(finite)) {
 			t.Fatalf("generator made invalid JSON: %s", doc)
 		}
 		limit := 1 + rng.IntN(12)
@@ -76,14 +77,16 @@ func TestClampKeepsJSONValid(t *testing.T) {
 		if !strictJSON(out) || !utf8.Valid(out) {
 			t.Fatalf("limit %d: %s\nbecame invalid: %s", limit, doc, out)
 		}
-		if shape([]byte(doc)) != shape(out) {
+		if shape([]byte(finite)) != shape(out) {
 			t.Fatalf("shape changed:\n%s\n%s", doc, out)
 		}
-		if big, want := clampAll(t, doc, 1<<20, wraps[i%3]), replaceLoneSurrogates(doc); string(big) != want {
+		if big, want := clampAll(t, doc, 1<<20, wraps[i%3]), replaceLoneSurrogates(finite); string(big) != want {
 			t.Fatalf("a document with no long string:\n%s\nbecame\n%s\nnot\n%s", doc, big, want)
 		}
 	}
 }
+
+var nonFiniteAsNull = strings.NewReplacer("-Infinity", "null", "Infinity", "null", "NaN", "null")
 
 // strictJSON is the decoder's own check, which refuses a lone surrogate
 // (encoding/json takes it). Clamping may make two keys equal.
@@ -205,6 +208,7 @@ func FuzzClamp(f *testing.F) {
 	f.Add([]byte("{\"a\":\"open\n{\"b\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"}\n"), uint8(3))
 	f.Add([]byte("[\"ab\\\n\"cd\"]\n\"\\u12\n"), uint8(1))
 	f.Add([]byte("{\"n\": 123456789, \"t\": true}\n\x00\x00\x00\x00\x00\x00\x00\x00\x00\n[1]\n"), uint8(0x43))
+	f.Add([]byte("[NaN, -Infinity,Infinity, \"NaN\", NaNa]\n{\"a\":-Infinity}\n"), uint8(7))
 	f.Fuzz(func(t *testing.T, doc []byte, limit uint8) {
 		// The low five bits set the string limit, the high three the bare-token limit.
 		strLimit, bareLimit := int(limit%32)+1, []int{maxBareToken, 2, 5, 16, maxBareToken, 3, 8, 1}[limit/32]
@@ -291,5 +295,42 @@ func TestLoneSurrogatesRead(t *testing.T) {
 	}
 	if r := c.runs[0]; r.ID != "s\uFFFD" || len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "Read\uFFFD" {
 		t.Errorf("a document: %+v", r)
+	}
+}
+
+// NaN, Infinity and -Infinity (Python's json writes them) are read as null
+// with a bad_number warning each, in a document and in JSON Lines, however
+// the input is cut into reads; text that merely holds the words is kept.
+func TestNonFiniteNumbers(t *testing.T) {
+	doc := `{"session_id": "NaN Infinity", "status": "success", "created_at": "2026-03-05T10:00:00Z", "quality_score": NaN,` +
+		` "tool_calls": [{"call_id": "1", "tool_name": "-Infinity", "duration_ms": Infinity, "output": {"status": "success"}},` +
+		` {"call_id": "2", "tool_name": "Read", "duration_ms":-Infinity,"output": {"status": "success"}}]}`
+	line := strings.ReplaceAll(doc, "\n", "")
+	for _, tc := range []struct {
+		name, data string
+		runs       int
+	}{
+		{"s.json", doc, 1},
+		{"s.jsonl", line + "\n" + strings.Replace(line, `"NaN Infinity"`, `"two"`, 1) + "\n", 2},
+	} {
+		for _, wrap := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader} {
+			c := newCollector()
+			if err := Read(wrap(strings.NewReader(tc.data)), tc.name, Options{}, c); err != nil {
+				t.Fatalf("%s: %v", tc.name, err)
+			}
+			if len(c.runs) != tc.runs || c.warnings[WarnBadNumber] != 3*tc.runs || len(c.warnings) != 1 {
+				t.Fatalf("%s: %d runs, warnings %v", tc.name, len(c.runs), c.warnings)
+			}
+			r := c.runs[0]
+			if r.ID != "NaN Infinity" || len(r.ToolCalls) != 2 || r.ToolCalls[0].Name != "-Infinity" || r.ToolCalls[0].HasDuration || r.ToolCalls[1].HasDuration {
+				t.Errorf("%s: %+v", tc.name, r)
+			}
+		}
+	}
+	// Only a word standing alone is a number; anything else stays invalid JSON.
+	for _, bad := range []string{`{"session_id": "s", "n": NaNa}`, `{"session_id": "s", "n": 1NaN}`, `{"session_id": "s", "n": -NaN}`} {
+		if err := Read(strings.NewReader(bad), "x.json", Options{}, newCollector()); reason(err) != ReasonInvalidJSON {
+			t.Errorf("%s: %v", bad, err)
+		}
 	}
 }

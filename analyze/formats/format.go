@@ -260,6 +260,9 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	} else {
 		err = readValues(br, c)
 	}
+	for range cr.nonFinite { // each a value read as null
+		c.Warn(WarnBadNumber)
+	}
 	if c.spill != nil && err == nil {
 		for _, f := range c.claudeFrags {
 			c.spill.put(f)
