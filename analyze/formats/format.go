@@ -255,7 +255,8 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	if opt.Spill != nil && opt.Spill.loc == opt.Location {
 		c.spill = opt.Spill
 	}
-	if jsonLinesName(name) && first != '[' && !prettyPrinted(br) { // a .jsonl holding an array, or indented JSON, is read whole
+	lines := jsonLinesName(name) && first != '[' && !prettyPrinted(br) // a .jsonl holding an array, or indented JSON, is read whole
+	if lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br) {
 		err = readLines(br, c, opt.LineWorkers)
 	} else {
 		err = readValues(br, c)
@@ -278,6 +279,24 @@ func prettyPrinted(br *bufio.Reader) bool {
 	head, _ := br.Peek(64)
 	line, _, _ := bytes.Cut(head, []byte{'\n'})
 	return string(bytes.TrimSpace(line)) == "{" && len(line) < len(head)
+}
+
+// oneValuePerLine reports whether the content ahead is JSON Lines under a
+// .json name (an appending logger's): its first line is one whole value and
+// more follows. Read as one stream of values, a broken value in it would end
+// the file there; read as lines, it costs its line.
+func oneValuePerLine(br *bufio.Reader) bool {
+	head, _ := br.Peek(br.Size())
+	first, rest, ok := bytes.Cut(head, []byte{'\n'})
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	if !ok || len(rest) == 0 {
+		return false // one line, or nothing after the first within reach
+	}
+	whole := func(line []byte) bool {
+		return jsontext.Value(bytes.TrimSpace(line)).IsValid(jsontext.AllowDuplicateNames(true))
+	}
+	second, _, complete := bytes.Cut(rest, []byte{'\n'})
+	return whole(first) && (!complete || whole(second)) // a second line cut by the peek cannot tell
 }
 
 // jsonLinesName reports whether a file is read as JSON Lines (unless it holds one array).

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -170,6 +171,43 @@ func TestLineErrorIgnoresEarlierLines(t *testing.T) {
 		d.decode(k)
 		if got := k.lines[1].err; got == nil || got.Error() != want.Error() {
 			t.Errorf("after %s: error %v, want %v", first, got, want)
+		}
+	}
+}
+
+// A .json holding one value per line is read as JSON Lines: a broken value
+// costs its line, as it would in a .jsonl, not every value after it. A
+// .json of indented values, or of a one-line value then an indented one,
+// is still read as values.
+func TestJSONLinesUnderJSONName(t *testing.T) {
+	value := func(id string) string {
+		return `{"session_id": "` + id + `", "status": "success", "created_at": "2026-01-01T00:00:00Z", "tool_calls": []}`
+	}
+	ndjson := value("s0") + "\n" + value("s1") + "\n" + `{"session_id": "s2", "status": "succ` + "\n\n" + value("s3") + "\n" + value("s4") + "\n"
+	ids := func(c *collector) (out []string) {
+		for _, r := range c.runs {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	for _, name := range []string{"events.json", "events.jsonl"} {
+		c := newCollector()
+		if err := Read(strings.NewReader(ndjson), name, Options{}, c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if got := ids(c); !slices.Equal(got, []string{"s0", "s1", "s3", "s4"}) || c.warnings[WarnInvalidLine] != 1 || len(c.warnings) != 1 {
+			t.Errorf("%s: runs %v, warnings %v", name, got, c.warnings)
+		}
+	}
+	indent := func(id string) string { return strings.ReplaceAll(value(id), ", ", ",\n  ") }
+	for _, doc := range []string{indent("a") + "\n" + indent("b") + "\n", value("a") + "\n" + indent("b") + "\n", value("a") + "\n"} {
+		c := newCollector()
+		if err := Read(strings.NewReader(doc), "x.json", Options{}, c); err != nil {
+			t.Fatalf("%q: %v", doc, err)
+		}
+		want := []string{"a", "b"}[:strings.Count(doc, "session_id")]
+		if got := ids(c); !slices.Equal(got, want) || len(c.warnings) != 0 {
+			t.Errorf("%q: runs %v, warnings %v", doc, got, c.warnings)
 		}
 	}
 }
