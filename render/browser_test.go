@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"math"
 	"net/url"
 	"os"
 	"os/exec"
@@ -272,5 +273,47 @@ func TestHostileTextInBrowser(t *testing.T) {
 	}
 	pl.errors = rest
 	pl.mu.Unlock()
+	pl.check(t)
+}
+
+// The log-scale duration chart spans its values when a tool's durations
+// round to 0 ms (ECharts sets a log axis holding a zero to 1–10, so every
+// bar ran off the top) or lie under 1 ms (bars grew down from 1).
+func TestLogAxisInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	logs := t.TempDir()
+	calls := `{"call_id": "1", "tool_name": "zero", "duration_ms": 0, "output": {"status": "success"}},
+		{"call_id": "2", "tool_name": "tiny", "duration_ms": 0.4, "output": {"status": "success"}},
+		{"call_id": "3", "tool_name": "slow", "duration_ms": 90000, "output": {"status": "success"}}`
+	os.WriteFile(filepath.Join(logs, "s.json"), []byte(`{"session_id": "s", "status": "success", "created_at": "2026-03-01T10:00:00Z", "tool_calls": [`+calls+`]}`), 0o644)
+	r, err := analyzeWithDetails(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Details.Close()
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, filepath.Join(out, "index.html"))
+	// The axis's extent as drawn (in ms), its bottom in pixels, and where the
+	// p95 bars of tiny and slow start and end (bars go up: y is the base).
+	got := eval[[]float64](t, ctx, `(() => {
+		const c = echarts.getInstanceByDom(document.getElementById('chart-tool-durations'));
+		const e = c.getModel().getComponent('yAxis', 0).axis.scale.getExtent();
+		const bar = i => c.getModel().getSeriesByIndex(1).getData().getItemLayout(i);
+		const slow = bar(0), tiny = bar(1);
+		return [e[0], e[1], c.convertToPixel({yAxisIndex: 0}, e[0]), tiny.y, tiny.y + tiny.height, slow.y, slow.y + slow.height];
+	})()`)
+	if len(got) != 7 {
+		t.Fatalf("chart: %v", got)
+	}
+	if low, high := got[0], got[1]; low > 0.4 || high < 90000 {
+		t.Errorf("log axis spans %g to %g ms, not 0.4 to 90,000", low, high)
+	}
+	bottom, tinyBase, tinyTop, slowBase, slowTop := got[2], got[3], got[4], got[5], got[6]
+	if math.Abs(tinyBase-bottom) > 1 || math.Abs(slowBase-bottom) > 1 || !(slowTop < tinyTop && tinyTop < bottom-1) {
+		t.Errorf("bars: axis bottom at %g px; tiny %g to %g, slow %g to %g", bottom, tinyBase, tinyTop, slowBase, slowTop)
+	}
 	pl.check(t)
 }

@@ -99,6 +99,43 @@ func msOrNil(v *float64) any {
 	return math.Round(*v*100) / 100
 }
 
+// logMsOrNil is msOrNil for a logarithmic axis, where ECharts can place no
+// zero: one zero set the axis to 1–10 ms whatever the other bars held
+// (apache/echarts#16504), so a duration that rounds to 0 gets no bar (its
+// table row still shows it).
+func logMsOrNil(v *float64) any {
+	ms := msOrNil(v)
+	if f, ok := ms.(float64); ok && f <= 0 {
+		return nil
+	}
+	return ms
+}
+
+// zeroNote says why a tool has no bar on the logarithmic duration chart.
+func zeroNote(tools []analyze.ToolRow) string {
+	for _, t := range tools {
+		if p := t.DurationMS.P50; p != nil && *p < 0.005 { // rounds to 0.00 ms, as msOrNil does
+			return " A percentile of 0 ms has no bar on this scale."
+		}
+	}
+	return ""
+}
+
+// logAxisStart is the power of ten at or below the smallest value drawn,
+// where the axis and its bars are to start (1, ECharts' own start, when no
+// value is under 1).
+func logAxisStart(series ...[]opts.BarData) float64 {
+	low := 1.0
+	for _, data := range series {
+		for _, d := range data {
+			if f, ok := d.Value.(float64); ok && f < low {
+				low = math.Pow(10, math.Floor(math.Log10(f)))
+			}
+		}
+	}
+	return low
+}
+
 // period is a day, or a week or month when there are too many days to chart.
 type period struct {
 	label                                        string
@@ -225,8 +262,8 @@ func toolCharts(s *analyze.Summary) (chartView, chartView) {
 		names[i] = t.Name
 		calls[i] = opts.BarData{Value: t.Calls}
 		rates[i] = opts.LineData{Value: pct(t.ErrorRate)}
-		p50[i] = opts.BarData{Value: msOrNil(t.DurationMS.P50)}
-		p95[i] = opts.BarData{Value: msOrNil(t.DurationMS.P95)}
+		p50[i] = opts.BarData{Value: logMsOrNil(t.DurationMS.P50)}
+		p95[i] = opts.BarData{Value: logMsOrNil(t.DurationMS.P95)}
 	}
 	note := ""
 	if len(s.Tools) > len(tools) {
@@ -250,11 +287,15 @@ func toolCharts(s *analyze.Summary) (chartView, chartView) {
 	logScale := func(m map[string]any) {
 		rotateLabels(m)
 		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
-			ys[0].(map[string]any)["type"] = "log"
+			y := ys[0].(map[string]any)
+			y["type"] = "log"
+			if low := logAxisStart(p50, p95); low < 1 { // the axis and its bars start at 1 unless told otherwise (min moves only the axis)
+				y["startValue"] = low
+			}
 		}
 	}
 	durations := chartView{ID: "chart-tool-durations", Title: "Tool-call duration p50 and p95 per tool", Option: optionJSON(dur, logScale),
-		Description: "Nearest-rank percentiles of tool-call durations, in milliseconds, on a logarithmic scale." + note}
+		Description: "Nearest-rank percentiles of tool-call durations, in milliseconds, on a logarithmic scale." + zeroNote(tools) + note}
 	return volume, durations
 }
 
