@@ -172,6 +172,18 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	pl.check(t)
 
+	// Every category of a chart of counts by name has its label (ECharts hides
+	// every other label of a crowded axis); only dates may be thinned.
+	hidden := eval[[]string](t, ctx, `[...document.querySelectorAll('.chart')].flatMap(el => {
+		const x = echarts.getInstanceByDom(el).getModel().getComponent('xAxis', 0);
+		if (!x || x.axis.type !== 'category' || /per-day|trend/.test(el.id)) return [];
+		const shown = x.axis.getViewLabels().length, all = x.axis.scale.getOrdinalMeta().categories.length;
+		return shown < all ? [el.id + ': ' + shown + ' of ' + all] : [];
+	})`)
+	if len(hidden) > 0 {
+		t.Errorf("charts with hidden category labels: %v", hidden)
+	}
+
 	// Sorting a table by clicking its header works without any external script.
 	do(t, ctx, chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible),
 		chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible))

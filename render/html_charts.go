@@ -73,7 +73,9 @@ func optionJSON(c validator, patch func(map[string]any)) string {
 	return string(b)
 }
 
-// rotateLabels slants the category labels so that every one shows.
+// rotateLabels slants the category labels so that every one shows: left to
+// itself ECharts hides every other label of a crowded axis, and a bar of
+// counts by name without its name says nothing.
 func rotateLabels(m map[string]any) {
 	if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
 		x := xs[0].(map[string]any)
@@ -313,7 +315,7 @@ func countsChart(id, title, xName, yName, desc string, names []string, values []
 	bar.SetGlobalOptions(append(commonOpts(xName, yName), charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
 	bar.SetXAxis(names).AddSeries(yName, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0969da"}),
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"}))
-	return chartView{ID: id, Title: title, Option: optionJSON(bar, nil), Description: desc}
+	return chartView{ID: id, Title: title, Option: optionJSON(bar, rotateLabels), Description: desc}
 }
 
 func qualityCharts(q *analyze.QualitySummary) (chartView, chartView) {
@@ -337,7 +339,7 @@ func qualityCharts(q *analyze.QualitySummary) (chartView, chartView) {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
 	bar.SetXAxis(phases).AddSeries("mean score", means, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#8250df"}),
 		charts.WithLabelOpts(opts.Label{Show: opts.Bool(true), Position: "top"}))
-	return dist, chartView{ID: "chart-quality-phase", Title: "Quality mean per phase", Option: optionJSON(bar, nil),
+	return dist, chartView{ID: "chart-quality-phase", Title: "Quality mean per phase", Option: optionJSON(bar, rotateLabels),
 		Description: "Mean quality score (0–10) of the evaluated tasks of each phase."}
 }
 
@@ -361,7 +363,7 @@ func tokenChart(s *analyze.Summary) chartView {
 		}
 		bar.AddSeries(kind, data, charts.WithBarChartOpts(opts.BarChart{Stack: "tokens"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: colors[k]}))
 	}
-	return chartView{ID: "chart-tokens", Title: "Tokens by kind, overall and by model", Option: optionJSON(bar, nil),
+	return chartView{ID: "chart-tokens", Title: "Tokens by kind, overall and by model", Option: optionJSON(bar, rotateLabels),
 		Description: "Stacked bars: tokens by kind for all runs, then for each model where the logs name one."}
 }
 
