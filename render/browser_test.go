@@ -2,6 +2,7 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"net/url"
 	"os"
@@ -293,20 +294,9 @@ func TestHostileTextInBrowser(t *testing.T) {
 // bar ran off the top) or lie under 1 ms (bars grew down from 1).
 func TestLogAxisInBrowser(t *testing.T) {
 	ctx, pl := browser(t)
-	logs := t.TempDir()
-	calls := `{"call_id": "1", "tool_name": "zero", "duration_ms": 0, "output": {"status": "success"}},
+	out, _ := sessionSite(t, `{"call_id": "1", "tool_name": "zero", "duration_ms": 0, "output": {"status": "success"}},
 		{"call_id": "2", "tool_name": "tiny", "duration_ms": 0.4, "output": {"status": "success"}},
-		{"call_id": "3", "tool_name": "slow", "duration_ms": 90000, "output": {"status": "success"}}`
-	os.WriteFile(filepath.Join(logs, "s.json"), []byte(`{"session_id": "s", "status": "success", "created_at": "2026-03-01T10:00:00Z", "tool_calls": [`+calls+`]}`), 0o644)
-	r, err := analyzeWithDetails(logs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Details.Close()
-	out := filepath.Join(t.TempDir(), "site")
-	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
-		t.Fatal(err)
-	}
+		{"call_id": "3", "tool_name": "slow", "duration_ms": 90000, "output": {"status": "success"}}`)
 	open(t, ctx, filepath.Join(out, "index.html"))
 	// The axis's extent as drawn (in ms), its bottom in pixels, and where the
 	// p95 bars of tiny and slow start and end (bars go up: y is the base).
@@ -328,4 +318,49 @@ func TestLogAxisInBrowser(t *testing.T) {
 		t.Errorf("bars: axis bottom at %g px; tiny %g to %g, slow %g to %g", bottom, tinyBase, tinyTop, slowBase, slowTop)
 	}
 	pl.check(t)
+}
+
+// A long run's timeline labels its calls at least 14 px apart: 150 labels
+// forced into one chart overlapped into an unreadable column.
+func TestTimelineLabelsInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	var calls []string
+	for i := range 150 {
+		calls = append(calls, fmt.Sprintf(`{"call_id": "%d", "tool_name": "Bash", "started_at": "2026-03-01T10:%02d:%02dZ", "duration_ms": 900, "output": {"status": "success"}}`, i, i/60, i%60))
+	}
+	out, page := sessionSite(t, strings.Join(calls, ","))
+	open(t, ctx, filepath.Join(out, "runs", page))
+	// The pixel positions of the labels drawn, from the top.
+	ys := eval[[]float64](t, ctx, `(() => {
+		const c = echarts.getInstanceByDom(document.getElementById('chart-timeline'));
+		const axis = c.getModel().getComponent('yAxis', 0).axis;
+		return axis.getViewLabels().map(l => axis.dataToCoord(l.tickValue));
+	})()`)
+	if len(ys) < 50 {
+		t.Fatalf("%d labels for 150 calls", len(ys))
+	}
+	for i := 1; i < len(ys); i++ {
+		if gap := math.Abs(ys[i] - ys[i-1]); gap < 14 {
+			t.Fatalf("labels %d and %d are %.1f px apart", i-1, i, gap)
+		}
+	}
+	pl.check(t)
+}
+
+// sessionSite writes the HTML report of one session log holding calls (JSON
+// objects, comma-separated) and returns its directory and the run's page.
+func sessionSite(t *testing.T, calls string) (out, page string) {
+	t.Helper()
+	logs := t.TempDir()
+	os.WriteFile(filepath.Join(logs, "s.json"), []byte(`{"session_id": "s", "status": "success", "created_at": "2026-03-01T10:00:00Z", "tool_calls": [`+calls+`]}`), 0o644)
+	r, err := analyzeWithDetails(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Details.Close()
+	out = filepath.Join(t.TempDir(), "site")
+	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	return out, r.Runs[0].Page
 }

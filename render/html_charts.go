@@ -18,7 +18,29 @@ import (
 type chartView struct {
 	ID, Title, Description string
 	Option                 string
-	Tall                   bool
+	Size                   string // a CSS class for a taller chart: "", "tall", "taller" or "tallest"
+}
+
+// chartSizes are the heights of .chart and its taller classes (agentstat.css).
+var chartSizes = []struct {
+	class  string
+	height int
+}{{"", 320}, {"tall", 480}, {"taller", 960}, {"tallest", 1600}}
+
+// timelineSize picks the smallest chart that gives each of n calls a label
+// 16 px high (the plot is the height less 100 px of margins), and the label
+// interval ECharts is to use: past the tallest chart it labels every few
+// calls (the table below names each). Left to itself ECharts drew 169
+// labels 9 px apart, overlapping.
+func timelineSize(n int) (class string, interval int) {
+	for _, s := range chartSizes {
+		if fit := (s.height - 100) / 16; n <= fit {
+			return s.class, 0
+		}
+	}
+	tallest := chartSizes[len(chartSizes)-1]
+	fit := (tallest.height - 100) / 16
+	return tallest.class, (n+fit-1)/fit - 1
 }
 
 // Status colours; colour is never the only carrier: series are named, axes
@@ -410,6 +432,7 @@ func timelineChart(r *model.Run) (chartView, bool) {
 		AddSeries("start", offsets, charts.WithBarChartOpts(opts.BarChart{Stack: "t"})).
 		AddSeries("duration ms", spans, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
 	bar.XYReversal()
+	size, interval := timelineSize(len(calls))
 	patch := func(m map[string]any) {
 		series := m["series"].([]any)
 		first := series[0].(map[string]any)
@@ -422,14 +445,18 @@ func timelineChart(r *model.Run) (chartView, bool) {
 		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
 			y := ys[0].(map[string]any)
 			y["inverse"] = true
-			y["axisLabel"] = map[string]any{"interval": 0}
+			y["axisLabel"] = map[string]any{"interval": interval}
 			y["name"] = "tool call"
 		}
 		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
 			xs[0].(map[string]any)["name"] = "ms since the first call"
 		}
+		if gs, ok := m["grid"].([]any); ok && len(gs) > 0 { // margins in pixels: a share of a tall chart is a blank band
+			g := gs[0].(map[string]any)
+			g["top"], g["bottom"] = 40, 60
+		}
 	}
-	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: optionJSON(bar, patch), Tall: len(calls) > 12,
+	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: optionJSON(bar, patch), Size: size,
 		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, unknown)." + note}, true
 }
 

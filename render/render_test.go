@@ -278,3 +278,16 @@ func TestTimelineOfALongRun(t *testing.T) {
 		t.Errorf("offsets: %.600s", tl.Option)
 	}
 }
+
+func TestTimelineSize(t *testing.T) {
+	for _, tc := range []struct {
+		calls    int
+		class    string
+		interval int
+	}{{1, "", 0}, {13, "", 0}, {14, "tall", 0}, {23, "tall", 0}, {24, "taller", 0}, {53, "taller", 0},
+		{54, "tallest", 0}, {93, "tallest", 0}, {94, "tallest", 1}, {186, "tallest", 1}, {187, "tallest", 2}, {300, "tallest", 3}} {
+		if class, interval := timelineSize(tc.calls); class != tc.class || interval != tc.interval {
+			t.Errorf("%d calls: %q, interval %d; want %q, %d", tc.calls, class, interval, tc.class, tc.interval)
+		}
+	}
+}
