@@ -29,10 +29,16 @@ func Rate(v *float64) string {
 		return NA
 	}
 	p := *v * 100
+	// Only 0 and 100 read as "none" and "all": a rate near either keeps the
+	// digits that tell it from them.
 	switch {
 	case p == 0 || p == 100:
 		return fmt.Sprintf("%.0f%%", p)
-	case p < 0.1:
+	case p < 0.005:
+		return "<0.01%"
+	case p > 99.995:
+		return ">99.99%"
+	case p < 0.1 || p > 99.9:
 		return fmt.Sprintf("%.2f%%", p)
 	}
 	return fmt.Sprintf("%.1f%%", p)
@@ -43,15 +49,19 @@ func Millis(v *float64) string {
 	if v == nil {
 		return NA
 	}
+	// Each unit is chosen by the value as it will be rounded, so that 999.7 ms
+	// reads 1.0 s, not 1000 ms, and 59.97 s reads 1m 00s, not 60.0 s.
 	ms := *v
 	switch {
-	case ms < 1:
+	case ms == 0:
+		return "0 ms"
+	case ms < 0.995:
 		return fmt.Sprintf("%.2f ms", ms)
-	case ms < 1000:
+	case ms < 999.5:
 		return fmt.Sprintf("%.0f ms", ms)
-	case ms < 60_000:
+	case ms < 59_950:
 		return fmt.Sprintf("%.1f s", ms/1000)
-	case ms < 3_600_000:
+	case ms < 3_599_500:
 		s := int64(math.Round(ms / 1000))
 		return fmt.Sprintf("%dm %02ds", s/60, s%60)
 	}

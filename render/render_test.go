@@ -195,6 +195,9 @@ func TestHumanFormats(t *testing.T) {
 		{Rate(nil), "n/a"}, {Rate(f(0.5)), "50.0%"}, {Rate(f(1)), "100%"}, {Rate(f(0.0004)), "0.04%"},
 		{Millis(f(0.25)), "0.25 ms"}, {Millis(f(850)), "850 ms"}, {Millis(f(12345)), "12.3 s"},
 		{Millis(f(125000)), "2m 05s"}, {Millis(f(7380000)), "2h 03m"}, {Millis(nil), "n/a"},
+		{Millis(f(0)), "0 ms"}, {Millis(f(0.996)), "1 ms"}, {Millis(f(999.7)), "1.0 s"}, {Millis(f(59970)), "1m 00s"},
+		{Millis(f(3599700)), "1h 00m"}, {Millis(f(3600000)), "1h 00m"}, {Millis(f(59940)), "59.9 s"},
+		{Rate(f(0.9996)), "99.96%"}, {Rate(f(0.99999)), ">99.99%"}, {Rate(f(0.0000004)), "<0.01%"}, {Rate(f(0.998)), "99.8%"},
 		{Count(1234567), "1,234,567"}, {Count(-1234), "-1,234"}, {Count(12), "12"},
 	} {
 		if tc.got != tc.want {
