@@ -42,7 +42,8 @@ func browser(t *testing.T) (context.Context, *pageLog) {
 		chromedp.ExecPath(path), chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-first-run", true),
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 2000))
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1280, 2000),
+		chromedp.Env("TMPDIR="+t.TempDir())) // Chromium leaves an org.chromium.Chromium.* directory there
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
