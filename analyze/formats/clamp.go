@@ -123,14 +123,16 @@ func (c *clampReader) process(in []byte) error {
 		}
 		if !c.inStr {
 			q := next(&quote, '"')
-			if bare := c.bare; c.checkBare(in[pos:q]) != nil {
+			seg, bare := in[pos:q], c.bare
+			if c.checkBare(seg) != nil {
 				if !c.lines {
 					return ErrTokenTooLong
 				}
 				c.bare = bare // as before the check
-				out = c.appendBare(out, in[pos:q])
-			} else if seg := in[pos:q]; mayHoldNonFinite(seg) {
-				out = c.appendFinite(out, seg)
+				out = c.appendBare(out, seg, true)
+			} else if mayHoldNonFinite(seg) {
+				c.bare = bare
+				out = c.appendBare(out, seg, false)
 			} else {
 				out = append(out, seg...)
 			}
@@ -227,24 +229,17 @@ func mayHoldNonFinite(seg []byte) bool {
 	return false
 }
 
-// appendFinite appends seg, a stretch outside strings, to out with every
-// NaN, Infinity and -Infinity that stands alone (between punctuation, white
-// space or the stretch's ends) written as null.
-func (c *clampReader) appendFinite(out, seg []byte) []byte {
-	alone := func(i int) bool { return i < 0 || i >= len(seg) || strings.IndexByte(structural, seg[i]) >= 0 }
-	start := 0
-	for i := 0; i < len(seg); i++ {
-		for _, word := range nonFinite {
-			if bytes.HasPrefix(seg[i:], word) && alone(i-1) && alone(i+len(word)) {
-				out = append(append(out, seg[start:i]...), "null"...)
-				c.nonFinite++
-				i += len(word) - 1
-				start = i + 1
-				break
-			}
+// nonFiniteAt is the length of the NaN, Infinity or -Infinity at the
+// start of b if it stands alone up to its end (b ends there, or punctuation
+// or white space follows), else 0. Whether it stands alone from its start
+// is the caller's: no bare bytes just before it.
+func nonFiniteAt(b []byte) int {
+	for _, word := range nonFinite {
+		if bytes.HasPrefix(b, word) && (len(b) == len(word) || isStructural[b[len(word)]]) {
+			return len(word)
 		}
 	}
-	return append(out, seg[start:]...)
+	return 0
 }
 
 // replacementEscape stands for a lone surrogate: U+FFFD, as many bytes as it.
@@ -366,12 +361,25 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 	return used
 }
 
-// appendBare appends seg, outside strings, to out, replacing the part of
-// any run of bare bytes past the limit by one NUL. c.bare is the length
-// of the run seg continues.
-func (c *clampReader) appendBare(out, seg []byte) []byte {
-	for _, b := range seg {
-		if c.countBare(b) > c.bareLimit {
+// appendBare appends seg, a stretch outside strings, to out, writing null
+// for each NaN, Infinity and -Infinity that stands alone, and with dropLong
+// (JSON Lines) replacing the part of any run of bare bytes past the limit
+// by one NUL. c.bare is the length of the run seg continues, and is left at
+// the length of the run it ends in, counting the words as written: so that
+// a stretch gives what its lines give one by one, however it is cut.
+func (c *clampReader) appendBare(out, seg []byte, dropLong bool) []byte {
+	for i := 0; i < len(seg); i++ {
+		if c.bare == 0 {
+			if n := nonFiniteAt(seg[i:]); n > 0 && n <= c.bareLimit {
+				out = append(out, "null"...)
+				c.nonFinite++
+				c.bare = n
+				i += n - 1
+				continue
+			}
+		}
+		b := seg[i]
+		if c.countBare(b) > c.bareLimit && dropLong {
 			if c.bare == c.bareLimit+1 {
 				out = append(out, 0)
 			}
