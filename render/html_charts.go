@@ -168,19 +168,30 @@ type period struct {
 	tokens                                       analyze.TokenCounts
 }
 
+// gapLabel stands between two periods that are not next to each other:
+// only periods with runs get a bar, and without it bars side by side would
+// read as days side by side (2018-12-13 stood next to 2025-06-08).
+const gapLabel = "⋯"
+
 // periods downsamples the daily rows so that a chart never has more than
-// about 180 bars: by day, else by ISO week (Monday), else by month.
+// about 180 bars: by day, else by ISO week (Monday), else by month. Where
+// periods without runs lie between two with runs, an empty gapLabel bar
+// marks the jump.
 func periods(days []analyze.DayRow) (string, []period) {
 	unit, key := "day", func(d time.Time) string { return d.Format(time.DateOnly) }
+	next := func(d time.Time) time.Time { return d.AddDate(0, 0, 1) }
 	switch {
 	case len(days) > 180*7:
 		unit, key = "month", func(d time.Time) string { return d.Format("2006-01") }
+		next = func(d time.Time) time.Time { return time.Date(d.Year(), d.Month()+1, 1, 0, 0, 0, 0, time.UTC) }
 	case len(days) > 180:
 		unit, key = "week", func(d time.Time) string {
 			return d.AddDate(0, 0, -((int(d.Weekday()) + 6) % 7)).Format(time.DateOnly)
 		}
+		next = func(d time.Time) time.Time { return d.AddDate(0, 0, 7-(int(d.Weekday())+6)%7) }
 	}
 	var out []period
+	var last time.Time
 	for _, d := range days {
 		t, err := time.Parse(time.DateOnly, d.Date)
 		if err != nil {
@@ -188,8 +199,12 @@ func periods(days []analyze.DayRow) (string, []period) {
 		}
 		k := key(t)
 		if len(out) == 0 || out[len(out)-1].label != k {
+			if len(out) > 0 && key(next(last)) != k {
+				out = append(out, period{label: gapLabel, byStatus: map[string]int64{}})
+			}
 			out = append(out, period{label: k, byStatus: map[string]int64{}})
 		}
+		last = t
 		p := &out[len(out)-1]
 		p.runs += d.Runs
 		p.calls += d.ToolCalls
@@ -236,7 +251,7 @@ func runsPerDayChart(s *analyze.Summary) (chartView, chartView) {
 			charts.WithItemStyleOpts(opts.ItemStyle{Color: statusColor[string(st)]}))
 	}
 	runs := chartView{ID: "chart-runs-per-day", Title: "Runs per " + unit + " by status", Option: optionJSON(bar, nil),
-		Description: fmt.Sprintf("Stacked bars: runs started each %s, split by final status.", unit)}
+		Description: fmt.Sprintf("Stacked bars: runs started each %s, split by final status. Only %ss with runs have a place; %s stands for the %ss without runs between two of them.", unit, unit, gapLabel, unit)}
 
 	line := charts.NewLine()
 	line.SetGlobalOptions(append(commonOpts(unit, "%"), charts.WithYAxisOpts(opts.YAxis{Name: "%", Min: 0, Max: 100}))...)

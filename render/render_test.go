@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -292,5 +293,46 @@ func TestTimelineSize(t *testing.T) {
 		if class, interval := timelineSize(tc.calls); class != tc.class || interval != tc.interval {
 			t.Errorf("%d calls: %q, interval %d; want %q, %d", tc.calls, class, interval, tc.class, tc.interval)
 		}
+	}
+}
+
+// Periods with runs that are not next to each other have a gap between
+// them, by day, by week and by month (over a year's end); next ones do not.
+func TestPeriodsMarkGaps(t *testing.T) {
+	rows := func(dates ...string) (out []analyze.DayRow) {
+		for _, d := range dates {
+			out = append(out, analyze.DayRow{Date: d, Runs: 1})
+		}
+		return out
+	}
+	labels := func(ps []period) (out []string) {
+		for _, p := range ps {
+			out = append(out, p.label)
+		}
+		return out
+	}
+	unit, ps := periods(rows("2026-01-30", "2026-01-31", "2026-02-01", "2026-02-04"))
+	if want := []string{"2026-01-30", "2026-01-31", "2026-02-01", gapLabel, "2026-02-04"}; unit != "day" || !slices.Equal(labels(ps), want) {
+		t.Errorf("days: %s %v, want %v", unit, labels(ps), want)
+	}
+	var weekly []string // 200 days: every day of 26 weeks, then one day 3 weeks on
+	for d := time.Date(2025, 12, 1, 0, 0, 0, 0, time.UTC); len(weekly) < 200; d = d.AddDate(0, 0, 1) {
+		weekly = append(weekly, d.Format(time.DateOnly))
+	}
+	weekly = append(weekly, "2026-07-15")
+	unit, ps = periods(rows(weekly...))
+	got := labels(ps)
+	if unit != "week" || got[0] != "2025-12-01" || got[len(got)-2] != gapLabel || got[len(got)-1] != "2026-07-13" || slices.Index(got, gapLabel) != len(got)-2 {
+		t.Errorf("weeks: %s %v", unit, got)
+	}
+	var monthly []string // 1,300 days from 2023-01-01: months up to 2026-07, then 2026-12
+	for d := time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC); len(monthly) < 1300; d = d.AddDate(0, 0, 1) {
+		monthly = append(monthly, d.Format(time.DateOnly))
+	}
+	monthly = append(monthly, "2026-12-31")
+	unit, ps = periods(rows(monthly...))
+	got = labels(ps)
+	if unit != "month" || slices.Contains(got[:len(got)-2], gapLabel) || got[len(got)-2] != gapLabel || got[len(got)-1] != "2026-12" {
+		t.Errorf("months: %s %v", unit, got)
 	}
 }
