@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"strings"
 )
 
 // A JSON decoder must hold a whole token to read it, so one string of a
@@ -201,7 +200,7 @@ var nonFinite = [][]byte{[]byte("NaN"), []byte("-Infinity"), []byte("Infinity")}
 // known from the byte after it.
 func nonFiniteTail(b []byte) int {
 	k := 0
-	for k < len(b) && b[len(b)-1-k] != '"' && strings.IndexByte(structural, b[len(b)-1-k]) < 0 {
+	for k < len(b) && b[len(b)-1-k] != '"' && !isStructural[b[len(b)-1-k]] {
 		if k++; k > len("-Infinity") {
 			return 0
 		}
