@@ -16,6 +16,10 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
+	"golang.org/x/text/transform"
 
 	"github.com/agentstat/agentstat/analyze/model"
 )
@@ -208,6 +212,38 @@ func setDuration(s *model.Span, ms Num, w Warner) {
 
 var bom = []byte{0xEF, 0xBB, 0xBF}
 
+// asUTF8 reads r as UTF-8 text when it holds JSON in UTF-16 or UTF-32
+// (Windows PowerShell's redirection writes UTF-16), and returns it as it is
+// otherwise. JSON text begins with an ASCII character, so the zero bytes
+// among its first four name the encoding (RFC 4627, section 3), as does a
+// byte-order mark; without a mark, the character must be one a log
+// document opens with, so that binary junk is not taken for text. The
+// decoders of golang.org/x/text turn a bad sequence into U+FFFD.
+func asUTF8(r io.Reader) (io.Reader, error) {
+	var head [4]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	b := head[:n]
+	r = io.MultiReader(bytes.NewReader(b), r)
+	opens := func(c byte) bool { return strings.IndexByte("{[ \t\r\n", c) >= 0 } // how a log document can start
+	var enc encoding.Encoding
+	switch {
+	case bytes.HasPrefix(b, []byte{0, 0, 0xFE, 0xFF}) || n == 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && opens(b[3]):
+		enc = utf32.UTF32(utf32.BigEndian, utf32.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE, 0, 0}) || n == 4 && opens(b[0]) && b[1] == 0 && b[2] == 0 && b[3] == 0:
+		enc = utf32.UTF32(utf32.LittleEndian, utf32.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}) || n >= 2 && b[0] == 0 && opens(b[1]):
+		enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || n >= 2 && opens(b[0]) && b[1] == 0:
+		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+	default:
+		return r, nil
+	}
+	return transform.NewReader(r, enc.NewDecoder()), nil
+}
+
 // readers recycles read buffers: a run over many small files would otherwise
 // spend its time allocating and clearing them.
 var (
@@ -234,6 +270,10 @@ func Read(r io.Reader, name string, opt Options, em Emitter) error {
 func read(r io.Reader, name string, opt Options, em Emitter) error {
 	if opt.Location == nil {
 		opt.Location = time.UTC
+	}
+	r, err := asUTF8(r)
+	if err != nil {
+		return err
 	}
 	cr := clamps.Get().(*clampReader)
 	cr.reset(r)

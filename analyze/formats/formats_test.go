@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/agentstat/agentstat/analyze/model"
 )
@@ -656,6 +658,57 @@ func TestPrettyJSONNamedJSONL(t *testing.T) {
 		}
 		if len(got.runs) != len(want.runs) || len(got.runs) == 0 || !reflect.DeepEqual(got.warnings, want.warnings) {
 			t.Errorf("as .jsonl: %d runs %v, as .json: %d runs %v", len(got.runs), got.warnings, len(want.runs), want.warnings)
+		}
+	}
+}
+
+// JSON in UTF-16 or UTF-32, with a byte-order mark or without (RFC 4627's
+// detection by zero bytes), is read as if it were UTF-8, as a document and
+// as JSON Lines; a file of zero bytes, or Latin-1, is still refused.
+func TestUTF16And32(t *testing.T) {
+	doc := `{"session_id": "s1", "task_title": "déjà vu 日本", "status": "success", "created_at": "2026-03-01T10:00:00Z", "tool_calls": []}`
+	u16 := func(s string, order binary.AppendByteOrder, bom bool) []byte {
+		var b []byte
+		if bom {
+			b = order.AppendUint16(b, 0xFEFF)
+		}
+		for _, u := range utf16.Encode([]rune(s)) {
+			b = order.AppendUint16(b, u)
+		}
+		return b
+	}
+	u32 := func(s string, order binary.AppendByteOrder, bom bool) []byte {
+		var b []byte
+		if bom {
+			b = order.AppendUint32(b, 0xFEFF)
+		}
+		for _, r := range s {
+			b = order.AppendUint32(b, uint32(r))
+		}
+		return b
+	}
+	for name, data := range map[string][]byte{
+		"le16-bom.json": u16(doc, binary.LittleEndian, true), "le16.json": u16("\n"+doc, binary.LittleEndian, false),
+		"be16-bom.json": u16(doc, binary.BigEndian, true), "be16.json": u16(doc, binary.BigEndian, false),
+		"le32-bom.json": u32(doc, binary.LittleEndian, true), "le32.json": u32(doc, binary.LittleEndian, false),
+		"be32-bom.json": u32(doc, binary.BigEndian, true), "be32.json": u32(doc, binary.BigEndian, false),
+		"le16.jsonl": u16(doc+"\n"+strings.Replace(doc, "s1", "s2", 1)+"\n", binary.LittleEndian, true),
+	} {
+		c := newCollector()
+		if err := Read(bytes.NewReader(data), name, Options{}, c); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(c.runs) == 0 || c.runs[0].ID != "s1" || c.runs[0].Title != "déjà vu 日本" || len(c.warnings) != 0 {
+			t.Errorf("%s: %d runs %+v, warnings %v", name, len(c.runs), c.runs, c.warnings)
+		}
+		if strings.HasSuffix(name, ".jsonl") && len(c.runs) != 2 {
+			t.Errorf("%s: %d runs", name, len(c.runs))
+		}
+	}
+	for name, want := range map[string]string{"zeros.json": ReasonInvalidJSON, "latin1.json": ReasonNotUTF8} {
+		data := map[string][]byte{"zeros.json": make([]byte, 64), "latin1.json": []byte("{\"session_id\": \"d\xe9j\xe0\", \"tool_calls\": []}")}[name]
+		if err := Read(bytes.NewReader(data), name, Options{}, newCollector()); reason(err) != want {
+			t.Errorf("%s: %v, want %s", name, err, want)
 		}
 	}
 }
