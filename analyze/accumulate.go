@@ -22,6 +22,7 @@ type Accumulator struct {
 	filesByFormat                                       map[string]int64
 	skipped                                             []SkippedFile
 	warnings                                            map[string]int64
+	warnFiles                                           map[string]string // per kind, the first file (by path) that raised it
 
 	runs         int64
 	runsByStatus map[model.Status]int64
@@ -147,6 +148,7 @@ func NewAccumulator(loc *time.Location) *Accumulator {
 		loc:           loc,
 		filesByFormat: map[string]int64{},
 		warnings:      map[string]int64{},
+		warnFiles:     map[string]string{},
 		runsByStatus:  map[model.Status]int64{},
 		stepsBy:       map[model.StepStatus]int64{},
 		tools:         map[string]*toolAcc{},
@@ -167,6 +169,23 @@ func NewAccumulator(loc *time.Location) *Accumulator {
 
 // Warn counts a warning of the given kind.
 func (a *Accumulator) Warn(kind string) { a.warnings[kind]++ }
+
+// warnIn counts a warning raised by the file at path, which becomes the
+// kind's example if it sorts first: whichever worker reads which file, the
+// merged example is the same.
+func (a *Accumulator) warnIn(kind, path string) {
+	a.warnings[kind]++
+	addFirst(a.warnFiles, map[string]string{kind: path})
+}
+
+// addFirst keeps in m, for each key of o, the path that sorts first.
+func addFirst(m, o map[string]string) {
+	for k, p := range o {
+		if cur, ok := m[k]; !ok || p < cur {
+			m[k] = p
+		}
+	}
+}
 
 func (a *Accumulator) skip(path, reason, detail string) {
 	if !a.keepSecrets {
@@ -438,6 +457,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	addCounts(a.filesByFormat, o.filesByFormat)
 	a.skipped = append(a.skipped, o.skipped...)
 	addCounts(a.warnings, o.warnings)
+	addFirst(a.warnFiles, o.warnFiles)
 	a.runs += o.runs
 	addCounts(a.runsByStatus, o.runsByStatus)
 	a.runDur.Merge(&o.runDur)

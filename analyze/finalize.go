@@ -71,6 +71,13 @@ func (a *Accumulator) Summary() Summary {
 		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesSkipped: int64(len(skipped)),
 		FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
 		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings, Redacted: a.redacted,
+		WarningFiles: map[string]string{},
+	}
+	for kind, path := range a.warnFiles {
+		if !a.keepSecrets {
+			path, _ = RedactText(path) // as a skipped file's path is
+		}
+		s.Inputs.WarningFiles[kind] = path
 	}
 	if s.Inputs.Skipped == nil {
 		s.Inputs.Skipped = []SkippedFile{}

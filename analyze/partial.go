@@ -105,6 +105,7 @@ type partialState struct {
 	FilesByFormat                                       map[string]int64
 	Skipped                                             []SkippedFile
 	Warnings                                            map[string]int64
+	WarnFiles                                           map[string]string
 
 	Runs         int64
 	RunsByStatus map[model.Status]int64
@@ -368,7 +369,7 @@ func qualityFromWire(w qualityWire) (*qualityGroup, error) {
 func (a *Accumulator) wire() (*partialState, error) {
 	s := &partialState{
 		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
-		FilesByFormat: a.filesByFormat, Skipped: a.skipped, Warnings: a.warnings,
+		FilesByFormat: a.filesByFormat, Skipped: a.skipped, Warnings: a.warnings, WarnFiles: a.warnFiles,
 		Runs: a.runs, RunsByStatus: a.runsByStatus, RunDur: a.runDur.wire(), Steps: a.steps, StepsBy: a.stepsBy,
 		Calls: a.calls.wire(), CallDur: a.callDur.wire(),
 		Tools: map[string]toolWire{}, Agents: map[string]agentWire{}, Formats: map[string]formatWire{},
@@ -424,6 +425,7 @@ func fromWire(s *partialState) (*Accumulator, error) {
 	addCounts(a.filesByFormat, s.FilesByFormat)
 	a.skipped = s.Skipped
 	addCounts(a.warnings, s.Warnings)
+	addFirst(a.warnFiles, s.WarnFiles)
 	a.runs = s.Runs
 	addCounts(a.runsByStatus, s.RunsByStatus)
 	a.runDur = dist(s.RunDur)

@@ -310,12 +310,13 @@ type worker struct {
 // only once the whole file was read, so a file either counts whole or is
 // skipped whole.
 type fileEmitter struct {
-	w     *worker
-	runs  []*model.Run
-	frags []*formats.Fragment
+	w      *worker
+	source string
+	runs   []*model.Run
+	frags  []*formats.Fragment
 }
 
-func (e *fileEmitter) Warn(kind string)             { e.w.acc.Warn(kind) }
+func (e *fileEmitter) Warn(kind string)             { e.w.acc.warnIn(kind, e.source) }
 func (e *fileEmitter) Run(r *model.Run)             { e.runs = append(e.runs, r) }
 func (e *fileEmitter) Fragment(f *formats.Fragment) { e.frags = append(e.frags, f) }
 
@@ -337,7 +338,7 @@ func (w *worker) file(c candidate) {
 		a.skip(c.source, formats.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.size, w.opt.MaxFileSize))
 		return
 	}
-	em := &fileEmitter{w: w}
+	em := &fileEmitter{w: w, source: c.source}
 	err := readFile(c, w.opt, em)
 	var skip *formats.SkipError
 	switch {

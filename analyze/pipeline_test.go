@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -529,6 +530,32 @@ func TestTightenGC(t *testing.T) {
 		after := debug.SetGCPercent(tc.user)
 		if during != tc.during || after != tc.user {
 			t.Errorf("GOGC %d: %d during the join, %d after; want %d, %d", tc.user, during, after, tc.during, tc.user)
+		}
+	}
+}
+
+// Each warning kind names the first file by path that raised it, whatever
+// the number of workers; only checks across files (duplicate run ids)
+// name none.
+func TestWarningFiles(t *testing.T) {
+	var first map[string]string
+	for _, jobs := range []int{1, 2, 3} {
+		in := analyzeOpt(t, Options{Roots: []string{testdataLogs}, Jobs: jobs}).Summary.Inputs
+		if first == nil {
+			first = in.WarningFiles
+		} else if !maps.Equal(first, in.WarningFiles) {
+			t.Errorf("%d workers: %v, with one %v", jobs, in.WarningFiles, first)
+		}
+		for kind := range in.Warnings {
+			if _, ok := in.WarningFiles[kind]; !ok && kind != formats.WarnDuplicateRunID {
+				t.Errorf("%s: no file", kind)
+			}
+		}
+	}
+	// invalid_line and unknown_line both come from broken/sessions.jsonl, the only file with either.
+	for kind, want := range map[string]string{formats.WarnBadNumber: "broken/nan.json", formats.WarnInvalidLine: "broken/sessions.jsonl"} {
+		if first[kind] != want {
+			t.Errorf("%s: %q, want %q", kind, first[kind], want)
 		}
 	}
 }

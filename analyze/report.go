@@ -49,16 +49,17 @@ type Window struct {
 // Inputs is the data-quality account: every seen file is parsed, skipped
 // with one reason, or filtered (all its runs outside the window).
 type Inputs struct {
-	FilesSeen     int64            `json:"files_seen"`
-	FilesParsed   int64            `json:"files_parsed"`
-	FilesSkipped  int64            `json:"files_skipped"`
-	FilesFiltered int64            `json:"files_filtered"`
-	RunsFiltered  int64            `json:"runs_filtered"`
-	ByFormat      map[string]int64 `json:"by_format"`
-	SkippedBy     map[string]int64 `json:"skipped_by_reason"`
-	Skipped       []SkippedFile    `json:"skipped"`
-	Warnings      map[string]int64 `json:"warnings"`
-	Redacted      int64            `json:"redacted"`
+	FilesSeen     int64             `json:"files_seen"`
+	FilesParsed   int64             `json:"files_parsed"`
+	FilesSkipped  int64             `json:"files_skipped"`
+	FilesFiltered int64             `json:"files_filtered"`
+	RunsFiltered  int64             `json:"runs_filtered"`
+	ByFormat      map[string]int64  `json:"by_format"`
+	SkippedBy     map[string]int64  `json:"skipped_by_reason"`
+	Skipped       []SkippedFile     `json:"skipped"`
+	Warnings      map[string]int64  `json:"warnings"`
+	WarningFiles  map[string]string `json:"warning_files"` // per kind, the first file by path that raised it (none for cross-file checks)
+	Redacted      int64             `json:"redacted"`
 }
 
 // SkippedFile is one file that fed no run, with the reason.

@@ -402,11 +402,12 @@ func (h *htmlWriter) sections() []sectionView {
 		}
 		skipped.Rows = append(skipped.Rows, []cellView{txt(f.Path), txt(f.Reason), txt(clipText(f.Detail, 200))})
 	}
-	warn := htmlTable("Warnings", "Kind", ">Count")
+	warn := htmlTable("Warnings", "Kind", ">Count", "First file")
 	names, counts := sortedCounts(in.Warnings)
 	for i := range names {
-		warn.Rows = append(warn.Rows, []cellView{txt(names[i]), num(Count(counts[i]), float64(counts[i]))})
+		warn.Rows = append(warn.Rows, []cellView{txt(names[i]), num(Count(counts[i]), float64(counts[i])), txt(in.WarningFiles[names[i]])})
 	}
+	warn.Note = "First file: the first by path of the files that raised the warning (none for checks across files)."
 	dq := sectionView{Title: "Data quality"}
 	summary := htmlTable("", ">Seen", ">Parsed", ">Skipped", ">Outside the window", ">Values redacted")
 	summary.Rows = [][]cellView{{num(Count(in.FilesSeen), float64(in.FilesSeen)), num(Count(in.FilesParsed), float64(in.FilesParsed)),

@@ -462,7 +462,16 @@ func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
 	}
 	countTable(b, "Files parsed by format", "Format", in.ByFormat)
 	countTable(b, "Files skipped by reason", "Reason", in.SkippedBy)
-	countTable(b, "Warnings", "Kind", in.Warnings)
+	if len(in.Warnings) > 0 {
+		b.WriteString("### Warnings\n\n")
+		t := newTable("Kind", ">Count", "First file")
+		names, counts := sortedCounts(in.Warnings)
+		for i := range names {
+			t.add(names[i], Count(counts[i]), in.WarningFiles[names[i]])
+		}
+		t.write(b)
+		b.WriteString("First file: the first by path of the files that raised the warning (none for checks across files).\n\n")
+	}
 	if len(in.Skipped) > 0 {
 		b.WriteString("### Skipped files\n\n")
 		t := newTable("File", "Reason", "Detail")

@@ -559,7 +559,7 @@ func (x *xlsxWriter) dataQuality() error {
 	}
 	names, counts := sortedCounts(in.Warnings)
 	for i := range names {
-		if err := t.add("warning: "+names[i], fmt.Sprint(counts[i]), ""); err != nil {
+		if err := t.add("warning: "+names[i], fmt.Sprint(counts[i]), in.WarningFiles[names[i]]); err != nil {
 			return err
 		}
 	}
