@@ -175,15 +175,20 @@ func (a *Accumulator) Warn(kind string) { a.warnings[kind]++ }
 // merged example is the same.
 func (a *Accumulator) warnIn(kind, path string) {
 	a.warnings[kind]++
-	addFirst(a.warnFiles, map[string]string{kind: path})
+	keepFirst(a.warnFiles, kind, path)
+}
+
+// keepFirst keeps p as m[k] if no path is there yet or p sorts before it.
+func keepFirst(m map[string]string, k, p string) {
+	if cur, ok := m[k]; !ok || p < cur {
+		m[k] = p
+	}
 }
 
 // addFirst keeps in m, for each key of o, the path that sorts first.
 func addFirst(m, o map[string]string) {
 	for k, p := range o {
-		if cur, ok := m[k]; !ok || p < cur {
-			m[k] = p
-		}
+		keepFirst(m, k, p)
 	}
 }
 

@@ -407,7 +407,7 @@ func (h *htmlWriter) sections() []sectionView {
 	for i := range names {
 		warn.Rows = append(warn.Rows, []cellView{txt(names[i]), num(Count(counts[i]), float64(counts[i])), txt(in.WarningFiles[names[i]])})
 	}
-	warn.Note = "First file: the first by path of the files that raised the warning (none for checks across files)."
+	warn.Note = warningFileNote
 	dq := sectionView{Title: "Data quality"}
 	summary := htmlTable("", ">Seen", ">Parsed", ">Skipped", ">Outside the window", ">Values redacted")
 	summary.Rows = [][]cellView{{num(Count(in.FilesSeen), float64(in.FilesSeen)), num(Count(in.FilesParsed), float64(in.FilesParsed)),
@@ -423,6 +423,9 @@ func (h *htmlWriter) sections() []sectionView {
 	out = append(out, dq)
 	return out
 }
+
+// warningFileNote says what the data-quality tables' "First file" is.
+const warningFileNote = "First file: the first by path of the files that raised the warning (none for checks across files)."
 
 func sortedCounts(m map[string]int64) ([]string, []int64) {
 	names := make([]string, 0, len(m))

@@ -135,16 +135,6 @@ func logMsOrNil(v *float64) any {
 	return ms
 }
 
-// zeroNote says why a tool has no bar on the logarithmic duration chart.
-func zeroNote(tools []analyze.ToolRow) string {
-	for _, t := range tools {
-		if p := t.DurationMS.P50; p != nil && *p < 0.005 { // rounds to 0.00 ms, as msOrNil does
-			return " A percentile of 0 ms has no bar on this scale."
-		}
-	}
-	return ""
-}
-
 // logAxisStart is the power of ten at or below the smallest value drawn,
 // where the axis and its bars are to start (1, ECharts' own start, when no
 // value is under 1).
@@ -297,12 +287,16 @@ func toolCharts(s *analyze.Summary) (chartView, chartView) {
 	rates := make([]opts.LineData, len(tools))
 	p50 := make([]opts.BarData, len(tools))
 	p95 := make([]opts.BarData, len(tools))
+	zeroNote := ""
 	for i, t := range tools {
 		names[i] = t.Name
 		calls[i] = opts.BarData{Value: t.Calls}
 		rates[i] = opts.LineData{Value: pct(t.ErrorRate)}
 		p50[i] = opts.BarData{Value: logMsOrNil(t.DurationMS.P50)}
 		p95[i] = opts.BarData{Value: logMsOrNil(t.DurationMS.P95)}
+		if t.DurationMS.P50 != nil && p50[i].Value == nil { // p50 <= p95: a zero p95 has a zero p50
+			zeroNote = " A percentile of 0 ms has no bar on this scale."
+		}
 	}
 	note := ""
 	if len(s.Tools) > len(tools) {
@@ -334,7 +328,7 @@ func toolCharts(s *analyze.Summary) (chartView, chartView) {
 		}
 	}
 	durations := chartView{ID: "chart-tool-durations", Title: "Tool-call duration p50 and p95 per tool", Option: optionJSON(dur, logScale),
-		Description: "Nearest-rank percentiles of tool-call durations, in milliseconds, on a logarithmic scale." + zeroNote(tools) + note}
+		Description: "Nearest-rank percentiles of tool-call durations, in milliseconds, on a logarithmic scale." + zeroNote + note}
 	return volume, durations
 }
 

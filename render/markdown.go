@@ -470,7 +470,7 @@ func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
 			t.add(names[i], Count(counts[i]), in.WarningFiles[names[i]])
 		}
 		t.write(b)
-		b.WriteString("First file: the first by path of the files that raised the warning (none for checks across files).\n\n")
+		b.WriteString(warningFileNote + "\n\n")
 	}
 	if len(in.Skipped) > 0 {
 		b.WriteString("### Skipped files\n\n")

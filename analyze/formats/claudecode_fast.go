@@ -250,7 +250,7 @@ func fastBlocks(dec *jsontext.Decoder, blocks *[]claudeBlock, w Warner) error {
 				case "tool_use_id":
 					return decodeStr(dec, &b.ToolUseID, w)
 				case "text":
-					return decodeStrPrefix(dec, &b.Text.Str, w, promptClip+1)
+					return b.Text.decodeFlex(dec, w, nil)
 				case "is_error":
 					return fastBoolPtr(dec, &b.IsError, w)
 				case "input":
