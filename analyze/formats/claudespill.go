@@ -13,7 +13,7 @@ import (
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
-// RecordSpill keeps Claude Code line records on disk from when they are
+// RecordSpill keeps Claude Code line records (and Codex entries) on disk from when they are
 // read (in segments of segmentLines, and the rest at the end of their file)
 // to their session's join, so that memory follows the largest session
 // rather than every line of every transcript read (a heavy user's projects
@@ -188,6 +188,11 @@ func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool) {
 		decodeHeader(r, cf, s.loc)
 	}
 	decodeTables(r, cf, s.loc)
+	s.done(r)
+}
+
+// done checks that a record was read to its end, and keeps the first failure.
+func (s *RecordSpill) done(r *spillReader) {
 	if r.err == nil && r.left != 0 {
 		r.err = errSpillCorrupt
 	}
@@ -317,7 +322,7 @@ func appendString(b []byte, s string) []byte {
 	return append(b, s...)
 }
 
-var errSpillCorrupt = errors.New("Claude Code record spill: corrupt")
+var errSpillCorrupt = errors.New("corrupt data read back")
 
 // spillReader reads what encodeHeader and encodeTables wrote; the first
 // short read sticks, and repeated strings (models, tool names) and zones
@@ -363,6 +368,20 @@ func (r *spillReader) uvarint() int {
 	}
 	r.left -= int64(binary.PutUvarint(r.buf[:], v))
 	return int(v)
+}
+
+// varint reads a signed number (a token count).
+func (r *spillReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	v, err := binary.ReadVarint(r.r)
+	if err != nil {
+		r.err = errSpillCorrupt
+		return 0
+	}
+	r.left -= int64(binary.PutVarint(r.buf[:], v))
+	return v
 }
 
 func (r *spillReader) bool() bool         { return r.take(1)[0] == 1 }

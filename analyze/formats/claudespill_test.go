@@ -92,16 +92,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer spill.Close()
-	good := spill.f
-	name := filepath.Join(t.TempDir(), "ro")
-	if err := os.WriteFile(name, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ro, err := os.Open(name) // read-only: every write to it fails
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ro.Close()
+	good, ro := spill.f, unwritable(t)
 	for seed, failing := range []bool{true, false} {
 		data, err := logsynth.File("claudecode", uint64(seed))
 		if err != nil {
@@ -109,7 +100,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 		}
 		spill.f = good
 		if failing {
-			spill.f = &tempfile.File{File: ro}
+			spill.f = ro
 		}
 		mem, spilled := newCollector(), newCollector()
 		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
@@ -133,4 +124,19 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
 		}
 	}
+}
+
+// unwritable is a spill file every write to fails (a full disk).
+func unwritable(t *testing.T) *tempfile.File {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "ro")
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(name) // read-only
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close() })
+	return &tempfile.File{File: ro}
 }

@@ -91,12 +91,19 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 type codexFile struct {
 	session, model string
 	logs           map[string]*codexLog // this file's entries, by session
+	order          []*codexLog          // the same, in the order they began
 }
 
 // codexLog is one file's entries of one session, in file order: one
 // fragment per file and session, not per line (a fragment costs more than
 // the entry it would carry).
-type codexLog struct{ entries []codexEntry }
+type codexLog struct {
+	entries  []codexEntry // in memory: those after the segments on the spill
+	spill    *RecordSpill
+	segments []spillRef // earlier entries, on the spill
+	spilled  int        // how many entries the segments hold
+	noFlush  bool       // a write to the spill failed: the rest stays in memory
+}
 
 type codexKind uint8
 
@@ -129,11 +136,15 @@ func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
 		}
 		l = &codexLog{}
 		st.logs[session] = l
+		st.order = append(st.order, l)
 		c.fragment(&Fragment{Kind: FragmentCodex, key: session, codex: l})
 	} else {
 		c.emits++ // as a fragment would
 	}
 	l.entries = append(l.entries, e)
+	if c.spill != nil && !l.noFlush && len(l.entries) >= segmentLines {
+		c.spill.flushCodex(l, false)
+	}
 }
 
 func readCodex(d *document, c *readCtx) {
@@ -204,9 +215,13 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*m
 		perModel := map[string]int64{}
 		exits := map[string]Num{}
 		outputs := map[string]time.Time{}
-		for _, f := range fs {
-			for i := range f.codex.entries {
-				e := &f.codex.entries[i]
+		entries := make([][]codexEntry, len(fs)) // back from the spill, for this session only
+		for i, f := range fs {
+			entries[i] = f.codex.all()
+		}
+		for _, es := range entries {
+			for i := range es {
+				e := &es[i]
 				widen(&first, &last, e.at)
 				switch e.kind {
 				case codexTokensEntry:
@@ -236,9 +251,9 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*m
 				}
 			}
 		}
-		for _, f := range fs {
-			for i := range f.codex.entries {
-				e := &f.codex.entries[i]
+		for _, es := range entries {
+			for i := range es {
+				e := &es[i]
 				if e.kind != codexCallEntry {
 					continue
 				}

@@ -308,6 +308,13 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		for _, f := range c.claudeFrags {
 			c.spill.put(f)
 		}
+		if c.codex != nil {
+			for _, l := range c.codex.order {
+				if !l.noFlush {
+					c.spill.flushCodex(l, true)
+				}
+			}
+		}
 	}
 	return err
 }

@@ -1,0 +1,151 @@
+package formats
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// codexInputs are Codex rollouts of every shape: generated, testdata, the
+// real corpus, and one with every kind of entry in several zones, split
+// over two files of one session (resumed) beside a second session.
+func codexInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	inputs := map[string][]byte{}
+	for seed := range uint64(3) {
+		b, err := logsynth.File("codex", seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[filepath.Join("synth", string(rune('a'+seed))+".jsonl")] = b
+	}
+	paths, _ := filepath.Glob(logPath("codex/*.jsonl"))
+	real, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "codex", "*.jsonl"))
+	for _, p := range append(paths, real...) {
+		if b, err := os.ReadFile(p); err == nil {
+			inputs[p] = b
+		}
+	}
+	inputs["zones-1.jsonl"] = []byte(`{"timestamp":"2026-03-06T09:00:00+08:00","type":"session_meta","payload":{"id":"z","timestamp":"2026-03-06T09:00:00+08:00"}}
+{"timestamp":"2026-03-06T09:00:00","type":"turn_context","payload":{"model":"gpt-5-codex"}}
+{"timestamp":"2026-03-06T09:00:01","type":"event_msg","payload":{"type":"user_message","message":"日志里的错误\nfix it"}}
+{"timestamp":"2026-03-06T01:00:02Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c1"}}
+{"timestamp":"2026-03-06T01:00:05Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":-2.5}}"}}
+{"timestamp":"2026-03-06T01:00:06Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":1400,"output_tokens":50}}}}
+{"type":"event_msg","payload":{"type":"exec_command_end","call_id":"c1","exit_code":0}}
+`)
+	inputs["zones-2.jsonl"] = []byte(`{"timestamp":"2026-03-06T10:00:00-05:00","type":"session_meta","payload":{"id":"z"}}
+{"timestamp":"2026-03-06T10:00:01-05:00","type":"response_item","payload":{"type":"custom_tool_call","call_id":"c2"}}
+{"timestamp":"2026-03-06T10:00:02-05:00","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"output_tokens":5}}}}
+{"timestamp":"2026-03-06T10:00:03-05:00","type":"session_meta","payload":{"id":"other"}}
+{"timestamp":"2026-03-06T10:00:04-05:00","type":"response_item","payload":{"type":"local_shell_call","id":"l1"}}
+`)
+	return inputs
+}
+
+// Codex entries come back from the spill exactly as they went in, whole
+// files or many segments, in any zone, and the join gives the same runs,
+// a session spread over two files included.
+func TestCodexSpillRoundTrip(t *testing.T) {
+	inputs := codexInputs(t)
+	defer func(n int) { segmentLines = n }(segmentLines)
+	for _, segment := range []int{1 << 15, 3} {
+		segmentLines = segment
+		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
+			spill, err := NewRecordSpill(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer spill.Close()
+			allMem, allSpilled := newCollector(), newCollector()
+			for name, data := range inputs {
+				mem, spilled := newCollector(), newCollector()
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
+					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+				}
+				for i, f := range spilled.frags {
+					l, want := f.codex, mem.frags[i].codex.entries
+					if l.entries != nil || len(l.segments) == 0 { // nothing held once the file is read
+						t.Fatalf("%s: fragment %d: room for %d entries in memory, %d segments", name, i, cap(l.entries), len(l.segments))
+					}
+					if segment == 3 && len(want) > 6 && len(l.segments) < 2 {
+						t.Fatalf("%s: %d entries in %d segments", name, len(want), len(l.segments))
+					}
+					if got := l.all(); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s (%s): fragment %d differs after the spill:\n%+v\n%+v", name, loc, i, got, want)
+					}
+				}
+				allMem.frags = append(allMem.frags, mem.frags...)
+				allSpilled.frags = append(allSpilled.frags, spilled.frags...)
+			}
+			memRuns, _ := Join(allMem.frags, allMem)
+			spillRuns, _ := Join(allSpilled.frags, allSpilled)
+			if spill.Err() != nil || len(memRuns) < len(inputs) || !reflect.DeepEqual(memRuns, spillRuns) {
+				t.Fatalf("%s: %d runs, %d after the spill (%v)", loc, len(memRuns), len(spillRuns), spill.Err())
+			}
+		}
+	}
+}
+
+// A Codex log whose segment cannot be written keeps its entries in memory,
+// and its runs are the same; an entry read back damaged is an error of the
+// spill, never a silently different run.
+func TestCodexSpillFailures(t *testing.T) {
+	defer func(n int) { segmentLines = n }(segmentLines)
+	segmentLines = 3
+	data, err := logsynth.File("codex", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := newCollector()
+	if err := Read(bytes.NewReader(data), "r.jsonl", Options{}, mem); err != nil {
+		t.Fatal(err)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	good := spill.f
+	spill.f = unwritable(t)
+	failed := newCollector()
+	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, failed); err != nil {
+		t.Fatal(err)
+	}
+	spill.f = good
+	for i, f := range failed.frags {
+		if len(f.codex.segments) != 0 || !f.codex.noFlush {
+			t.Fatalf("fragment %d: %d segments after a failed write", i, len(f.codex.segments))
+		}
+	}
+	if runs, _ := Join(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
+		t.Fatalf("runs differ after a failed write (%v)", spill.Err())
+	}
+
+	spilled := newCollector()
+	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, spilled); err != nil {
+		t.Fatal(err)
+	}
+	seg := spilled.frags[0].codex.segments[1]
+	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.off); err != nil { // the second segment's count, now absurd
+		t.Fatal(err)
+	}
+	Join(spilled.frags, spilled)
+	if !errors.Is(spill.Err(), errSpillCorrupt) {
+		t.Fatalf("a damaged segment read back as %v", spill.Err())
+	}
+}
