@@ -226,7 +226,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		return
 	}
 	restore := tightenGC(joinGCPercent)
-	runs, owner := formats.Join(frags, acc)
+	runs, owners := formats.Join(frags, acc)
 	// The join's records are garbage now, but the last collection counted
 	// them live, and the heap would grow to twice that before the next: one
 	// collection here took the full set at 1 GB from ~175 to ~146 MiB.
@@ -255,8 +255,8 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	fed := map[string]map[string]bool{} // source → formats of the kept runs it fed
 	for _, f := range frags {
 		v := orphan
-		if r := owner[f]; r != nil {
-			v = filtered
+		for _, r := range owners[f] {
+			v = max(v, filtered)
 			if kept[r] {
 				v = parsed
 				if fed[f.Source] == nil {

@@ -203,6 +203,24 @@ func TestWindow(t *testing.T) {
 	}
 }
 
+// A file whose one trace has two agents, of which the window keeps the
+// later: the file is read (it fed a run kept), not filtered.
+func TestWindowTraceOfTwoAgents(t *testing.T) {
+	dir := t.TempDir()
+	span := func(id, start string) string {
+		return `{"traceId":"t","spanId":"` + id + `","name":"invoke_agent ` + id + `","startTimeUnixNano":"` + start + `","endTimeUnixNano":"` + start +
+			`","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]}`
+	}
+	doc := `{"resourceSpans":[{"scopeSpans":[{"spans":[` + span("early", "1767225600000000000") + "," + span("late", "1767398400000000000") + `]}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "trace.otlp.json"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := analyzeOpt(t, Options{Roots: []string{dir}, Since: at("2026-01-02T00:00:00Z")}).Summary // 2026-01-01 and 2026-01-03
+	if s.Runs.Total != 1 || s.Inputs.RunsFiltered != 1 || s.Inputs.FilesParsed != 1 || s.Inputs.FilesFiltered != 0 {
+		t.Errorf("runs %d, filtered %d; files parsed %d, filtered %d", s.Runs.Total, s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
+	}
+}
+
 func TestSizeLimits(t *testing.T) {
 	dir := t.TempDir()
 	big := `{"session_id":"s","status":"success","tool_calls":[],"pad":"` + strings.Repeat("x", 70000) + `"}`

@@ -91,19 +91,12 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 type codexFile struct {
 	session, model string
 	logs           map[string]*codexLog // this file's entries, by session
-	order          []*codexLog          // the same, in the order they began
 }
 
 // codexLog is one file's entries of one session, in file order: one
 // fragment per file and session, not per line (a fragment costs more than
 // the entry it would carry).
-type codexLog struct {
-	entries  []codexEntry // in memory: those after the segments on the spill
-	spill    *RecordSpill
-	segments []spillRef // earlier entries, on the spill
-	spilled  int        // how many entries the segments hold
-	noFlush  bool       // a write to the spill failed: the rest stays in memory
-}
+type codexLog = entryLog[codexEntry]
 
 type codexKind uint8
 
@@ -129,22 +122,9 @@ type codexEntry struct {
 // add files e under session, emitting the file's fragment for that session
 // the first time it appears.
 func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
-	l := st.logs[session]
-	if l == nil {
-		if st.logs == nil {
-			st.logs = map[string]*codexLog{}
-		}
-		l = &codexLog{}
-		st.logs[session] = l
-		st.order = append(st.order, l)
-		c.fragment(&Fragment{Kind: FragmentCodex, key: session, codex: l})
-	} else {
-		c.emits++ // as a fragment would
-	}
-	l.entries = append(l.entries, e)
-	if c.spill != nil && !l.noFlush && len(l.entries) >= segmentLines {
-		c.spill.flushCodex(l, false)
-	}
+	logFor(c, &st.logs, session, codexCodec, func(l *codexLog) *Fragment {
+		return &Fragment{Kind: FragmentCodex, key: session, codex: l}
+	}).add(c, e)
 }
 
 func readCodex(d *document, c *readCtx) {

@@ -129,6 +129,8 @@ type readCtx struct {
 	claude      map[string]*claudeFile // this file's Claude Code sessions
 	claudeFrags []*Fragment            // their fragments, in order
 	spill       *RecordSpill           // where their records wait for the join (nil: in memory)
+	logs        []logFlusher           // this file's Codex sessions and traces, for its end
+	otel        map[string]*otelLog    // this file's spans, by trace
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
@@ -308,12 +310,8 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		for _, f := range c.claudeFrags {
 			c.spill.put(f)
 		}
-		if c.codex != nil {
-			for _, l := range c.codex.order {
-				if !l.noFlush {
-					c.spill.flushCodex(l, true)
-				}
-			}
+		for _, l := range c.logs {
+			l.flushTo(c.spill, true)
 		}
 	}
 	return err

@@ -333,7 +333,7 @@ func TestPlanagentJoin(t *testing.T) {
 	}
 	runs, owner := Join(all, w)
 	for _, f := range all {
-		if orphan := f.Source == "planagent/plan_agent-progress-plan-nobody.json"; orphan != (owner[f] == nil) {
+		if orphan := f.Source == "planagent/plan_agent-progress-plan-nobody.json"; orphan != (len(owner[f]) == 0) {
 			t.Errorf("%s: owner %v", f.Source, owner[f])
 		}
 	}
@@ -472,7 +472,7 @@ func TestClaudeCodeJoin(t *testing.T) {
 	}
 	r := runs[0]
 	for _, f := range all {
-		if owner[f] != r {
+		if len(owner[f]) != 1 || owner[f][0] != r {
 			t.Fatalf("fragment of %s not joined", f.Source)
 		}
 	}
@@ -600,8 +600,8 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 
 func TestOtelJoin(t *testing.T) {
 	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
-	if err != nil || len(c.frags) != 6 {
-		t.Fatalf("%v, %d spans", err, len(c.frags))
+	if err != nil || len(c.frags) != 1 || len(c.frags[0].otel.all()) != 6 {
+		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.frags))
 	}
 	checkWarnings(t, "otel", c.warnings, nil)
 	runs, _ := Join(c.frags, c)

@@ -80,6 +80,9 @@ func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Option
 	return nil
 }
 
+// otelLog is a file's spans of one trace.
+type otelLog = entryLog[otelSpan]
+
 // otelSpan is one span, kept compact.
 type otelSpan struct {
 	trace, id, parent string
@@ -136,7 +139,7 @@ func readOtel(d *document, c *readCtx) {
 			for i := range ss.Spans {
 				sp := &ss.Spans[i]
 				a := attrs(sp.Attributes)
-				s := &otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
+				s := otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
 					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service,
 					op:    first(a, "gen_ai.operation.name"),
 					agent: first(a, "gen_ai.agent.name"), toolName: first(a, "gen_ai.tool.name", "tool_name", "tool.name"),
@@ -178,7 +181,9 @@ func readOtel(d *document, c *readCtx) {
 				if key == "" {
 					key = c.fallbackID()
 				}
-				c.fragment(&Fragment{Kind: FragmentOtel, key: key, otel: s})
+				logFor(c, &c.otel, key, otelCodec, func(l *otelLog) *Fragment {
+					return &Fragment{Kind: FragmentOtel, key: key, otel: l}
+				}).add(c, s)
 			}
 		}
 	}
@@ -196,18 +201,24 @@ func (s *otelSpan) isModelCall() bool {
 
 // joinOtel makes the runs of every trace: its invoke_agent spans, or the
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
-func joinOtel(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+// A fragment holds a file's spans of one trace, which may feed several runs.
+func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner) []*model.Run {
 	order, byTrace := groupFragments(frags)
 	var runs []*model.Run
 	for _, trace := range order {
 		fs := byTrace[trace]
 		spans := map[string]*otelSpan{}
-		for _, f := range fs {
-			if f.otel.id != "" {
-				if _, dup := spans[f.otel.id]; dup {
-					continue // the same span exported twice
+		held := make([][]otelSpan, len(fs)) // back from the spill, for this trace only
+		for i, f := range fs {
+			held[i] = f.otel.all()
+			for k := range held[i] {
+				s := &held[i][k]
+				if s.id != "" {
+					if _, dup := spans[s.id]; dup {
+						continue // the same span exported twice
+					}
+					spans[s.id] = s
 				}
-				spans[f.otel.id] = f.otel
 			}
 		}
 		runOf := map[*otelSpan]*model.Run{}
@@ -294,8 +305,12 @@ func joinOtel(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*mo
 		for r, m := range perModel {
 			r.Model = topModel(m)
 		}
-		for _, f := range fs {
-			owner[f] = find(f.otel)
+		for i, f := range fs {
+			for k := range held[i] {
+				if r := find(&held[i][k]); !slices.Contains(owners[f], r) {
+					owners[f] = append(owners[f], r)
+				}
+			}
 		}
 	}
 	return runs

@@ -72,7 +72,7 @@ type Fragment struct {
 	batch  *batchRecord
 	claude *claudeFile
 	codex  *codexLog
-	otel   *otelSpan
+	otel   *otelLog
 	gemini *geminiEntry
 	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
@@ -121,10 +121,12 @@ func readPlanagent(d *document, c *readCtx) {
 // runs. A BatchResult belongs to the plan whose plannedBatches names it, else
 // it is a run of its own; PlanProgress and ExecutionMetrics belong to a plan
 // by planId / sessionId, else they are orphans. Runs come out in source order;
-// owner maps every fragment to the run it fed or joined (none for an orphan).
-func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*model.Run) {
+// owners maps every fragment to the runs it fed or joined (none for an
+// orphan): one, but for a file's spans of a trace with several agents.
+func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
-	owner = map[*Fragment]*model.Run{}
+	owner := map[*Fragment]*model.Run{}
+	owners = map[*Fragment][]*model.Run{}
 	var claude, codex, otel, gemini, plan []*Fragment
 	for _, f := range frags {
 		switch f.Kind {
@@ -145,13 +147,18 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owner map[*Fragment]*
 	// their order (plans, Claude Code, Codex, OTel, Gemini).
 	runs = joinPlans(plan, owner, w)
 	others := joinCodex(codex, owner, w)
-	others = append(others, joinOtel(otel, owner, w)...)
+	others = append(others, joinOtel(otel, owners, w)...)
 	others = append(others, joinGemini(gemini, owner, w)...)
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
 	runs = append(runs, joinClaude(claude, owner, w)...)
-	return append(runs, others...), owner
+	for f, r := range owner {
+		if r != nil {
+			owners[f] = []*model.Run{r}
+		}
+	}
+	return append(runs, others...), owners
 }
 
 // joinPlans resolves the planagent records.

@@ -6,32 +6,47 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
-// codexInputs are Codex rollouts of every shape: generated, testdata, the
-// real corpus, and one with every kind of entry in several zones, split
-// over two files of one session (resumed) beside a second session.
-func codexInputs(t *testing.T) map[string][]byte {
+// generatedAndFound are three generated files of format and the files of
+// testdata and of the real corpus that glob names.
+func generatedAndFound(t *testing.T, format, glob string) map[string][]byte {
 	t.Helper()
 	inputs := map[string][]byte{}
 	for seed := range uint64(3) {
-		b, err := logsynth.File("codex", seed)
+		b, err := logsynth.File(format, seed)
 		if err != nil {
 			t.Fatal(err)
 		}
 		inputs[filepath.Join("synth", string(rune('a'+seed))+".jsonl")] = b
 	}
-	paths, _ := filepath.Glob(logPath("codex/*.jsonl"))
-	real, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", "codex", "*.jsonl"))
-	for _, p := range append(paths, real...) {
-		if b, err := os.ReadFile(p); err == nil {
-			inputs[p] = b
-		}
+	paths, _ := filepath.Glob(logPath(glob))
+	real, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", glob)) // none without the corpus
+	if len(paths) == 0 {
+		t.Fatalf("no test files %s", glob)
 	}
+	for _, p := range append(paths, real...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[p] = b
+	}
+	return inputs
+}
+
+// codexInputs are Codex rollouts of every shape: generated, testdata, the
+// real corpus, and one with every kind of entry in several zones, split
+// over two files of one session (resumed) beside a second session.
+func codexInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	inputs := generatedAndFound(t, "codex", "codex/*.jsonl")
 	inputs["zones-1.jsonl"] = []byte(`{"timestamp":"2026-03-06T09:00:00+08:00","type":"session_meta","payload":{"id":"z","timestamp":"2026-03-06T09:00:00+08:00"}}
 {"timestamp":"2026-03-06T09:00:00","type":"turn_context","payload":{"model":"gpt-5-codex"}}
 {"timestamp":"2026-03-06T09:00:01","type":"event_msg","payload":{"type":"user_message","message":"日志里的错误\nfix it"}}
@@ -49,11 +64,39 @@ func codexInputs(t *testing.T) map[string][]byte {
 	return inputs
 }
 
-// Codex entries come back from the spill exactly as they went in, whole
-// files or many segments, in any zone, and the join gives the same runs,
-// a session spread over two files included.
-func TestCodexSpillRoundTrip(t *testing.T) {
-	inputs := codexInputs(t)
+// otelInputs are OTLP/JSON traces: generated, testdata, the real corpus,
+// and one trace of two agents whose spans are in two files.
+func otelInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	inputs := generatedAndFound(t, "otel", "otel/*trace*") // the real corpus's logs example is not a trace
+	span := func(id, parent, name, op string, start int) string {
+		return `{"traceId":"two","spanId":"` + id + `","parentSpanId":"` + parent + `","name":"` + name + `","startTimeUnixNano":"` +
+			strconv.Itoa(start) + `000000000","endTimeUnixNano":"` + strconv.Itoa(start+2) + `000000000","status":{"code":"STATUS_CODE_ERROR","message":"boom"},` +
+			`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"` + op + `"}},{"key":"gen_ai.usage.input_tokens","value":{"intValue":"7"}}]}`
+	}
+	doc := func(spans ...string) []byte {
+		return []byte(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeSpans":[{"spans":[` +
+			strings.Join(spans, ",") + `]}]}]}` + "\n")
+	}
+	inputs["two-1.otlp.jsonl"] = doc(span("a1", "", "invoke_agent one", "invoke_agent", 1767261600), span("t1", "a1", "execute_tool grep", "execute_tool", 1767261601),
+		span("a2", "", "invoke_agent two", "invoke_agent", 1767261700), span("t2", "a2", "execute_tool ls", "execute_tool", 1767261701))
+	inputs["two-2.otlp.jsonl"] = doc(span("c2", "a2", "chat", "chat", 1767261702), span("t1", "a1", "execute_tool grep", "execute_tool", 1767261601))
+	return inputs
+}
+
+// Entries come back from the spill exactly as they went in, whole files
+// or many segments, in any zone, and the join gives the same runs, for
+// sessions and traces spread over several files too.
+func TestEntrySpillRoundTrip(t *testing.T) {
+	t.Run("codex", func(t *testing.T) {
+		testSpillRoundTrip(t, codexInputs(t), func(f *Fragment) *entryLog[codexEntry] { return f.codex })
+	})
+	t.Run("otel", func(t *testing.T) {
+		testSpillRoundTrip(t, otelInputs(t), func(f *Fragment) *entryLog[otelSpan] { return f.otel })
+	})
+}
+
+func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf func(*Fragment) *entryLog[T]) {
 	defer func(n int) { segmentLines = n }(segmentLines)
 	for _, segment := range []int{1 << 15, 3} {
 		segmentLines = segment
@@ -76,7 +119,7 @@ func TestCodexSpillRoundTrip(t *testing.T) {
 					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
 				}
 				for i, f := range spilled.frags {
-					l, want := f.codex, mem.frags[i].codex.entries
+					l, want := logOf(f), logOf(mem.frags[i]).entries
 					if l.entries != nil || len(l.segments) == 0 { // nothing held once the file is read
 						t.Fatalf("%s: fragment %d: room for %d entries in memory, %d segments", name, i, cap(l.entries), len(l.segments))
 					}
@@ -90,12 +133,47 @@ func TestCodexSpillRoundTrip(t *testing.T) {
 				allMem.frags = append(allMem.frags, mem.frags...)
 				allSpilled.frags = append(allSpilled.frags, spilled.frags...)
 			}
-			memRuns, _ := Join(allMem.frags, allMem)
-			spillRuns, _ := Join(allSpilled.frags, allSpilled)
+			memRuns, memOwners := Join(allMem.frags, allMem)
+			spillRuns, spillOwners := Join(allSpilled.frags, allSpilled)
 			if spill.Err() != nil || len(memRuns) < len(inputs) || !reflect.DeepEqual(memRuns, spillRuns) {
 				t.Fatalf("%s: %d runs, %d after the spill (%v)", loc, len(memRuns), len(spillRuns), spill.Err())
 			}
+			for i, f := range allSpilled.frags {
+				if !reflect.DeepEqual(spillOwners[f], memOwners[allMem.frags[i]]) {
+					t.Fatalf("%s: fragment %d feeds other runs after the spill", f.Source, i)
+				}
+			}
 		}
+	}
+}
+
+// A file's spans of one trace are one fragment, which feeds every run its
+// spans belong to: a time window that keeps one agent's run and drops the
+// other's still counts the file as read.
+func TestOtelFragmentFeedsEveryRun(t *testing.T) {
+	inputs := otelInputs(t)
+	var frags []*Fragment
+	c := newCollector()
+	for _, name := range []string{"two-1.otlp.jsonl", "two-2.otlp.jsonl"} {
+		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frags = append(frags, c.frags...)
+	if len(frags) != 2 {
+		t.Fatalf("%d fragments, want one per file", len(frags))
+	}
+	runs, owners := Join(frags, c)
+	if len(runs) != 2 || len(owners[frags[0]]) != 2 || len(owners[frags[1]]) != 2 {
+		t.Fatalf("%d runs; the files feed %d and %d", len(runs), len(owners[frags[0]]), len(owners[frags[1]]))
+	}
+	for _, r := range runs {
+		if len(r.ToolCalls) != 1 {
+			t.Errorf("%s: %d calls, want its one tool (the repeated span counts once)", r.ID, len(r.ToolCalls))
+		}
+	}
+	if runs[1].Tokens.Input != 7 {
+		t.Errorf("second agent's tokens %+v, want its chat span's from the other file", runs[1].Tokens)
 	}
 }
 

@@ -1,0 +1,175 @@
+package formats
+
+import (
+	"bufio"
+	"encoding/binary"
+	"math"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// Codex entries and OpenTelemetry spans wait for their join on the record
+// spill too: a session or a trace can span files, so every entry of every
+// file was held until the end of reading, and memory grew with the bytes
+// read (352 MB of rollouts took 230 MB, 100 MB of traces 118 MB). A file
+// keeps one entryLog per session or trace; the log writes its entries out
+// in segments of segmentLines while the file is read and the rest when it
+// is done, and the join reads them back one session or trace at a time.
+
+// entryLog is one fragment's entries: those on the spill, then those in memory.
+type entryLog[T any] struct {
+	entries  []T // after the segments on the spill
+	spill    *RecordSpill
+	segments []spillRef // earlier entries, on the spill
+	spilled  int        // how many entries the segments hold
+	noFlush  bool       // a write to the spill failed: the rest stays in memory
+	codec    *entryCodec[T]
+}
+
+// entryCodec writes and reads one kind of entry.
+type entryCodec[T any] struct {
+	encode func(b []byte, e *T, loc *time.Location) []byte
+	decode func(r *spillReader, loc *time.Location) T
+}
+
+// logFlusher is an entryLog of any kind, for the end of its file.
+type logFlusher interface {
+	flushTo(s *RecordSpill, last bool)
+}
+
+// logFor is the file's log of key in logs, made on first use together with
+// its fragment (frag), which the reader emits then.
+func logFor[T any](c *readCtx, logs *map[string]*entryLog[T], key string, codec *entryCodec[T], frag func(*entryLog[T]) *Fragment) *entryLog[T] {
+	if l := (*logs)[key]; l != nil {
+		c.emits++ // as a fragment would
+		return l
+	}
+	if *logs == nil {
+		*logs = map[string]*entryLog[T]{}
+	}
+	l := &entryLog[T]{codec: codec}
+	(*logs)[key] = l
+	c.logs = append(c.logs, l)
+	c.fragment(frag(l))
+	return l
+}
+
+// add appends e, and writes a segment out when the log holds enough.
+func (l *entryLog[T]) add(c *readCtx, e T) {
+	l.entries = append(l.entries, e)
+	if c.spill != nil && !l.noFlush && len(l.entries) >= segmentLines {
+		l.flushTo(c.spill, false)
+	}
+}
+
+// flushTo writes the entries l holds as a segment and empties them; on
+// failure they stay in memory, and so do the log's later entries. The
+// array is kept for the next segment of a file still being read (last
+// false), and let go with the file's last.
+func (l *entryLog[T]) flushTo(s *RecordSpill, last bool) {
+	if l.noFlush {
+		return
+	}
+	if len(l.entries) > 0 {
+		ref, ok := s.write(func(w *bufio.Writer) {
+			b := binary.AppendUvarint(nil, uint64(len(l.entries)))
+			for i := range l.entries {
+				b = l.codec.encode(b, &l.entries[i], s.loc)
+				w.Write(b)
+				b = b[:0]
+			}
+		})
+		if !ok {
+			l.noFlush = true
+			return
+		}
+		l.spill, l.segments, l.spilled = s, append(l.segments, ref), l.spilled+len(l.entries)
+	}
+	if last {
+		l.entries = nil
+		return
+	}
+	clear(l.entries) // their strings can go
+	l.entries = l.entries[:0]
+}
+
+// all is the log's entries in order, read back from the spill as needed.
+func (l *entryLog[T]) all() []T {
+	if len(l.segments) == 0 {
+		return l.entries
+	}
+	out := make([]T, 0, l.spilled+len(l.entries))
+	for _, ref := range l.segments {
+		r := l.spill.reader(ref)
+		for range r.uvarint() {
+			e := l.codec.decode(r, l.spill.loc)
+			if r.err != nil {
+				break
+			}
+			out = append(out, e)
+		}
+		l.spill.done(r)
+	}
+	return append(out, l.entries...)
+}
+
+func appendTokens(b []byte, t *model.Tokens) []byte {
+	for _, v := range []int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+func (r *spillReader) tokens() (t model.Tokens) {
+	for _, p := range []*int64{&t.Input, &t.Output, &t.CacheRead, &t.CacheCreation, &t.Unspecified} {
+		*p = r.varint()
+	}
+	return t
+}
+
+var codexCodec = &entryCodec[codexEntry]{
+	encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
+		b = appendTime(b, e.at, loc)
+		b = append(b, byte(e.kind))
+		b = appendString(b, e.model)
+		b = appendString(b, e.name)
+		b = appendString(b, e.callID)
+		b = appendBool(b, e.exitCode.Set)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.exitCode.V))
+		b = appendTokens(b, &e.tokens)
+		return appendString(b, e.prompt)
+	},
+	decode: func(r *spillReader, loc *time.Location) (e codexEntry) {
+		e.at = r.time(loc)
+		e.kind = codexKind(r.take(1)[0])
+		e.model, e.name, e.callID = r.string(), r.string(), r.string()
+		e.exitCode.Set = r.bool()
+		e.exitCode.V = math.Float64frombits(r.u64())
+		e.tokens = r.tokens()
+		e.prompt = r.string()
+		return e
+	},
+}
+
+var otelCodec = &entryCodec[otelSpan]{
+	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
+		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service} {
+			b = appendString(b, v)
+		}
+		b = appendTime(b, s.start, loc)
+		b = appendTime(b, s.end, loc)
+		b = appendBool(b, s.failed)
+		b = appendBool(b, s.ok)
+		return appendTokens(b, &s.tokens)
+	},
+	decode: func(r *spillReader, loc *time.Location) (s otelSpan) {
+		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service} {
+			*p = r.string()
+		}
+		s.start, s.end = r.time(loc), r.time(loc)
+		s.failed, s.ok = r.bool(), r.bool()
+		s.tokens = r.tokens()
+		return s
+	},
+}
