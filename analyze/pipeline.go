@@ -176,7 +176,9 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 			pending[s] = true
 		}
 	}
-	joinFragments(total, frags, pending, &opt)
+	if err := joinFragments(total, frags, pending, &opt, details); err != nil {
+		return fail(err)
+	}
 	if err := records.Err(); err != nil {
 		return fail(fmt.Errorf("record spill: %w", err))
 	}
@@ -221,34 +223,67 @@ type discovery struct {
 // Claude Code transcript entries) into runs. A file that held only
 // fragments counts as parsed when one fed or joined a kept run, as filtered
 // when its runs all fell outside the window, else it is an orphan.
-func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[string]bool, opt *Options) {
+func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[string]bool, opt *Options, details *Details) error {
 	if len(frags) == 0 {
-		return
+		return nil
 	}
 	restore := tightenGC(joinGCPercent)
-	runs, owners := formats.Join(frags, acc)
+	// Joined runs are folded as the join completes them, a chunk at a
+	// time, rather than held to the end with all their calls (memory grew
+	// with every session joined). The accumulator does not mind the order,
+	// but the run details do: joined runs come after every file's runs, in
+	// an order of their own (compareJoined), so that any split of the files
+	// into shards spills them alike. Each chunk is sorted and spilled to a
+	// file of its own, and the details' merge orders the chunks' runs.
+	kept := map[*model.Run]bool{}
+	var chunk []*model.Run
+	calls, chunks := 0, 0
+	var err error
+	flush := func() {
+		if len(chunk) == 0 || err != nil {
+			return
+		}
+		if chunks++; chunks > 1 && acc.details != nil {
+			if err = acc.details.close(); err != nil {
+				return
+			}
+			if acc.details, err = details.writer(); err != nil {
+				return
+			}
+		}
+		slices.SortStableFunc(chunk, compareJoined)
+		for _, r := range chunk {
+			if inWindow(r, opt) {
+				kept[r] = true
+				if !opt.KeepSecrets {
+					acc.redacted += redactRun(r)
+				}
+				acc.AddRun(r)
+			} else {
+				acc.runsFiltered++
+			}
+			*r = model.Run{Format: r.Format} // folded: only its identity and format are read after
+		}
+		clear(chunk)
+		chunk, calls = chunk[:0], 0
+	}
+	owners := formats.JoinEach(frags, acc, func(r *model.Run) {
+		// After every file's runs; each joined run has a source of its own, so Seq 0
+		// keeps its page name stable, and its spill stream is in the join's order.
+		r.FileOrd = joinedOrd
+		chunk = append(chunk, r)
+		if calls += 1 + len(r.ToolCalls); calls >= joinedChunk {
+			flush()
+		}
+	})
+	flush()
 	// The join's records are garbage now, but the last collection counted
 	// them live, and the heap would grow to twice that before the next: one
 	// collection here took the full set at 1 GB from ~175 to ~146 MiB.
 	runtime.GC()
 	restore()
-	// Joined runs come after every file's runs, in an order of their own
-	// (see before), so that any split of the files into shards spills them alike.
-	slices.SortStableFunc(runs, compareJoined)
-	kept := map[*model.Run]bool{}
-	for _, r := range runs {
-		// After every file's runs; each joined run has a source of its own, so Seq 0
-		// keeps its page name stable, and its spill stream is in the join's order.
-		r.FileOrd = joinedOrd
-		if inWindow(r, opt) {
-			kept[r] = true
-			if !opt.KeepSecrets {
-				acc.redacted += redactRun(r)
-			}
-			acc.AddRun(r)
-		} else {
-			acc.runsFiltered++
-		}
+	if err != nil {
+		return fmt.Errorf("run details: %w", err)
 	}
 	const orphan, filtered, parsed = 0, 1, 2
 	fate := map[string]int{}
@@ -280,7 +315,12 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 			acc.skip(src, formats.ReasonOrphan, "no plan in the scanned tree names it")
 		}
 	}
+	return nil
 }
+
+// joinedChunk is how many joined runs and calls are folded and spilled
+// together (a variable for tests): a few MB of calls.
+var joinedChunk = 1 << 15
 
 func inWindow(r *model.Run, opt *Options) bool {
 	if opt.Since.IsZero() && opt.Until.IsZero() {

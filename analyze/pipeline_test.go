@@ -384,6 +384,44 @@ func TestDeterministicAcrossJobs(t *testing.T) {
 	}
 }
 
+// Joined runs are folded and spilled in chunks as the join completes them:
+// however small the chunks, the summary, the run index and the run details
+// (runs, calls and their order) are those of one chunk for the whole join.
+func TestJoinedChunks(t *testing.T) {
+	roots := []string{testdataLogs}
+	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil {
+		roots = append(roots, filepath.Join("..", "..", "shared", "corpus"))
+	}
+	defer func(n int) { joinedChunk = n }(joinedChunk)
+	var first []byte
+	for _, size := range []int{1 << 30, 1, 40} {
+		joinedChunk = size
+		r := analyzeOpt(t, Options{Roots: roots, KeepDetails: true, Jobs: 2})
+		var b bytes.Buffer
+		enc := jsonEncoder(&b)
+		enc.Encode(r.Summary)
+		enc.Encode(r.Runs)
+		n := 0
+		for run, err := range r.Details.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc.Encode(run)
+			n++
+		}
+		files := len(r.Details.files)
+		r.Details.Close()
+		if int64(n) != r.Summary.Runs.Total || (size == 1 && files < 20) {
+			t.Fatalf("chunks of %d: %d details for %d runs, in %d files", size, n, r.Summary.Runs.Total, files)
+		}
+		if first == nil {
+			first = b.Bytes()
+		} else if !bytes.Equal(first, b.Bytes()) {
+			t.Fatalf("chunks of %d give other results", size)
+		}
+	}
+}
+
 func jsonEncoder(b *bytes.Buffer) *json.Encoder { return json.NewEncoder(b) }
 
 // FuzzSafeName: a page name made from any run id is a portable, harmless file name.

@@ -16,9 +16,8 @@ import (
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
 	order, bySession := groupFragments(frags)
-	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
 		for _, f := range fs {
@@ -29,9 +28,8 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 			owner[f] = r
 			f.release() // one session's records in memory at a time
 		}
-		runs = append(runs, r)
+		emit(r)
 	}
-	return runs
 }
 
 // claudeSession numbers the lines of one session's files one after another

@@ -184,9 +184,8 @@ func readCodex(d *document, c *readCtx) {
 
 // joinCodex builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
-func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
 	order, bySession := groupFragments(frags)
-	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
 		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
@@ -261,9 +260,8 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*m
 		for _, f := range fs {
 			owner[f] = r
 		}
-		runs = append(runs, r)
+		emit(r)
 	}
-	return runs
 }
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

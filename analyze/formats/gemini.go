@@ -102,9 +102,8 @@ func geminiMessage(m *document, c *readCtx) {
 	c.fragment(&Fragment{Kind: FragmentGemini, key: c.gemini, gemini: e})
 }
 
-func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*model.Run {
+func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
 	order, bySession := groupFragments(frags)
-	var runs []*model.Run
 	for _, id := range order {
 		fs := bySession[id]
 		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
@@ -139,7 +138,6 @@ func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) []*
 		r.Model = topModel(perModel)
 		r.Span = spanOf(first, last, w)
 		r.Title = cmpOr(clipString(strings.TrimSpace(r.Request), 120), id)
-		runs = append(runs, r)
+		emit(r)
 	}
-	return runs
 }

@@ -202,10 +202,10 @@ func (s *otelSpan) isModelCall() bool {
 // joinOtel makes the runs of every trace: its invoke_agent spans, or the
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 // A fragment holds a file's spans of one trace, which may feed several runs.
-func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner) []*model.Run {
+func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner, emit func(*model.Run)) {
 	order, byTrace := groupFragments(frags)
-	var runs []*model.Run
 	for _, trace := range order {
+		var runs []*model.Run
 		fs := byTrace[trace]
 		spans := map[string]*otelSpan{}
 		held := make([][]otelSpan, len(fs)) // back from the spill, for this trace only
@@ -312,8 +312,10 @@ func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner) []
 				}
 			}
 		}
+		for _, r := range runs {
+			emit(r)
+		}
 	}
-	return runs
 }
 
 func cmpOrInt(a, b int) int {

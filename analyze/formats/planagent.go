@@ -124,6 +124,15 @@ func readPlanagent(d *document, c *readCtx) {
 // owners maps every fragment to the runs it fed or joined (none for an
 // orphan): one, but for a file's spans of a trace with several agents.
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
+	owners = JoinEach(frags, w, func(r *model.Run) { runs = append(runs, r) })
+	return runs, owners
+}
+
+// JoinEach is Join handing each run to emit as soon as it is complete,
+// rather than holding every joined run (and its calls) to the end: one
+// session or trace at a time, plans all at once. Emitted runs are no
+// longer read by the join, so emit may keep, fold or empty them.
+func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run)) (owners map[*Fragment][]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
 	owner := map[*Fragment]*model.Run{}
 	owners = map[*Fragment][]*model.Run{}
@@ -143,22 +152,23 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment]
 		}
 	}
 	// Claude Code goes last: the join of a long session is the peak of
-	// memory, and by then the other formats' records are gone. The runs keep
-	// their order (plans, Claude Code, Codex, OTel, Gemini).
-	runs = joinPlans(plan, owner, w)
-	others := joinCodex(codex, owner, w)
-	others = append(others, joinOtel(otel, owners, w)...)
-	others = append(others, joinGemini(gemini, owner, w)...)
+	// memory, and by then the other formats' records are gone.
+	for _, r := range joinPlans(plan, owner, w) {
+		emit(r)
+	}
+	joinCodex(codex, owner, w, emit)
+	joinOtel(otel, owners, w, emit)
+	joinGemini(gemini, owner, w, emit)
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
-	runs = append(runs, joinClaude(claude, owner, w)...)
+	joinClaude(claude, owner, w, emit)
 	for f, r := range owner {
 		if r != nil {
 			owners[f] = []*model.Run{r}
 		}
 	}
-	return append(runs, others...), owners
+	return owners
 }
 
 // joinPlans resolves the planagent records.
