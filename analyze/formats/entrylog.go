@@ -9,11 +9,11 @@ import (
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
-// Codex entries and OpenTelemetry spans wait for their join on the record
-// spill too: a session or a trace can span files, so every entry of every
-// file was held until the end of reading, and memory grew with the bytes
-// read (352 MB of rollouts took 230 MB, 100 MB of traces 118 MB). A file
-// keeps one entryLog per session or trace; the log writes its entries out
+// Codex entries, OpenTelemetry spans and Gemini CLI messages wait for
+// their join on the record spill too: a session or a trace can span files,
+// so every entry of every file was held until the end of reading, and
+// memory grew with the bytes read (352 MB of rollouts took 230 MB, 100 MB
+// of traces 118 MB). A file keeps one entryLog per session or trace; the log writes its entries out
 // in segments of segmentLines while the file is read and the rest when it
 // is done, and the join reads them back one session or trace at a time.
 
@@ -171,5 +171,40 @@ var otelCodec = &entryCodec[otelSpan]{
 		s.failed, s.ok = r.bool(), r.bool()
 		s.tokens = r.tokens()
 		return s
+	},
+}
+
+var geminiCodec = &entryCodec[geminiEntry]{
+	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
+		b = appendString(b, e.session)
+		b = appendTime(b, e.start, loc)
+		b = appendTime(b, e.at, loc)
+		b = appendTime(b, e.lastUpdated, loc)
+		b = appendString(b, e.kind)
+		b = appendString(b, e.model)
+		b = appendTokens(b, &e.tokens)
+		b = appendBool(b, e.hasTokens)
+		b = appendString(b, e.prompt)
+		b = binary.AppendUvarint(b, uint64(len(e.calls)))
+		for _, c := range e.calls {
+			b = appendString(b, c.name)
+			b = appendString(b, c.status)
+		}
+		return b
+	},
+	decode: func(r *spillReader, loc *time.Location) (e geminiEntry) {
+		e.session = r.string()
+		e.start, e.at, e.lastUpdated = r.time(loc), r.time(loc), r.time(loc)
+		e.kind, e.model = r.string(), r.string()
+		e.tokens = r.tokens()
+		e.hasTokens = r.bool()
+		e.prompt = r.string()
+		if n := r.uvarint(); n > 0 {
+			e.calls = make([]geminiCall, n)
+			for i := range e.calls {
+				e.calls[i] = geminiCall{name: r.string(), status: r.string()}
+			}
+		}
+		return e
 	},
 }

@@ -131,6 +131,7 @@ type readCtx struct {
 	spill       *RecordSpill           // where their records wait for the join (nil: in memory)
 	logs        []logFlusher           // this file's Codex sessions and traces, for its end
 	otel        map[string]*otelLog    // this file's spans, by trace
+	geminiLogs  map[string]*geminiLog  // this file's Gemini entries, by session
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }

@@ -45,6 +45,9 @@ type geminiTokens struct {
 	Tool     Num `json:"tool"`
 }
 
+// geminiLog is a file's entries of one session.
+type geminiLog = entryLog[geminiEntry]
+
 type geminiEntry struct {
 	session     string
 	start, at   time.Time
@@ -70,8 +73,7 @@ func readGemini(d *document, c *readCtx) {
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		c.gemini = cmpOr(d.SessionIDCamel.V, c.gemini)
-		c.fragment(&Fragment{Kind: FragmentGemini, key: c.gemini, gemini: &geminiEntry{session: c.gemini, kind: "header",
-			start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc)}})
+		c.geminiLog().add(c, geminiEntry{session: c.gemini, kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc)})
 		for i := range d.Messages {
 			geminiMessage(&d.Messages[i], c)
 		}
@@ -80,8 +82,16 @@ func readGemini(d *document, c *readCtx) {
 	geminiMessage(d, c)
 }
 
+// geminiLog is the file's log of the current session.
+func (c *readCtx) geminiLog() *geminiLog {
+	session := c.gemini
+	return logFor(c, &c.geminiLogs, session, geminiCodec, func(l *geminiLog) *Fragment {
+		return &Fragment{Kind: FragmentGemini, key: session, gemini: l}
+	})
+}
+
 func geminiMessage(m *document, c *readCtx) {
-	e := &geminiEntry{session: c.gemini, at: m.Timestamp.In(c.loc), kind: m.Type.V, model: m.Model.V}
+	e := geminiEntry{session: c.gemini, at: m.Timestamp.In(c.loc), kind: m.Type.V, model: m.Model.V}
 	if m.Type.V == "user" {
 		e.prompt = m.Content.Text
 		for _, b := range m.Content.Blocks {
@@ -99,7 +109,7 @@ func geminiMessage(m *document, c *readCtx) {
 	for _, tc := range m.GeminiToolCalls {
 		e.calls = append(e.calls, geminiCall{name: tc.Name.V, status: tc.Status.V})
 	}
-	c.fragment(&Fragment{Kind: FragmentGemini, key: c.gemini, gemini: e})
+	c.geminiLog().add(c, e)
 }
 
 func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
@@ -110,28 +120,29 @@ func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 		var first, last time.Time
 		perModel := map[string]int64{}
 		for _, f := range fs {
-			e := f.gemini
-			for _, t := range []time.Time{e.start, e.at, e.lastUpdated} {
-				widen(&first, &last, t)
-			}
-			if r.Request == "" && e.prompt != "" {
-				r.Request = e.prompt
-			}
-			if e.hasTokens {
-				r.Tokens.Add(e.tokens)
-				perModel[e.model] += e.tokens.Total()
-			}
-			for _, call := range e.calls {
-				tc := model.ToolCall{Name: call.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
-				switch strings.ToLower(call.status) {
-				case "success":
-					tc.Outcome = model.OutcomeOK
-				case "error":
-					tc.Outcome, tc.Error = model.OutcomeError, "error"
-				case "cancelled", "canceled":
-					tc.Outcome, tc.Error = model.OutcomeError, "cancelled"
+			for _, e := range f.gemini.all() {
+				for _, t := range []time.Time{e.start, e.at, e.lastUpdated} {
+					widen(&first, &last, t)
 				}
-				r.ToolCalls = append(r.ToolCalls, tc)
+				if r.Request == "" && e.prompt != "" {
+					r.Request = e.prompt
+				}
+				if e.hasTokens {
+					r.Tokens.Add(e.tokens)
+					perModel[e.model] += e.tokens.Total()
+				}
+				for _, call := range e.calls {
+					tc := model.ToolCall{Name: call.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+					switch strings.ToLower(call.status) {
+					case "success":
+						tc.Outcome = model.OutcomeOK
+					case "error":
+						tc.Outcome, tc.Error = model.OutcomeError, "error"
+					case "cancelled", "canceled":
+						tc.Outcome, tc.Error = model.OutcomeError, "cancelled"
+					}
+					r.ToolCalls = append(r.ToolCalls, tc)
+				}
 			}
 			owner[f] = r
 		}

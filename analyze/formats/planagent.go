@@ -73,7 +73,7 @@ type Fragment struct {
 	claude *claudeFile
 	codex  *codexLog
 	otel   *otelLog
-	gemini *geminiEntry
+	gemini *geminiLog
 	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
 	spill  *RecordSpill // where claude is while nobody needs it (nil: in memory)
