@@ -2,11 +2,13 @@ package formats
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"errors"
 	"io"
 	"math"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,12 +23,14 @@ import (
 // join gives the same runs. The spill takes about a tenth of the
 // transcripts' size in the temporary directory.
 type RecordSpill struct {
-	mu  sync.Mutex
-	f   *tempfile.File
-	off int64
-	loc *time.Location
-	w   *bufio.Writer // the writer's buffer, reused
-	err error         // the first failure to read back; the run cannot be trusted after it
+	mu     sync.Mutex
+	f      *tempfile.File
+	off    int64
+	loc    *time.Location
+	w      *bufio.Writer // the writer's buffer, reused
+	win    []byte        // what the spill read ahead, from winOff
+	winOff int64
+	err    error // the first failure to read back; the run cannot be trusted after it
 }
 
 // NewRecordSpill makes an empty spill in the temporary directory; loc is the
@@ -174,11 +178,43 @@ func withRoom[T any](n int) []T {
 }
 
 // reader reads one record; its buffer is no larger than the record, since
-// most sessions are a few KB and the join reads every record twice.
+// most sessions are a few KB and the join reads every record twice. A
+// small record comes from a window of the file read ahead: the join reads
+// records in about the order they were written, and a tree of small files
+// (a PlanAgent store) has tens of thousands of them, a read each.
 func (s *RecordSpill) reader(ref spillRef) *spillReader {
 	size := int(min(ref.n, 64<<10))
-	return &spillReader{r: bufio.NewReaderSize(io.NewSectionReader(s.f, ref.off, ref.n), size), left: ref.n,
-		strs: map[string]string{}, zones: map[fixedZone]*time.Location{}}
+	var src io.Reader = io.NewSectionReader(s.f, ref.off, ref.n)
+	if ref.n <= spillWindow/4 {
+		if b, ok := s.fromWindow(ref); ok {
+			src = bytes.NewReader(b)
+		}
+	}
+	return &spillReader{r: bufio.NewReaderSize(src, size), left: ref.n}
+}
+
+// spillWindow is how much the spill reads ahead for small records.
+const spillWindow = 256 << 10
+
+// fromWindow is the record at ref, read through the window; false when it
+// cannot be read (the caller's reader then reports it).
+func (s *RecordSpill) fromWindow(ref spillRef) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if ref.off < s.winOff || ref.off+ref.n > s.winOff+int64(len(s.win)) {
+		if s.win == nil {
+			s.win = make([]byte, spillWindow)
+		}
+		n, err := s.f.ReadAt(s.win[:cap(s.win)], ref.off)
+		if int64(n) < ref.n {
+			s.win, s.winOff = s.win[:0], 0
+			return nil, false
+		}
+		_ = err // io.EOF at the spill's end, with the record read
+		s.win, s.winOff = s.win[:n], ref.off
+	}
+	at := ref.off - s.winOff
+	return s.win[at : at+ref.n], true
 }
 
 // read appends one record's tables to cf (and the header, for the last).
@@ -404,6 +440,9 @@ func (r *spillReader) time(loc *time.Location) time.Time {
 		z := fixedZone{r.string(), int(int32(r.u32()))}
 		if zone = r.zones[z]; zone == nil {
 			zone = time.FixedZone(z.name, z.offset)
+			if r.zones == nil {
+				r.zones = map[fixedZone]*time.Location{}
+			}
 			r.zones[z] = zone
 		}
 	default:
@@ -419,28 +458,36 @@ func (r *spillReader) string() string {
 	if r.err != nil || n == 0 {
 		return ""
 	}
-	if n <= 64 {
-		b, err := r.r.Peek(n)
-		if err != nil {
+	if n > r.r.Size() { // longer than the buffer: a prompt in a small record
+		var sb strings.Builder
+		sb.Grow(n)
+		if _, err := io.CopyN(&sb, r.r, int64(n)); err != nil {
 			r.err = errSpillCorrupt
 			return ""
 		}
-		if s, ok := r.strs[string(b)]; ok {
-			r.r.Discard(n)
-			r.left -= int64(n)
-			return s
-		}
+		r.left -= int64(n)
+		return sb.String()
 	}
-	b := make([]byte, n)
-	if _, err := io.ReadFull(r.r, b); err != nil {
+	b, err := r.r.Peek(n)
+	if err != nil {
 		r.err = errSpillCorrupt
 		return ""
 	}
-	r.left -= int64(n)
-	s := string(b)
-	if n <= 64 && len(r.strs) < 4096 {
-		r.strs[s] = s
+	s, ok := "", false
+	if n <= 64 {
+		s, ok = r.strs[string(b)]
 	}
+	if !ok {
+		s = string(b)
+		if n <= 64 && len(r.strs) < 4096 {
+			if r.strs == nil {
+				r.strs = map[string]string{}
+			}
+			r.strs[s] = s
+		}
+	}
+	r.r.Discard(n)
+	r.left -= int64(n)
 	return s
 }
 

@@ -3,9 +3,11 @@ package formats
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -160,6 +162,61 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 	}
 }
 
+// PlanAgent records' batches and tasks wait on the spill too, and come
+// back as they went: the plans join to the same runs.
+func TestPlanagentSpillRoundTrip(t *testing.T) {
+	inputs := generatedAndFound(t, "planagent", "planagent/*.json")
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	mem, spilled := newCollector(), newCollector()
+	names := slices.Sorted(maps.Keys(inputs))
+	for _, name := range names {
+		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, mem); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := Read(bytes.NewReader(inputs[name]), name, Options{Spill: spill}, spilled); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if len(spilled.frags) < 5 || len(spilled.frags) != len(mem.frags) {
+		t.Fatalf("%d fragments, %d in memory", len(spilled.frags), len(mem.frags))
+	}
+	onDisk := 0
+	for i, f := range spilled.frags {
+		m := mem.frags[i]
+		switch {
+		case f.plan != nil:
+			onDisk += checkSpilledLog(t, f.Source, f.plan.batches, m.plan.batches.entries)
+		case f.batch != nil:
+			onDisk += checkSpilledLog(t, f.Source, f.batch.tasks, m.batch.tasks.entries)
+		}
+	}
+	if onDisk < 3 {
+		t.Fatalf("only %d logs on the spill", onDisk)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	if spill.Err() != nil || len(memRuns) < 3 || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("%d runs, %d after the spill (%v)", len(memRuns), len(spillRuns), spill.Err())
+	}
+}
+
+// checkSpilledLog checks that l holds nothing in memory and reads back as
+// want (an empty list as none); it counts the logs with entries on disk.
+func checkSpilledLog[T any](t *testing.T, source string, l *entryLog[T], want []T) int {
+	t.Helper()
+	if l.entries != nil || len(l.segments) != min(1, len(want)) {
+		t.Fatalf("%s: room for %d entries in memory, %d segments for %d", source, cap(l.entries), len(l.segments), len(want))
+	}
+	if got := l.all(); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: differs after the spill:\n%+v\n%+v", source, got, want)
+	}
+	return len(l.segments)
+}
+
 // A file's spans of one trace are one fragment, which feeds every run its
 // spans belong to: a time window that keeps one agent's run and drops the
 // other's still counts the file as read.
@@ -238,5 +295,33 @@ func TestCodexSpillFailures(t *testing.T) {
 	Join(spilled.frags, spilled)
 	if !errors.Is(spill.Err(), errSpillCorrupt) {
 		t.Fatalf("a damaged segment read back as %v", spill.Err())
+	}
+}
+
+// Records of every size read back right in any order: small ones through
+// the spill's read-ahead window (sliding over records written later),
+// large ones straight from the file.
+func TestSpillWindow(t *testing.T) {
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	var logs []*codexLog
+	var want [][]codexEntry
+	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, spillWindow - 100, 20} {
+		l := &codexLog{codec: codexCodec}
+		l.entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
+		want = append(want, slices.Clone(l.entries))
+		l.flushTo(spill, true)
+		logs = append(logs, l)
+	}
+	for _, i := range []int{0, 2, 1, 5, 7, 6, 3, 4, 0, 7} {
+		if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
+			t.Fatalf("record %d (%d bytes) reads back wrong", i, len(want[i][0].prompt))
+		}
+	}
+	if spill.Err() != nil {
+		t.Fatal(spill.Err())
 	}
 }

@@ -83,20 +83,27 @@ type Fragment struct {
 type planRecord struct {
 	id, sessionID, status string
 	span                  model.Span
-	batches               []taskBatch
+	batches               *entryLog[taskBatch] // on the spill until the join
 }
 
 type batchRecord struct {
 	id, status string
 	duration   Num
-	tasks      []taskRecord
+	tasks      *entryLog[taskRecord] // on the spill until the join
 	metrics    *batchMetrics
+}
+
+// spilled is a log holding entries, which go to the spill with the file's end.
+func spilled[T any](c *readCtx, entries []T, codec *entryCodec[T]) *entryLog[T] {
+	l := &entryLog[T]{entries: entries, codec: codec}
+	c.logs = append(c.logs, l)
+	return l
 }
 
 func readPlanagent(d *document, c *readCtx) {
 	switch {
 	case d.PlannedBatches != nil:
-		p := &planRecord{id: d.PlanID.V, sessionID: d.SessionIDCamel.V, status: model.Fold(d.Status.V), batches: d.PlannedBatches}
+		p := &planRecord{id: d.PlanID.V, sessionID: d.SessionIDCamel.V, status: model.Fold(d.Status.V), batches: spilled(c, d.PlannedBatches, taskBatchCodec)}
 		if p.id == "" {
 			p.id = c.fallbackID()
 		}
@@ -108,7 +115,7 @@ func readPlanagent(d *document, c *readCtx) {
 		p.span = c.span(d.CreatedAtCamel, end)
 		c.fragment(&Fragment{Kind: FragmentPlan, plan: p, key: p.id})
 	case d.BatchID.Set && d.ExecutedTasks != nil:
-		b := &batchRecord{id: d.BatchID.V, status: model.Fold(d.Status.V), duration: d.ExecutionTime, tasks: d.ExecutedTasks, metrics: d.Metrics}
+		b := &batchRecord{id: d.BatchID.V, status: model.Fold(d.Status.V), duration: d.ExecutionTime, tasks: spilled(c, d.ExecutedTasks, taskRecordCodec), metrics: d.Metrics}
 		c.fragment(&Fragment{Kind: FragmentBatch, batch: b, key: b.id})
 	case d.PlanID.Set:
 		c.fragment(&Fragment{Kind: FragmentProgress, key: d.PlanID.V, count: d.CompletedBatches})
@@ -242,7 +249,7 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 		r.Status = model.StatusUnknown
 	}
 	var completedBatches int64
-	for _, b := range p.batches {
+	for _, b := range p.batches.all() {
 		results := batches[b.BatchID.V]
 		byTask := map[string]*taskRecord{}
 		for _, rf := range results {
@@ -250,8 +257,9 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 			if rf.batch.status == "completed" {
 				completedBatches++
 			}
-			for i := range rf.batch.tasks {
-				t := &rf.batch.tasks[i]
+			tasks := rf.batch.tasks.all()
+			for i := range tasks {
+				t := &tasks[i]
 				byTask[t.id()] = t // a later result for the same task wins
 				r.ToolCalls = append(r.ToolCalls, taskCall(t, w))
 			}
@@ -298,8 +306,9 @@ func batchRun(f *Fragment, w Warner) *model.Run {
 		r.Status = model.StatusUnknown
 	}
 	ok := int64(0)
-	for i := range b.tasks {
-		t := &b.tasks[i]
+	tasks := b.tasks.all()
+	for i := range tasks {
+		t := &tasks[i]
 		call := taskCall(t, w)
 		if call.Outcome == model.OutcomeOK {
 			ok++
