@@ -201,11 +201,18 @@ const spillWindow = 256 << 10
 func (s *RecordSpill) fromWindow(ref spillRef) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if ref.off < s.winOff || ref.off+ref.n > s.winOff+int64(len(s.win)) {
+	if end := s.winOff + int64(len(s.win)); ref.off < s.winOff || ref.off+ref.n > end {
 		if s.win == nil {
 			s.win = make([]byte, spillWindow)
 		}
-		n, err := s.f.ReadAt(s.win[:cap(s.win)], ref.off)
+		// Read ahead only when reading on from the window's end: a join
+		// that jumps about (plans naming batches anywhere) would read a
+		// whole window for every small record.
+		size := int64(cap(s.win))
+		if ref.off < end || ref.off > end+size {
+			size = max(ref.n, 4<<10)
+		}
+		n, err := s.f.ReadAt(s.win[:size], ref.off)
 		if int64(n) < ref.n {
 			s.win, s.winOff = s.win[:0], 0
 			return nil, false
