@@ -185,19 +185,14 @@ func readCodex(d *document, c *readCtx) {
 // joinCodex builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
 func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
-	order, bySession := groupFragments(frags)
-	for _, id := range order {
-		fs := bySession[id]
+	for fs, entries := range loaded(frags, func(f *Fragment) *codexLog { return f.codex }) {
+		id := fs[0].key
 		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
 		var prev model.Tokens
 		perModel := map[string]int64{}
 		exits := map[string]Num{}
 		outputs := map[string]time.Time{}
-		entries := make([][]codexEntry, len(fs)) // back from the spill, for this session only
-		for i, f := range fs {
-			entries[i] = f.codex.all()
-		}
 		for _, es := range entries {
 			for i := range es {
 				e := &es[i]

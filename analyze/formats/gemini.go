@@ -113,14 +113,13 @@ func geminiMessage(m *document, c *readCtx) {
 }
 
 func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
-	order, bySession := groupFragments(frags)
-	for _, id := range order {
-		fs := bySession[id]
+	for fs, entries := range loaded(frags, func(f *Fragment) *geminiLog { return f.gemini }) {
+		id := fs[0].key
 		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
 		perModel := map[string]int64{}
-		for _, f := range fs {
-			for _, e := range f.gemini.all() {
+		for _, es := range entries {
+			for _, e := range es {
 				for _, t := range []time.Time{e.start, e.at, e.lastUpdated} {
 					widen(&first, &last, t)
 				}
@@ -144,6 +143,8 @@ func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 					r.ToolCalls = append(r.ToolCalls, tc)
 				}
 			}
+		}
+		for _, f := range fs {
 			owner[f] = r
 		}
 		r.Model = topModel(perModel)

@@ -203,14 +203,11 @@ func (s *otelSpan) isModelCall() bool {
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 // A fragment holds a file's spans of one trace, which may feed several runs.
 func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner, emit func(*model.Run)) {
-	order, byTrace := groupFragments(frags)
-	for _, trace := range order {
+	for fs, held := range loaded(frags, func(f *Fragment) *otelLog { return f.otel }) {
+		trace := fs[0].key
 		var runs []*model.Run
-		fs := byTrace[trace]
 		spans := map[string]*otelSpan{}
-		held := make([][]otelSpan, len(fs)) // back from the spill, for this trace only
-		for i, f := range fs {
-			held[i] = f.otel.all()
+		for i := range fs {
 			for k := range held[i] {
 				s := &held[i][k]
 				if s.id != "" {
