@@ -17,7 +17,7 @@ var bundleFormat = &Format{
 			return false
 		}
 		for _, e := range d.Events.List {
-			if !e.Type.Set || !e.Timestamp.Set {
+			if !e.typSet || !e.at.Set {
 				return false
 			}
 		}
@@ -65,23 +65,62 @@ type bundleMeta struct {
 	Error    Str `json:"error"`
 }
 
-// trim drops a summary that can never be shown: only a failed tool result's
-// summary becomes an error text, and summaries are most of an event's bytes.
-func (e *bundleEvent) trim() {
-	if model.Fold(e.Type.V) != "tool_result" || model.Fold(e.Status.V) != "failure" {
-		e.Summary.V = ""
-	}
+// keptEvent is what a bundle reader reads of an event, in about 90 bytes
+// rather than the ~220 of a decoded bundleEvent with its strings (a 200 MB
+// bundle has ~90,000 events, held until its document ends): the id as a
+// digest (dedupe only compares it), repeated strings as indexes into the
+// document's table, and an error text only where one can be shown.
+type keptEvent struct {
+	at                      Time
+	id                      digest
+	typ, node, status, tool int32  // into eventsField.Strs
+	errText                 string // a failed tool result's: its metadata error, else its summary
+	idSet, typSet           bool
 }
 
-func (e *bundleEvent) toolName() string {
-	if e.Metadata == nil {
-		return ""
+// eventKeeper turns decoded events into kept ones, interning their strings.
+type eventKeeper struct {
+	list  []keptEvent
+	strs  []string
+	index map[string]int32
+}
+
+func newEventKeeper() *eventKeeper {
+	return &eventKeeper{list: []keptEvent{}, index: map[string]int32{}}
+}
+
+func (k *eventKeeper) str(s string) int32 {
+	i, ok := k.index[s]
+	if !ok {
+		i = int32(len(k.strs))
+		k.strs = append(k.strs, s)
+		k.index[s] = i
 	}
-	return e.Metadata.ToolName.V
+	return i
+}
+
+func (k *eventKeeper) add(e *bundleEvent) {
+	kept := keptEvent{at: e.Timestamp, id: idDigest(e.ID.V), typ: k.str(e.Type.V), node: k.str(e.NodeID.V), status: k.str(e.Status.V),
+		idSet: e.ID.Set, typSet: e.Type.Set}
+	tool, metaErr := "", ""
+	if e.Metadata != nil {
+		tool, metaErr = e.Metadata.ToolName.V, e.Metadata.Error.V
+	}
+	kept.tool = k.str(tool)
+	if model.Fold(e.Type.V) == "tool_result" && model.Fold(e.Status.V) == "failure" {
+		kept.errText = cmpOr(metaErr, e.Summary.V)
+	}
+	k.list = append(k.list, kept)
+}
+
+// field is the events kept, as a document's events field.
+func (k *eventKeeper) field(present bool) eventsField {
+	return eventsField{List: k.list, Strs: k.strs, Present: present}
 }
 
 func readBundle(d *document, c *readCtx) {
-	events := dedupeEvents(d.Events.List, c)
+	ev := &d.Events
+	events := dedupeEvents(ev.List, c)
 	r := &model.Run{Format: "debugbundle"}
 	st := d.State
 	if st != nil {
@@ -106,21 +145,25 @@ func readBundle(d *document, c *readCtx) {
 			}
 		}
 	} else if len(events) > 0 { // an EventsExport alone spans its first to last event
-		r.Span = c.span(events[0].Timestamp, events[len(events)-1].Timestamp)
+		r.Span = c.span(events[0].at, events[len(events)-1].at)
 	}
 	if r.ID == "" {
 		r.ID = c.fallbackID()
 	}
 
-	r.ToolCalls = pairToolCalls(events, c)
+	folded := make([]string, len(ev.Strs)) // each string of the table, case-folded once
+	for i, s := range ev.Strs {
+		folded[i] = model.Fold(s)
+	}
+	r.ToolCalls = pairToolCalls(events, ev.Strs, folded, c)
 	if st != nil && st.Telemetry != nil && st.Telemetry.ToolCallCount.Set && st.Telemetry.ToolCallCount.Int() != int64(len(r.ToolCalls)) {
 		c.Warn(WarnCountMismatch)
 	}
 
 	aborted := false
 	lastOutcome := ""
-	for _, e := range events {
-		switch t := model.Fold(e.Type.V); t {
+	for i := range events {
+		switch t := folded[events[i].typ]; t {
 		case "budget_exceeded":
 			r.Context.BudgetExceeded++
 			aborted = true
@@ -167,17 +210,18 @@ func bundleStatus(failed bool, steps []model.Step) model.Status {
 
 // dedupeEvents drops exact repeats: same id, type and timestamp as an earlier
 // event. Producers reuse ids for distinct events, so an id alone proves nothing.
-func dedupeEvents(list []bundleEvent, c *readCtx) []bundleEvent {
+func dedupeEvents(list []keptEvent, c *readCtx) []keptEvent {
 	type key struct {
-		id, typ string
-		ts      int64
-		tsSet   bool
+		id    digest
+		typ   int32
+		ts    int64
+		tsSet bool
 	}
 	seen := make(map[key]bool, len(list))
 	out := list[:0] // in place: a copy would hold a second list at the peak
 	for _, e := range list {
-		k := key{e.ID.V, e.Type.V, e.Timestamp.In(c.loc).UnixNano(), e.Timestamp.Set}
-		if e.ID.Set && seen[k] {
+		k := key{e.id, e.typ, e.at.In(c.loc).UnixNano(), e.at.Set}
+		if e.idSet && seen[k] {
 			c.Warn(WarnDuplicateEvent)
 			continue
 		}
@@ -190,10 +234,11 @@ func dedupeEvents(list []bundleEvent, c *readCtx) []bundleEvent {
 // pairToolCalls pairs each tool_call with the next unused tool_result for the
 // same tool, else the next unused tool_result of the same node; each result
 // pairs with at most one call, in order. An unpaired call's outcome is unknown.
-func pairToolCalls(events []bundleEvent, c *readCtx) []model.ToolCall {
+// strs is the events' string table, folded the same strings case-folded.
+func pairToolCalls(events []keptEvent, strs, folded []string, c *readCtx) []model.ToolCall {
 	var calls, results []int
 	for i := range events {
-		switch model.Fold(events[i].Type.V) {
+		switch folded[events[i].typ] {
 		case "tool_call":
 			calls = append(calls, i)
 		case "tool_result":
@@ -202,7 +247,7 @@ func pairToolCalls(events []bundleEvent, c *readCtx) []model.ToolCall {
 	}
 	pair := make(map[int]int, len(calls)) // call event index → result event index
 	used := make(map[int]bool, len(results))
-	match := func(key func(*bundleEvent) string) {
+	match := func(key func(*keptEvent) string) {
 		queues := map[string][]int{}
 		for _, ri := range results {
 			if !used[ri] {
@@ -230,22 +275,19 @@ func pairToolCalls(events []bundleEvent, c *readCtx) []model.ToolCall {
 			queues[k] = q
 		}
 	}
-	match(func(e *bundleEvent) string { return e.toolName() })
-	match(func(e *bundleEvent) string { return e.NodeID.V })
+	match(func(e *keptEvent) string { return strs[e.tool] })
+	match(func(e *keptEvent) string { return strs[e.node] })
 
 	out := make([]model.ToolCall, 0, len(calls))
 	for _, ci := range calls {
 		ev := &events[ci]
-		call := model.ToolCall{Name: ev.toolName(), Span: model.Span{Started: ev.Timestamp.In(c.loc)}}
+		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: ev.at.In(c.loc)}}
 		if ri, ok := pair[ci]; ok {
 			res := &events[ri]
-			call.Span = c.span(ev.Timestamp, res.Timestamp)
-			if model.Fold(res.Status.V) == "failure" {
+			call.Span = c.span(ev.at, res.at)
+			if folded[res.status] == "failure" {
 				call.Outcome = model.OutcomeError
-				call.Error = res.Summary.V
-				if res.Metadata != nil && res.Metadata.Error.V != "" {
-					call.Error = res.Metadata.Error.V
-				}
+				call.Error = res.errText
 			} else {
 				call.Outcome = model.OutcomeOK
 			}

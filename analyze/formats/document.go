@@ -194,9 +194,10 @@ func (s *stepList) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options
 }
 
 // eventsField is a debug bundle's {events, payloads} object, or the bare
-// events array of an EventsExport.
+// events array of an EventsExport, kept compact (see keptEvent).
 type eventsField struct {
-	List    []bundleEvent
+	List    []keptEvent
+	Strs    []string // what the events' string indexes name
 	Present bool
 }
 
@@ -204,9 +205,9 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	switch dec.PeekKind() {
 	case '[':
 		e.Present = true
-		return decodeEvents(dec, &e.List, w, opts)
+		return decodeEvents(dec, e, w, opts)
 	case '{':
-		var events *[]bundleEvent
+		var events *eventsField
 		err := objectFields(dec, true, func(key string) error {
 			if key != "events" {
 				return dec.SkipValue()
@@ -218,12 +219,12 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 				return err
 			case '[':
 				if events == nil {
-					events = new([]bundleEvent)
+					events = new(eventsField)
 				}
 				return decodeEvents(dec, events, w, opts)
 			}
 			if events == nil {
-				events = new([]bundleEvent)
+				events = new(eventsField)
 			}
 			w.Warn(WarnTypeMismatch)
 			return dec.SkipValue()
@@ -232,7 +233,10 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 			return err
 		}
 		if events != nil {
-			e.Present, e.List = true, *events
+			e.Present, e.List, e.Strs = true, events.List, events.Strs
+			if e.List == nil {
+				e.List = []keptEvent{}
+			}
 		}
 		return nil
 	case 'n':
@@ -243,15 +247,13 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 }
 
 // decodeEvents decodes an events array token by token (a bundle can hold
-// hundreds of thousands), exactly as the general decoder decodes []bundleEvent.
-func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts json.Options) error {
+// hundreds of thousands), exactly as the general decoder decodes
+// []bundleEvent, and keeps each event compact.
+func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.Options) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	if *list == nil {
-		*list = []bundleEvent{}
-	}
-	*list = (*list)[:0]
+	keep := newEventKeeper()
 	tab := map[string]string{}
 	for dec.PeekKind() != ']' {
 		var e bundleEvent
@@ -299,9 +301,9 @@ func decodeEvents(dec *jsontext.Decoder, list *[]bundleEvent, w Warner, opts jso
 				return err
 			}
 		}
-		e.trim()
-		*list = append(*list, e)
+		keep.add(&e)
 	}
+	*list = keep.field(list.Present)
 	_, err := dec.ReadToken()
 	return err
 }

@@ -313,6 +313,34 @@ func TestBundleErrorFromSummary(t *testing.T) {
 	}
 }
 
+// An event is a repeat only with the same id, type and timestamp as an
+// earlier one (a missing type and an empty one are the same): producers
+// reuse ids, and a call and its result may share one.
+func TestBundleDuplicateEvents(t *testing.T) {
+	const export = `{"events": [
+	{"id":"x","timestamp":1702886401000,"type":"tool_call","metadata":{"toolName":"w"}},
+	{"id":"x","timestamp":1702886401000,"type":"tool_result","status":"success","metadata":{"toolName":"w"}},
+	{"id":"x","timestamp":1702886401000,"type":"tool_result","status":"failure","metadata":{"toolName":"w"}},
+	{"id":"y","timestamp":1702886402000},
+	{"id":"y","timestamp":1702886402000,"type":""},
+	{"timestamp":1702886403000,"type":"tool_call","metadata":{"toolName":"w"}},
+	{"timestamp":1702886403000,"type":"tool_call","metadata":{"toolName":"w"}}]}`
+	c := newCollector()
+	if err := Read(strings.NewReader(export), "export.json", Options{Location: time.UTC}, c); err == nil && len(c.runs) == 1 {
+		t.Fatalf("an event without a type makes no EventsExport: %d runs", len(c.runs))
+	}
+	typed := strings.Replace(strings.Replace(export, `{"id":"y","timestamp":1702886402000},`, `{"id":"y","timestamp":1702886402000,"type":"note"},`, 1),
+		`"type":""}`, `"type":"note"}`, 1)
+	c = newCollector()
+	if err := Read(strings.NewReader(typed), "export.json", Options{Location: time.UTC}, c); err != nil || len(c.runs) != 1 {
+		t.Fatalf("%v, %d runs", err, len(c.runs))
+	}
+	// The call pairs with the first result (same id, other type); the repeated failure
+	// of the same id and type is dropped, as is the second note; events without an id never are.
+	checkCalls(t, c.runs[0], []call{{"w", ok, 0}, {"w", unknown, -1}, {"w", unknown, -1}})
+	checkWarnings(t, "export", c.warnings, map[string]int{WarnDuplicateEvent: 2})
+}
+
 func TestPlanagentJoin(t *testing.T) {
 	var all []*Fragment
 	w := newCollector()
