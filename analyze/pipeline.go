@@ -269,7 +269,8 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	}
 	owners := formats.JoinEach(frags, acc, func(r *model.Run) {
 		// After every file's runs; each joined run has a source of its own, so Seq 0
-		// keeps its page name stable, and its spill stream is in the join's order.
+		// keeps its page name stable, and its chunk's sort and the details' merge
+		// put it in compareJoined order.
 		r.FileOrd = joinedOrd
 		chunk = append(chunk, r)
 		if calls += 1 + len(r.ToolCalls); calls >= joinedChunk {

@@ -10,13 +10,15 @@ import (
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
-// Codex entries, OpenTelemetry spans and Gemini CLI messages wait for
-// their join on the record spill too: a session or a trace can span files,
-// so every entry of every file was held until the end of reading, and
-// memory grew with the bytes read (352 MB of rollouts took 230 MB, 100 MB
-// of traces 118 MB). A file keeps one entryLog per session or trace; the log writes its entries out
-// in segments of segmentLines while the file is read and the rest when it
-// is done, and the join reads them back one session or trace at a time.
+// Codex entries, OpenTelemetry spans, Gemini CLI messages and PlanAgent
+// batches and tasks wait for their join on the record spill, as Claude
+// Code records do: a session, a trace or a plan can span files, so every
+// entry of every file was held until the end of reading, and memory grew
+// with the bytes read (352 MB of rollouts took 230 MB, 100 MB of traces
+// 118 MB). A file keeps one entryLog per session, trace or record; a log
+// writes its entries out in segments of segmentLines while the file is
+// read and the rest when it is done, and the join reads them back one
+// session, trace or plan at a time.
 
 // entryLog is one fragment's entries: those on the spill, then those in memory.
 type entryLog[T any] struct {

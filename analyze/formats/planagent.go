@@ -127,7 +127,8 @@ func readPlanagent(d *document, c *readCtx) {
 // Join resolves planagent fragments gathered from the whole scanned tree into
 // runs. A BatchResult belongs to the plan whose plannedBatches names it, else
 // it is a run of its own; PlanProgress and ExecutionMetrics belong to a plan
-// by planId / sessionId, else they are orphans. Runs come out in source order;
+// by planId / sessionId, else they are orphans. Runs come out format by
+// format (plans, Codex, OTel, Gemini, Claude Code), each in source order;
 // owners maps every fragment to the runs it fed or joined (none for an
 // orphan): one, but for a file's spans of a trace with several agents.
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
