@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -339,6 +340,38 @@ func TestBundleDuplicateEvents(t *testing.T) {
 	// of the same id and type is dropped, as is the second note; events without an id never are.
 	checkCalls(t, c.runs[0], []call{{"w", ok, 0}, {"w", unknown, -1}, {"w", unknown, -1}})
 	checkWarnings(t, "export", c.warnings, map[string]int{WarnDuplicateEvent: 2})
+}
+
+// A copy of a PlanAgent store beside the original (a state.bak/) counts
+// every file once: each plan copy is a run (duplicate ids still count),
+// and each BatchResult belongs to one plan, the first that names it. Each
+// plan copy had taken every copy of its batches: k copies, k² the calls.
+func TestPlanagentCopies(t *testing.T) {
+	names := []string{"execution-result-batch-1.json", "execution-result-batch-2.json", "execution-result-batch-x.json", "plan_agent-plan-plan-api-tests.json"}
+	calls := func(copies int) (runs, n int) {
+		var all []*Fragment
+		w := newCollector()
+		for k := range copies {
+			for _, name := range names {
+				c, err := readTestFile(t, "planagent/"+name, time.UTC)
+				if err != nil {
+					t.Fatal(err)
+				}
+				c.frags[0].Source = fmt.Sprintf("copy%d/%s", k, name)
+				all = append(all, c.frags...)
+			}
+		}
+		rs, _ := Join(all, w)
+		for _, r := range rs {
+			n += len(r.ToolCalls)
+		}
+		return len(rs), n
+	}
+	runs1, one := calls(1)
+	runs3, three := calls(3)
+	if one == 0 || runs3 != 3*runs1 || three != 3*one {
+		t.Fatalf("one copy: %d runs, %d calls; three copies: %d runs, %d calls", runs1, one, runs3, three)
+	}
 }
 
 func TestPlanagentJoin(t *testing.T) {

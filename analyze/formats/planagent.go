@@ -200,32 +200,9 @@ func joinPlans(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) (run
 		}
 	}
 	completed := map[*Fragment]int64{}
-	// A batch named by several plans (copies of a plan store each name
-	// every copy of its batches) comes back from the spill once and stays;
-	// the others are read when their plan is joined, and let go after.
-	named := map[string]int{}
 	for _, f := range frags {
 		if f.Kind == FragmentPlan {
-			for _, b := range f.plan.batches.all() {
-				named[b.BatchID.V]++
-			}
-		}
-	}
-	tasks := map[*Fragment][]taskRecord{}
-	tasksOf := func(f *Fragment) []taskRecord {
-		if named[f.key] < 2 {
-			return f.batch.tasks.all()
-		}
-		ts, ok := tasks[f]
-		if !ok {
-			ts = f.batch.tasks.all()
-			tasks[f] = ts
-		}
-		return ts
-	}
-	for _, f := range frags {
-		if f.Kind == FragmentPlan {
-			owner[f], completed[f] = planRun(f, batches, tasksOf, owner, w)
+			owner[f], completed[f] = planRun(f, batches, owner, w)
 		}
 	}
 	for _, f := range frags {
@@ -256,7 +233,7 @@ func joinPlans(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) (run
 	return runs
 }
 
-func planRun(f *Fragment, batches map[string][]*Fragment, tasksOf func(*Fragment) []taskRecord, owner map[*Fragment]*model.Run, w Warner) (*model.Run, int64) {
+func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*model.Run, w Warner) (*model.Run, int64) {
 	p := f.plan
 	r := &model.Run{ID: p.id, Format: "planagent", Source: f.Source, Title: p.id, Span: p.span}
 	switch p.status {
@@ -277,11 +254,14 @@ func planRun(f *Fragment, batches map[string][]*Fragment, tasksOf func(*Fragment
 		results := batches[b.BatchID.V]
 		byTask := map[string]*taskRecord{}
 		for _, rf := range results {
+			if o := owner[rf]; o != nil && o != r {
+				continue // a BatchResult belongs to one plan: the first, in source order, that names it
+			}
 			owner[rf] = r
 			if rf.batch.status == "completed" {
 				completedBatches++
 			}
-			tasks := tasksOf(rf)
+			tasks := rf.batch.tasks.all() // back from the spill: each batch for its one plan
 			for i := range tasks {
 				t := &tasks[i]
 				byTask[t.id()] = t // a later result for the same task wins
