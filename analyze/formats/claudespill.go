@@ -15,7 +15,8 @@ import (
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
-// RecordSpill keeps Claude Code line records (and Codex entries) on disk from when they are
+// RecordSpill keeps Claude Code line records (and the entries of the other
+// formats joined across files, see entryLog) on disk from when they are
 // read (in segments of segmentLines, and the rest at the end of their file)
 // to their session's join, so that memory follows the largest session
 // rather than every line of every transcript read (a heavy user's projects
@@ -196,8 +197,9 @@ func (s *RecordSpill) reader(ref spillRef) *spillReader {
 // spillWindow is how much the spill reads ahead for small records.
 const spillWindow = 256 << 10
 
-// fromWindow is the record at ref, read through the window; false when it
-// cannot be read (the caller's reader then reports it).
+// fromWindow is a copy of the record at ref, read through the window (the
+// window is reused by the next read, whichever goroutine makes it); false
+// when it cannot be read (the caller's reader then reports it).
 func (s *RecordSpill) fromWindow(ref spillRef) ([]byte, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -221,7 +223,7 @@ func (s *RecordSpill) fromWindow(ref spillRef) ([]byte, bool) {
 		s.win, s.winOff = s.win[:n], ref.off
 	}
 	at := ref.off - s.winOff
-	return s.win[at : at+ref.n], true
+	return bytes.Clone(s.win[at : at+ref.n]), true
 }
 
 // read appends one record's tables to cf (and the header, for the last).

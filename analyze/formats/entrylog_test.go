@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -321,6 +322,20 @@ func TestSpillWindow(t *testing.T) {
 			t.Fatalf("record %d (%d bytes) reads back wrong", i, len(want[i][0].prompt))
 		}
 	}
+	// Readers on several goroutines share the window (the race detector watches).
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 40 {
+				i := (g + k*3) % len(logs)
+				if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("goroutine %d: record %d reads back wrong", g, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 	if spill.Err() != nil {
 		t.Fatal(spill.Err())
 	}
