@@ -214,7 +214,6 @@ var otelCodec = &entryCodec[otelSpan]{
 
 var geminiCodec = &entryCodec[geminiEntry]{
 	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
-		b = appendString(b, e.session)
 		b = appendTime(b, e.start, loc)
 		b = appendTime(b, e.at, loc)
 		b = appendTime(b, e.lastUpdated, loc)
@@ -231,7 +230,6 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		return b
 	},
 	decode: func(r *spillReader, loc *time.Location) (e geminiEntry) {
-		e.session = r.string()
 		e.start, e.at, e.lastUpdated = r.time(loc), r.time(loc), r.time(loc)
 		e.kind, e.model = r.string(), r.string()
 		e.tokens = r.tokens()

@@ -129,7 +129,7 @@ type readCtx struct {
 	claude      map[string]*claudeFile // this file's Claude Code sessions
 	claudeFrags []*Fragment            // their fragments, in order
 	spill       *RecordSpill           // where their records wait for the join (nil: in memory)
-	logs        []logFlusher           // this file's Codex sessions and traces, for its end
+	logs        []logFlusher           // this file's entry logs (Codex, OTel, Gemini, PlanAgent), spilled at its end
 	otel        map[string]*otelLog    // this file's spans, by trace
 	geminiLogs  map[string]*geminiLog  // this file's Gemini entries, by session
 }

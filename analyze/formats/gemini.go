@@ -48,8 +48,7 @@ type geminiTokens struct {
 // geminiLog is a file's entries of one session.
 type geminiLog = entryLog[geminiEntry]
 
-type geminiEntry struct {
-	session     string
+type geminiEntry struct { // its session is its log's
 	start, at   time.Time
 	kind        string // header, user, gemini, other
 	model       string
@@ -73,7 +72,7 @@ func readGemini(d *document, c *readCtx) {
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		c.gemini = cmpOr(d.SessionIDCamel.V, c.gemini)
-		c.geminiLog().add(c, geminiEntry{session: c.gemini, kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc)})
+		c.geminiLog().add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc)})
 		for i := range d.Messages {
 			geminiMessage(&d.Messages[i], c)
 		}
@@ -91,7 +90,7 @@ func (c *readCtx) geminiLog() *geminiLog {
 }
 
 func geminiMessage(m *document, c *readCtx) {
-	e := geminiEntry{session: c.gemini, at: m.Timestamp.In(c.loc), kind: m.Type.V, model: m.Model.V}
+	e := geminiEntry{at: m.Timestamp.In(c.loc), kind: m.Type.V, model: m.Model.V}
 	if m.Type.V == "user" {
 		e.prompt = m.Content.Text
 		for _, b := range m.Content.Blocks {

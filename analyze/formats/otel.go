@@ -303,8 +303,10 @@ func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner, em
 			r.Model = topModel(m)
 		}
 		for i, f := range fs {
+			fed := map[*model.Run]bool{} // a trace may have thousands of agents
 			for k := range held[i] {
-				if r := find(&held[i][k]); !slices.Contains(owners[f], r) {
+				if r := find(&held[i][k]); !fed[r] {
+					fed[r] = true
 					owners[f] = append(owners[f], r)
 				}
 			}
