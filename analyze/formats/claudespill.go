@@ -188,7 +188,7 @@ func (s *RecordSpill) reader(ref spillRef) *spillReader {
 	var src io.Reader = io.NewSectionReader(s.f, ref.off, ref.n)
 	if ref.n <= spillWindow/4 {
 		if b, ok := s.fromWindow(ref); ok {
-			src = bytes.NewReader(b)
+			src, size = bytes.NewReader(b), int(min(ref.n, 4<<10)) // in memory already: a small buffer will do
 		}
 	}
 	return &spillReader{r: bufio.NewReaderSize(src, size), left: ref.n}

@@ -113,10 +113,8 @@ func (k *eventKeeper) add(e *bundleEvent) {
 	k.list = append(k.list, kept)
 }
 
-// field is the events kept, as a document's events field.
-func (k *eventKeeper) field(present bool) eventsField {
-	return eventsField{List: k.list, Strs: k.strs, Present: present}
-}
+// into stores the events kept in e.
+func (k *eventKeeper) into(e *eventsField) { e.List, e.Strs = k.list, k.strs }
 
 func readBundle(d *document, c *readCtx) {
 	ev := &d.Events

@@ -303,7 +303,7 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 		}
 		keep.add(&e)
 	}
-	*list = keep.field(list.Present)
+	keep.into(list)
 	_, err := dec.ReadToken()
 	return err
 }

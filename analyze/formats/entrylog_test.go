@@ -310,14 +310,14 @@ func TestSpillWindow(t *testing.T) {
 	defer spill.Close()
 	var logs []*codexLog
 	var want [][]codexEntry
-	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, spillWindow - 100, 20} {
+	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, spillWindow - 100, 20, 10 << 10} {
 		l := &codexLog{codec: codexCodec}
 		l.entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
 		want = append(want, slices.Clone(l.entries))
 		l.flushTo(spill, true)
 		logs = append(logs, l)
 	}
-	for _, i := range []int{0, 2, 1, 5, 7, 6, 3, 4, 0, 7} {
+	for _, i := range []int{0, 2, 1, 5, 7, 8, 6, 3, 4, 0, 8, 7} {
 		if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
 			t.Fatalf("record %d (%d bytes) reads back wrong", i, len(want[i][0].prompt))
 		}

@@ -24,7 +24,9 @@ func referenceEvents(dec *jsontext.Decoder, w Warner) (eventsField, error) {
 		for i := range list {
 			k.add(&list[i])
 		}
-		return k.field(true)
+		e := eventsField{Present: true}
+		k.into(&e)
+		return e
 	}
 	switch dec.PeekKind() {
 	case '[':
