@@ -2,8 +2,10 @@ package formats
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
+	"math/bits"
 )
 
 // A JSON decoder must hold a whole token to read it, so one string of a
@@ -41,7 +43,8 @@ var ErrTokenTooLong = errors.New("a JSON token longer than 4 KiB outside any str
 type clampReader struct {
 	r                        io.Reader
 	buf                      []byte // what is read from r
-	outBuf                   []byte // backing array of out, reused
+	outBuf                   []byte // backing array of out when a chunk was changed, reused
+	o                        clampOut
 	out                      []byte // processed, not yet returned
 	err                      error
 	inStr, dropping, needLow bool // needLow: high holds a kept high surrogate escape, not written yet
@@ -98,64 +101,57 @@ func (c *clampReader) process(in []byte) error {
 		c.carry = append(c.carry[:0], in[len(in)-k:]...)
 		in = in[:len(in)-k]
 	}
-	out := c.outBuf[:0]
+	out := &c.o
+	out.start(in, c.outBuf[:0])
 	if len(c.esc) == 0 { // a high half held back at the last chunk's end
-		out = c.unpaired(out, in, 0)
+		c.unpaired(out, in, 0)
 	}
-	quote, slash, newline := -1, -1, -1 // cached positions of the next '"', '\\' and '\n' in in
 	pos := 0
-	next := func(cache *int, b byte) int {
-		if *cache < pos {
-			if k := bytes.IndexByte(in[pos:], b); k >= 0 {
-				*cache = pos + k
-			} else {
-				*cache = len(in)
-			}
-		}
-		return *cache
-	}
 	for pos < len(in) {
 		if len(c.esc) > 0 { // finishing an escape sequence begun earlier
-			pos += c.escape(in[pos:], &out)
-			out = c.unpaired(out, in, pos)
+			pos += c.escape(in[pos:], out)
+			c.unpaired(out, in, pos)
 			continue
 		}
 		if !c.inStr {
-			q := next(&quote, '"')
+			q := bytes.IndexByte(in[pos:], '"') + pos
+			if q < pos {
+				q = len(in)
+			}
 			seg, bare := in[pos:q], c.bare
 			if c.checkBare(seg) != nil {
 				if !c.lines {
 					return ErrTokenTooLong
 				}
 				c.bare = bare // as before the check
-				out = c.appendBare(out, seg, true)
+				c.appendBare(out, seg, true)
 			} else if mayHoldNonFinite(seg) {
 				c.bare = bare
-				out = c.appendBare(out, seg, false)
+				c.appendBare(out, seg, false)
 			} else {
-				out = append(out, seg...)
+				out.keep(pos, q)
 			}
 			if q == len(in) {
 				break
 			}
-			out = append(out, '"')
+			out.keep(q, q+1) // the opening quote
 			pos = q + 1
 			c.inStr, c.dropping, c.needLow, c.strLen, c.bare = true, false, false, 0, 0
 			continue
 		}
-		j := min(next(&quote, '"'), next(&slash, '\\'), next(&newline, '\n'))
+		j := pos + stringEnd(in[pos:])
 		seg := in[pos:j]
 		if !c.dropping && len(seg) > 0 {
 			room := max(0, c.limit-c.strLen) // a kept surrogate pair may overshoot
 			if len(seg) <= room {
-				out = append(out, seg...)
+				out.keep(pos, j)
 				c.strLen += len(seg)
 			} else {
 				cut := room
 				for cut > 0 && seg[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
 					cut--
 				}
-				out = append(out, seg[:cut]...)
+				out.keep(pos, pos+cut)
 				c.strLen += cut
 				c.dropping = true
 			}
@@ -164,26 +160,29 @@ func (c *clampReader) process(in []byte) error {
 			break
 		}
 		if in[j] == '"' || in[j] == '\n' {
-			out = append(out, in[j])
+			out.keep(j, j+1)
 			c.inStr = false
 			pos = j + 1
 			continue
 		}
 		if j+1 < len(in) && in[j+1] != 'u' && in[j+1] != '\n' && !c.dropping && !c.needLow && c.strLen+2 <= c.limit {
-			out = append(out, '\\', in[j+1]) // the common escape, whole and far from the limit
+			out.keep(j, j+2) // the common escape, whole and far from the limit
 			c.strLen += 2
 			pos = j + 2
 			continue
 		}
 		c.esc = append(c.esc[:0], '\\')
 		pos = j + 1
-		pos += c.escape(in[pos:], &out)
-		out = c.unpaired(out, in, pos)
+		pos += c.escape(in[pos:], out)
+		c.unpaired(out, in, pos)
 	}
 	if c.err != nil { // the input ends: nothing can follow a high half held back
-		out = c.loneHigh(out)
+		c.loneHigh(out)
 	}
-	c.outBuf, c.out = out, out
+	c.out = out.finish()
+	if out.changed {
+		c.outBuf = c.out
+	}
 	return nil
 }
 
@@ -248,21 +247,19 @@ var replacementEscape = []byte(`\ufffd`)
 // follows it at in[pos] is known not to be an escape: only an escape (taken
 // by escape, never by the common-escape shortcut while one is held) can be
 // its low half.
-func (c *clampReader) unpaired(out, in []byte, pos int) []byte {
+func (c *clampReader) unpaired(out *clampOut, in []byte, pos int) {
 	if c.needLow && pos < len(in) && in[pos] != '\\' {
-		return c.loneHigh(out)
+		c.loneHigh(out)
 	}
-	return out
 }
 
 // loneHigh writes the replacement for a high surrogate escape held back,
 // when what follows it is not its low half.
-func (c *clampReader) loneHigh(out []byte) []byte {
-	if !c.needLow {
-		return out
+func (c *clampReader) loneHigh(out *clampOut) {
+	if c.needLow {
+		c.needLow = false
+		out.add(replacementEscape...)
 	}
-	c.needLow = false
-	return append(out, replacementEscape...)
 }
 
 // surrogate tells whether esc (a whole \uXXXX escape) is the high or the
@@ -313,13 +310,13 @@ func incompleteTail(b []byte) int {
 
 // escape collects the rest of an escape sequence (\x, or \uXXXX), emits it
 // whole or drops it whole, and returns how many bytes of in it used.
-func (c *clampReader) escape(in []byte, out *[]byte) int {
+func (c *clampReader) escape(in []byte, out *clampOut) int {
 	used := 0
 	for used < len(in) {
 		if in[used] == '\n' { // the line ends inside the escape: keep what there is, the string ends
-			*out = c.loneHigh(*out)
+			c.loneHigh(out)
 			if !c.dropping {
-				*out = append(*out, c.esc...)
+				out.add(c.esc...)
 			}
 			c.esc = c.esc[:0]
 			return used
@@ -335,13 +332,14 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 	}
 	high, low := surrogate(c.esc)
 	if c.needLow && low { // the second half of a pair whose first half was kept
-		*out = append(append(*out, c.high[:]...), c.esc...)
+		out.add(c.high[:]...)
+		out.add(c.esc...)
 		c.strLen += len(c.esc)
 		c.needLow = false
 		c.esc = c.esc[:0]
 		return used
 	}
-	*out = c.loneHigh(*out)
+	c.loneHigh(out)
 	switch {
 	case c.dropping || c.strLen+len(c.esc) > c.limit:
 		c.dropping = true
@@ -350,10 +348,10 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 		c.needLow = true
 		c.strLen += len(c.esc)
 	case low:
-		*out = append(*out, replacementEscape...)
+		out.add(replacementEscape...)
 		c.strLen += len(c.esc)
 	default:
-		*out = append(*out, c.esc...)
+		out.add(c.esc...)
 		c.strLen += len(c.esc)
 	}
 	c.esc = c.esc[:0]
@@ -366,11 +364,11 @@ func (c *clampReader) escape(in []byte, out *[]byte) int {
 // by one NUL. c.bare is the length of the run seg continues, and is left at
 // the length of the run it ends in, counting the words as written: so that
 // a stretch gives what its lines give one by one, however it is cut.
-func (c *clampReader) appendBare(out, seg []byte, dropLong bool) []byte {
+func (c *clampReader) appendBare(out *clampOut, seg []byte, dropLong bool) {
 	for i := 0; i < len(seg); i++ {
 		if c.bare == 0 {
 			if n := nonFiniteAt(seg[i:]); n > 0 && n <= c.bareLimit {
-				out = append(out, "null"...)
+				out.add([]byte("null")...)
 				c.nonFinite++
 				c.bare = n
 				i += n - 1
@@ -380,13 +378,12 @@ func (c *clampReader) appendBare(out, seg []byte, dropLong bool) []byte {
 		b := seg[i]
 		if c.countBare(b) > c.bareLimit && dropLong {
 			if c.bare == c.bareLimit+1 {
-				out = append(out, 0)
+				out.add(0)
 			}
 			continue
 		}
-		out = append(out, b)
+		out.add(b)
 	}
-	return out
 }
 
 // structural ends a bare token: JSON's punctuation and white space.
@@ -431,4 +428,69 @@ func (c *clampReader) checkBare(seg []byte) error {
 		}
 	}
 	return nil
+}
+
+// clampOut is what process writes for one chunk. Runs of the chunk's own
+// bytes are kept as a span of it and copied only once something else is
+// written: most chunks pass unchanged and are handed out as they are.
+type clampOut struct {
+	in       []byte
+	buf      []byte // the output so far, before the pending span, once changed
+	from, to int    // the pending span of in
+	changed  bool
+}
+
+func (o *clampOut) start(in, buf []byte) { *o = clampOut{in: in, buf: buf} }
+
+// keep writes in[a:b].
+func (o *clampOut) keep(a, b int) {
+	if a != o.to { // bytes between were left out
+		o.flush()
+		o.from = a
+	}
+	o.to = b
+}
+
+// add writes p, which is not the chunk's next bytes.
+func (o *clampOut) add(p ...byte) {
+	o.flush()
+	o.buf = append(o.buf, p...)
+}
+
+func (o *clampOut) flush() {
+	o.buf = append(o.buf, o.in[o.from:o.to]...)
+	o.from, o.changed = o.to, true
+}
+
+// finish is the chunk's output: a slice of in itself when nothing changed.
+func (o *clampOut) finish() []byte {
+	if !o.changed {
+		return o.in[o.from:o.to]
+	}
+	o.flush()
+	return o.buf
+}
+
+// stringEnd is the index in b of the first byte that ends a string's plain
+// run: a quote, a backslash or a newline (len(b) if none). It tests eight
+// bytes at a time: strings are most of a log's bytes, and their runs between
+// escapes are a dozen bytes, too short for three calls to IndexByte to pay.
+func stringEnd(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, s, n := w^(ones*'"'), w^(ones*'\\'), w^(ones*'\n')
+		// A byte of x is zero where (x-ones)&^x has its high bit; the lowest
+		// such bit is exact (borrows only reach bytes above a zero).
+		if m := ((q-ones)&^q | (s-ones)&^s | (n-ones)&^n) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c == '\n' {
+			return i
+		}
+	}
+	return i
 }

@@ -150,6 +150,30 @@ func shape(doc []byte) string {
 	}
 }
 
+// stringEnd finds the first quote, backslash or newline eight bytes at a
+// time; bytes just below and above those (and 0x00, 0x80, 0xFF, whose
+// borrows are the trap of the trick) sit around them at every offset.
+func TestStringEnd(t *testing.T) {
+	alphabet := []byte{'"', '\\', '\n', '!', '#', '[', ']', '\t', '\v', 0, 1, 0x80, 0xA2, 0xDC, 0xFF, 'a'}
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for range 20000 {
+		b := make([]byte, rnd.IntN(40))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+			if rnd.IntN(3) > 0 {
+				b[i] = alphabet[3+rnd.IntN(len(alphabet)-3)] // fewer stops: longer runs
+			}
+		}
+		want := len(b)
+		if i := bytes.IndexAny(b, "\"\\\n"); i >= 0 {
+			want = i
+		}
+		if got := stringEnd(b); got != want {
+			t.Fatalf("%q: %d, want %d", b, got, want)
+		}
+	}
+}
+
 func TestClampBounds(t *testing.T) {
 	long := `{"session_id": "s", "payload": "` + strings.Repeat("é", 400000) + `", "status": "success", "tool_calls": []}`
 	c := newCollector()
