@@ -268,18 +268,26 @@ func surrogate(esc []byte) (high, low bool) {
 	if len(esc) != 6 || esc[1] != 'u' {
 		return false, false
 	}
-	v := 0
-	for _, h := range esc[2:] {
-		switch l := h | 0x20; {
-		case '0' <= h && h <= '9':
-			v = v<<4 | int(h-'0')
+	v, ok := hex4(esc[2:])
+	if !ok {
+		return false, false // not an escape: the decoder refuses it
+	}
+	return 0xD800 <= v && v < 0xDC00, 0xDC00 <= v && v < 0xE000
+}
+
+// hex4 reads four hexadecimal digits.
+func hex4(h []byte) (v int, ok bool) {
+	for _, c := range h {
+		switch l := c | 0x20; {
+		case '0' <= c && c <= '9':
+			v = v<<4 | int(c-'0')
 		case 'a' <= l && l <= 'f':
 			v = v<<4 | int(l-'a'+10)
 		default:
-			return false, false // not an escape: the decoder refuses it
+			return 0, false
 		}
 	}
-	return 0xD800 <= v && v < 0xDC00, 0xDC00 <= v && v < 0xE000
+	return v, true
 }
 
 // incompleteTail is the length of a UTF-8 sequence begun but not finished at
@@ -476,7 +484,6 @@ func (o *clampOut) finish() []byte {
 // bytes at a time: strings are most of a log's bytes, and their runs between
 // escapes are a dozen bytes, too short for three calls to IndexByte to pay.
 func stringEnd(b []byte) int {
-	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])

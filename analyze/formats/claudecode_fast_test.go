@@ -24,31 +24,46 @@ func generalLine(line []byte) (decodedLine, []string) {
 	return decodeLine(dec, decodeOptions(w), nil), w.kinds
 }
 
-// checkFastLine fails when the fast path accepts a line and gives anything
-// but what the general decoder gives; it reports whether it accepted it.
-func checkFastLine(t *testing.T, line []byte) bool {
+// checkFastLine fails when a fast path (token-level, or straight from the
+// bytes) accepts a line and gives anything but what the general decoder
+// gives, or when the raw path accepts a line the token-level one does not;
+// it reports which accepted it.
+func checkFastLine(t *testing.T, line []byte) (fast, raw bool) {
 	t.Helper()
 	var buf bytes.Buffer
 	dec := jsontext.NewDecoder(&buf)
 	w := &warnList{}
 	d := new(document)
-	if !decodeFast(dec, &buf, line, d, w, decodeOptions(w)) {
-		return false
+	fast = decodeFast(dec, &buf, line, d, w, decodeOptions(w))
+	if fast {
+		sameAsGeneral(t, "fast", line, d, w.kinds)
 	}
+	d, w = new(document), &warnList{}
+	raw = decodeClaudeRaw(line, d, w)
+	if raw {
+		sameAsGeneral(t, "raw", line, d, w.kinds)
+		if !fast {
+			t.Fatalf("raw path accepted a line the token-level path gives up: %.300s", line)
+		}
+	}
+	return fast, raw
+}
+
+func sameAsGeneral(t *testing.T, path string, line []byte, d *document, warns []string) {
+	t.Helper()
 	want, wantWarns := generalLine(line)
 	if want.err != nil || want.doc == nil {
-		t.Fatalf("fast path accepted a line the general decoder rejects (%v): %.300s", want.err, line)
+		t.Fatalf("%s path accepted a line the general decoder rejects (%v): %.300s", path, want.err, line)
 	}
 	if !reflect.DeepEqual(d, want.doc) {
-		t.Fatalf("fast path decoded differently:\nfast    %+v\ngeneral %+v\nline %.300s", *d, *want.doc, line)
+		t.Fatalf("%s path decoded differently:\n%s %+v\ngeneral %+v\nline %.300s", path, path, *d, *want.doc, line)
 	}
-	got := slices.Clone(w.kinds)
+	got := slices.Clone(warns)
 	slices.Sort(got)
 	slices.Sort(wantWarns)
 	if !slices.Equal(got, wantWarns) {
-		t.Fatalf("warnings: fast %v, general %v\nline %.300s", got, wantWarns, line)
+		t.Fatalf("warnings: %s %v, general %v\nline %.300s", path, got, wantWarns, line)
 	}
-	return true
 }
 
 func TestClaudeFastSameAsGeneral(t *testing.T) {
@@ -90,18 +105,59 @@ func TestClaudeFastSameAsGeneral(t *testing.T) {
 		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":{"a":1}}]}}`,
 		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":"` + strings.Repeat(`日本\n"`, 700) + `"}]}}`,
 		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":"` + strings.Repeat(`abc`, 700) + `"}]}}`,
+		// What the raw path must refuse or read exactly as jsontext does.
+		`{"type":"user","sessionId":"s","x":"\u00e9\ud83d\ude00","message":{"content":"hi \u00e9\"\\\/\b\f\n\r\t"}}`,
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"\xff\"}",
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"\xed\xa0\x80\"}",
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"a\tb\"}",
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"a\x00b\"}",
+		`{"type":"user","sessionId":"s","x":"\u12g4"}`,
+		`{"type":"user","sessionId":"s","x":"\ud83d"}`,
+		`{"type":"user","sessionId":"s","x":"\x"}`,
+		`{"type":"user","sessionId":"s","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+		`{"type":"user","sessionId":"s","x":[-0,1.5e+3,0.0,1E-2,-12.5e-7,true,false,null,{},[],""]}`,
+		`{"type":"user","sessionId":"s","x":01}`,
+		`{"type":"user","sessionId":"s","x":1.}`,
+		`{"type":"user","sessionId":"s","x":-}`,
+		`{"type":"user","sessionId":"s","x":.5}`,
+		`{"type":"user","sessionId":"s","x":1e}`,
+		`{"type":"user","sessionId":"s","x":tru}`,
+		`{"type":"user","sessionId":"s","x":nulll}`,
+		`{"type":"user","sessionId":"s","x":[1,]}`,
+		`{"type":"user","sessionId":"s","x":[1 2]}`,
+		`{"type":"user" "sessionId":"s"}`,
+		`{"type":"user","sessionId":"s","x":{"a":1 "b":2}}`,
+		`{"type":"user","sessionId":"s","message":{"content":5}}`,
+		`{"type":"user","sessionId":"s","x":{"a":1,}}`,
+		`{"type":"user","sessionId":"s","x":{"a" 1}}`,
+		`{"typ\u0065":"user","sessionId":"s"}`,
+		`{"type":"user","sessionId":"s","cwd":1,"cwd":2}`,
+		`{"type":"user","sessionId":"s","timestamp":" 2026-03-05T10:00:00Z ","isMeta":null,"isSidechain":false}`,
+		`{"type":"user","sessionId":"s","timestamp":"yesterday","message":{"usage":{"input_tokens":1e400,"output_tokens":-0}}}`,
+		`{"type":"user","sessionId":"s","timestamp":1700000000}`,
+		`{"type":"user","sessionId":"s","toolUseResult":"Error: ` + strings.Repeat("é", 400) + `"}`,
+		`{"type":"user","sessionId":"s","toolUseResult":{"durationMs":12,"durationMs":15,"interrupted":true,"agentId":"a1","stdout":"x"}}`,
+		`{"type":"user","sessionId":"s","toolUseResult":[1,2]}`,
+		`{"type":"assistant","sessionId":"s","message":{"content":[null,{"type":"tool_use","id":"t","name":"Task","input":{"subagent_type":"x","prompt":"p"}},{"type":"text","text":null}]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t","is_error":null,"content":[{"type":"text","text":"x"}]}]}}`,
+		`{"type":"user","sessionId":"s"}` + "\r",
+		` {"type":"user","sessionId":"s"} `,
 	} {
 		lines = append(lines, []byte(l))
 	}
-	accepted := 0
+	accepted, raw := 0, 0
 	for _, l := range lines {
-		if checkFastLine(t, l) {
+		f, r := checkFastLine(t, l)
+		if f {
 			accepted++
 		}
+		if r {
+			raw++
+		}
 	}
-	t.Logf("fast path took %d of %d lines", accepted, len(lines))
-	if accepted < len(lines)/2 {
-		t.Errorf("fast path took %d of %d lines", accepted, len(lines))
+	t.Logf("fast path took %d of %d lines, the raw path %d", accepted, len(lines), raw)
+	if accepted < len(lines)/2 || raw < accepted*9/10 {
+		t.Errorf("fast path took %d of %d lines, the raw path %d", accepted, len(lines), raw)
 	}
 }
 

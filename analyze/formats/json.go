@@ -163,6 +163,11 @@ func readStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return stringPrefix(raw, n)
+}
+
+// stringPrefix is the first n bytes of the string raw (quoted, valid JSON).
+func stringPrefix(raw []byte, n int) (string, error) {
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') < 0 { // verbatim: the text is what is between the quotes
 		return string(inner[:min(n, len(inner))]), nil
@@ -276,21 +281,26 @@ func decodeTime(dec *jsontext.Decoder, p *Time, w Warner, opts json.Options) err
 		}
 		*p = Time{t: epochTime(f), Set: true}
 	case '"':
-		s := strings.TrimSpace(tok.String())
-		if s == "" {
-			return nil
-		}
-		t, naive, ok := ParseTimestamp(s)
-		if !ok {
-			w.Warn(WarnBadTimestamp)
-			return nil
-		}
-		*p = Time{t: t, naive: naive, Set: true}
+		timeText(tok.String(), p, w)
 	case 'n':
 	default:
 		w.Warn(WarnBadTimestamp)
 	}
 	return nil
+}
+
+// timeText reads a timestamp string into p (a blank one leaves p alone).
+func timeText(text string, p *Time, w Warner) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	t, naive, ok := ParseTimestamp(text)
+	if !ok {
+		w.Warn(WarnBadTimestamp)
+		return
+	}
+	*p = Time{t: t, naive: naive, Set: true}
 }
 
 // maxEpoch bounds an epoch number (milliseconds up to the year 33658): a

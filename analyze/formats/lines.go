@@ -140,7 +140,12 @@ func (d *lineDecoder) decode(k *lineChunk) {
 		// The fast path is tried while it pays: a file of another format
 		// gives it up after a few lines, a transcript's odd lines do not.
 		if d.miss < 4 || d.fastOK > d.miss {
-			if decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts) {
+			ok := decodeClaudeRaw(line, doc, d.fastWarns)
+			if !ok {
+				*doc = document{}
+				ok = decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts)
+			}
+			if ok {
 				for _, kind := range d.fastWarns.kinds {
 					k.Warn(kind)
 				}

@@ -1,0 +1,607 @@
+package formats
+
+import (
+	"bytes"
+	"encoding/binary"
+	"math"
+	"math/bits"
+	"slices"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Half a transcript's bytes are payload text the metrics never read, and
+// jsontext skips it at 400-500 MB/s, decoding each character of Chinese
+// text through utf8.DecodeRune. decodeClaudeRaw reads a plain Claude Code
+// line straight from its bytes: the same fields as decodeClaudeFast, into
+// the same document, with the same warnings, skipping payload values with
+// a validator that tests eight bytes at a time. It accepts only what it is
+// sure of: any doubt (a value of an unexpected kind, a surrogate escape,
+// deep nesting, a byte JSON forbids) and it gives up, and the line takes
+// the token-level path. What it accepts, jsontext would accept too: a
+// differential test and a fuzz target hold the three paths equal.
+
+// rawScan reads one line.
+type rawScan struct {
+	b []byte
+	i int
+}
+
+// maxRawDepth bounds the skipper's nesting (jsontext allows 10,000): deeper
+// lines take the token-level path.
+const maxRawDepth = 64
+
+// decodeClaudeRaw decodes line into d, reporting false when it gives up
+// (d and w are then dirty).
+func decodeClaudeRaw(line []byte, d *document, w *warnList) bool {
+	s := rawScan{b: line}
+	w.kinds = w.kinds[:0]
+	if s.ws(); !s.object(false, func(key string) bool { return s.topField(key, d, w) }) {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+func (s *rawScan) topField(key string, d *document, w *warnList) bool {
+	switch key {
+	case "type":
+		return s.str(&d.Type)
+	case "sessionId":
+		return s.str(&d.SessionIDCamel)
+	case "uuid":
+		return s.str(&d.UUID)
+	case "leafUuid":
+		return s.str(&d.LeafUUID)
+	case "requestId":
+		return s.str(&d.RequestID)
+	case "agentId":
+		return s.str(&d.AgentID)
+	case "timestamp":
+		return s.time(&d.Timestamp, w)
+	case "isSidechain":
+		return s.boolPtr(&d.IsSidechain)
+	case "isApiErrorMessage":
+		return s.boolPtr(&d.IsAPIError)
+	case "isMeta":
+		return s.bool(&d.IsMeta)
+	case "toolUseResult":
+		return s.toolUseResult(&d.ToolUseResult, w)
+	case "message":
+		if s.null() {
+			d.Message = nil
+			return true
+		}
+		if s.peek() != '{' {
+			return false
+		}
+		if d.Message == nil {
+			d.Message = new(claudeMessage)
+		}
+		return s.message(d.Message, w)
+	}
+	if documentKeys[key] {
+		return false // a field of another format
+	}
+	return s.skip()
+}
+
+func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "id":
+			return s.str(&m.ID)
+		case "model":
+			return s.str(&m.Model)
+		case "role":
+			return s.str(&m.Role)
+		case "content":
+			switch s.peek() {
+			case '[':
+				return s.blocks(&m.Content.Blocks, w)
+			case '"':
+				text, ok := s.prefix(promptClip + 1)
+				m.Content.Text = clipString(text, promptClip)
+				return ok
+			}
+			return s.null()
+		case "usage":
+			if s.null() {
+				m.Usage = nil
+				return true
+			}
+			if s.peek() != '{' {
+				return false
+			}
+			if m.Usage == nil {
+				m.Usage = new(claudeUsageField)
+			}
+			u := m.Usage
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "input_tokens":
+					return s.num(&u.Input, w)
+				case "output_tokens":
+					return s.num(&u.Output, w)
+				case "cache_creation_input_tokens":
+					return s.num(&u.CacheCreation, w)
+				case "cache_read_input_tokens":
+					return s.num(&u.CacheRead, w)
+				}
+				return s.skip()
+			})
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
+	s.i++ // '['
+	if *blocks == nil {
+		*blocks = []claudeBlock{}
+	}
+	*blocks = (*blocks)[:0]
+	for first := true; ; first = false {
+		if s.ws(); s.peek() == ']' {
+			s.i++
+			return true
+		}
+		if !first && !s.comma() {
+			return false
+		}
+		var b claudeBlock
+		switch s.peek() {
+		case '{':
+			ok := s.object(false, func(key string) bool {
+				switch key {
+				case "type":
+					return s.str(&b.Type)
+				case "id":
+					return s.str(&b.ID)
+				case "name":
+					return s.str(&b.Name)
+				case "tool_use_id":
+					return s.str(&b.ToolUseID)
+				case "text":
+					if s.peek() != '"' {
+						return s.str(&b.Text.Str)
+					}
+					text, ok := s.prefix(promptClip + 1)
+					b.Text.Str = Str{V: text, Set: true}
+					return ok
+				case "is_error":
+					return s.boolPtr(&b.IsError)
+				case "input":
+					if s.null() {
+						b.Input = nil
+						return true
+					}
+					if s.peek() != '{' {
+						return false
+					}
+					b.Input = new(claudeToolInput)
+					return s.object(false, func(key string) bool {
+						if key == "subagent_type" {
+							return s.str(&b.Input.SubagentType)
+						}
+						return s.skip()
+					})
+				}
+				return s.skip()
+			})
+			if !ok {
+				return false
+			}
+		case 'n':
+			if !s.null() {
+				return false
+			}
+		default:
+			return false
+		}
+		*blocks = append(*blocks, b)
+	}
+}
+
+func (s *rawScan) toolUseResult(t *toolUseResultField, w *warnList) bool {
+	switch s.peek() {
+	case '"':
+		text, ok := s.prefix(errorClip + 1)
+		t.Text, t.Set = clipString(text, errorClip), true
+		return ok
+	case '{':
+		var duration Num
+		var interrupted *bool
+		var agentID Str
+		ok := s.object(true, func(key string) bool {
+			switch key {
+			case "durationMs":
+				return s.num(&duration, w)
+			case "interrupted":
+				return s.boolPtr(&interrupted)
+			case "agentId":
+				return s.str(&agentID)
+			}
+			return s.skip()
+		})
+		t.DurationMS, t.Interrupted, t.AgentID, t.Set = duration, interrupted != nil && *interrupted, agentID.V, true
+		return ok
+	}
+	return s.skip()
+}
+
+// object reads an object as objectFields does: field is called, with the
+// scanner at the value, for each key some decoder reads (fieldKeys) and
+// must consume the value; every other value is skipped. A key that field
+// is given twice gives up unless dupOK.
+func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
+	if s.peek() != '{' {
+		return false
+	}
+	s.i++
+	var seen [24]string
+	n := 0
+	for first := true; ; first = false {
+		if s.ws(); s.peek() == '}' {
+			s.i++
+			return true
+		}
+		if !first && !s.comma() {
+			return false
+		}
+		if s.peek() != '"' {
+			return false
+		}
+		start := s.i
+		if !s.skipString() {
+			return false
+		}
+		name := s.b[start+1 : s.i-1]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			return false // an escaped key: rare, left to jsontext
+		}
+		if s.ws(); s.peek() != ':' {
+			return false
+		}
+		s.i++
+		s.ws()
+		key, ok := fieldKeys[string(name)]
+		if !ok {
+			if !s.skip() {
+				return false
+			}
+			continue
+		}
+		if !dupOK {
+			if slices.Contains(seen[:n], key) || n == len(seen) {
+				return false
+			}
+			seen[n], n = key, n+1
+		}
+		if !field(key) {
+			return false
+		}
+	}
+}
+
+// comma consumes the comma between two members or elements.
+func (s *rawScan) comma() bool {
+	if s.peek() != ',' {
+		return false
+	}
+	s.i++
+	s.ws()
+	return true
+}
+
+func (s *rawScan) peek() byte {
+	if s.i < len(s.b) {
+		return s.b[s.i]
+	}
+	return 0
+}
+
+func (s *rawScan) ws() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\r', '\n':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+// null consumes a null, reporting whether there was one.
+func (s *rawScan) null() bool {
+	if bytes.HasPrefix(s.b[s.i:], []byte("null")) && s.delimited(s.i+4) {
+		s.i += 4
+		return true
+	}
+	return false
+}
+
+// delimited reports whether a literal or number may end at j: JSON allows
+// only punctuation or white space (or the end) after one.
+func (s *rawScan) delimited(j int) bool {
+	if j == len(s.b) {
+		return true
+	}
+	switch s.b[j] {
+	case ',', '}', ']', ' ', '\t', '\r', '\n':
+		return true
+	}
+	return false
+}
+
+// str decodes a string into p as decodeStr does; null leaves p alone. Any
+// other kind gives up.
+func (s *rawScan) str(p *Str) bool {
+	if s.null() {
+		return true
+	}
+	start := s.i
+	if s.peek() != '"' || !s.skipString() {
+		return false
+	}
+	v, ok := rawUnquote(s.b[start:s.i])
+	*p = Str{V: v, Set: true}
+	return ok
+}
+
+// prefix reads a string's first n bytes as readStringPrefix does.
+func (s *rawScan) prefix(n int) (string, bool) {
+	start := s.i
+	if !s.skipString() {
+		return "", false
+	}
+	v, err := stringPrefix(s.b[start:s.i], n)
+	return v, err == nil
+}
+
+func rawUnquote(raw []byte) (string, bool) {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true
+	}
+	v, err := jsontext.AppendUnquote(nil, raw)
+	return string(v), err == nil
+}
+
+func (s *rawScan) bool(p *bool) bool {
+	switch {
+	case s.literal("true"):
+		*p = true
+	case s.literal("false"), s.null():
+		*p = false
+	default:
+		return false
+	}
+	return true
+}
+
+func (s *rawScan) boolPtr(p **bool) bool {
+	if s.null() {
+		*p = nil
+		return true
+	}
+	if *p == nil {
+		*p = new(bool)
+	}
+	return s.bool(*p)
+}
+
+func (s *rawScan) literal(word string) bool {
+	if bytes.HasPrefix(s.b[s.i:], []byte(word)) && s.delimited(s.i+len(word)) {
+		s.i += len(word)
+		return true
+	}
+	return false
+}
+
+// num decodes a number as decodeNum does; a numeric string gives up.
+func (s *rawScan) num(p *Num, w *warnList) bool {
+	if s.null() {
+		return true
+	}
+	start := s.i
+	if !s.skipNumber() {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		w.Warn(WarnBadNumber)
+		return true
+	}
+	*p = Num{V: f, Set: true}
+	return true
+}
+
+// time decodes a timestamp string as decodeTime does; null leaves p alone,
+// and any other kind gives up.
+func (s *rawScan) time(p *Time, w *warnList) bool {
+	if s.null() {
+		return true
+	}
+	var v Str
+	if s.peek() != '"' || !s.str(&v) {
+		return false
+	}
+	timeText(v.V, p, w)
+	return true
+}
+
+// skip validates and skips one value of any kind.
+func (s *rawScan) skip() bool { return s.skipDepth(0) }
+
+func (s *rawScan) skipDepth(depth int) bool {
+	switch c := s.peek(); {
+	case c == '"':
+		return s.skipString()
+	case c == '{' || c == '[':
+		if depth == maxRawDepth {
+			return false
+		}
+		end := byte('}')
+		if c == '[' {
+			end = ']'
+		}
+		s.i++
+		for first := true; ; first = false {
+			if s.ws(); s.peek() == end {
+				s.i++
+				return true
+			}
+			if !first && !s.comma() {
+				return false
+			}
+			if c == '{' {
+				if s.peek() != '"' || !s.skipString() {
+					return false
+				}
+				if s.ws(); s.peek() != ':' {
+					return false
+				}
+				s.i++
+				s.ws()
+			}
+			if !s.skipDepth(depth + 1) {
+				return false
+			}
+		}
+	case c == '-' || '0' <= c && c <= '9':
+		return s.skipNumber()
+	}
+	return s.literal("true") || s.literal("false") || s.null()
+}
+
+// skipNumber consumes a number in JSON's grammar: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?
+func (s *rawScan) skipNumber() bool {
+	b, i := s.b, s.i
+	digits := func() bool {
+		j := i
+		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
+			i++
+		}
+		return i > j
+	}
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	if !s.delimited(i) {
+		return false
+	}
+	s.i = i
+	return true
+}
+
+// skipString validates and consumes a string (the scanner at its quote):
+// escapes as JSON has them (none a surrogate half: those are left to
+// jsontext), no control byte, UTF-8 only.
+func (s *rawScan) skipString() bool {
+	b, i := s.b, s.i+1
+	for {
+		i += plainEnd(b[i:])
+		if i >= len(b) {
+			return false
+		}
+		switch c := b[i]; {
+		case c == '"':
+			s.i = i + 1
+			return true
+		case c == '\\':
+			if i+1 >= len(b) {
+				return false
+			}
+			switch b[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				if i+6 > len(b) {
+					return false
+				}
+				v, ok := hex4(b[i+2 : i+6])
+				if !ok || 0xD800 <= v && v < 0xE000 {
+					return false
+				}
+				i += 6
+			default:
+				return false
+			}
+		case c < 0x20:
+			return false
+		default: // a run of non-ASCII bytes: whole characters, or not UTF-8
+			j := i + asciiStart(b[i:])
+			if !utf8.Valid(b[i:j]) {
+				return false
+			}
+			i = j
+		}
+	}
+}
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// plainEnd is the index of the first byte of b that a string cannot hold
+// as it is: a quote, a backslash, a control byte or a non-ASCII byte
+// (len(b) if none), found eight bytes at a time.
+func plainEnd(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		w := binary.LittleEndian.Uint64(b[i:])
+		q, s := w^(ones*'"'), w^(ones*'\\')
+		// A byte's high bit in (x-ones)&^x marks a zero byte of x, and in
+		// (w-ones*0x20)&^w a byte below 0x20; the lowest mark is exact.
+		if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w | w) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+// asciiStart is the index of the first ASCII byte of b (len(b) if none).
+func asciiStart(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if m := ^binary.LittleEndian.Uint64(b[i:]) & highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] < 0x80 {
+			return i
+		}
+	}
+	return i
+}
