@@ -199,6 +199,8 @@ func (x *xlsxWriter) makeStyles() error {
 // cell turns a value into what a sheet holds: numbers as numbers (nil for
 // no data), times as Excel date-times in the --tz zone, text made safe.
 func (x *xlsxWriter) cell(v any, style string) any {
+	id, styled := x.styles[style]
+	styled = styled && style != ""
 	switch t := v.(type) {
 	case nil:
 		return nil
@@ -214,13 +216,39 @@ func (x *xlsxWriter) cell(v any, style string) any {
 			return nil
 		}
 		l := t.In(x.loc) // Excel times have no zone: write the wall clock of --tz
-		v = time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+		wall := time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+		v = wall
+		if serial, ok := excelSerial(wall); ok && styled {
+			v = serial // a date style makes it a time, as excelize's own time cells
+		}
 	}
-	if id, ok := x.styles[style]; ok && style != "" {
+	if styled {
 		return excelize.Cell{StyleID: id, Value: v}
 	}
 	return v
 }
+
+// excelSerial is the Excel date-time (days since 1899-12-30, 1900 date
+// system) that excelize writes for a zone-less time, computed as its
+// timeToExcelTime does: a styled date cell written as this number is the
+// same XML, without the number's round trip through math/big that
+// excelize's time cells make (a third of the tool-call sheet's time).
+// Times before March 1900 or after 2150 are left to excelize.
+func excelSerial(t time.Time) (float64, bool) {
+	if t.Before(serialFrom) || !t.Before(serialUntil) {
+		return 0, false
+	}
+	const day = 24 * time.Hour
+	diff := t.Sub(time.Date(1899, time.December, 31, 0, 0, 0, 0, time.UTC))
+	rem := diff % day
+	// +1: Excel counts a 29 February 1900 that never was (Lotus 1-2-3's bug).
+	return float64(diff-rem)/float64(day) + float64(rem)/float64(day) + 1, true
+}
+
+var (
+	serialFrom  = time.Date(1900, time.March, 1, 0, 0, 0, 0, time.UTC)
+	serialUntil = time.Date(2150, time.January, 1, 0, 0, 0, 0, time.UTC)
+)
 
 // sheetTable streams one table into a new sheet (continuing on "name (2)", … past
 // Excel's row limit), with frozen headers, a filter and fixed widths.

@@ -7,12 +7,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -230,5 +232,76 @@ func TestXLSXInLibreOffice(t *testing.T) {
 	}
 	for _, sheet := range []string{"Summary", "Agents", "Errors", "Quality", "Context", "Data quality"} {
 		read(sheet)
+	}
+}
+
+// A styled date cell written as excelSerial's number is, byte for byte, the
+// XML excelize writes for the time itself, on either side of every edge.
+func TestExcelSerialSameAsExcelize(t *testing.T) {
+	times := []time.Time{
+		time.Date(1899, 12, 30, 12, 0, 0, 0, time.UTC), time.Date(1900, 2, 28, 23, 59, 59, 999999999, time.UTC),
+		time.Date(1900, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(1970, 1, 1, 0, 0, 0, 1, time.UTC),
+		time.Date(2026, 3, 5, 10, 0, 0, 123456789, time.UTC), time.Date(2149, 12, 31, 23, 59, 59, 999999999, time.UTC),
+		time.Date(2150, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2300, 6, 1, 0, 0, 0, 0, time.UTC),
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 3000 {
+		times = append(times, time.Date(1900+rng.IntN(260), time.Month(1+rng.IntN(12)), 1+rng.IntN(28), rng.IntN(24), rng.IntN(60), rng.IntN(60), rng.IntN(1e9), time.UTC))
+	}
+	fast := 0
+	sheet := func(serial bool) []byte {
+		f := excelize.NewFile()
+		defer f.Close()
+		style, err := f.NewStyle(&excelize.Style{NumFmt: 22})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sw, err := f.NewStreamWriter("Sheet1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, tm := range times {
+			var v any = tm
+			if s, ok := excelSerial(tm); ok && serial {
+				v, fast = s, fast+1
+			}
+			cell, _ := excelize.CoordinatesToCellName(1, i+1)
+			if err := sw.SetRow(cell, []any{excelize.Cell{StyleID: style, Value: v}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := sw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := f.WriteTo(&buf); err != nil {
+			t.Fatal(err)
+		}
+		zr, err := zip.NewReader(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc, err := zr.Open("xl/worksheets/sheet1.xml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want, got := sheet(false), sheet(true)
+	if fast < len(times)*9/10 {
+		t.Fatalf("only %d of %d times as serial numbers", fast, len(times))
+	}
+	if !bytes.Equal(got, want) {
+		a, b := strings.Split(string(got), "<row"), strings.Split(string(want), "<row")
+		for i := range min(len(a), len(b)) {
+			if a[i] != b[i] {
+				t.Fatalf("row %d: serial <row%s, excelize <row%s", i, a[i], b[i])
+			}
+		}
+		t.Fatalf("the sheets differ")
 	}
 }
