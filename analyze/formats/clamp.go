@@ -50,6 +50,7 @@ type clampReader struct {
 	inStr, dropping, needLow bool // needLow: high holds a kept high surrogate escape, not written yet
 	high                     [6]byte
 	lines                    bool // JSON Lines: an over-long bare token spoils its line, not the file
+	clean                    bool // the clamp is as at the start of input: outside strings, no bare token begun
 	strLen, bare             int
 	nonFinite                int    // NaN and Infinity tokens written as null
 	limit                    int    // maxString, smaller in tests
@@ -64,7 +65,7 @@ func newClampReader() *clampReader {
 
 // reset makes the reader read r from the start.
 func (c *clampReader) reset(r io.Reader) {
-	*c = clampReader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: maxString, bareLimit: maxBareToken}
+	*c = clampReader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: maxString, bareLimit: maxBareToken, clean: true}
 }
 
 func (c *clampReader) Read(p []byte) (int, error) {
@@ -106,7 +107,69 @@ func (c *clampReader) process(in []byte) error {
 	if len(c.esc) == 0 { // a high half held back at the last chunk's end
 		c.unpaired(out, in, 0)
 	}
-	pos := 0
+	for pos := 0; pos < len(in); {
+		// The rest of a line the clamp would pass unchanged is passed at
+		// once: most lines of most logs. Any other is clamped up to its end:
+		// no token, no escape and no character runs across a newline, so the
+		// clamp's state after one is what it would be with the bytes after
+		// it in view.
+		end := len(in)
+		if nl := bytes.IndexByte(in[pos:], '\n'); nl >= 0 {
+			end = pos + nl + 1
+			if c.clean && c.plainLine(in[pos:end-1]) {
+				out.keep(pos, end)
+				pos = end
+				continue
+			}
+		}
+		var err error
+		if pos, err = c.machine(in[:end], pos, out); err != nil {
+			return err
+		}
+		c.clean = !c.inStr && len(c.esc) == 0 && !c.needLow && c.bare == 0 // escapes and held halves are in strings: belt and braces
+	}
+	if c.err != nil { // the input ends: nothing can follow a high half held back
+		c.loneHigh(out)
+	}
+	c.out = out.finish()
+	if out.changed {
+		c.outBuf = c.out
+	}
+	return nil
+}
+
+// plainLine reports whether the clamp leaves line (without its newline)
+// as it is, when it is clean: no string in it can reach the limit, no
+// run of bytes without a quote is long enough to be an over-long bare
+// token, and it holds no surrogate escape and no NaN or Infinity, in or
+// out of strings. It may say no to a line the clamp would leave alone.
+func (c *clampReader) plainLine(line []byte) bool {
+	if len(line) > c.limit {
+		return false
+	}
+	// Each stretch of bareLimit+1 bytes holds a quote: jump to its last.
+	for start := 0; len(line)-start > c.bareLimit; {
+		k := bytes.LastIndexByte(line[start:start+c.bareLimit+1], '"')
+		if k < 0 {
+			return false
+		}
+		start += k + 1
+	}
+	for _, word := range plainLineStops {
+		if bytes.Contains(line, word) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainLineStops are what the clamp may change in a line (any bare NaN or
+// Infinity contains one, and any surrogate escape one of the first two).
+var plainLineStops = [][]byte{[]byte(`\ud`), []byte(`\uD`), []byte("NaN"), []byte("Infinity")}
+
+// machine clamps in from pos to its end, byte by byte as the grammar
+// goes, and returns where it stopped.
+func (c *clampReader) machine(in []byte, pos int, out *clampOut) (int, error) {
 	for pos < len(in) {
 		if len(c.esc) > 0 { // finishing an escape sequence begun earlier
 			pos += c.escape(in[pos:], out)
@@ -121,7 +184,7 @@ func (c *clampReader) process(in []byte) error {
 			seg, bare := in[pos:q], c.bare
 			if c.checkBare(seg) != nil {
 				if !c.lines {
-					return ErrTokenTooLong
+					return pos, ErrTokenTooLong
 				}
 				c.bare = bare // as before the check
 				c.appendBare(out, seg, true)
@@ -132,7 +195,7 @@ func (c *clampReader) process(in []byte) error {
 				out.keep(pos, q)
 			}
 			if q == len(in) {
-				break
+				return q, nil
 			}
 			out.keep(q, q+1) // the opening quote
 			pos = q + 1
@@ -157,7 +220,7 @@ func (c *clampReader) process(in []byte) error {
 			}
 		}
 		if j == len(in) {
-			break
+			return j, nil
 		}
 		if in[j] == '"' || in[j] == '\n' {
 			out.keep(j, j+1)
@@ -176,14 +239,7 @@ func (c *clampReader) process(in []byte) error {
 		pos += c.escape(in[pos:], out)
 		c.unpaired(out, in, pos)
 	}
-	if c.err != nil { // the input ends: nothing can follow a high half held back
-		c.loneHigh(out)
-	}
-	c.out = out.finish()
-	if out.changed {
-		c.outBuf = c.out
-	}
-	return nil
+	return pos, nil
 }
 
 // nonFinite are the words Python's json module (and others) write for

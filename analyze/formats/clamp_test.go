@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -170,6 +171,80 @@ func TestStringEnd(t *testing.T) {
 		}
 		if got := stringEnd(b); got != want {
 			t.Fatalf("%q: %d, want %d", b, got, want)
+		}
+	}
+}
+
+// clampTricky are lines the clamp changes, or nearly does, at a string
+// limit of 8 or 64 and a bare-token limit of 5 (clampLimits).
+var clampLimits = [][2]int{{8, 5}, {64, 5}, {8, maxBareToken}, {maxString, maxBareToken}}
+
+var clampTricky = []string{
+	`123456`, `12345`, `[""," ",NaN,""]`, `[""," ","\ud83d",""]`, `["","1234567","123456789",""]`, `["1","2","3","4"]`,
+	`["12345"]`, `["123456789"]`, `[12345]`, `[123456]`, `{"a":"x","b":12345,"c":"y"}`, `[NaN,1]`, `[-Infinity]`, `["NaN"]`,
+	`["\ud83d\ude00"]`, `["\ud83d"]`, `["x\ude00"]`, `["\uD83D"]`, `["a\"b\\c"]`, `["ab\u00e9cd"]`, `["日本語日本語"]`,
+	`{"k":"` + "\x00" + `"}`, `[1, 2, 3, 4, 5, 6]`, `"open`, `[true,false,null]`, ` `, ``, `["\`, `[1234,"a",123456789,"b"]`,
+}
+
+// A line plainLine passes is one the clamp's state machine leaves as it is
+// (clamped from the start of input, newline and all).
+func TestClampPlainLines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	lines := slices.Clone(clampTricky)
+	for range 3000 {
+		var b strings.Builder
+		for k := rng.IntN(8); k > 0; k-- {
+			b.WriteString(clampTricky[rng.IntN(len(clampTricky))])
+		}
+		lines = append(lines, b.String())
+	}
+	plain := 0
+	for _, line := range lines {
+		for _, lim := range clampLimits {
+			c := newClampReader()
+			c.reset(nil)
+			c.limit, c.bareLimit, c.lines = lim[0], lim[1], true
+			if !c.plainLine([]byte(line)) {
+				continue
+			}
+			plain++
+			in := []byte(line + "\n") // plainLine looks at a line that has its newline
+			var out clampOut
+			out.start(in, nil)
+			if _, err := c.machine(in, 0, &out); err != nil || string(out.finish()) != string(in) {
+				t.Fatalf("%q passes as plain, but the clamp gives %q (%v)", line, out.finish(), err)
+			}
+		}
+	}
+	if plain < len(lines)/4 {
+		t.Fatalf("only %d of %d lines plain", plain, len(clampLimits)*len(lines))
+	}
+}
+
+// The clamp gives the same bytes however its input is cut in two: what it
+// carries from one read to the next (an open string, a bare token's length,
+// a held surrogate) is what a whole line passed at once must not skip.
+func TestClampAnySplit(t *testing.T) {
+	doc := strings.Join(clampTricky, "\n") + "\n" + strings.Join(clampTricky, "")
+	for _, lim := range clampLimits {
+		for _, lines := range []bool{false, true} {
+			run := func(parts ...string) ([]byte, error) {
+				rs := make([]io.Reader, len(parts))
+				for i, p := range parts {
+					rs[i] = strings.NewReader(p)
+				}
+				c := newClampReader()
+				c.reset(io.MultiReader(rs...))
+				c.limit, c.bareLimit, c.lines = lim[0], lim[1], lines
+				return io.ReadAll(c)
+			}
+			whole, werr := run(doc)
+			for k := range len(doc) {
+				got, err := run(doc[:k], doc[k:])
+				if (err == nil) != (werr == nil) || err == nil && !bytes.Equal(got, whole) { // a document refused is refused whole
+					t.Fatalf("limits %v, lines=%v, cut at %d (%q|%q): %q (%v), whole %q (%v)", lim, lines, k, doc[max(0, k-10):k], doc[k:min(len(doc), k+10)], got, err, whole, werr)
+				}
+			}
 		}
 	}
 }
