@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	kflate "github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/agentstat/agentstat/analyze"
@@ -95,13 +94,14 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 }
 
 // newXLSXZip is excelize's zip writer with klauspost/compress's deflate
-// (level 6): faster than compress/flate and a little smaller. The sheets of
-// a long transcript (300,000 rows) made compression a large share of the
-// time a full report spends on its workbook.
+// (level 6), on every core (parallelDeflate): faster than compress/flate
+// and a little smaller. The sheets of a long transcript (300,000 rows) made
+// compression a large share of the time a full report spends on its
+// workbook.
 func newXLSXZip(w io.Writer) excelize.ZipWriter {
 	zw := zip.NewWriter(w)
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return kflate.NewWriter(out, 6)
+		return newParallelDeflate(out, 6)
 	})
 	return zw
 }
@@ -297,7 +297,19 @@ func (t *sheetTable) open() error {
 }
 
 // add writes one row; values line up with the columns and take their styles.
-func (t *sheetTable) add(values ...any) error {
+func (t *sheetTable) add(values ...any) error { return t.write(t.cells(values...)) }
+
+// cells makes a row's cells (safe on any goroutine: it reads only styles).
+func (t *sheetTable) cells(values ...any) []any {
+	row := make([]any, len(values))
+	for i, v := range values {
+		row[i] = t.x.cell(v, t.cols[i].style)
+	}
+	return row
+}
+
+// write appends a row of cells.
+func (t *sheetTable) write(row []any) error {
 	if t.row == maxSheetRows {
 		if err := t.close(); err != nil {
 			return err
@@ -307,10 +319,6 @@ func (t *sheetTable) add(values ...any) error {
 		}
 	}
 	t.row++
-	row := make([]any, len(values))
-	for i, v := range values {
-		row[i] = t.x.cell(v, t.cols[i].style)
-	}
 	cell, _ := excelize.CoordinatesToCellName(1, t.row)
 	return t.sw.SetRow(cell, row)
 }
@@ -376,28 +384,59 @@ func (x *xlsxWriter) toolCalls() error {
 	}
 	if x.r.Details != nil {
 		// In chunks: a long session's calls are never all in memory here.
-		for chunk, err := range x.r.Details.Calls() {
-			if err != nil {
-				return fmt.Errorf("run details: %w", err)
+		// The rows are read and made on another goroutine, and written on
+		// this one: excelize's SetRow is the workbook's long pole, and the
+		// full report's.
+		rows, errc, done := make(chan [][]any, 2), make(chan error, 1), make(chan struct{})
+		defer close(done)
+		go func() {
+			defer close(rows)
+			for chunk, err := range x.r.Details.Calls() {
+				if err != nil {
+					errc <- fmt.Errorf("run details: %w", err)
+					return
+				}
+				r, batch := chunk.Run, make([][]any, 0, min(len(chunk.Calls), rowBatch))
+				for i := range chunk.Calls {
+					c := &chunk.Calls[i]
+					var dur, think *float64
+					if c.HasDuration {
+						dur = &c.DurationMS
+					}
+					if c.HasThink {
+						think = &c.ThinkMS
+					}
+					batch = append(batch, t.cells(r.ID, r.Source, chunk.First+i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think))
+					if len(batch) == cap(batch) || i == len(chunk.Calls)-1 {
+						select {
+						case rows <- batch:
+						case <-done: // the writer failed
+							return
+						}
+						batch = make([][]any, 0, rowBatch)
+					}
+				}
 			}
-			r := chunk.Run
-			for i := range chunk.Calls {
-				c := &chunk.Calls[i]
-				var dur, think *float64
-				if c.HasDuration {
-					dur = &c.DurationMS
-				}
-				if c.HasThink {
-					think = &c.ThinkMS
-				}
-				if err := t.add(r.ID, r.Source, chunk.First+i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think); err != nil {
+		}()
+		for batch := range rows {
+			for _, row := range batch {
+				if err := t.write(row); err != nil {
 					return err
 				}
 			}
 		}
+		select {
+		case err := <-errc:
+			return err
+		default:
+		}
 	}
 	return t.close()
 }
+
+// rowBatch is how many rows of cells go from the goroutine that makes them
+// to the one that writes them at a time: a row's cells are ~1 KB.
+const rowBatch = 256
 
 func (x *xlsxWriter) tools() error {
 	cols := append([]column{{"Tool", 24, ""}, {"Category", 14, ""}, {"Calls", 10, "int"}, {"Share", 9, "pct"},
