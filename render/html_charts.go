@@ -525,6 +525,9 @@ var timelineSkeleton = sync.OnceValue(func() skeleton {
 		}
 		sk.segs = append(sk.segs, opt[:at])
 		if which < 0 {
+			if len(sk.marks) != len(timelineMarks) {
+				panic("go-echarts no longer writes the timeline's marks as they are") // a bug, caught by the tests
+			}
 			return sk
 		}
 		sk.marks = append(sk.marks, timelineMarks[which])
