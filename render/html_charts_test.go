@@ -1,6 +1,7 @@
 package render
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -55,5 +56,24 @@ func TestTimelineOptionSameAsBuilt(t *testing.T) {
 		if want := timelineChartOption(labels, offsets, spans, interval); view.Option != want {
 			t.Fatalf("%d calls:\nspliced %.600s\nbuilt   %.600s", n, view.Option, want)
 		}
+	}
+}
+
+// BenchmarkTimeline measures a run page's timeline option: a dashboard
+// builds one per run (7,300 on the 1 GB corpus).
+func BenchmarkTimeline(b *testing.B) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, n := range []int{5, 300} {
+		r := &model.Run{}
+		for i := range n {
+			r.ToolCalls = append(r.ToolCalls, model.ToolCall{Name: "Bash", Outcome: model.OutcomeOK,
+				Span: model.Span{Started: t0.Add(time.Duration(i) * time.Second), DurationMS: 12.5, HasDuration: true}})
+		}
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				timelineChart(r)
+			}
+		})
 	}
 }
