@@ -1,6 +1,7 @@
 package formats
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -69,11 +70,21 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	if dec.PeekKind() != '"' {
 		return dec.SkipValue()
 	}
-	tok, err := dec.ReadToken()
+	raw, err := dec.ReadValue()
 	if err != nil {
 		return err
 	}
-	text := tok.String()
+	// A tool's whole output (most of a rollout's bytes) is only unquoted
+	// when it may name an exit code. Escapes other than \u make no letters,
+	// so without one the text holds "exit_code" only if the raw bytes do.
+	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return nil
+	}
+	unquoted, err := jsontext.AppendUnquote(nil, raw)
+	if err != nil {
+		return err
+	}
+	text := string(unquoted)
 	if strings.HasPrefix(strings.TrimSpace(text), "{") && strings.Contains(text, "exit_code") {
 		var inner struct {
 			Metadata struct {

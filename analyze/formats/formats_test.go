@@ -15,6 +15,8 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
@@ -770,6 +772,36 @@ func TestUTF16And32(t *testing.T) {
 		data := map[string][]byte{"zeros.json": make([]byte, 64), "latin1.json": []byte("{\"session_id\": \"d\xe9j\xe0\", \"tool_calls\": []}")}[name]
 		if err := Read(bytes.NewReader(data), name, Options{}, newCollector()); reason(err) != want {
 			t.Errorf("%s: %v, want %s", name, err, want)
+		}
+	}
+}
+
+// A Codex tool output gives an exit code only when its text is a JSON
+// document naming one, however the name is escaped; other outputs (most of a
+// rollout's bytes) are not unquoted, and give none.
+func TestCodexOutputExitCode(t *testing.T) {
+	for _, tc := range []struct {
+		raw  string
+		code float64
+		set  bool
+	}{
+		{`"{\"metadata\":{\"exit_code\":3}}"`, 3, true},
+		{`" {\"output\":\"x\",\"metadata\":{\"exit_code\":\"7\"}}"`, 7, true},
+		{`"{\"metadata\":{\"exit\u005fcode\":4}}"`, 4, true},
+		{`"{\"metadata\":{\"exit\\u005fcode\":4}}"`, 0, false}, // a backslash and "u005f", not an escape
+		{`"exit_code=5, not JSON"`, 0, false},
+		{`"Exit code: 0\nWall time: 1.2 seconds"`, 0, false},
+		{`{"type":"input_text","text":"exit_code"}`, 0, false},
+		{`null`, 0, false},
+	} {
+		var o codexOutput
+		dec := jsontext.NewDecoder(strings.NewReader(tc.raw))
+		w := &warnList{}
+		if err := o.decodeFlex(dec, w, decodeOptions(w)); err != nil {
+			t.Fatalf("%s: %v", tc.raw, err)
+		}
+		if o.ExitCode.Set != tc.set || o.ExitCode.V != tc.code {
+			t.Errorf("%s: exit code %+v, want %v (set %v)", tc.raw, o.ExitCode, tc.code, tc.set)
 		}
 	}
 }
