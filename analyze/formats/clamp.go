@@ -116,7 +116,16 @@ func (c *clampReader) process(in []byte) error {
 		end := len(in)
 		if nl := bytes.IndexByte(in[pos:], '\n'); nl >= 0 {
 			end = pos + nl + 1
-			if c.clean && c.plainLine(in[pos:end-1]) {
+			switch {
+			case nl < minPlainLine:
+				// Short lines (indented JSON) are clamped in runs of a few KB:
+				// line by line, finding each end cost what clamping it does.
+				if far := end + minPlainLine*16; far < len(in) {
+					if k := bytes.IndexByte(in[far:], '\n'); k >= 0 {
+						end = far + k + 1
+					}
+				}
+			case c.clean && c.plainLine(in[pos:end-1]):
 				out.keep(pos, end)
 				pos = end
 				continue
@@ -137,6 +146,9 @@ func (c *clampReader) process(in []byte) error {
 	}
 	return nil
 }
+
+// minPlainLine is the shortest line plainLine is asked about (a variable for tests).
+var minPlainLine = 128
 
 // plainLine reports whether the clamp leaves line (without its newline)
 // as it is, when it is clean: no string in it can reach the limit, no

@@ -225,8 +225,13 @@ func TestClampPlainLines(t *testing.T) {
 // carries from one read to the next (an open string, a bare token's length,
 // a held surrogate) is what a whole line passed at once must not skip.
 func TestClampAnySplit(t *testing.T) {
+	defer func(n int) { minPlainLine = n }(minPlainLine)
 	doc := strings.Join(clampTricky, "\n") + "\n" + strings.Join(clampTricky, "")
 	for _, lim := range clampLimits {
+		minPlainLine = 0 // every line is looked at as a whole first
+		if lim[0] == maxString {
+			minPlainLine = 64 // and short lines in runs
+		}
 		for _, lines := range []bool{false, true} {
 			run := func(parts ...string) ([]byte, error) {
 				rs := make([]io.Reader, len(parts))
@@ -249,6 +254,35 @@ func TestClampAnySplit(t *testing.T) {
 	}
 }
 
+// Short lines are clamped in runs that end at a newline, never inside a
+// word the clamp replaces or a character it must not cut: a document of
+// them comes out as its lines do one by one.
+func TestClampShortLineRuns(t *testing.T) {
+	defer func(n int) { minPlainLine = n }(minPlainLine)
+	minPlainLine = 8 // runs of ~128 bytes, ending anywhere in a line but for the newline search
+	var doc strings.Builder
+	for i := range 300 {
+		doc.WriteString([]string{`[1,NaN,"日本",-Infinity]`, `{"a":"\ud83d","b":Infinity}`, `["é",NaN]`, `[` + strconv.Itoa(i) + `]`}[i%4] + "\n")
+	}
+	clamp := func(s string) string {
+		c := newClampReader()
+		c.reset(strings.NewReader(s))
+		c.lines = true
+		out, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	var byLine strings.Builder
+	for _, line := range strings.SplitAfter(doc.String(), "\n") {
+		byLine.WriteString(clamp(line))
+	}
+	if got := clamp(doc.String()); got != byLine.String() {
+		t.Fatalf("as one document:\n%.300s\nline by line:\n%.300s", got, byLine.String())
+	}
+}
+
 func TestClampBounds(t *testing.T) {
 	long := `{"session_id": "s", "payload": "` + strings.Repeat("é", 400000) + `", "status": "success", "tool_calls": []}`
 	c := newCollector()
@@ -258,6 +292,13 @@ func TestClampBounds(t *testing.T) {
 	digits := `{"session_id": "s", "n": ` + strings.Repeat("9", 10000) + `}`
 	if err := Read(strings.NewReader(digits), "x.json", Options{}, newCollector()); reason(err) != ReasonInvalidJSON {
 		t.Fatalf("a 10,000-digit number: %v", err)
+	}
+	// Refused whole: the NaN read before the number is not a warning of its
+	// own (it was one or not as the reads fell around it).
+	c = newCollector()
+	nan := "{\"session_id\": \"s\",\n\"x\": NaN,\n\"n\": " + strings.Repeat("9", 10000) + "}"
+	if err := Read(strings.NewReader(nan), "x.json", Options{}, c); reason(err) != ReasonInvalidJSON || c.warnings[WarnBadNumber] != 0 {
+		t.Fatalf("a NaN, then a 10,000-digit number: %v, warnings %v", err, c.warnings)
 	}
 }
 

@@ -304,8 +304,10 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	} else {
 		err = readValues(br, c)
 	}
-	for range cr.nonFinite { // each a value read as null
-		c.Warn(WarnBadNumber)
+	if !errors.Is(cr.err, ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before
+		for range cr.nonFinite { // each a value read as null
+			c.Warn(WarnBadNumber)
+		}
 	}
 	if c.spill != nil && err == nil {
 		for _, f := range c.claudeFrags {
