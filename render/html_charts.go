@@ -453,12 +453,15 @@ func roundMS(ms float64) float64 { return math.Round(ms*100) / 100 }
 // first call, then the call's duration in its outcome's colour.
 type timelineBar struct {
 	Offset float64
-	Span   struct { // the JSON of opts.BarData after optionJSON's round trip: keys sorted
-		ItemStyle struct {
-			Color string `json:"color"`
-		} `json:"itemStyle"`
-		Value float64 `json:"value"`
-	}
+	Span   timelineSpan
+}
+
+// timelineSpan marshals as opts.BarData does after optionJSON's round trip: keys sorted.
+type timelineSpan struct {
+	ItemStyle struct {
+		Color string `json:"color"`
+	} `json:"itemStyle"`
+	Value float64 `json:"value"`
 }
 
 // timelineOption is the timeline's option JSON: what timelineChartOption
@@ -467,20 +470,20 @@ type timelineBar struct {
 // round trip was a quarter of the time the run pages took; only the labels,
 // the bars and the label interval change from page to page.
 func timelineOption(labels []string, bars []timelineBar, interval int) string {
-	skeleton := timelineSkeleton()
 	offsets := make([]struct {
 		Value float64 `json:"value"`
 	}, len(bars))
-	spans := make([]any, len(bars))
+	spans := make([]timelineSpan, len(bars))
 	for i := range bars {
 		offsets[i].Value, spans[i] = bars[i].Offset, bars[i].Span
 	}
-	parts := map[string]any{timelineMarks[0]: labels, timelineMarks[1]: offsets, timelineMarks[2]: spans, timelineMarks[3]: interval}
+	parts := [len(timelineMarks)]any{labels, offsets, spans, interval}
+	sk := timelineSkeleton()
 	var b strings.Builder
-	for i, seg := range skeleton.segs {
+	for i, seg := range sk.segs {
 		b.WriteString(seg)
-		if i < len(skeleton.marks) {
-			v, err := json.Marshal(parts[skeleton.marks[i]])
+		if i < len(sk.marks) {
+			v, err := json.Marshal(parts[sk.marks[i]])
 			if err != nil {
 				panic(err) // plain values: a failure is a bug
 			}
@@ -491,47 +494,40 @@ func timelineOption(labels []string, bars []timelineBar, interval int) string {
 }
 
 // timelineMarks stand in the skeleton for the labels, the two series' data
-// and the label interval; each is a JSON value go-echarts writes as it is.
-var timelineMarks = [4]string{`["\u0000labels"]`, `[{"value":"\u0000offsets"}]`, `[{"value":"\u0000spans"}]`, `"\u0000interval"`}
+// and the label interval: the value it is built with, and the JSON
+// go-echarts and optionJSON write for it.
+var timelineMarks = [4]struct{ value, json string }{
+	{"\x00labels", `["\u0000labels"]`},
+	{"\x00offsets", `[{"value":"\u0000offsets"}]`},
+	{"\x00spans", `[{"value":"\u0000spans"}]`},
+	{"\x00interval", `"\u0000interval"`},
+}
 
 type skeleton struct {
 	segs  []string // the JSON around the marks
-	marks []string // the marks in the order they appear
+	marks []int    // which mark stands between two segments, in order
 }
 
 var timelineSkeleton = sync.OnceValue(func() skeleton {
-	mark := func(i int) string { // the mark's inner string
-		var v any
-		json.Unmarshal([]byte(timelineMarks[i]), &v)
-		for {
-			switch t := v.(type) {
-			case []any:
-				v = t[0]
-			case map[string]any:
-				v = t["value"]
-			case string:
-				return t
-			}
-		}
-	}
-	opt := timelineChartOption([]string{mark(0)}, []opts.BarData{{Value: mark(1)}}, []opts.BarData{{Value: mark(2)}}, mark(3))
+	m := timelineMarks
+	opt := timelineChartOption([]string{m[0].value}, []opts.BarData{{Value: m[1].value}}, []opts.BarData{{Value: m[2].value}}, m[3].value)
 	var sk skeleton
 	for {
 		at, which := len(opt), -1
-		for i, m := range timelineMarks {
-			if k := strings.Index(opt, m); k >= 0 && k < at {
+		for i, mark := range m {
+			if k := strings.Index(opt, mark.json); k >= 0 && k < at {
 				at, which = k, i
 			}
 		}
 		sk.segs = append(sk.segs, opt[:at])
 		if which < 0 {
-			if len(sk.marks) != len(timelineMarks) {
+			if len(sk.marks) != len(m) {
 				panic("go-echarts no longer writes the timeline's marks as they are") // a bug, caught by the tests
 			}
 			return sk
 		}
-		sk.marks = append(sk.marks, timelineMarks[which])
-		opt = opt[at+len(timelineMarks[which]):]
+		sk.marks = append(sk.marks, which)
+		opt = opt[at+len(m[which].json):]
 	}
 })
 

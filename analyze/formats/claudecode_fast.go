@@ -94,8 +94,7 @@ func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) erro
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	var seen [24]string
-	n := 0
+	var seen seenKeys
 	for dec.PeekKind() != '}' {
 		raw, err := dec.ReadValue()
 		if err != nil {
@@ -112,11 +111,8 @@ func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) erro
 			}
 			continue
 		}
-		if !dupOK {
-			if slices.Contains(seen[:n], key) || n == len(seen) {
-				return errNotClaude
-			}
-			seen[n], n = key, n+1
+		if !dupOK && !seen.first(key) {
+			return errNotClaude
 		}
 		if err := field(key); err != nil {
 			return err
@@ -124,6 +120,23 @@ func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) erro
 	}
 	_, err := dec.ReadToken()
 	return err
+}
+
+// seenKeys records the keys an object's decoder has read, so that one
+// written twice (which the general decoder reads as the last) gives up.
+type seenKeys struct {
+	keys [24]string
+	n    int
+}
+
+// first reports whether key was not read before (and records it); a 25th
+// key counts as read before: no decoded object has that many.
+func (s *seenKeys) first(key string) bool {
+	if slices.Contains(s.keys[:s.n], key) || s.n == len(s.keys) {
+		return false
+	}
+	s.keys[s.n], s.n = key, s.n+1
+	return true
 }
 
 // fieldKeys are the keys the token-level decoders read, interned: every key

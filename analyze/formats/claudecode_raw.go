@@ -5,11 +5,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
-	"slices"
 	"strconv"
 	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Half a transcript's bytes are payload text the metrics never read, and
@@ -70,17 +67,7 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	case "toolUseResult":
 		return s.toolUseResult(&d.ToolUseResult, w)
 	case "message":
-		if s.null() {
-			d.Message = nil
-			return true
-		}
-		if s.peek() != '{' {
-			return false
-		}
-		if d.Message == nil {
-			d.Message = new(claudeMessage)
-		}
-		return s.message(d.Message, w)
+		return rawPtr(s, &d.Message, func(m *claudeMessage) bool { return s.message(m, w) })
 	}
 	if documentKeys[key] {
 		return false // a field of another format
@@ -108,29 +95,20 @@ func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
 			}
 			return s.null()
 		case "usage":
-			if s.null() {
-				m.Usage = nil
-				return true
-			}
-			if s.peek() != '{' {
-				return false
-			}
-			if m.Usage == nil {
-				m.Usage = new(claudeUsageField)
-			}
-			u := m.Usage
-			return s.object(false, func(key string) bool {
-				switch key {
-				case "input_tokens":
-					return s.num(&u.Input, w)
-				case "output_tokens":
-					return s.num(&u.Output, w)
-				case "cache_creation_input_tokens":
-					return s.num(&u.CacheCreation, w)
-				case "cache_read_input_tokens":
-					return s.num(&u.CacheRead, w)
-				}
-				return s.skip()
+			return rawPtr(s, &m.Usage, func(u *claudeUsageField) bool {
+				return s.object(false, func(key string) bool {
+					switch key {
+					case "input_tokens":
+						return s.num(&u.Input, w)
+					case "output_tokens":
+						return s.num(&u.Output, w)
+					case "cache_creation_input_tokens":
+						return s.num(&u.CacheCreation, w)
+					case "cache_read_input_tokens":
+						return s.num(&u.CacheRead, w)
+					}
+					return s.skip()
+				})
 			})
 		}
 		return s.skip()
@@ -174,19 +152,13 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 				case "is_error":
 					return s.boolPtr(&b.IsError)
 				case "input":
-					if s.null() {
-						b.Input = nil
-						return true
-					}
-					if s.peek() != '{' {
-						return false
-					}
-					b.Input = new(claudeToolInput)
-					return s.object(false, func(key string) bool {
-						if key == "subagent_type" {
-							return s.str(&b.Input.SubagentType)
-						}
-						return s.skip()
+					return rawPtr(s, &b.Input, func(in *claudeToolInput) bool {
+						return s.object(false, func(key string) bool {
+							if key == "subagent_type" {
+								return s.str(&in.SubagentType)
+							}
+							return s.skip()
+						})
 					})
 				}
 				return s.skip()
@@ -232,6 +204,22 @@ func (s *rawScan) toolUseResult(t *toolUseResultField, w *warnList) bool {
 	return s.skip()
 }
 
+// rawPtr decodes a pointer-to-struct field as fastPtr does: null clears
+// it, an object fills it; any other kind gives up.
+func rawPtr[T any](s *rawScan, p **T, fill func(*T) bool) bool {
+	if s.null() {
+		*p = nil
+		return true
+	}
+	if s.peek() != '{' {
+		return false
+	}
+	if *p == nil {
+		*p = new(T)
+	}
+	return fill(*p)
+}
+
 // object reads an object as objectFields does: field is called, with the
 // scanner at the value, for each key some decoder reads (fieldKeys) and
 // must consume the value; every other value is skipped. A key that field
@@ -241,8 +229,7 @@ func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
 		return false
 	}
 	s.i++
-	var seen [24]string
-	n := 0
+	var seen seenKeys
 	for first := true; ; first = false {
 		if s.ws(); s.peek() == '}' {
 			s.i++
@@ -274,11 +261,8 @@ func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
 			}
 			continue
 		}
-		if !dupOK {
-			if slices.Contains(seen[:n], key) || n == len(seen) {
-				return false
-			}
-			seen[n], n = key, n+1
+		if !dupOK && !seen.first(key) {
+			return false
 		}
 		if !field(key) {
 			return false
@@ -346,9 +330,9 @@ func (s *rawScan) str(p *Str) bool {
 	if s.peek() != '"' || !s.skipString() {
 		return false
 	}
-	v, ok := rawUnquote(s.b[start:s.i])
-	*p = Str{V: v, Set: true}
-	return ok
+	v, err := unquote(s.b[start:s.i])
+	*p = Str{V: string(v), Set: true}
+	return err == nil
 }
 
 // prefix reads a string's first n bytes as readStringPrefix does.
@@ -359,15 +343,6 @@ func (s *rawScan) prefix(n int) (string, bool) {
 	}
 	v, err := stringPrefix(s.b[start:s.i], n)
 	return v, err == nil
-}
-
-func rawUnquote(raw []byte) (string, bool) {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 {
-		return string(inner), true
-	}
-	v, err := jsontext.AppendUnquote(nil, raw)
-	return string(v), err == nil
 }
 
 func (s *rawScan) bool(p *bool) bool {

@@ -80,7 +80,7 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
 		return nil
 	}
-	unquoted, err := jsontext.AppendUnquote(nil, raw)
+	unquoted, err := unquote(raw)
 	if err != nil {
 		return err
 	}
