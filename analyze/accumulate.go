@@ -234,6 +234,21 @@ func getOrNew[T any](m map[string]*T, k string) *T {
 
 // AddRun folds one run into the figures.
 func (a *Accumulator) AddRun(r *model.Run) {
+	calls := r.ToolCalls
+	a.addRun(r, len(calls), func() []model.ToolCall {
+		part := calls
+		calls = nil
+		if len(part) == 0 {
+			return nil
+		}
+		return part
+	})
+}
+
+// addRun folds a run whose n calls come from next, a part at a time (nil
+// after the last), rather than from r.ToolCalls: a long session's calls
+// are folded and spilled without ever being held together.
+func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) {
 	a.runs++
 	a.runsByStatus[r.Status]++
 	a.ids[r.Format+"\x00"+r.ID]++
@@ -283,43 +298,14 @@ func (a *Accumulator) AddRun(r *model.Run) {
 			runAgents[s.Agent] = true
 		}
 	}
+	if a.details != nil {
+		a.details.writeRun(r, n)
+	}
 	errs := 0
-	for i := range r.ToolCalls {
-		c := &r.ToolCalls[i]
-		a.calls.add(c.Outcome)
-		f.add(c.Outcome)
-		t := a.tools[c.Name]
-		if t == nil {
-			t = &toolAcc{categories: map[string]int64{}}
-			a.tools[c.Name] = t
-		}
-		t.add(c.Outcome)
-		if c.Category != "" {
-			t.categories[c.Category]++
-		}
-		if c.HasDuration {
-			a.callDur.Add(c.DurationMS)
-			a.callHist[histBin(c.DurationMS)]++
-			t.dur.Add(c.DurationMS)
-		}
-		agent := c.Agent
-		if agent == "" {
-			agent = r.Agent
-		}
-		if agent != "" {
-			runAgents[agent] = true
-			getOrNew(a.agents, agent).add(c.Outcome)
-		}
-		callDay := day
-		if !c.Started.IsZero() {
-			callDay = a.dayAcc(a.day(c.Started))
-		}
-		if callDay != nil {
-			callDay.add(c.Outcome)
-		}
-		if c.Outcome == model.OutcomeError {
-			errs++
-			a.addError(c, r)
+	for part := next(); part != nil; part = next() {
+		a.addCalls(r, part, f, day, runAgents, &errs)
+		if a.details != nil {
+			a.details.writeCalls(part)
 		}
 	}
 	for name := range runAgents {
@@ -367,18 +353,58 @@ func (a *Accumulator) AddRun(r *model.Run) {
 	a.budgetExceed += ctx.BudgetExceeded
 	a.retries += ctx.Retries
 
-	if a.details != nil {
-		a.details.write(r)
-	}
 	row := RunRow{
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
-		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: len(r.ToolCalls), Errors: errs,
+		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: n, Errors: errs,
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
 	}
 	if r.HasDuration {
 		row.DurationMS = ptr(r.DurationMS)
 	}
 	a.index = append(a.index, row)
+}
+
+// addCalls folds a part of r's calls; f and day are r's format and day,
+// runAgents gathers the agents of r, errs counts r's failed calls.
+func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *formatAcc, day *dayAcc, runAgents map[string]bool, errs *int) {
+	for i := range calls {
+		c := &calls[i]
+		a.calls.add(c.Outcome)
+		f.add(c.Outcome)
+		t := a.tools[c.Name]
+		if t == nil {
+			t = &toolAcc{categories: map[string]int64{}}
+			a.tools[c.Name] = t
+		}
+		t.add(c.Outcome)
+		if c.Category != "" {
+			t.categories[c.Category]++
+		}
+		if c.HasDuration {
+			a.callDur.Add(c.DurationMS)
+			a.callHist[histBin(c.DurationMS)]++
+			t.dur.Add(c.DurationMS)
+		}
+		agent := c.Agent
+		if agent == "" {
+			agent = r.Agent
+		}
+		if agent != "" {
+			runAgents[agent] = true
+			getOrNew(a.agents, agent).add(c.Outcome)
+		}
+		callDay := day
+		if !c.Started.IsZero() {
+			callDay = a.dayAcc(a.day(c.Started))
+		}
+		if callDay != nil {
+			callDay.add(c.Outcome)
+		}
+		if c.Outcome == model.OutcomeError {
+			*errs++
+			a.addError(c, r)
+		}
+	}
 }
 
 func (q *qualityAcc) add(e model.Evaluation) {

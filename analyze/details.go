@@ -50,22 +50,35 @@ const (
 	clipText  = 64 << 10
 )
 
+// write writes a run and its calls.
 func (w *detailWriter) write(r *model.Run) {
+	w.writeRun(r, len(r.ToolCalls))
+	w.writeCalls(r.ToolCalls)
+}
+
+// writeRun writes a run without its calls, which follow through
+// writeCalls: n of them.
+func (w *detailWriter) writeRun(r *model.Run, n int) {
 	if w.err != nil {
 		return
 	}
 	c := *r
 	c.Title, c.Request, c.Summary = clip(c.Title, clipText), clip(c.Request, clipText), clip(c.Summary, clipText)
 	c.ToolCalls = nil
-	if w.err = w.enc.Encode(keyOf(r)); w.err == nil {
+	k := keyOf(r)
+	k.Calls = n
+	if w.err = w.enc.Encode(k); w.err == nil {
 		w.err = w.enc.Encode(&c)
 	}
-	// The calls follow in chunks: a long session's are tens of MB, which one
-	// gob message would have its reader buffer whole and decode into a
-	// slice grown step by step. A chunk is copied only when an error text
-	// in it needs clipping.
+}
+
+// writeCalls writes a part of the calls of the run written last, in
+// chunks: a long session's are tens of MB, which one gob message would
+// have its reader buffer whole and decode into a slice grown step by step.
+// A chunk is copied only when an error text in it needs clipping.
+func (w *detailWriter) writeCalls(part []model.ToolCall) {
 	var clipped []model.ToolCall
-	for calls := range slices.Chunk(r.ToolCalls, callChunk) {
+	for calls := range slices.Chunk(part, callChunk) {
 		if w.err != nil {
 			return
 		}

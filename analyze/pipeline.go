@@ -237,20 +237,23 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	// file of its own, and the details' merge orders the chunks' runs.
 	kept := map[*model.Run]bool{}
 	var chunk []*model.Run
-	calls, chunks := 0, 0
+	calls := 0
+	written := false // acc.details holds runs: the next chunk goes to a file of its own
 	var err error
+	nextFile := func() {
+		if !written || acc.details == nil || err != nil {
+			return
+		}
+		written = false
+		if err = acc.details.close(); err == nil {
+			acc.details, err = details.writer()
+		}
+	}
 	flush := func() {
 		if len(chunk) == 0 || err != nil {
 			return
 		}
-		if chunks++; chunks > 1 && acc.details != nil {
-			if err = acc.details.close(); err != nil {
-				return
-			}
-			if acc.details, err = details.writer(); err != nil {
-				return
-			}
-		}
+		nextFile()
 		slices.SortStableFunc(chunk, compareJoined)
 		for _, r := range chunk {
 			if inWindow(r, opt) {
@@ -264,10 +267,11 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 			}
 			*r = model.Run{Format: r.Format} // folded: only its identity and format are read after
 		}
+		written = true
 		clear(chunk)
 		chunk, calls = chunk[:0], 0
 	}
-	owners := formats.JoinEach(frags, acc, func(r *model.Run) {
+	add := func(r *model.Run) {
 		// After every file's runs; each joined run has a source of its own, so Seq 0
 		// keeps its page name stable, and its chunk's sort and the details' merge
 		// put it in compareJoined order.
@@ -276,7 +280,42 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		if calls += 1 + len(r.ToolCalls); calls >= joinedChunk {
 			flush()
 		}
-	})
+	}
+	// A session with more calls than a chunk holds is folded and spilled
+	// on its own, a part of its calls at a time, in a file of its own: a
+	// long session's calls were the peak of memory.
+	addParts := func(r *model.Run, parts *formats.CallParts) {
+		if parts.N < joinedChunk {
+			r.ToolCalls = parts.All()
+			add(r)
+			return
+		}
+		r.FileOrd = joinedOrd
+		switch {
+		case err != nil:
+			return
+		case !inWindow(r, opt):
+			acc.runsFiltered++
+			return
+		}
+		kept[r] = true
+		next := parts.Next
+		if !opt.KeepSecrets {
+			var x redactor
+			x.run(r)
+			next = func() []model.ToolCall {
+				part := parts.Next()
+				x.calls(part)
+				return part
+			}
+			defer func() { acc.redacted += x.n }()
+		}
+		nextFile()
+		acc.addRun(r, parts.N, next)
+		written = true
+		*r = model.Run{Format: r.Format}
+	}
+	owners := formats.JoinEach(frags, acc, add, addParts)
 	flush()
 	// The join's records are garbage now, but the last collection counted
 	// them live, and the heap would grow to twice that before the next: one

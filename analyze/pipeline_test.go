@@ -615,3 +615,47 @@ func TestWarningFiles(t *testing.T) {
 		}
 	}
 }
+
+// A session long enough to be folded a part of its calls at a time has
+// its calls' texts redacted all the same.
+func TestLongSessionRedacted(t *testing.T) {
+	const secret = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	var b strings.Builder
+	line := func(uuid, at, msg, extra string) {
+		fmt.Fprintf(&b, `{"sessionId":"s-long","type":"x","uuid":%q,"timestamp":"2026-03-05T10:00:%sZ","message":%s%s}`+"\n", uuid, at, msg, extra)
+	}
+	line("u0", "00", `{"role":"user","content":"go"}`, "")
+	for i := range 5 {
+		line(fmt.Sprint("a", i), fmt.Sprintf("%02d", 1+2*i), fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{}}]}`, i), "")
+		line(fmt.Sprint("r", i), fmt.Sprintf("%02d", 2+2*i), fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","is_error":true,"content":"x"}]}`, i),
+			`,"toolUseResult":"Error: token `+secret+` rejected"`)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s-long.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { joinedChunk = n }(joinedChunk)
+	for _, size := range []int{1 << 30, 1} {
+		joinedChunk = size
+		r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: true})
+		if got := r.Summary.Inputs.Redacted; got != 5 {
+			t.Errorf("chunks of %d: %d values redacted, want 5", size, got)
+		}
+		calls := 0
+		for run, err := range r.Details.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range run.ToolCalls {
+				calls++
+				if strings.Contains(c.Error, secret) || !strings.Contains(c.Error, "[redacted]") {
+					t.Errorf("chunks of %d: call error %q", size, c.Error)
+				}
+			}
+		}
+		r.Details.Close()
+		if calls != 5 {
+			t.Errorf("chunks of %d: %d calls in the details, want 5", size, calls)
+		}
+	}
+}

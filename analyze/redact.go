@@ -64,59 +64,79 @@ func RedactText(s string) (out string, changed bool) {
 
 // redactRun redacts every text of a run in place and returns how many values changed.
 func redactRun(r *model.Run) int64 {
-	var n int64
-	// A run repeats its short texts (tool names, agents) on every call:
-	// each distinct one is tested once.
-	type verdict struct {
-		out     string
-		changed bool
+	var x redactor
+	x.run(r)
+	x.calls(r.ToolCalls)
+	return x.n
+}
+
+// redactor redacts texts in place and counts the values it changed. A run
+// repeats its short texts (tool names, agents) on every call: each
+// distinct one is tested once.
+type redactor struct {
+	memo map[string]redaction
+	n    int64
+}
+
+type redaction struct {
+	out     string
+	changed bool
+}
+
+func (x *redactor) fix(p *string) {
+	if *p == "" {
+		return
 	}
-	memo := map[string]verdict{}
-	fix := func(p *string) {
-		if *p == "" {
-			return
+	v, ok := x.memo[*p]
+	if !ok {
+		v.out, v.changed = RedactText(*p)
+		if x.memo == nil {
+			x.memo = map[string]redaction{}
 		}
-		v, ok := memo[*p]
-		if !ok {
-			v.out, v.changed = RedactText(*p)
-			if len(*p) <= 256 && len(memo) < 4096 {
-				memo[*p] = v
-			}
-		}
-		if v.changed {
-			*p = v.out
-			n++
+		if len(*p) <= 256 && len(x.memo) < 4096 {
+			x.memo[*p] = v
 		}
 	}
+	if v.changed {
+		*p = v.out
+		x.n++
+	}
+}
+
+// run redacts every text of r but its calls'.
+func (x *redactor) run(r *model.Run) {
 	for _, p := range []*string{&r.ID, &r.Source, &r.Title, &r.Request, &r.Summary, &r.Agent, &r.Model} {
-		fix(p)
+		x.fix(p)
 	}
 	for i := range r.Steps {
-		fix(&r.Steps[i].Name)
-		fix(&r.Steps[i].Agent)
-	}
-	for i := range r.ToolCalls {
-		c := &r.ToolCalls[i]
-		fix(&c.Name)
-		fix(&c.Category)
-		fix(&c.Agent)
-		fix(&c.Error)
+		x.fix(&r.Steps[i].Name)
+		x.fix(&r.Steps[i].Agent)
 	}
 	for i := range r.Quality {
-		fix(&r.Quality[i].Phase)
-		fix(&r.Quality[i].Tool)
-		fix(&r.Quality[i].Task)
+		x.fix(&r.Quality[i].Phase)
+		x.fix(&r.Quality[i].Tool)
+		x.fix(&r.Quality[i].Task)
 	}
 	for i := range r.Context.Refs {
-		fix(&r.Context.Refs[i].Type)
-		fix(&r.Context.Refs[i].Relevance)
-		fix(&r.Context.Refs[i].UsageMode)
+		x.fix(&r.Context.Refs[i].Type)
+		x.fix(&r.Context.Refs[i].Relevance)
+		x.fix(&r.Context.Refs[i].UsageMode)
 	}
 	for i := range r.Context.Contributions {
-		fix(&r.Context.Contributions[i])
+		x.fix(&r.Context.Contributions[i])
 	}
 	for i := range r.Context.Subagents {
-		fix(&r.Context.Subagents[i].Type)
+		x.fix(&r.Context.Subagents[i].Type)
 	}
-	return n
+}
+
+// calls redacts the texts of calls.
+func (x *redactor) calls(calls []model.ToolCall) {
+	for i := range calls {
+		c := &calls[i]
+		x.fix(&c.Name)
+		x.fix(&c.Category)
+		x.fix(&c.Agent)
+		x.fix(&c.Error)
+	}
 }

@@ -69,7 +69,7 @@ func BenchmarkClaudeJoin(b *testing.B) {
 	fs := randomClaudeSession(rand.New(rand.NewPCG(3, 4)), 2000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if r := claudeRun("long", fs, newCollector()); len(r.ToolCalls) == 0 {
+		if _, calls := claudeRun("long", fs, newCollector()); len(calls.All()) == 0 {
 			b.Fatal("no calls")
 		}
 	}

@@ -16,21 +16,65 @@ import (
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
+func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts)) {
 	order, bySession := groupFragments(frags)
 	for _, id := range order {
 		fs := bySession[id]
 		for _, f := range fs {
 			f.loadRecords()
 		}
-		r := claudeRun(id, fs, w)
+		r, calls := claudeRun(id, fs, w)
+		if emitParts != nil {
+			emitParts(r, calls)
+		} else {
+			r.ToolCalls = calls.All()
+		}
+		for calls.Next() != nil { // the calls emitParts left: their warnings count all the same
+		}
 		for _, f := range fs {
 			owner[f] = r
 			f.release() // one session's records in memory at a time
 		}
-		emit(r)
+		if emitParts == nil {
+			emit(r)
+		}
 	}
 }
+
+// CallParts hands out a joined run's tool calls in order, a part at a
+// time, while the join still holds the records they are made from.
+type CallParts struct {
+	N    int                     // how many calls in all
+	next func() []model.ToolCall // the next part, nil after the last
+}
+
+// Next is the next part of the calls, nil after the last. A part is valid
+// until the next call; it holds at most callPart calls.
+func (p *CallParts) Next() []model.ToolCall {
+	if p.next == nil {
+		return nil
+	}
+	part := p.next()
+	if part == nil {
+		p.next = nil
+	}
+	return part
+}
+
+// All is every call not handed out yet, in one slice.
+func (p *CallParts) All() []model.ToolCall {
+	var all []model.ToolCall
+	for part := p.Next(); part != nil; part = p.Next() {
+		if all == nil {
+			all = make([]model.ToolCall, 0, p.N) // a long session's calls: no regrowth
+		}
+		all = append(all, part...)
+	}
+	return all
+}
+
+// callPart is how many calls a part of CallParts holds (a variable for tests).
+var callPart = 4096
 
 // claudeSession numbers the lines of one session's files one after another
 // (g), so that the join can sort and mark lines through small integers: the
@@ -118,7 +162,9 @@ type timeKey struct {
 // line in the time-sorted chain, and its index among that line's own.
 type claudeRef struct{ pos, k int32 }
 
-func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
+// claudeRun joins one session; its calls are made as they are taken from
+// the parts, which must be before the fragments' records are released.
+func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	var first, last time.Time
@@ -259,7 +305,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 		r.Context.Subagents = append(r.Context.Subagents, *subs[k])
 	}
 
-	r.ToolCalls = claudeCalls(&s, main, r.Agent, w)
+	calls := claudeCalls(&s, main, r.Agent, w)
 	for _, g := range main {
 		if e := s.entry(g); e.prompt != 0 {
 			r.Request = e.promptOf()
@@ -282,14 +328,14 @@ func claudeRun(id string, fs []*Fragment, w Warner) *model.Run {
 	if r.Title == "" {
 		r.Title = id
 	}
-	return r
+	return r, calls
 }
 
 // claudeCalls pairs the main chain's tool uses with their results by id, in
 // chain order: a use whose id came before is the same call again, and a use
 // takes the first result that names it. Both sides are sorted by id and
-// walked together.
-func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) []model.ToolCall {
+// walked together. The calls are made a part at a time, as they are taken.
+func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallParts {
 	var uses, results []claudeRef
 	for pos, g := range main {
 		e := s.entry(g)
@@ -301,7 +347,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) []model
 		}
 	}
 	if len(uses) == 0 {
-		return nil
+		return &CallParts{}
 	}
 	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
 	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
@@ -342,37 +388,50 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) []model
 	}
 	useIDs, resultIDs = nil, nil
 
-	calls := make([]model.ToolCall, 0, kept) // a long session's calls are most of its memory: no regrowth
-	for i, ref := range uses {
-		if paired[i] < 0 {
-			continue
-		}
-		e := s.entry(main[ref.pos])
-		call := model.ToolCall{Name: e.f.wordAt(e.use(ref.k).name), Agent: agent, Span: model.Span{Started: e.at}}
-		if paired[i] > 0 {
-			got := results[paired[i]-1]
-			re := s.entry(main[got.pos])
-			res, text := re.result(got.k), ""
-			if res.text != 0 {
-				text = re.f.wordAt(res.text)
-			}
-			call.Span = spanOf(e.at, re.at, w)
-			if res.hasDuration {
-				call.HasDuration = false
-				setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)
-			}
-			switch {
-			case res.interrupted:
-				call.Outcome, call.Error = model.OutcomeError, "interrupted"
-			case strings.HasPrefix(text, "User rejected"):
-				call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
-			case res.isError || strings.HasPrefix(text, "Error"):
-				call.Outcome, call.Error = model.OutcomeError, text
-			default:
-				call.Outcome = model.OutcomeOK
+	part := make([]model.ToolCall, 0, min(kept, callPart))
+	i := 0
+	next := func() []model.ToolCall {
+		part = part[:0]
+		for ; i < len(uses) && len(part) < callPart; i++ {
+			if paired[i] >= 0 {
+				part = append(part, claudeCall(s, main, uses[i], results, paired[i], agent, w))
 			}
 		}
-		calls = append(calls, call)
+		if len(part) == 0 {
+			return nil
+		}
+		return part
 	}
-	return calls
+	return &CallParts{N: kept, next: next}
+}
+
+// claudeCall is the call of the use at ref, paired with results[paired-1]
+// (none for 0).
+func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w Warner) model.ToolCall {
+	e := s.entry(main[ref.pos])
+	call := model.ToolCall{Name: e.f.wordAt(e.use(ref.k).name), Agent: agent, Span: model.Span{Started: e.at}}
+	if paired > 0 {
+		got := results[paired-1]
+		re := s.entry(main[got.pos])
+		res, text := re.result(got.k), ""
+		if res.text != 0 {
+			text = re.f.wordAt(res.text)
+		}
+		call.Span = spanOf(e.at, re.at, w)
+		if res.hasDuration {
+			call.HasDuration = false
+			setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)
+		}
+		switch {
+		case res.interrupted:
+			call.Outcome, call.Error = model.OutcomeError, "interrupted"
+		case strings.HasPrefix(text, "User rejected"):
+			call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
+		case res.isError || strings.HasPrefix(text, "Error"):
+			call.Outcome, call.Error = model.OutcomeError, text
+		default:
+			call.Outcome = model.OutcomeOK
+		}
+	}
+	return call
 }

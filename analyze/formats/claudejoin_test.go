@@ -62,8 +62,11 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 	for i := range 3000 {
 		checkClaudeJoin(t, fmt.Sprint("random", i), randomClaudeSession(rng, 1))
 	}
-	// Long ones: the join sorts their keys two at a time (both).
-	for i := range 3 {
+	// Long ones: the join sorts their keys two at a time (both), and makes
+	// their calls in parts, of one call to more than a session holds.
+	defer func(n int) { callPart = n }(callPart)
+	for i, part := range []int{1, 7, 4096} {
+		callPart = part
 		checkClaudeJoin(t, fmt.Sprint("long", i), randomClaudeSession(rng, 300))
 	}
 }
@@ -71,7 +74,9 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 func checkClaudeJoin(t *testing.T, id string, fs []*Fragment) {
 	t.Helper()
 	w1, w2 := newCollector(), newCollector()
-	got, want := claudeRun(id, fs, w1), claudeRunByMaps(id, fs, w2)
+	got, calls := claudeRun(id, fs, w1)
+	got.ToolCalls = calls.All()
+	want := claudeRunByMaps(id, fs, w2)
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
 		t.Fatalf("session %s: sort-merge join\n%+v\n%v\nwant\n%+v\n%v", id, got, w1.warnings, want, w2.warnings)
 	}

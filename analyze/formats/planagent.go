@@ -132,7 +132,7 @@ func readPlanagent(d *document, c *readCtx) {
 // owners maps every fragment to the runs it fed or joined (none for an
 // orphan): one, but for a file's spans of a trace with several agents.
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
-	owners = JoinEach(frags, w, func(r *model.Run) { runs = append(runs, r) })
+	owners = JoinEach(frags, w, func(r *model.Run) { runs = append(runs, r) }, nil)
 	return runs, owners
 }
 
@@ -140,7 +140,11 @@ func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment]
 // rather than holding every joined run (and its calls) to the end: one
 // session or trace at a time, plans all at once. Emitted runs are no
 // longer read by the join, so emit may keep, fold or empty them.
-func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run)) (owners map[*Fragment][]*model.Run) {
+//
+// A Claude Code session goes to emitParts instead, when it is set, with
+// its calls still to be made (CallParts): a long session's calls are most
+// of the join's memory, and emitParts may fold them a part at a time.
+func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts)) (owners map[*Fragment][]*model.Run) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
 	owner := map[*Fragment]*model.Run{}
 	owners = map[*Fragment][]*model.Run{}
@@ -170,7 +174,7 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run)) (owners map[*F
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
-	joinClaude(claude, owner, w, emit)
+	joinClaude(claude, owner, w, emit, emitParts)
 	for f, r := range owner {
 		if r != nil {
 			owners[f] = []*model.Run{r}
