@@ -18,6 +18,15 @@ import (
 // ones first), and sidechain entries (subagents) are subagent work.
 func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts)) {
 	order, bySession := groupFragments(frags)
+	// The largest session first, while the runs emitted before it (which
+	// emit may hold a while) are fewest: its join is the peak of memory.
+	size := map[string]int64{}
+	for _, id := range order {
+		for _, f := range bySession[id] {
+			size[id] += f.recordSize()
+		}
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(size[b], size[a]) })
 	for _, id := range order {
 		fs := bySession[id]
 		for _, f := range fs {
@@ -123,25 +132,26 @@ func both(n int, f, g func()) {
 	<-done
 }
 
-// sortIDKeys sorts keys. A long slice, a long session's uuids, is sorted
-// in two halves on both cores and merged into a new slice: the keys are
-// unique, so the order is the one a single sort gives.
-func sortIDKeys(keys []idKey) []idKey {
+// sortIDKeys sorts keys. A long slice, a long session's uuids, is split in
+// place by the top bit of the id (ids are hashes: about half on each side)
+// and the halves are sorted on both cores: no merge, and no second slice
+// as long as the first.
+func sortIDKeys(keys []idKey) {
 	if len(keys) < 1<<13 || runtime.GOMAXPROCS(0) < 2 {
 		slices.SortFunc(keys, cmpIDKey)
-		return keys
+		return
 	}
-	a, b := keys[:len(keys)/2], keys[len(keys)/2:]
-	both(len(keys), func() { slices.SortFunc(a, cmpIDKey) }, func() { slices.SortFunc(b, cmpIDKey) })
-	out := make([]idKey, 0, len(keys))
-	for len(a) > 0 && len(b) > 0 {
-		if cmpIDKey(a[0], b[0]) < 0 {
-			out, a = append(out, a[0]), a[1:]
+	lo, hi := 0, len(keys)
+	for lo < hi {
+		if keys[lo].id[0] < 0x80 {
+			lo++
 		} else {
-			out, b = append(out, b[0]), b[1:]
+			hi--
+			keys[lo], keys[hi] = keys[hi], keys[lo]
 		}
 	}
-	return append(append(out, a...), b...)
+	a, b := keys[:lo], keys[lo:]
+	both(len(keys), func() { slices.SortFunc(a, cmpIDKey) }, func() { slices.SortFunc(b, cmpIDKey) })
 }
 
 // idKey is an id and the number of what bears it, for sorting by id.
@@ -156,6 +166,12 @@ func cmpIDKey(a, b idKey) int { return cmp.Or(cmpDigest(&a.id, &b.id), cmp.Compa
 type timeKey struct {
 	sec     int64
 	nsec, g int32
+}
+
+// lineTokens is the tokens of the usage a line bears.
+type lineTokens struct {
+	g      int32
+	tokens int64
 }
 
 // claudeRef is one tool use or result of the main chain: the position of its
@@ -194,7 +210,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			}
 		}
 	}
-	byUUID = sortIDKeys(byUUID)
+	sortIDKeys(byUUID)
 	for i := 1; i < len(byUUID); i++ {
 		if byUUID[i].id == byUUID[i-1].id {
 			repeated.set(byUUID[i].i)
@@ -202,9 +218,47 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	}
 	byUUID = nil
 
+	// Tokens, before the chain is sorted, so that the usage table can go
+	// first: once per message, the largest copy (the first of equals); the
+	// model with most tokens names the run.
+	var withUsage []idKey
+	for i, f := range s.files {
+		for j := range f.lines {
+			if g := s.start[i] + int32(j); f.lines[j].usage != 0 && !repeated.has(g) {
+				withUsage = append(withUsage, idKey{f.usages[f.lines[j].usage-1].key, g})
+			}
+		}
+	}
+	sortIDKeys(withUsage)
+	var sideTokens []lineTokens // the counted usages of subagent lines, by line
+	perModel := map[string]int64{}
+	for i := 0; i < len(withUsage); {
+		bestG, end := withUsage[i].i, i+1
+		best := s.entry(bestG).usageOf()
+		for ; end < len(withUsage) && withUsage[end].id == withUsage[i].id; end++ {
+			if u := s.entry(withUsage[end].i).usageOf(); u.tokens.Total() > best.tokens.Total() {
+				best, bestG = u, withUsage[end].i
+			}
+		}
+		r.Tokens.Add(best.tokens)
+		e := s.entry(bestG)
+		perModel[e.f.wordAt(best.model)] += best.tokens.Total()
+		if e.sidechain || e.agent != 0 {
+			sideTokens = append(sideTokens, lineTokens{bestG, best.tokens.Total()})
+		}
+		i = end
+	}
+	withUsage = nil
+	r.Model = topModel(perModel)
+	slices.SortFunc(sideTokens, func(a, b lineTokens) int { return cmp.Compare(a.g, b.g) })
+	for i, f := range fs {
+		if f.spill != nil { // records read back for this join alone (release)
+			s.files[i].usages = nil
+		}
+	}
+
 	// The main chain, and the source: the first file with a line of it or a quiet line.
 	var side []int32
-	var withUsage []idKey
 	byTime := make([]timeKey, 0, n)
 	for i, f := range s.files {
 		for j := range f.lines {
@@ -213,9 +267,6 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 				continue
 			}
 			l := &f.lines[j]
-			if l.usage != 0 {
-				withUsage = append(withUsage, idKey{claudeEntry{f, l}.usageOf().key, g})
-			}
 			if l.sidechain || l.agent != 0 {
 				side = append(side, g)
 				continue
@@ -232,37 +283,15 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	if r.Source == "" && len(fs) > 0 {
 		r.Source = fs[0].Source
 	}
-	// In time order, equal times in file order; the usages by id meanwhile.
-	both(len(byTime)+len(withUsage), func() {
-		slices.SortFunc(byTime, func(a, b timeKey) int {
-			return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
-		})
-	}, func() { slices.SortFunc(withUsage, cmpIDKey) })
+	// In time order, equal times in file order.
+	slices.SortFunc(byTime, func(a, b timeKey) int {
+		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
+	})
 	main := make([]int32, len(byTime))
 	for i, k := range byTime {
 		main[i] = k.g
 	}
 	byTime = nil
-
-	// Tokens: once per message, the largest copy (the first of equals); the
-	// model with most tokens names the run.
-	counted := newBitset(n)
-	perModel := map[string]int64{}
-	for i := 0; i < len(withUsage); {
-		bestG, end := withUsage[i].i, i+1
-		best := s.entry(bestG).usageOf()
-		for ; end < len(withUsage) && withUsage[end].id == withUsage[i].id; end++ {
-			if u := s.entry(withUsage[end].i).usageOf(); u.tokens.Total() > best.tokens.Total() {
-				best, bestG = u, withUsage[end].i
-			}
-		}
-		counted.set(bestG)
-		r.Tokens.Add(best.tokens)
-		perModel[s.entry(bestG).f.wordAt(best.model)] += best.tokens.Total()
-		i = end
-	}
-	withUsage = nil
-	r.Model = topModel(perModel)
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.
@@ -296,8 +325,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			subOrder = append(subOrder, id)
 		}
 		sub.Calls += int64(e.nUses)
-		if counted.has(g) {
-			sub.Tokens += e.usageOf().tokens.Total()
+		if len(sideTokens) > 0 && sideTokens[0].g == g {
+			sub.Tokens += sideTokens[0].tokens
+			sideTokens = sideTokens[1:]
 		}
 	}
 	slices.Sort(subOrder)

@@ -320,3 +320,33 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	}
 	return r
 }
+
+// sortIDKeys gives a single sort's order however the ids fall on the two
+// sides of its split: evenly, all on one side, with repeats.
+func TestSortIDKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, tc := range []struct {
+		n     int
+		first func() byte // the id's top byte
+	}{
+		{100, func() byte { return byte(rng.Uint32()) }},
+		{50000, func() byte { return byte(rng.Uint32()) }},
+		{50000, func() byte { return 0x7f }},
+		{50000, func() byte { return 0x80 | byte(rng.IntN(2)) }},
+		{50000, func() byte { return byte(rng.IntN(2)) << 7 }},
+	} {
+		keys := make([]idKey, tc.n)
+		for i := range keys {
+			keys[i].id = digestOf(fmt.Sprint(rng.IntN(tc.n / 2))) // repeats
+			keys[i].id[0] = tc.first()
+			keys[i].i = int32(i)
+		}
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		want := slices.Clone(keys)
+		slices.SortFunc(want, cmpIDKey)
+		sortIDKeys(keys)
+		if !slices.Equal(keys, want) {
+			t.Fatalf("%d keys: not in a single sort's order", tc.n)
+		}
+	}
+}

@@ -248,6 +248,21 @@ func (s *RecordSpill) done(r *spillReader) {
 	}
 }
 
+// recordSize is about how many bytes a fragment's records take on the spill.
+func (frag *Fragment) recordSize() int64 {
+	var n int64
+	for _, ref := range frag.refs {
+		n += ref.n
+	}
+	if f := frag.claude; f != nil {
+		for _, ref := range f.segments {
+			n += ref.n
+		}
+		n += int64(len(f.lines)) * 120 // a line with its usage, uses and results takes ~117 bytes there
+	}
+	return n
+}
+
 // release drops records loaded from the spill once their session is joined.
 func (frag *Fragment) release() {
 	if frag.spill != nil {
