@@ -277,15 +277,16 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		// put it in compareJoined order.
 		r.FileOrd = joinedOrd
 		chunk = append(chunk, r)
-		if calls += 1 + len(r.ToolCalls); calls >= joinedChunk {
+		// Without details nothing needs the order: each run is folded at once.
+		if calls += 1 + len(r.ToolCalls); calls >= joinedChunk || acc.details == nil {
 			flush()
 		}
 	}
-	// A session with more calls than a chunk holds is folded and spilled
-	// on its own, a part of its calls at a time, in a file of its own: a
-	// long session's calls were the peak of memory.
+	// A session with more calls than a chunk holds (any, without details)
+	// is folded and spilled on its own, a part of its calls at a time, in a
+	// file of its own: a long session's calls were the peak of memory.
 	addParts := func(r *model.Run, parts *formats.CallParts) {
-		if parts.N < joinedChunk {
+		if parts.N < joinedChunk && acc.details != nil {
 			r.ToolCalls = parts.All()
 			add(r)
 			return

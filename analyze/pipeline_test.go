@@ -386,7 +386,8 @@ func TestDeterministicAcrossJobs(t *testing.T) {
 
 // Joined runs are folded and spilled in chunks as the join completes them:
 // however small the chunks, the summary, the run index and the run details
-// (runs, calls and their order) are those of one chunk for the whole join.
+// (runs, calls and their order) are those of one chunk for the whole join,
+// and without details (each run folded at once) the same summary and index.
 func TestJoinedChunks(t *testing.T) {
 	roots := []string{testdataLogs}
 	if _, err := os.Stat(filepath.Join("..", "..", "shared", "corpus")); err == nil {
@@ -401,6 +402,14 @@ func TestJoinedChunks(t *testing.T) {
 		enc := jsonEncoder(&b)
 		enc.Encode(r.Summary)
 		enc.Encode(r.Runs)
+		// Without details, every run is folded as soon as it is joined.
+		var lean bytes.Buffer
+		nr := analyzeOpt(t, Options{Roots: roots, Jobs: 2})
+		jsonEncoder(&lean).Encode(nr.Summary)
+		jsonEncoder(&lean).Encode(nr.Runs)
+		if !bytes.Equal(lean.Bytes(), b.Bytes()) {
+			t.Fatalf("chunks of %d: other results without details", size)
+		}
 		n := 0
 		for run, err := range r.Details.All() {
 			if err != nil {
@@ -656,6 +665,9 @@ func TestLongSessionRedacted(t *testing.T) {
 		r.Details.Close()
 		if calls != 5 {
 			t.Errorf("chunks of %d: %d calls in the details, want 5", size, calls)
+		}
+		if got := analyzeOpt(t, Options{Roots: []string{dir}}).Summary.Inputs.Redacted; got != 5 {
+			t.Errorf("chunks of %d, no details: %d values redacted, want 5", size, got)
 		}
 	}
 }
