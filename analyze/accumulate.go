@@ -245,6 +245,30 @@ func (a *Accumulator) AddRun(r *model.Run) {
 	})
 }
 
+// addKept folds a run the window keeps, its texts redacted unless the
+// secrets are kept; its calls come from parts when it has them.
+func (a *Accumulator) addKept(r *model.Run, parts *formats.CallParts) {
+	if parts == nil {
+		if !a.keepSecrets {
+			a.redacted += redactRun(r)
+		}
+		a.AddRun(r)
+		return
+	}
+	next := parts.Next
+	if !a.keepSecrets {
+		var x redactor
+		x.run(r)
+		defer func() { a.redacted += x.n }()
+		next = func() []model.ToolCall {
+			part := parts.Next()
+			x.calls(part)
+			return part
+		}
+	}
+	a.addRun(r, parts.N, next)
+}
+
 // addRun folds a run whose n calls come from next, a part at a time (nil
 // after the last), rather than from r.ToolCalls: a long session's calls
 // are folded and spilled without ever being held together.

@@ -258,10 +258,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		for _, r := range chunk {
 			if inWindow(r, opt) {
 				kept[r] = true
-				if !opt.KeepSecrets {
-					acc.redacted += redactRun(r)
-				}
-				acc.AddRun(r)
+				acc.addKept(r, nil)
 			} else {
 				acc.runsFiltered++
 			}
@@ -300,19 +297,8 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 			return
 		}
 		kept[r] = true
-		next := parts.Next
-		if !opt.KeepSecrets {
-			var x redactor
-			x.run(r)
-			next = func() []model.ToolCall {
-				part := parts.Next()
-				x.calls(part)
-				return part
-			}
-			defer func() { acc.redacted += x.n }()
-		}
 		nextFile()
-		acc.addRun(r, parts.N, next)
+		acc.addKept(r, parts)
 		written = true
 		*r = model.Run{Format: r.Format}
 	}
@@ -394,12 +380,25 @@ type fileEmitter struct {
 	w      *worker
 	source string
 	runs   []*model.Run
+	parts  []*formats.CallParts // of each run: its calls, when the reader makes them as taken
 	frags  []*formats.Fragment
 }
 
 func (e *fileEmitter) Warn(kind string)             { e.w.acc.warnIn(kind, e.source) }
-func (e *fileEmitter) Run(r *model.Run)             { e.runs = append(e.runs, r) }
+func (e *fileEmitter) Run(r *model.Run)             { e.RunParts(r, nil) }
 func (e *fileEmitter) Fragment(f *formats.Fragment) { e.frags = append(e.frags, f) }
+
+func (e *fileEmitter) RunParts(r *model.Run, parts *formats.CallParts) {
+	e.runs, e.parts = append(e.runs, r), append(e.parts, parts)
+}
+
+// drain makes the calls no one took: their warnings count all the same.
+func (e *fileEmitter) drain() {
+	for _, p := range e.parts {
+		for p != nil && p.Next() != nil {
+		}
+	}
+}
 
 func (w *worker) file(c candidate) {
 	if p := w.opt.Progress; p != nil {
@@ -421,6 +420,7 @@ func (w *worker) file(c candidate) {
 	}
 	em := &fileEmitter{w: w, source: c.source}
 	err := readFile(c, w.opt, em)
+	defer em.drain()
 	var skip *formats.SkipError
 	switch {
 	case errors.As(err, &skip):
@@ -438,10 +438,7 @@ func (w *worker) file(c candidate) {
 			continue
 		}
 		fed[r.Format] = true
-		if !w.opt.KeepSecrets {
-			a.redacted += redactRun(r)
-		}
-		a.AddRun(r)
+		a.addKept(r, em.parts[i])
 	}
 	w.frags = append(w.frags, em.frags...)
 	switch {

@@ -671,3 +671,45 @@ func TestLongSessionRedacted(t *testing.T) {
 		}
 	}
 }
+
+// A bundle's calls are made as they are folded; a run the window leaves
+// out, or a file skipped whole, still counts the warnings its calls raise.
+func TestUnfoldedCallsWarn(t *testing.T) {
+	bundle := func(tail string) string {
+		return `{"state":{"id":"b","createdAt":"2026-03-05T10:00:00Z"},"events":{"events":[
+{"id":"e1","timestamp":1772704800000,"type":"tool_call","nodeId":"n","status":"info","metadata":{"toolName":"sh"}},
+{"id":"e2","timestamp":1772704700000,"type":"tool_result","nodeId":"n","status":"success","metadata":{"toolName":"sh"}}]}}` + tail
+	}
+	// Expanded past --max-file-size only after the bundle was read: the file is skipped.
+	var big bytes.Buffer
+	zw := gzip.NewWriter(&big)
+	zw.Write([]byte(bundle(strings.Repeat(" ", 8000))))
+	zw.Close()
+	dir := t.TempDir()
+	for name, content := range map[string]string{"kept/b.json": bundle(""), "cut/b.json.gz": big.String()} {
+		if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		root  string
+		since time.Time
+		runs  int64
+	}{
+		{"kept", time.Time{}, 1},
+		{"kept", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), 0}, // the run is left out
+		{"cut", time.Time{}, 0},                                  // the file is skipped
+	} {
+		r, err := Analyze(context.Background(), Options{Roots: []string{filepath.Join(dir, tc.root)}, Since: tc.since, Now: time.Unix(0, 0), MaxFileSize: 4000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := r.Summary.Inputs
+		if got := in.Warnings[formats.WarnNegativeDuration]; r.Summary.Runs.Total != tc.runs || got != 1 || (tc.root == "cut") != (in.FilesSkipped == 1) {
+			t.Errorf("%s since %v: %d runs, %d negative durations, %d files skipped; want %d, 1", tc.root, tc.since, r.Summary.Runs.Total, got, in.FilesSkipped, tc.runs)
+		}
+	}
+}

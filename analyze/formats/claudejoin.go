@@ -50,41 +50,6 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 	}
 }
 
-// CallParts hands out a joined run's tool calls in order, a part at a
-// time, while the join still holds the records they are made from.
-type CallParts struct {
-	N    int                     // how many calls in all
-	next func() []model.ToolCall // the next part, nil after the last
-}
-
-// Next is the next part of the calls, nil after the last. A part is valid
-// until the next call; it holds at most callPart calls.
-func (p *CallParts) Next() []model.ToolCall {
-	if p.next == nil {
-		return nil
-	}
-	part := p.next()
-	if part == nil {
-		p.next = nil
-	}
-	return part
-}
-
-// All is every call not handed out yet, in one slice.
-func (p *CallParts) All() []model.ToolCall {
-	var all []model.ToolCall
-	for part := p.Next(); part != nil; part = p.Next() {
-		if all == nil {
-			all = make([]model.ToolCall, 0, p.N) // a long session's calls: no regrowth
-		}
-		all = append(all, part...)
-	}
-	return all
-}
-
-// callPart is how many calls a part of CallParts holds (a variable for tests).
-var callPart = 4096
-
 // claudeSession numbers the lines of one session's files one after another
 // (g), so that the join can sort and mark lines through small integers: the
 // join of a long session is the peak of memory, and hash maps keyed by ids
@@ -418,21 +383,12 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 	}
 	useIDs, resultIDs = nil, nil
 
-	part := make([]model.ToolCall, 0, min(kept, callPart))
-	i := 0
-	next := func() []model.ToolCall {
-		part = part[:0]
-		for ; i < len(uses) && len(part) < callPart; i++ {
-			if paired[i] >= 0 {
-				part = append(part, claudeCall(s, main, uses[i], results, paired[i], agent, w))
-			}
+	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
+		if paired[i] < 0 {
+			return model.ToolCall{}, false
 		}
-		if len(part) == 0 {
-			return nil
-		}
-		return part
-	}
-	return &CallParts{N: kept, next: next}
+		return claudeCall(s, main, uses[i], results, paired[i], agent, w), true
+	})
 }
 
 // claudeCall is the call of the use at ref, paired with results[paired-1]

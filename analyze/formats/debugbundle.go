@@ -13,11 +13,11 @@ var bundleFormat = &Format{
 		if d.State != nil && d.Events.Present {
 			return true
 		}
-		if !d.Events.Present || len(d.Events.List) == 0 {
+		if !d.Events.Present || d.Events.List.n == 0 {
 			return false
 		}
-		for _, e := range d.Events.List {
-			if !e.typSet || !e.at.Set {
+		for i := range d.Events.List.n {
+			if e := d.Events.List.at(i); !e.typSet || !e.at.Set {
 				return false
 			}
 		}
@@ -78,15 +78,52 @@ type keptEvent struct {
 	idSet, typSet           bool
 }
 
+// eventList is a document's kept events, in blocks of eventBlock: grown as
+// one slice, a 200 MB bundle's list had its old and new arrays live
+// together at each growth, twice its size at the peak of its read.
+type eventList struct {
+	blocks [][]keptEvent // all full but the last
+	n      int
+}
+
+const eventBlock = 4096
+
+func (l *eventList) add(e keptEvent) {
+	switch {
+	case len(l.blocks) == 0:
+		l.blocks = [][]keptEvent{nil} // grown by append: most documents hold a few events
+	case len(l.blocks[len(l.blocks)-1]) == eventBlock:
+		l.blocks = append(l.blocks, make([]keptEvent, 0, eventBlock))
+	}
+	last := &l.blocks[len(l.blocks)-1]
+	*last = append(*last, e)
+	l.n++
+}
+
+func (l *eventList) at(i int) *keptEvent { return &l.blocks[i/eventBlock][i%eventBlock] }
+
+// truncate keeps the first n events.
+func (l *eventList) truncate(n int) {
+	if n == 0 {
+		l.blocks, l.n = nil, 0
+		return
+	}
+	nb := (n + eventBlock - 1) / eventBlock
+	clear(l.blocks[nb:])
+	l.blocks = l.blocks[:nb]
+	l.blocks[nb-1] = l.blocks[nb-1][:n-(nb-1)*eventBlock]
+	l.n = n
+}
+
 // eventKeeper turns decoded events into kept ones, interning their strings.
 type eventKeeper struct {
-	list  []keptEvent
+	list  eventList
 	strs  []string
 	index map[string]int32
 }
 
 func newEventKeeper() *eventKeeper {
-	return &eventKeeper{list: []keptEvent{}, index: map[string]int32{}}
+	return &eventKeeper{index: map[string]int32{}}
 }
 
 func (k *eventKeeper) str(s string) int32 {
@@ -110,7 +147,7 @@ func (k *eventKeeper) add(e *bundleEvent) {
 	if model.Fold(e.Type.V) == "tool_result" && model.Fold(e.Status.V) == "failure" {
 		kept.errText = cmpOr(metaErr, e.Summary.V)
 	}
-	k.list = append(k.list, kept)
+	k.list.add(kept)
 }
 
 // into stores the events kept in e.
@@ -118,7 +155,7 @@ func (k *eventKeeper) into(e *eventsField) { e.List, e.Strs = k.list, k.strs }
 
 func readBundle(d *document, c *readCtx) {
 	ev := &d.Events
-	events := dedupeEvents(ev.List, c)
+	events := dedupeEvents(&ev.List, c)
 	r := &model.Run{Format: "debugbundle"}
 	st := d.State
 	if st != nil {
@@ -142,8 +179,8 @@ func readBundle(d *document, c *readCtx) {
 				}
 			}
 		}
-	} else if len(events) > 0 { // an EventsExport alone spans its first to last event
-		r.Span = c.span(events[0].at, events[len(events)-1].at)
+	} else if events.n > 0 { // an EventsExport alone spans its first to last event
+		r.Span = c.span(events.at(0).at, events.at(events.n-1).at)
 	}
 	if r.ID == "" {
 		r.ID = c.fallbackID()
@@ -153,15 +190,15 @@ func readBundle(d *document, c *readCtx) {
 	for i, s := range ev.Strs {
 		folded[i] = model.Fold(s)
 	}
-	r.ToolCalls = pairToolCalls(events, ev.Strs, folded, c)
-	if st != nil && st.Telemetry != nil && st.Telemetry.ToolCallCount.Set && st.Telemetry.ToolCallCount.Int() != int64(len(r.ToolCalls)) {
+	calls := pairToolCalls(events, ev.Strs, folded, c)
+	if st != nil && st.Telemetry != nil && st.Telemetry.ToolCallCount.Set && st.Telemetry.ToolCallCount.Int() != int64(calls.N) {
 		c.Warn(WarnCountMismatch)
 	}
 
 	aborted := false
 	lastOutcome := ""
-	for i := range events {
-		switch t := folded[events[i].typ]; t {
+	for i := range events.n {
+		switch t := folded[events.at(i).typ]; t {
 		case "budget_exceeded":
 			r.Context.BudgetExceeded++
 			aborted = true
@@ -174,7 +211,7 @@ func readBundle(d *document, c *readCtx) {
 		}
 	}
 	r.Status = bundleStatus(aborted || lastOutcome == "error", r.Steps)
-	c.run(r)
+	c.runParts(r, calls)
 }
 
 func bundleStatus(failed bool, steps []model.Step) model.Status {
@@ -208,66 +245,71 @@ func bundleStatus(failed bool, steps []model.Step) model.Status {
 
 // dedupeEvents drops exact repeats: same id, type and timestamp as an earlier
 // event. Producers reuse ids for distinct events, so an id alone proves nothing.
-func dedupeEvents(list []keptEvent, c *readCtx) []keptEvent {
+func dedupeEvents(list *eventList, c *readCtx) *eventList {
 	type key struct {
 		id    digest
 		typ   int32
 		ts    int64
 		tsSet bool
 	}
-	seen := make(map[key]bool, len(list))
-	out := list[:0] // in place: a copy would hold a second list at the peak
-	for _, e := range list {
+	seen := make(map[key]bool, list.n)
+	n := 0 // in place: a copy would hold a second list at the peak
+	for i := range list.n {
+		e := list.at(i)
 		k := key{e.id, e.typ, e.at.In(c.loc).UnixNano(), e.at.Set}
 		if e.idSet && seen[k] {
 			c.Warn(WarnDuplicateEvent)
 			continue
 		}
 		seen[k] = true
-		out = append(out, e)
+		*list.at(n) = *e
+		n++
 	}
-	return out
+	list.truncate(n)
+	return list
 }
 
 // pairToolCalls pairs each tool_call with the next unused tool_result for the
 // same tool, else the next unused tool_result of the same node; each result
 // pairs with at most one call, in order. An unpaired call's outcome is unknown.
+// The calls are made as they are taken from the parts.
 // strs is the events' string table, folded the same strings case-folded.
-func pairToolCalls(events []keptEvent, strs, folded []string, c *readCtx) []model.ToolCall {
-	var calls, results []int
-	for i := range events {
-		switch folded[events[i].typ] {
+func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *CallParts {
+	var calls, results []int32 // event indexes
+	for i := range events.n {
+		switch folded[events.at(i).typ] {
 		case "tool_call":
-			calls = append(calls, i)
+			calls = append(calls, int32(i))
 		case "tool_result":
-			results = append(results, i)
+			results = append(results, int32(i))
 		}
 	}
-	pair := make(map[int]int, len(calls)) // call event index → result event index
-	used := make(map[int]bool, len(results))
+	pair := make([]int32, len(calls)) // 1 + the event index of call n's result, 0 for none
+	used := newBitset(int32(events.n))
 	match := func(key func(*keptEvent) string) {
-		queues := map[string][]int{}
+		queues := map[string][]int32{}
 		for _, ri := range results {
-			if !used[ri] {
-				if k := key(&events[ri]); k != "" {
+			if !used.has(ri) {
+				if k := key(events.at(int(ri))); k != "" {
 					queues[k] = append(queues[k], ri)
 				}
 			}
 		}
-		for _, ci := range calls {
-			if _, done := pair[ci]; done {
+		for n, ci := range calls {
+			if pair[n] != 0 {
 				continue
 			}
-			k := key(&events[ci])
+			k := key(events.at(int(ci)))
 			if k == "" {
 				continue
 			}
 			q := queues[k]
-			for len(q) > 0 && (q[0] < ci || used[q[0]]) {
+			for len(q) > 0 && (q[0] < ci || used.has(q[0])) {
 				q = q[1:] // results before this call can serve no later call either
 			}
 			if len(q) > 0 {
-				pair[ci], used[q[0]] = q[0], true
+				pair[n] = q[0] + 1
+				used.set(q[0])
 				q = q[1:]
 			}
 			queues[k] = q
@@ -276,12 +318,11 @@ func pairToolCalls(events []keptEvent, strs, folded []string, c *readCtx) []mode
 	match(func(e *keptEvent) string { return strs[e.tool] })
 	match(func(e *keptEvent) string { return strs[e.node] })
 
-	out := make([]model.ToolCall, 0, len(calls))
-	for _, ci := range calls {
-		ev := &events[ci]
+	return partsOf(len(calls), len(calls), func(n int) (model.ToolCall, bool) {
+		ev := events.at(int(calls[n]))
 		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: ev.at.In(c.loc)}}
-		if ri, ok := pair[ci]; ok {
-			res := &events[ri]
+		if pair[n] != 0 {
+			res := events.at(int(pair[n] - 1))
 			call.Span = c.span(ev.at, res.at)
 			if folded[res.status] == "failure" {
 				call.Outcome = model.OutcomeError
@@ -290,7 +331,6 @@ func pairToolCalls(events []keptEvent, strs, folded []string, c *readCtx) []mode
 				call.Outcome = model.OutcomeOK
 			}
 		}
-		out = append(out, call)
-	}
-	return out
+		return call, true
+	})
 }

@@ -196,7 +196,7 @@ func (s *stepList) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options
 // eventsField is a debug bundle's {events, payloads} object, or the bare
 // events array of an EventsExport, kept compact (see keptEvent).
 type eventsField struct {
-	List    []keptEvent
+	List    eventList
 	Strs    []string // what the events' string indexes name
 	Present bool
 }
@@ -234,9 +234,6 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 		}
 		if events != nil {
 			e.Present, e.List, e.Strs = true, events.List, events.Strs
-			if e.List == nil {
-				e.List = []keptEvent{}
-			}
 		}
 		return nil
 	case 'n':

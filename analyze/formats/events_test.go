@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
@@ -87,7 +89,10 @@ func eventsValues(t *testing.T, docs [][]byte) [][]byte {
 	return out
 }
 
-func TestEventsSameAsGeneral(t *testing.T) {
+// bundleDocs is every debug bundle and events export of the test data and
+// the corpus, and five generated bundles.
+func bundleDocs(t *testing.T) [][]byte {
+	t.Helper()
 	var docs [][]byte
 	for _, pattern := range []string{
 		filepath.Join("..", "..", "testdata", "logs", "debugbundle", "*.json"),
@@ -107,6 +112,11 @@ func TestEventsSameAsGeneral(t *testing.T) {
 		}
 		docs = append(docs, b)
 	}
+	return docs
+}
+
+func TestEventsSameAsGeneral(t *testing.T) {
+	docs := bundleDocs(t)
 	values := eventsValues(t, docs)
 	if len(values) < 6 {
 		t.Fatalf("only %d events values", len(values))
@@ -129,4 +139,80 @@ func FuzzEvents(f *testing.F) {
 	f.Add([]byte(`{"events":[{"id":"a","type":"tool_call","timestamp":1702886400000,"metadata":{"toolName":"x"}}]}`))
 	f.Add([]byte(`[{"id":"a","id":"b"},null,3]`))
 	f.Fuzz(func(t *testing.T, value []byte) { checkEvents(t, value) })
+}
+
+// partsCollector takes runs with their calls in parts, as the pipeline does.
+type partsCollector struct{ *collector }
+
+func (c partsCollector) RunParts(r *model.Run, parts *CallParts) {
+	for part := parts.Next(); part != nil; part = parts.Next() {
+		r.ToolCalls = append(r.ToolCalls, part...)
+	}
+	if len(r.ToolCalls) != parts.N {
+		panic("parts hold other than N calls")
+	}
+	c.Run(r)
+}
+
+// A bundle's calls taken in parts, however small, are the calls and the
+// warnings of the whole.
+func TestBundlePartsSameAsWhole(t *testing.T) {
+	docs := bundleDocs(t)
+	defer func(n int) { callPart = n }(callPart)
+	calls := 0
+	for _, part := range []int{1, 2, 4096} {
+		callPart = part
+		for i, b := range docs {
+			whole, parted := newCollector(), partsCollector{newCollector()}
+			errW := Read(bytes.NewReader(b), "b.json", Options{}, whole)
+			errP := Read(bytes.NewReader(b), "b.json", Options{}, parted)
+			if fmt.Sprint(errW) != fmt.Sprint(errP) || !reflect.DeepEqual(whole.runs, parted.runs) || !reflect.DeepEqual(whole.warnings, parted.warnings) {
+				t.Fatalf("bundle %d, parts of %d: other runs or warnings", i, part)
+			}
+			for _, r := range whole.runs {
+				calls += len(r.ToolCalls)
+			}
+		}
+	}
+	if calls < 100 {
+		t.Fatalf("only %d calls read", calls)
+	}
+}
+
+// eventList keeps events in order across its blocks, and truncate keeps the
+// first ones.
+func TestEventList(t *testing.T) {
+	for _, n := range []int{0, 1, eventBlock - 1, eventBlock, eventBlock + 1, 3*eventBlock + 7} {
+		var l eventList
+		for i := range n {
+			l.add(keptEvent{typ: int32(i)})
+		}
+		check := func(want int) {
+			t.Helper()
+			if l.n != want {
+				t.Fatalf("%d events: n = %d, want %d", n, l.n, want)
+			}
+			total := 0
+			for _, b := range l.blocks {
+				total += len(b)
+			}
+			for i := range want {
+				if l.at(i).typ != int32(i) {
+					t.Fatalf("%d events: event %d is %d", n, i, l.at(i).typ)
+				}
+			}
+			if total != want {
+				t.Fatalf("%d events: blocks hold %d, want %d", n, total, want)
+			}
+		}
+		check(n)
+		for _, keep := range []int{n, n / 2, eventBlock, 1, 0} {
+			if keep <= l.n {
+				l.truncate(keep)
+				check(keep)
+			}
+		}
+		l.add(keptEvent{typ: int32(l.n)}) // grows again after a truncation
+		check(l.n)
+	}
 }

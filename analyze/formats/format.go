@@ -95,6 +95,70 @@ type Emitter interface {
 	Fragment(*Fragment)
 }
 
+// PartsEmitter is an Emitter that also takes runs whose calls are made as
+// they are taken (a debug bundle's: tens of thousands), so that they need
+// never be held together. It may take them any time after the reader
+// returns, and should drain the parts of a run it drops: making the calls
+// counts their warnings.
+type PartsEmitter interface {
+	Emitter
+	RunParts(*model.Run, *CallParts)
+}
+
+// CallParts hands out a run's tool calls in order, a part at a time, each
+// made when it is taken from what the reader or the join still holds.
+type CallParts struct {
+	N    int                     // how many calls in all
+	next func() []model.ToolCall // the next part, nil after the last
+}
+
+// Next is the next part of the calls, nil after the last. A part is valid
+// until the next call; it holds at most callPart calls.
+func (p *CallParts) Next() []model.ToolCall {
+	if p.next == nil {
+		return nil
+	}
+	part := p.next()
+	if part == nil {
+		p.next = nil
+	}
+	return part
+}
+
+// All is every call not handed out yet, in one slice.
+func (p *CallParts) All() []model.ToolCall {
+	var all []model.ToolCall
+	for part := p.Next(); part != nil; part = p.Next() {
+		if all == nil {
+			all = make([]model.ToolCall, 0, p.N) // a long session's calls: no regrowth
+		}
+		all = append(all, part...)
+	}
+	return all
+}
+
+// callPart is how many calls a part of CallParts holds (a variable for tests).
+var callPart = 4096
+
+// partsOf is the parts of the n calls made by call(i) for i from 0 to
+// items, in order, but for the items call declines (false).
+func partsOf(n, items int, call func(i int) (model.ToolCall, bool)) *CallParts {
+	part := make([]model.ToolCall, 0, min(n, callPart))
+	i := 0
+	return &CallParts{N: n, next: func() []model.ToolCall {
+		part = part[:0]
+		for ; i < items && len(part) < callPart; i++ {
+			if c, ok := call(i); ok {
+				part = append(part, c)
+			}
+		}
+		if len(part) == 0 {
+			return nil
+		}
+		return part
+	}}
+}
+
 // Options tune how files are read.
 type Options struct {
 	Location    *time.Location // zone of timestamps written without one
@@ -140,6 +204,20 @@ func (c *readCtx) run(r *model.Run) {
 	r.Source = c.source
 	c.emits++
 	c.em.Run(r)
+}
+
+// runParts emits a run whose calls parts makes; whole, to an emitter that
+// takes no parts.
+func (c *readCtx) runParts(r *model.Run, parts *CallParts) {
+	pe, ok := c.em.(PartsEmitter)
+	if !ok {
+		r.ToolCalls = parts.All()
+		c.run(r)
+		return
+	}
+	r.Source = c.source
+	c.emits++
+	pe.RunParts(r, parts)
 }
 
 func (c *readCtx) fragment(f *Fragment) {
