@@ -30,7 +30,7 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 	for _, id := range order {
 		fs := bySession[id]
 		for _, f := range fs {
-			f.loadRecords()
+			f.loadRecords(linesAndUsages)
 		}
 		r, calls := claudeRun(id, fs, w)
 		if emitParts != nil {
@@ -257,6 +257,10 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		main[i] = k.g
 	}
 	byTime = nil
+
+	for _, f := range fs {
+		f.loadRecords(usesAndResults) // for a long session, only now: see loadRecords
+	}
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.

@@ -127,19 +127,35 @@ func (s *RecordSpill) put(frag *Fragment) {
 	frag.refs, frag.spill, frag.claude = append(f.segments, ref), s, nil
 }
 
-// loadRecords brings a fragment's records back into memory, whole.
-func (frag *Fragment) loadRecords() {
+// A tableSet names tables of a fragment's records.
+type tableSet uint8
+
+const (
+	linesAndUsages tableSet = 1 << iota // and the file's header: what a join needs first
+	usesAndResults                      // and the prompts: what it needs once the usages are counted
+	allTables      = linesAndUsages | usesAndResults
+)
+
+// loadRecords brings a fragment's records back into memory: the tables of
+// keep for one read back from the spill, every table otherwise (the
+// second half then adds nothing). A long session is joined in two halves,
+// so that its usages are gone before its uses and results come.
+func (frag *Fragment) loadRecords(keep tableSet) {
 	switch {
-	case frag.spill != nil && frag.claude == nil:
-		cf := frag.spill.sized(frag.refs)
+	case frag.spill != nil:
+		cf := frag.claude
+		if keep&linesAndUsages != 0 || cf == nil {
+			cf = &claudeFile{}
+		}
+		frag.spill.makeRoom(frag.refs, cf, keep)
 		for i, ref := range frag.refs {
-			frag.spill.read(ref, cf, i == len(frag.refs)-1)
+			frag.spill.read(ref, cf, i == len(frag.refs)-1, keep)
 		}
 		frag.claude = cf
-	case frag.claude != nil && len(frag.claude.segments) > 0: // the end did not reach the disk
+	case frag.claude != nil && len(frag.claude.segments) > 0 && keep&linesAndUsages != 0: // the end did not reach the disk
 		rest, cf := frag.claude, &claudeFile{}
 		for _, ref := range rest.segments {
-			rest.spill.read(ref, cf, false)
+			rest.spill.read(ref, cf, false, allTables)
 		}
 		cf.lines = append(cf.lines, rest.lines...)
 		cf.usages = append(cf.usages, rest.usages...)
@@ -151,9 +167,9 @@ func (frag *Fragment) loadRecords() {
 	}
 }
 
-// sized is an empty claudeFile with room for every entry of refs' records:
-// a long session's tables are allocated once, never regrown.
-func (s *RecordSpill) sized(refs []spillRef) *claudeFile {
+// makeRoom gives cf's tables of keep room for every entry of refs'
+// records: a long session's tables are allocated once, never regrown.
+func (s *RecordSpill) makeRoom(refs []spillRef, cf *claudeFile, keep tableSet) {
 	var total [5]int
 	for i, ref := range refs {
 		r := s.reader(ref)
@@ -164,11 +180,15 @@ func (s *RecordSpill) sized(refs []spillRef) *claudeFile {
 			total[k] += r.uvarint()
 		}
 		if r.err != nil {
-			return &claudeFile{}
+			return
 		}
 	}
-	return &claudeFile{lines: withRoom[claudeLine](total[0]), usages: withRoom[claudeUsage](total[1]),
-		uses: withRoom[claudeUse](total[2]), results: withRoom[claudeResult](total[3]), prompts: withRoom[string](total[4])}
+	if keep&linesAndUsages != 0 {
+		cf.lines, cf.usages = withRoom[claudeLine](total[0]), withRoom[claudeUsage](total[1])
+	}
+	if keep&usesAndResults != 0 {
+		cf.uses, cf.results, cf.prompts = withRoom[claudeUse](total[2]), withRoom[claudeResult](total[3]), withRoom[string](total[4])
+	}
 }
 
 // withRoom is an empty slice with room for n, nil for none (as a table never appended to).
@@ -227,13 +247,18 @@ func (s *RecordSpill) fromWindow(ref spillRef) ([]byte, bool) {
 	return bytes.Clone(s.win[at : at+ref.n]), true
 }
 
-// read appends one record's tables to cf (and the header, for the last).
-func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool) {
+// read appends one record's tables of keep to cf, and its header (a file's
+// last record holds one) with the lines.
+func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool, keep tableSet) {
 	r := s.reader(ref)
 	if header {
-		decodeHeader(r, cf, s.loc)
+		into := cf
+		if keep&linesAndUsages == 0 {
+			into = &claudeFile{} // read past
+		}
+		decodeHeader(r, into, s.loc)
 	}
-	decodeTables(r, cf, s.loc)
+	decodeTables(r, cf, s.loc, keep)
 	s.done(r)
 }
 
@@ -445,6 +470,21 @@ func (r *spillReader) varint() int64 {
 	return v
 }
 
+// skip reads past n bytes.
+func (r *spillReader) skip(n int) {
+	if r.err != nil {
+		return
+	}
+	if int64(n) > r.left {
+		r.err = errSpillCorrupt
+		return
+	}
+	if _, err := r.r.Discard(n); err != nil {
+		r.err = errSpillCorrupt
+	}
+	r.left -= int64(n)
+}
+
 func (r *spillReader) bool() bool         { return r.take(1)[0] == 1 }
 func (r *spillReader) u32() uint32        { return binary.LittleEndian.Uint32(r.take(4)) }
 func (r *spillReader) u64() uint64        { return binary.LittleEndian.Uint64(r.take(8)) }
@@ -527,8 +567,9 @@ func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
 	}
 }
 
-// decodeTables appends one record's tables to f's.
-func decodeTables(r *spillReader, f *claudeFile, loc *time.Location) {
+// decodeTables appends one record's tables of keep to f's, and reads past
+// the others.
+func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableSet) {
 	var n [5]int
 	for i := range n {
 		n[i] = r.uvarint()
@@ -541,7 +582,13 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location) {
 			*p = int32(r.u32())
 		}
 		l.sidechain = r.bool()
-		f.lines = append(f.lines, l)
+		if keep&linesAndUsages != 0 {
+			f.lines = append(f.lines, l)
+		}
+	}
+	if keep&linesAndUsages == 0 {
+		r.skip(n[1] * usageBytes)
+		n[1] = 0
 	}
 	for range n[1] {
 		var u claudeUsage
@@ -551,6 +598,10 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location) {
 		}
 		u.model = int32(r.u32())
 		f.usages = append(f.usages, u)
+	}
+	if keep&usesAndResults == 0 {
+		r.skip(int(r.left)) // the uses, results and prompts
+		return
 	}
 	for range n[2] {
 		u := claudeUse{id: r.digest()}
@@ -570,3 +621,6 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location) {
 		f.prompts = append(f.prompts, r.string())
 	}
 }
+
+// usageBytes is how many bytes encodeTables writes for a usage.
+const usageBytes = len(digest{}) + 5*8 + 4

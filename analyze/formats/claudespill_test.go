@@ -63,7 +63,7 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					if segment == 5 && name == "synth.jsonl" && len(f.refs) < 10 {
 						t.Fatalf("%s: %d segments", name, len(f.refs))
 					}
-					f.loadRecords()
+					f.loadRecords(allTables)
 					want := *mem.frags[i].claude
 					want.wordIdx = nil // used while reading only
 					if !reflect.DeepEqual(*f.claude, want) {
