@@ -22,10 +22,17 @@ type parallelDeflate struct {
 	dict     []byte // the last window of the block before it
 	inFlight []chan []byte
 	err      error
-	// Compressors and block buffers are reused: each is large (~1 MB), and
-	// a sheet of 180 MB makes 180 blocks.
-	writers, blocks sync.Pool
+	writers  *sync.Pool // of the level's compressors
 }
+
+// Compressors and block buffers are reused: each is large (~1 MB), a sheet
+// of 180 MB makes 180 blocks, and pools of each stream's own (one per part
+// of a workbook) held ~60 MB of them at the end of a full report.
+var (
+	deflateWriters = map[int]*sync.Pool{} // by level
+	deflateMu      sync.Mutex
+	deflateBlocks  = sync.Pool{New: func() any { b := make([]byte, 0, deflateBlock); return &b }}
+)
 
 // deflateBlock is how many bytes each goroutine compresses (a variable for tests).
 var deflateBlock = 1 << 20
@@ -33,22 +40,26 @@ var deflateBlock = 1 << 20
 const deflateWindow = 32 << 10
 
 func newParallelDeflate(out io.Writer, level int) (*parallelDeflate, error) {
-	w, err := kflate.NewWriter(nil, level)
-	if err != nil {
-		return nil, err // checked here, so that no block's goroutine can fail
+	deflateMu.Lock()
+	defer deflateMu.Unlock()
+	pool := deflateWriters[level]
+	if pool == nil {
+		w, err := kflate.NewWriter(nil, level)
+		if err != nil {
+			return nil, err // checked here, so that no block's goroutine can fail
+		}
+		pool = &sync.Pool{New: func() any { w, _ := kflate.NewWriter(nil, level); return w }}
+		pool.Put(w)
+		deflateWriters[level] = pool
 	}
-	p := &parallelDeflate{out: out}
-	p.writers.Put(w)
-	p.writers.New = func() any { w, _ := kflate.NewWriter(nil, level); return w }
-	p.blocks.New = func() any { b := make([]byte, 0, deflateBlock); return &b }
-	return p, nil
+	return &parallelDeflate{out: out, writers: pool}, nil
 }
 
 func (p *parallelDeflate) Write(b []byte) (int, error) {
 	n := len(b)
 	for len(b) > 0 && p.err == nil {
 		if p.buf == nil {
-			p.buf = (*p.blocks.Get().(*[]byte))[:0] // the last one is in flight
+			p.buf = (*deflateBlocks.Get().(*[]byte))[:0] // the last one is in flight
 		}
 		k := min(len(b), deflateBlock-len(p.buf))
 		p.buf, b = append(p.buf, b[:k]...), b[k:]
@@ -77,7 +88,7 @@ func (p *parallelDeflate) start(final bool) {
 			w.Flush()
 		}
 		p.writers.Put(w)
-		p.blocks.Put(&block)
+		deflateBlocks.Put(&block)
 		done <- out.Bytes()
 	}()
 	for len(p.inFlight) > runtime.GOMAXPROCS(0)+1 { // a few blocks in memory at most
