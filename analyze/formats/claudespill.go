@@ -205,14 +205,12 @@ func withRoom[T any](n int) []T {
 // records in about the order they were written, and a tree of small files
 // (a PlanAgent store) has tens of thousands of them, a read each.
 func (s *RecordSpill) reader(ref spillRef) *spillReader {
-	size := int(min(ref.n, 64<<10))
-	var src io.Reader = io.NewSectionReader(s.f, ref.off, ref.n)
 	if ref.n <= spillWindow/4 {
 		if b, ok := s.fromWindow(ref); ok {
-			src, size = bytes.NewReader(b), int(min(ref.n, 4<<10)) // in memory already: a small buffer will do
+			return &spillReader{buf: b, b: b} // in memory already
 		}
 	}
-	return &spillReader{r: bufio.NewReaderSize(src, size), left: ref.n}
+	return &spillReader{src: io.NewSectionReader(s.f, ref.off, ref.n), rest: ref.n, buf: make([]byte, 0, min(ref.n, 64<<10))}
 }
 
 // spillWindow is how much the spill reads ahead for small records.
@@ -264,7 +262,7 @@ func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool, keep table
 
 // done checks that a record was read to its end, and keeps the first failure.
 func (s *RecordSpill) done(r *spillReader) {
-	if r.err == nil && r.left != 0 {
+	if r.err == nil && r.left() != 0 {
 		r.err = errSpillCorrupt
 	}
 	if r.err != nil {
@@ -412,12 +410,15 @@ var errSpillCorrupt = errors.New("corrupt data read back")
 
 // spillReader reads what encodeHeader and encodeTables wrote; the first
 // short read sticks, and repeated strings (models, tool names) and zones
-// are shared again.
+// are shared again. It parses from a slice of what it buffered, so that a
+// field costs a bounds check: the join reads a long session back twice.
 type spillReader struct {
-	r     *bufio.Reader
-	left  int64 // bytes of the record not read yet
+	src   io.Reader // the record's bytes not buffered yet
+	rest  int64     // how many there are
+	buf   []byte    // the buffer
+	b     []byte    // what buf holds not read yet
 	err   error
-	buf   [16]byte
+	zero  [16]byte // what a failed take returns
 	strs  map[string]string
 	zones map[fixedZone]*time.Location
 }
@@ -427,17 +428,38 @@ type fixedZone struct {
 	offset int
 }
 
+// left is how many bytes of the record are not read yet.
+func (r *spillReader) left() int64 { return int64(len(r.b)) + r.rest }
+
+// fill buffers at least n bytes (no more than the buffer holds), false if
+// the record ends first.
+func (r *spillReader) fill(n int) bool {
+	if n > cap(r.buf) || int64(n) > r.left() {
+		return false
+	}
+	m := copy(r.buf[:cap(r.buf)], r.b)
+	k, err := io.ReadFull(r.src, r.buf[m:m+int(min(int64(cap(r.buf)-m), r.rest))])
+	r.rest -= int64(k)
+	r.b = r.buf[:m+k]
+	return err == nil && len(r.b) >= n
+}
+
 func (r *spillReader) take(n int) []byte {
-	b := r.buf[:n]
-	if r.err != nil {
-		clear(b)
+	if r.err == nil && len(r.b) >= n {
+		b := r.b[:n]
+		r.b = r.b[n:]
 		return b
 	}
-	if _, err := io.ReadFull(r.r, b); err != nil {
-		r.err = errSpillCorrupt
-		clear(b)
+	return r.takeSlow(n)
+}
+
+func (r *spillReader) takeSlow(n int) []byte {
+	if r.err == nil && r.fill(n) {
+		return r.take(n)
 	}
-	r.left -= int64(n)
+	r.err = errSpillCorrupt
+	b := r.zero[:n]
+	clear(b)
 	return b
 }
 
@@ -447,12 +469,15 @@ func (r *spillReader) uvarint() int {
 	if r.err != nil {
 		return 0
 	}
-	v, err := binary.ReadUvarint(r.r)
-	if err != nil || v > uint64(r.left) {
+	if len(r.b) < binary.MaxVarintLen64 {
+		r.fill(int(min(binary.MaxVarintLen64, r.left())))
+	}
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 || v > uint64(r.left()-int64(k)) {
 		r.err = errSpillCorrupt
 		return 0
 	}
-	r.left -= int64(binary.PutUvarint(r.buf[:], v))
+	r.b = r.b[k:]
 	return int(v)
 }
 
@@ -461,12 +486,15 @@ func (r *spillReader) varint() int64 {
 	if r.err != nil {
 		return 0
 	}
-	v, err := binary.ReadVarint(r.r)
-	if err != nil {
+	if len(r.b) < binary.MaxVarintLen64 {
+		r.fill(int(min(binary.MaxVarintLen64, r.left())))
+	}
+	v, k := binary.Varint(r.b)
+	if k <= 0 {
 		r.err = errSpillCorrupt
 		return 0
 	}
-	r.left -= int64(binary.PutVarint(r.buf[:], v))
+	r.b = r.b[k:]
 	return v
 }
 
@@ -475,14 +503,20 @@ func (r *spillReader) skip(n int) {
 	if r.err != nil {
 		return
 	}
-	if int64(n) > r.left {
+	if int64(n) > r.left() {
 		r.err = errSpillCorrupt
 		return
 	}
-	if _, err := r.r.Discard(n); err != nil {
+	if n <= len(r.b) {
+		r.b = r.b[n:]
+		return
+	}
+	n -= len(r.b)
+	r.b = r.b[:0]
+	if _, err := io.CopyN(io.Discard, r.src, int64(n)); err != nil {
 		r.err = errSpillCorrupt
 	}
-	r.left -= int64(n)
+	r.rest -= int64(n)
 }
 
 func (r *spillReader) bool() bool         { return r.take(1)[0] == 1 }
@@ -523,19 +557,21 @@ func (r *spillReader) string() string {
 	if r.err != nil || n == 0 {
 		return ""
 	}
-	if n > r.r.Size() { // longer than the buffer: a prompt in a small record
+	if n > cap(r.buf) { // longer than the buffer: a prompt in a small record
 		var sb strings.Builder
 		sb.Grow(n)
-		if _, err := io.CopyN(&sb, r.r, int64(n)); err != nil {
+		k := min(n, len(r.b))
+		sb.Write(r.b[:k])
+		r.b = r.b[k:]
+		if _, err := io.CopyN(&sb, r.src, int64(n-k)); err != nil {
 			r.err = errSpillCorrupt
 			return ""
 		}
-		r.left -= int64(n)
+		r.rest -= int64(n - k)
 		return sb.String()
 	}
-	b, err := r.r.Peek(n)
-	if err != nil {
-		r.err = errSpillCorrupt
+	b := r.take(n)
+	if r.err != nil {
 		return ""
 	}
 	s, ok := "", false
@@ -551,8 +587,6 @@ func (r *spillReader) string() string {
 			r.strs[s] = s
 		}
 	}
-	r.r.Discard(n)
-	r.left -= int64(n)
 	return s
 }
 
@@ -600,7 +634,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		f.usages = append(f.usages, u)
 	}
 	if keep&usesAndResults == 0 {
-		r.skip(int(r.left)) // the uses, results and prompts
+		r.skip(int(r.left())) // the uses, results and prompts
 		return
 	}
 	for range n[2] {
