@@ -93,8 +93,9 @@ func (w *detailWriter) writeCalls(part []model.ToolCall) {
 	}
 }
 
-// callChunk is how many of a run's calls one gob message of the spill holds.
-const callChunk = 4096
+// callChunk is how many of a run's calls one gob message of the spill holds
+// (a variable for tests).
+var callChunk = 4096
 
 // detailKey is what orders a run among the spilled ones. It precedes each
 // run in a spill file, so that the merge picks the next run without
@@ -131,6 +132,56 @@ func (d *Details) All() iter.Seq2[*model.Run, error] {
 			}
 			return yield(r, nil), nil
 		}, func(err error) { yield(nil, err) })
+	}
+}
+
+// PageRun is a kept run's detail for its page. Read is nil when Run holds
+// its calls; for a long run, Run comes without them and Read reads them a
+// chunk at a time (each valid until the next), handing each to use until it
+// says stop. Read must be called, if at all, before the next run is taken.
+type PageRun struct {
+	Run   *model.Run
+	Calls int // how many calls the run has
+	Read  func(use func(chunk []model.ToolCall) bool) error
+}
+
+// Pages yields every kept run's detail in the order of All: whole when it
+// has up to whole calls, else as a PageRun to read: a long session's calls
+// (150,000: 23 MB) are never held together.
+func (d *Details) Pages(whole int) iter.Seq2[PageRun, error] {
+	return func(yield func(PageRun, error) bool) {
+		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
+			if k.Calls <= whole {
+				r, err := readRun(dec, k.Calls)
+				if err != nil {
+					return false, err
+				}
+				return yield(PageRun{Run: r, Calls: k.Calls}, nil), nil
+			}
+			r := new(model.Run)
+			if err := dec.Decode(r); err != nil {
+				return false, err
+			}
+			read, done := false, false
+			var readErr error
+			more := yield(PageRun{Run: r, Calls: k.Calls, Read: func(use func([]model.ToolCall) bool) error {
+				if read {
+					return errors.New("run details: calls read twice")
+				}
+				read = true
+				_, readErr = readCalls(dec, k.Calls, func(_ int, chunk []model.ToolCall) bool {
+					if !done {
+						done = !use(chunk)
+					}
+					return true // the rest is read past: the next run follows it
+				})
+				return readErr
+			}}, nil)
+			if !read { // read past the calls the caller did not want
+				_, readErr = readCalls(dec, k.Calls, func(int, []model.ToolCall) bool { return true })
+			}
+			return more, readErr
+		}, func(err error) { yield(PageRun{}, err) })
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/analyze/model"
 )
 
 const testdataLogs = "../testdata/logs"
@@ -710,6 +711,65 @@ func TestUnfoldedCallsWarn(t *testing.T) {
 		in := r.Summary.Inputs
 		if got := in.Warnings[formats.WarnNegativeDuration]; r.Summary.Runs.Total != tc.runs || got != 1 || (tc.root == "cut") != (in.FilesSkipped == 1) {
 			t.Errorf("%s since %v: %d runs, %d negative durations, %d files skipped; want %d, 1", tc.root, tc.since, r.Summary.Runs.Total, got, in.FilesSkipped, tc.runs)
+		}
+	}
+}
+
+// Pages gives All's runs whether a run's calls come whole or are read in
+// chunks, read only in part, or not read at all.
+func TestDetailPages(t *testing.T) {
+	defer func(n int) { callChunk = n }(callChunk)
+	callChunk = 2 // runs of several chunks
+	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}, KeepDetails: true, Jobs: 2})
+	defer r.Details.Close()
+	var want []*model.Run
+	for run, err := range r.Details.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, run)
+	}
+	for _, mode := range []string{"whole", "read", "first chunk", "skipped"} {
+		whole := 0
+		if mode == "whole" {
+			whole = 1 << 30
+		}
+		i, long := 0, 0
+		for pr, err := range r.Details.Pages(whole) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			w := want[i]
+			i++
+			if pr.Calls != len(w.ToolCalls) || (pr.Read == nil) != (pr.Calls <= whole) {
+				t.Fatalf("%s: run %s: %d calls, read %v", mode, w.ID, pr.Calls, pr.Read != nil)
+			}
+			got := pr.Run
+			if pr.Read != nil {
+				long++
+				switch mode {
+				case "read":
+					err = pr.Read(func(chunk []model.ToolCall) bool { got.ToolCalls = append(got.ToolCalls, chunk...); return true })
+				case "first chunk":
+					err = pr.Read(func(chunk []model.ToolCall) bool { got.ToolCalls = append(got.ToolCalls, chunk[:1]...); return false })
+					w = &model.Run{}
+					*w = *want[i-1]
+					w.ToolCalls = w.ToolCalls[:1]
+				case "skipped":
+					w = &model.Run{}
+					*w = *want[i-1]
+					w.ToolCalls = nil
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !reflect.DeepEqual(got, w) {
+				t.Fatalf("%s: run %s differs", mode, w.ID)
+			}
+		}
+		if i != len(want) || (mode != "whole" && long == 0) {
+			t.Fatalf("%s: %d runs of %d, %d long", mode, i, len(want), long)
 		}
 	}
 }

@@ -523,12 +523,21 @@ func (h *htmlWriter) runPages() error {
 		}()
 	}
 	var readErr error
-	for r, err := range h.r.Details.All() {
+	for pr, err := range h.r.Details.Pages(pageWholeCalls) {
 		if err != nil {
 			readErr = fmt.Errorf("run details: %w", err)
 			break
 		}
-		runs <- r
+		if pr.Read == nil {
+			runs <- pr.Run
+			continue
+		}
+		// A long run's page is made here, its calls read a chunk at a
+		// time, while the workers go on with the runs before it.
+		if err := h.runPageOf(pr.Run, pr.Calls, pr.Read); err != nil {
+			readErr = err
+			break
+		}
 	}
 	close(runs)
 	wg.Wait()
@@ -539,7 +548,21 @@ func (h *htmlWriter) runPages() error {
 	return readErr
 }
 
+// pageWholeCalls is how many calls a run may have to be read whole for its
+// page, on a worker (a variable for tests); a longer one's are streamed.
+var pageWholeCalls = 1 << 14
+
 func (h *htmlWriter) runPage(r *model.Run) error {
+	calls := r.ToolCalls
+	return h.runPageOf(r, len(calls), func(use func([]model.ToolCall) bool) error {
+		use(calls)
+		return nil
+	})
+}
+
+// runPageOf writes the page of r, whose n calls read hands over in order,
+// in chunks: only what the page shows of them is kept.
+func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.ToolCall) bool) error) error {
 	name := r.Title
 	if strings.TrimSpace(name) == "" {
 		name = r.ID
@@ -575,32 +598,41 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 			data.Summary = template.HTML(b.String()) // goldmark without WithUnsafe: raw HTML omitted, unsafe links dropped
 		}
 	}
-	if tl, ok := timelineChart(r); ok {
-		data.Timeline = &tl
+	var tl timeline
+	i, errs, shownErrs := 0, 0, 0
+	err := read(func(chunk []model.ToolCall) bool {
+		for k := range chunk {
+			c := &chunk[k]
+			tl.add(c)
+			if c.Outcome == model.OutcomeError {
+				errs++
+			}
+			// A page stays readable and sortable: past the cap, only failed calls are listed.
+			if i++; i > maxPageCalls && (c.Outcome != model.OutcomeError || shownErrs >= maxPageCalls) {
+				continue
+			}
+			if c.Outcome == model.OutcomeError {
+				shownErrs++
+			}
+			v := callView{N: i, Name: c.Name, Outcome: c.Outcome.String(), Agent: c.Agent, Error: c.Error, Duration: NA}
+			v.Started, v.StartedSort = h.when(c.Started)
+			if c.HasDuration {
+				v.Duration, v.DurationSort = Millis(&c.DurationMS), strconv.FormatFloat(c.DurationMS, 'g', -1, 64)
+			}
+			data.Calls = append(data.Calls, v)
+		}
+		return true
+	})
+	if err != nil {
+		return fmt.Errorf("run details: %w", err)
 	}
-	errs, shownErrs := 0, 0
-	for i, c := range r.ToolCalls {
-		if c.Outcome == model.OutcomeError {
-			errs++
-		}
-		// A page stays readable and sortable: past the cap, only failed calls are listed.
-		if i >= maxPageCalls && (c.Outcome != model.OutcomeError || shownErrs >= maxPageCalls) {
-			continue
-		}
-		if c.Outcome == model.OutcomeError {
-			shownErrs++
-		}
-		v := callView{N: i + 1, Name: c.Name, Outcome: c.Outcome.String(), Agent: c.Agent, Error: c.Error, Duration: NA}
-		v.Started, v.StartedSort = h.when(c.Started)
-		if c.HasDuration {
-			v.Duration, v.DurationSort = Millis(&c.DurationMS), strconv.FormatFloat(c.DurationMS, 'g', -1, 64)
-		}
-		data.Calls = append(data.Calls, v)
+	if c, ok := tl.chart(); ok {
+		data.Timeline = &c
 	}
-	data.CallCount, data.ErrorCount = Count(int64(len(r.ToolCalls))), Count(int64(errs))
-	if len(data.Calls) < len(r.ToolCalls) {
+	data.CallCount, data.ErrorCount = Count(int64(n)), Count(int64(errs))
+	if len(data.Calls) < n {
 		data.CallsNote = fmt.Sprintf("Listed: %s of %s calls, the first %s and the failed ones after them (up to %s). Every call is in report.xlsx (Tool calls) and in the tables of agentstat export.",
-			Count(int64(len(data.Calls))), Count(int64(len(r.ToolCalls))), Count(maxPageCalls), Count(maxPageCalls))
+			Count(int64(len(data.Calls))), Count(int64(n)), Count(maxPageCalls), Count(maxPageCalls))
 	}
 	for i, s := range r.Steps {
 		v := stepView{N: i + 1, Name: s.Name, Status: string(s.Status), Agent: s.Agent, Duration: NA}

@@ -402,34 +402,42 @@ func tokenChart(s *analyze.Summary) chartView {
 
 // timelineChart draws a run's tool calls on a time axis: one bar per call
 // from its start, as long as its duration, coloured and labelled by outcome.
-func timelineChart(r *model.Run) (chartView, bool) {
-	// Only the calls drawn are gathered: a long session has 150,000.
-	var calls []*model.ToolCall
-	t0, timed := time.Time{}, 0
-	for i := range r.ToolCalls {
-		c := &r.ToolCalls[i]
-		if c.Started.IsZero() {
-			continue
-		}
-		if timed++; timed <= maxTimelineCalls {
-			calls = append(calls, c)
-		}
-		if t0.IsZero() || c.Started.Before(t0) {
-			t0 = c.Started
-		}
+// timeline gathers from a run's calls, in order, what its chart draws: the
+// first maxTimelineCalls timed calls, and the earliest start of all. Only
+// the calls drawn are kept: a long session has 150,000.
+type timeline struct {
+	calls []model.ToolCall
+	t0    time.Time
+	timed int
+}
+
+func (t *timeline) add(c *model.ToolCall) {
+	if c.Started.IsZero() {
+		return
 	}
+	if t.timed++; t.timed <= maxTimelineCalls {
+		t.calls = append(t.calls, *c)
+	}
+	if t.t0.IsZero() || c.Started.Before(t.t0) {
+		t.t0 = c.Started
+	}
+}
+
+func (t *timeline) chart() (chartView, bool) {
+	calls := t.calls
 	if len(calls) == 0 {
 		return chartView{}, false
 	}
 	note := ""
-	if timed > maxTimelineCalls {
-		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, timed)
+	if t.timed > maxTimelineCalls {
+		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, t.timed)
 	}
 	labels := make([]string, len(calls))
 	bars := make([]timelineBar, len(calls))
-	for i, c := range calls {
+	for i := range calls {
+		c := &calls[i]
 		labels[i] = timelineLabel(i, c)
-		bars[i].Offset = offsetMS(c.Started, t0)
+		bars[i].Offset = offsetMS(c.Started, t.t0)
 		if c.HasDuration {
 			bars[i].Span.Value = roundMS(c.DurationMS)
 		}

@@ -77,3 +77,12 @@ func BenchmarkTimeline(b *testing.B) {
 		})
 	}
 }
+
+// timelineChart is the timeline of a run's calls, all in hand.
+func timelineChart(r *model.Run) (chartView, bool) {
+	var t timeline
+	for i := range r.ToolCalls {
+		t.add(&r.ToolCalls[i])
+	}
+	return t.chart()
+}

@@ -211,6 +211,60 @@ func analyzeWithDetails(root string) (*analyze.Report, error) {
 	return analyze.Analyze(context.Background(), analyze.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, KeepDetails: true})
 }
 
+// A run's page is the same whether its calls come whole or a few at a
+// time, whatever chunk the cap, a failure or the timeline's end falls in.
+func TestRunPageFromChunks(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := &model.Run{ID: "long", Format: "session", Source: "s.json", Title: "long"}
+	for i := range maxPageCalls + 700 {
+		c := model.ToolCall{Name: fmt.Sprint("T", i%9), Span: model.Span{Started: t0.Add(time.Duration(i) * time.Second), DurationMS: 5, HasDuration: true}, Outcome: model.OutcomeOK}
+		switch {
+		case i%97 == 0 || i > maxPageCalls+600:
+			c.Outcome, c.Error = model.OutcomeError, fmt.Sprint("failed ", i)
+		case i%13 == 0:
+			c.Started = time.Time{} // untimed: not on the timeline
+		case i == maxPageCalls+5:
+			c.Started = t0.Add(-time.Hour) // the earliest, after the timeline's end
+		}
+		r.ToolCalls = append(r.ToolCalls, c)
+	}
+	page := func(chunk int) string {
+		dir := t.TempDir()
+		h := &htmlWriter{d: &Dir{root: dir}, r: &analyze.Report{}, loc: time.UTC}
+		var err error
+		if chunk == 0 {
+			err = h.runPage(r)
+		} else {
+			err = h.runPageOf(r, len(r.ToolCalls), func(use func([]model.ToolCall) bool) error {
+				for calls := range slices.Chunk(slices.Clone(r.ToolCalls), chunk) {
+					if !use(calls) {
+						break
+					}
+					clear(calls) // a chunk is valid until the next
+				}
+				return nil
+			})
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "runs", analyze.RunPage(r)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	whole := page(0)
+	if !strings.Contains(whole, "Listed: 2,") || !strings.Contains(whole, "chart-timeline") {
+		t.Fatalf("the page lacks its note or timeline")
+	}
+	for _, chunk := range []int{1, 7, 300, 4096} {
+		if page(chunk) != whole {
+			t.Errorf("chunks of %d: another page", chunk)
+		}
+	}
+}
+
 // A run with more calls than a page lists shows the first ones and every
 // later failure, and says so.
 func TestRunPageCapsCalls(t *testing.T) {
@@ -232,16 +286,24 @@ func TestRunPageCapsCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rep.Details.Close()
-	out := filepath.Join(t.TempDir(), "r")
-	if err := Write(context.Background(), out, []string{"html"}, rep, Options{}); err != nil {
-		t.Fatal(err)
+	write := func() string {
+		out := filepath.Join(t.TempDir(), "r")
+		if err := Write(context.Background(), out, []string{"html"}, rep, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		pages, _ := filepath.Glob(filepath.Join(out, "runs", "*.html"))
+		if len(pages) != 1 {
+			t.Fatalf("%d run pages", len(pages))
+		}
+		b, _ := os.ReadFile(pages[0])
+		return string(b)
 	}
-	pages, _ := filepath.Glob(filepath.Join(out, "runs", "*.html"))
-	if len(pages) != 1 {
-		t.Fatalf("%d run pages", len(pages))
+	page := write()
+	defer func(n int) { pageWholeCalls = n }(pageWholeCalls)
+	pageWholeCalls = 100 // the page made as the calls are read
+	if write() != page {
+		t.Error("the page of calls read in chunks differs")
 	}
-	b, _ := os.ReadFile(pages[0])
-	page := string(b)
 	if n := strings.Count(page, `<tr><td class="num">`); n != maxPageCalls+2 {
 		t.Errorf("%d call rows, want %d", n, maxPageCalls+2)
 	}
