@@ -259,7 +259,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	byTime = nil
 
 	for _, f := range fs {
-		f.loadRecords(usesAndResults) // for a long session, only now: see loadRecords
+		f.loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
 	}
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
