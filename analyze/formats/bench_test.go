@@ -74,3 +74,42 @@ func BenchmarkClaudeJoin(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecordSpill measures reading a long session's records back from
+// the spill, both halves, as its join does (serial, at the end), in MB/s
+// of records.
+func BenchmarkRecordSpill(b *testing.B) {
+	var data []byte
+	for seed := range 20 {
+		d, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	spill, err := NewRecordSpill(nil)
+	if err != nil {
+		b.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	c := newCollector()
+	if err := Read(bytes.NewReader(data), "long.jsonl", Options{Spill: spill}, c); err != nil {
+		b.Fatal(err)
+	}
+	var size int64
+	for _, f := range c.frags {
+		size += f.recordSize()
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range c.frags {
+			f.loadRecords(linesAndUsages)
+			f.loadRecords(usesAndResults)
+			f.release()
+		}
+	}
+	if spill.Err() != nil {
+		b.Fatal(spill.Err())
+	}
+}

@@ -272,8 +272,8 @@ func dedupeEvents(list *eventList, c *readCtx) *eventList {
 // pairToolCalls pairs each tool_call with the next unused tool_result for the
 // same tool, else the next unused tool_result of the same node; each result
 // pairs with at most one call, in order. An unpaired call's outcome is unknown.
-// The calls are made as they are taken from the parts.
-// strs is the events' string table, folded the same strings case-folded.
+// strs is the events' string table, folded the same strings case-folded. The
+// calls are made as they are taken from the parts.
 func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *CallParts {
 	var calls, results []int32 // event indexes
 	for i := range events.n {
