@@ -458,6 +458,9 @@ func (r *spillReader) takeSlow(n int) []byte {
 		return r.take(n)
 	}
 	r.err = errSpillCorrupt
+	if n > len(r.zero) { // a string's bytes: the caller drops them
+		return make([]byte, n)
+	}
 	b := r.zero[:n]
 	clear(b)
 	return b

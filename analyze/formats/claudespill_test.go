@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"encoding/binary"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -139,4 +140,19 @@ func unwritable(t *testing.T) *tempfile.File {
 	}
 	t.Cleanup(func() { ro.Close() })
 	return &tempfile.File{File: ro}
+}
+
+// A record that ends before its bytes do (a read failing under the join)
+// sets the reader's error, and every read after it gives zeros: no panic,
+// whatever the field.
+func TestSpillReaderShortRecord(t *testing.T) {
+	rec := binary.AppendUvarint(nil, 40)
+	rec = append(rec, "0123456789"...) // 30 bytes of the string missing
+	r := &spillReader{src: bytes.NewReader(rec), rest: int64(len(rec) + 30), buf: make([]byte, 0, 64)}
+	if s := r.string(); s != "" || r.err == nil {
+		t.Fatalf("string %q, error %v", s, r.err)
+	}
+	if r.u64() != 0 || r.digest() != (digest{}) || r.uvarint() != 0 || r.string() != "" {
+		t.Fatal("a read after the failure gave something")
+	}
 }
