@@ -155,6 +155,7 @@ func clipString(s string, n int) string {
 // (progress, system and text-only lines) only widens the file's span.
 type claudeFile struct {
 	lines       []claudeLine
+	uuids       []digest // of each line, zero for none: only the join's dedupe reads them
 	usages      []claudeUsage
 	uses        []claudeUse
 	results     []claudeResult
@@ -203,7 +204,6 @@ func (f *claudeFile) wordAt(i int32) string {
 
 // claudeLine is what one transcript line contributes.
 type claudeLine struct {
-	uuid              digest // zero when the line has none
 	at                time.Time
 	agent             int32 // index in words
 	usage, prompt     int32 // index+1 in usages, prompts; 0 for none
@@ -291,9 +291,6 @@ func readClaude(d *document, c *readCtx) {
 	}
 	f := c.claudeFile(d.SessionIDCamel.V)
 	l := claudeLine{agent: f.word(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
-	if d.UUID.V != "" {
-		l.uuid = digestOf(d.UUID.V)
-	}
 	l.sidechain = d.IsSidechain != nil && *d.IsSidechain
 	apiError := d.IsAPIError != nil && *d.IsAPIError
 	prompt := ""
@@ -352,7 +349,7 @@ func readClaude(d *document, c *readCtx) {
 		f.quiet = true
 		return
 	}
-	f.lines = append(f.lines, l)
+	f.lines, f.uuids = append(f.lines, l), append(f.uuids, idDigest(d.UUID.V))
 	if f.spill != nil && !f.noFlush && len(f.lines) >= segmentLines {
 		f.spill.flush(f)
 	}

@@ -169,10 +169,13 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	repeated := newBitset(n)
 	byUUID := make([]idKey, 0, n)
 	for i, f := range s.files {
-		for j := range f.lines {
-			if f.lines[j].uuid != (digest{}) {
-				byUUID = append(byUUID, idKey{f.lines[j].uuid, s.start[i] + int32(j)})
+		for j, uuid := range f.uuids {
+			if uuid != (digest{}) {
+				byUUID = append(byUUID, idKey{uuid, s.start[i] + int32(j)})
 			}
+		}
+		if fs[i].spill != nil { // read back for this join alone (release): the keys hold them now
+			f.uuids = nil
 		}
 	}
 	sortIDKeys(byUUID)

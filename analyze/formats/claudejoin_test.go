@@ -105,7 +105,8 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 		f.word("agent-a")
 		f.word("agent-b")
 		for range pick(40 * scale) {
-			l := claudeLine{uuid: id(30 * scale), at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+			uuid := id(30 * scale)
+			l := claudeLine{at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
 			if pick(6) == 0 {
 				l.agent = int32(1 + pick(2))
 			}
@@ -131,7 +132,7 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 				f.prompts = append(f.prompts, fmt.Sprint(" prompt ", pick(3)))
 				l.prompt = int32(len(f.prompts))
 			}
-			f.lines = append(f.lines, l)
+			f.lines, f.uuids = append(f.lines, l), append(f.uuids, uuid)
 		}
 		if pick(3) == 0 {
 			f.quiet, f.first, f.last = true, at(), at()
@@ -171,11 +172,11 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 		}
 		for i := range cf.lines {
 			e := claudeEntry{cf, &cf.lines[i]}
-			if e.uuid != (digest{}) {
-				if _, dup := seen[e.uuid]; dup {
+			if uuid := cf.uuids[i]; uuid != (digest{}) {
+				if _, dup := seen[uuid]; dup {
 					continue
 				}
-				seen[e.uuid] = struct{}{}
+				seen[uuid] = struct{}{}
 			}
 			if u := e.usageOf(); u != nil {
 				if prev, ok := usage[u.key]; !ok || u.tokens.Total() > prev.usageOf().tokens.Total() {
@@ -347,6 +348,36 @@ func TestSortIDKeys(t *testing.T) {
 		sortIDKeys(keys)
 		if !slices.Equal(keys, want) {
 			t.Fatalf("%d keys: not in a single sort's order", tc.n)
+		}
+	}
+}
+
+// A session read back from the spill, in two halves with its uuids and
+// usages dropped along the way, joins as it does in memory: made-up
+// sessions with every kind of repeat, over several files.
+func TestClaudeJoinSpilled(t *testing.T) {
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	for seed := range uint64(300) {
+		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
+		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
+		for _, f := range spilled {
+			spill.put(f)
+			if f.spill == nil {
+				t.Fatal("not spilled")
+			}
+			f.loadRecords(linesAndUsages)
+		}
+		w1, w2 := newCollector(), newCollector()
+		want, wantCalls := claudeRun("s", mem, w1)
+		want.ToolCalls = wantCalls.All()
+		got, gotCalls := claudeRun("s", spilled, w2)
+		got.ToolCalls = gotCalls.All()
+		if spill.Err() != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
+			t.Fatalf("seed %d: the spilled session joins otherwise (%v)", seed, spill.Err())
 		}
 	}
 }

@@ -110,7 +110,7 @@ func (s *RecordSpill) flush(f *claudeFile) {
 	// The next segment fills the same arrays: regrowing them from nothing
 	// allocated twice the records of every long session.
 	clear(f.prompts)
-	f.lines, f.usages, f.uses, f.results, f.prompts = f.lines[:0], f.usages[:0], f.uses[:0], f.results[:0], f.prompts[:0]
+	f.lines, f.uuids, f.usages, f.uses, f.results, f.prompts = f.lines[:0], f.uuids[:0], f.usages[:0], f.uses[:0], f.results[:0], f.prompts[:0]
 }
 
 // put writes the rest of a file's records, with the file's header, once
@@ -158,6 +158,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 			rest.spill.read(ref, cf, false, allTables)
 		}
 		cf.lines = append(cf.lines, rest.lines...)
+		cf.uuids = append(cf.uuids, rest.uuids...)
 		cf.usages = append(cf.usages, rest.usages...)
 		cf.uses = append(cf.uses, rest.uses...)
 		cf.results = append(cf.results, rest.results...)
@@ -184,7 +185,7 @@ func (s *RecordSpill) makeRoom(refs []spillRef, cf *claudeFile, keep tableSet) {
 		}
 	}
 	if keep&linesAndUsages != 0 {
-		cf.lines, cf.usages = withRoom[claudeLine](total[0]), withRoom[claudeUsage](total[1])
+		cf.lines, cf.uuids, cf.usages = withRoom[claudeLine](total[0]), withRoom[digest](total[0]), withRoom[claudeUsage](total[1])
 	}
 	if keep&usesAndResults != 0 {
 		cf.uses, cf.results, cf.prompts = withRoom[claudeUse](total[2]), withRoom[claudeResult](total[3]), withRoom[string](total[4])
@@ -322,7 +323,7 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	put()
 	for i := range f.lines {
 		l := &f.lines[i]
-		b = append(b, l.uuid[:]...)
+		b = append(b, f.uuids[i][:]...)
 		b = appendTime(b, l.at, loc)
 		for _, v := range []int32{l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
 			b = binary.LittleEndian.AppendUint32(b, uint32(v))
@@ -613,14 +614,14 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 	}
 	for range n[0] {
 		var l claudeLine
-		l.uuid = r.digest()
+		uuid := r.digest()
 		l.at = r.time(loc)
 		for _, p := range []*int32{&l.agent, &l.usage, &l.prompt, &l.usesLo, &l.resultsLo, &l.nUses, &l.nResults} {
 			*p = int32(r.u32())
 		}
 		l.sidechain = r.bool()
 		if keep&linesAndUsages != 0 {
-			f.lines = append(f.lines, l)
+			f.lines, f.uuids = append(f.lines, l), append(f.uuids, uuid)
 		}
 	}
 	if keep&linesAndUsages == 0 {
