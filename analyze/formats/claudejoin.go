@@ -97,26 +97,41 @@ func both(n int, f, g func()) {
 	<-done
 }
 
-// sortIDKeys sorts keys. A long slice, a long session's uuids, is split in
-// place by the top bit of the id (ids are hashes: about half on each side)
-// and the halves are sorted on both cores: no merge, and no second slice
-// as long as the first.
+// sortIDKeys sorts keys. A long slice (a long session's uuids, tool-use
+// ids) is first sorted in place by the id's first byte, American-flag
+// style (ids are hashes: about as many in each of the 256 buckets), and
+// the buckets are then sorted on both cores, half each: a byte of radix
+// takes eight levels of comparisons off, and needs no second slice.
 func sortIDKeys(keys []idKey) {
-	if len(keys) < 1<<13 || runtime.GOMAXPROCS(0) < 2 {
+	if len(keys) < 1<<13 {
 		slices.SortFunc(keys, cmpIDKey)
 		return
 	}
-	lo, hi := 0, len(keys)
-	for lo < hi {
-		if keys[lo].id[0] < 0x80 {
-			lo++
-		} else {
-			hi--
-			keys[lo], keys[hi] = keys[hi], keys[lo]
+	var count, next [257]int
+	for i := range keys {
+		count[int(keys[i].id[0])+1]++
+	}
+	for b := 1; b <= 256; b++ {
+		count[b] += count[b-1] // count[b] is where bucket b starts
+	}
+	copy(next[:], count[:])
+	for b := range 256 {
+		for i := next[b]; i < count[b+1]; {
+			if d := int(keys[i].id[0]); d == b {
+				i++
+				next[b] = i
+			} else {
+				keys[i], keys[next[d]] = keys[next[d]], keys[i]
+				next[d]++
+			}
 		}
 	}
-	a, b := keys[:lo], keys[lo:]
-	both(len(keys), func() { slices.SortFunc(a, cmpIDKey) }, func() { slices.SortFunc(b, cmpIDKey) })
+	sortBuckets := func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			slices.SortFunc(keys[count[b]:count[b+1]], cmpIDKey)
+		}
+	}
+	both(len(keys), func() { sortBuckets(0, 128) }, func() { sortBuckets(128, 256) })
 }
 
 // idKey is an id and the number of what bears it, for sorting by id.
@@ -361,7 +376,8 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 	for i, ref := range results {
 		resultIDs[i] = idKey{resultOf(ref).useID, int32(i)}
 	}
-	both(len(useIDs)+len(resultIDs), func() { slices.SortFunc(useIDs, cmpIDKey) }, func() { slices.SortFunc(resultIDs, cmpIDKey) })
+	sortIDKeys(useIDs)
+	sortIDKeys(resultIDs)
 	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
 	paired, kept := make([]int32, len(uses)), 0
 	j := 0
