@@ -125,13 +125,11 @@ func (w *detailWriter) close() error {
 // file is in that order already, so a k-way merge of their heads suffices.
 func (d *Details) All() iter.Seq2[*model.Run, error] {
 	return func(yield func(*model.Run, error) bool) {
-		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
-			r, err := readRun(dec, k.Calls)
-			if err != nil {
-				return false, err
+		for pr, err := range d.Pages(math.MaxInt) {
+			if !yield(pr.Run, err) {
+				return
 			}
-			return yield(r, nil), nil
-		}, func(err error) { yield(nil, err) })
+		}
 	}
 }
 
@@ -177,10 +175,15 @@ func (d *Details) Pages(whole int) iter.Seq2[PageRun, error] {
 				})
 				return readErr
 			}}, nil)
-			if !read { // read past the calls the caller did not want
-				_, readErr = readCalls(dec, k.Calls, func(int, []model.ToolCall) bool { return true })
+			switch {
+			case read && readErr != nil: // the caller has it from Read
+				return false, nil
+			case read || !more:
+				return more, nil
 			}
-			return more, readErr
+			// Read past the calls the caller did not want: the next run follows them.
+			_, err := readCalls(dec, k.Calls, func(int, []model.ToolCall) bool { return true })
+			return true, err
 		}, func(err error) { yield(PageRun{}, err) })
 	}
 }

@@ -773,3 +773,45 @@ func TestDetailPages(t *testing.T) {
 		}
 	}
 }
+
+// A run-details spill cut short gives Pages' caller an error, however it
+// stops (on Read's error, or at its first long run), and never a yield
+// after it stopped.
+func TestDetailPagesCut(t *testing.T) {
+	defer func(n int) { callChunk = n }(callChunk)
+	callChunk = 2
+	size := int64(0)
+	for cut := int64(1); size == 0 || cut < size; cut += max(size/60, 1) {
+		for _, stop := range []string{"on error", "at the first long run"} {
+			r := analyzeOpt(t, Options{Roots: []string{testdataLogs}, KeepDetails: true, Jobs: 1})
+			f := r.Details.files[0] // the worker's: its runs come first
+			if fi, err := f.Stat(); err != nil {
+				t.Fatal(err)
+			} else {
+				size = fi.Size()
+			}
+			f.Truncate(cut)
+			var failed error
+			for pr, err := range r.Details.Pages(0) {
+				if err != nil {
+					failed = err
+					break
+				}
+				if pr.Read == nil {
+					continue
+				}
+				if stop == "at the first long run" {
+					break
+				}
+				if err := pr.Read(func([]model.ToolCall) bool { return true }); err != nil {
+					failed = err
+					break
+				}
+			}
+			r.Details.Close()
+			if stop == "on error" && failed == nil {
+				t.Errorf("cut at %d of %d: no error", cut, size)
+			}
+		}
+	}
+}

@@ -45,14 +45,7 @@ func BenchmarkRead(b *testing.B) {
 // BenchmarkReadLongTranscript measures the chunked JSONL reader (the path of
 // files over 16 MB) on a Claude Code transcript, decoded on two goroutines.
 func BenchmarkReadLongTranscript(b *testing.B) {
-	var data []byte
-	for seed := range 20 {
-		d, err := logsynth.File("claudecode", uint64(seed))
-		if err != nil {
-			b.Fatal(err)
-		}
-		data = append(data, d...)
-	}
+	data := longTranscript(b)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -79,14 +72,7 @@ func BenchmarkClaudeJoin(b *testing.B) {
 // the spill, both halves, as its join does (serial, at the end), in MB/s
 // of records.
 func BenchmarkRecordSpill(b *testing.B) {
-	var data []byte
-	for seed := range 20 {
-		d, err := logsynth.File("claudecode", uint64(seed))
-		if err != nil {
-			b.Fatal(err)
-		}
-		data = append(data, d...)
-	}
+	data := longTranscript(b)
 	spill, err := NewRecordSpill(nil)
 	if err != nil {
 		b.Skip("no temporary directory:", err)
@@ -112,4 +98,18 @@ func BenchmarkRecordSpill(b *testing.B) {
 	if spill.Err() != nil {
 		b.Fatal(spill.Err())
 	}
+}
+
+// longTranscript is twenty generated Claude Code transcripts end to end.
+func longTranscript(b *testing.B) []byte {
+	b.Helper()
+	var data []byte
+	for seed := range 20 {
+		d, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	return data
 }
