@@ -65,7 +65,15 @@ func (s *RecordSpill) Close() error {
 	return s.f.Close()
 }
 
-type spillRef struct{ off, n int64 }
+type spillRef struct {
+	off, n int64
+	tables [5]int32 // entries of each table a Claude Code record holds (tableSizes)
+}
+
+// tableSizes is how many lines, usages, uses, results and prompts f holds.
+func (f *claudeFile) tableSizes() [5]int32 {
+	return [5]int32{int32(len(f.lines)), int32(len(f.usages)), int32(len(f.uses)), int32(len(f.results)), int32(len(f.prompts))}
+}
 
 // segmentLines is how many line records a file keeps in memory before it
 // writes them out as a segment (a variable for tests): with their usages,
@@ -89,7 +97,7 @@ func (s *RecordSpill) write(encode func(*bufio.Writer)) (spillRef, bool) {
 		return spillRef{}, false
 	}
 	n, _ := ow.Seek(0, io.SeekCurrent) // bytes written
-	ref := spillRef{s.off, n}
+	ref := spillRef{off: s.off, n: n}
 	s.off += n
 	return ref, true
 }
@@ -102,6 +110,7 @@ func (s *RecordSpill) flush(f *claudeFile) {
 		f.noFlush = true
 		return
 	}
+	ref.tables = f.tableSizes()
 	f.segments = append(f.segments, ref)
 	f.base.usages += int32(len(f.usages))
 	f.base.uses += int32(len(f.uses))
@@ -124,6 +133,7 @@ func (s *RecordSpill) put(frag *Fragment) {
 	if !ok {
 		return
 	}
+	ref.tables = f.tableSizes()
 	frag.refs, frag.spill, frag.claude = append(f.segments, ref), s, nil
 }
 
@@ -147,7 +157,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 		if keep&linesAndUsages != 0 || cf == nil {
 			cf = &claudeFile{}
 		}
-		frag.spill.makeRoom(frag.refs, cf, keep)
+		makeRoom(frag.refs, cf, keep)
 		for i, ref := range frag.refs {
 			frag.spill.read(ref, cf, i == len(frag.refs)-1, keep)
 		}
@@ -170,18 +180,11 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 
 // makeRoom gives cf's tables of keep room for every entry of refs'
 // records: a long session's tables are allocated once, never regrown.
-func (s *RecordSpill) makeRoom(refs []spillRef, cf *claudeFile, keep tableSet) {
+func makeRoom(refs []spillRef, cf *claudeFile, keep tableSet) {
 	var total [5]int
-	for i, ref := range refs {
-		r := s.reader(ref)
-		if i == len(refs)-1 {
-			decodeHeader(r, &claudeFile{}, s.loc)
-		}
-		for k := range total {
-			total[k] += r.uvarint()
-		}
-		if r.err != nil {
-			return
+	for _, ref := range refs {
+		for k, n := range ref.tables {
+			total[k] += int(n)
 		}
 	}
 	if keep&linesAndUsages != 0 {
@@ -317,7 +320,7 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 		w.Write(b)
 		b = b[:0]
 	}
-	for _, n := range []int{len(f.lines), len(f.usages), len(f.uses), len(f.results), len(f.prompts)} {
+	for _, n := range f.tableSizes() {
 		b = binary.AppendUvarint(b, uint64(n))
 	}
 	put()
