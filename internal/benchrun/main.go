@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -85,20 +86,30 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		outDir := filepath.Join(*cacheDir, "out")
+		report := func(args ...string) func(int) []string {
+			cmd := append([]string{agentstat, "report", "-q", "--force"}, args...)
+			return func(int) []string { return append(slices.Clip(cmd), "-o", outDir, dir) }
+		}
 		cases := []struct {
 			name string
-			cmd  []string
+			cmd  func(run int) []string
 		}{
-			{"cat", catAll(dir)},
-			{"Go read, parallel", []string{self, "-read", dir}},
-			{"report -f json", []string{agentstat, "report", "-q", "--force", "-f", "json", "-o", outDir, dir}},
-			{"report -f md", []string{agentstat, "report", "-q", "--force", "-f", "md", "-o", outDir, dir}},
-			{"report (full set)", []string{agentstat, "report", "-q", "--force", "-o", outDir, dir}},
+			{"cat", same(catAll(dir))},
+			{"Go read, parallel", same([]string{self, "-read", dir})},
+			{"report -f json", report("-f", "json")},
+			{"report -f md", report("-f", "md")},
+			// Each run into a directory of its own, none removed until the
+			// case is done: see freshOutput.
+			{"report (full set)", func(run int) []string {
+				return []string{agentstat, "report", "-q", "-o", filepath.Join(outDir+"-fresh", strconv.Itoa(run)), dir}
+			}},
+			{"report (full set), replacing the last", report()},
 		}
-		warm := cases[0].cmd
+		warm := catAll(dir)
 		var floor time.Duration
 		for _, c := range cases {
 			m, err := median(c.cmd, *runs, func() error { return prepare(warm, *settle) })
+			os.RemoveAll(outDir + "-fresh")
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
@@ -117,13 +128,16 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	warm := catAll(dir)
-	m, err := median([]string{agentstat, "summary", dir}, *runs, func() error { return prepare(warm, *settle) })
+	m, err := median(same([]string{agentstat, "summary", dir}), *runs, func() error { return prepare(warm, *settle) })
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MiB\n", m.wall.Seconds(), m.rss>>20)
 	return nil
 }
+
+// same is a case that runs the same command every time.
+func same(cmd []string) func(int) []string { return func(int) []string { return cmd } }
 
 // catAll reads every file under dir to /dev/null: the floor, and the warm-up.
 func catAll(dir string) []string {
@@ -136,11 +150,16 @@ type measurement struct {
 }
 
 // prepare puts the machine in the same state before every run: the disk
-// settled and the corpus in the page cache. On this kind of VM both drift.
-// Creating 7,300 files right after deleting as many (a report replacing the
-// previous one, run after run) took 3.9 s instead of 0.35 s until ext4's
-// next commit with online discard; and a proactive reclaimer (kdamond)
-// pages out file pages left unread for 30 s.
+// settled and the corpus in the page cache. On this kind of VM both drift:
+// a proactive reclaimer (kdamond) pages out file pages left unread for 30 s.
+//
+// Creating files is the other drift, and no pause removes it: on ext4
+// without a journal (this VM's root), the inode allocator passes over every
+// inode freed in the last 60 s (360 s while its inode table block is dirty),
+// each at the cost of a buffer lookup (recently_deleted in fs/ext4/ialloc.c).
+// 7,300 files created 2 s after as many were removed took 3.1 s instead of
+// 0.23 s. So the full set is measured into fresh directories, as a nightly
+// job on a new clone writes it, and separately replacing the last report.
 func prepare(warm []string, settle time.Duration) error {
 	syscall.Sync()
 	time.Sleep(settle)
@@ -150,14 +169,14 @@ func prepare(warm []string, settle time.Duration) error {
 
 // median runs cmd n times, each after before, and returns the median wall
 // time and the largest peak RSS.
-func median(cmd []string, n int, before func() error) (measurement, error) {
+func median(cmd func(run int) []string, n int, before func() error) (measurement, error) {
 	var walls []time.Duration
 	var rss int64
-	for range n {
+	for run := range n {
 		if err := before(); err != nil {
 			return measurement{}, err
 		}
-		m, err := measure(cmd)
+		m, err := measure(cmd(run))
 		if err != nil {
 			return m, err
 		}
