@@ -44,8 +44,9 @@ func FuzzMarkdownText(f *testing.F) {
 	})
 }
 
-// FuzzHTMLText: text from a log reaches HTML through html/template only, in
-// element content and in attributes; it never opens a tag or leaves a quote.
+// FuzzHTMLText: text from a log reaches HTML through html/template (or
+// appendCallRow, held to it by FuzzCallRow), in element content and in
+// attributes; it never opens a tag or leaves a quote.
 func FuzzHTMLText(f *testing.F) {
 	tmpl := template.Must(template.New("").Parse(`<p title="{{.}}" data-option="{{.}}">{{.}}</p>`))
 	for _, s := range []string{`"><img src=x onerror=alert(1)>`, "</p><script>", "javascript:alert(1)", "'\"&<>"} {
@@ -60,6 +61,33 @@ func FuzzHTMLText(f *testing.F) {
 		inner := out[len(`<p `) : len(out)-len(`</p>`)]
 		if strings.Count(out, "<") != 2 || strings.Count(inner, `"`) != 4 {
 			t.Fatalf("%q escapes its context: %s", s, out)
+		}
+	})
+}
+
+// callRowTemplate is the calls table's row as run.html had it before
+// appendCallRow: the reference appendCallRow must match byte for byte.
+var callRowTemplate = template.Must(template.New("").Parse(`<tr><td class="num">{{.N}}</td><td class="text">{{.Name}}</td><td class="outcome-{{.Outcome}}">{{.Outcome}}</td><td class="text">{{.Agent}}</td><td class="time" data-sort="{{.StartedSort}}">{{.Started}}</td><td class="num" data-sort="{{.DurationSort}}">{{.Duration}}</td><td class="text">{{.Error}}</td></tr>
+`))
+
+// FuzzCallRow: a call row written by hand is the row html/template writes,
+// whatever the log put in its fields, and opens no tag of its own.
+func FuzzCallRow(f *testing.F) {
+	for _, s := range []string{`"><img src=x onerror=alert(1)>`, "</td><script>", "a+b&c", "'\"&<>\x00", "\xff\xfe bad utf-8", "\ufdd0\uffff", "工具 🛠", ""} {
+		f.Add(7, s, s+"x")
+	}
+	f.Fuzz(func(t *testing.T, n int, a, b string) {
+		v := callView{N: n, Name: a, Outcome: b, Agent: a + b, Started: b, StartedSort: a, Duration: b, DurationSort: b + a, Error: a}
+		var want bytes.Buffer
+		if err := callRowTemplate.Execute(&want, &v); err != nil {
+			t.Fatal(err)
+		}
+		got := appendCallRow(nil, &v)
+		if string(got) != want.String() {
+			t.Fatalf("row\n%s\nwant\n%s", got, want.String())
+		}
+		if c := bytes.Count(got, []byte("<")); c != 16 {
+			t.Fatalf("%d tags in %s", c, got)
 		}
 	})
 }
