@@ -175,6 +175,23 @@ func TestStringEnd(t *testing.T) {
 	}
 }
 
+// surrogateEscape finds `\ud` and `\uD` as two searches do, wherever
+// backslashes, u, d and their neighbours fall.
+func TestSurrogateEscape(t *testing.T) {
+	alphabet := []byte{'\\', 'u', 'd', 'D', 'U', 'e', '"', 0x24, 0xC4, 0xE4}
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for range 50000 {
+		b := make([]byte, rnd.IntN(12))
+		for i := range b {
+			b[i] = alphabet[rnd.IntN(len(alphabet))]
+		}
+		want := bytes.Contains(b, []byte(`\ud`)) || bytes.Contains(b, []byte(`\uD`))
+		if got := surrogateEscape(b); got != want {
+			t.Fatalf("%q: %v, want %v", b, got, want)
+		}
+	}
+}
+
 // clampTricky are lines the clamp changes, or nearly does, at a string
 // limit of 8 or 64 and a bare-token limit of 5 (clampLimits).
 var clampLimits = [][2]int{{8, 5}, {64, 5}, {8, maxBareToken}, {maxString, maxBareToken}}
