@@ -173,7 +173,7 @@ func (c *clampReader) plainLine(line []byte) bool {
 
 // surrogateEscape reports whether line holds `\ud` or `\uD`, in one pass
 // over its backslashes: a transcript has one every 66 bytes, and a search
-// for each word stopped at every one of them twice.
+// for each of the two words stopped at every one.
 func surrogateEscape(line []byte) bool {
 	for i := 0; ; {
 		k := bytes.IndexByte(line[i:], '\\')

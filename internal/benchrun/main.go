@@ -99,7 +99,7 @@ func run(args []string, out io.Writer) error {
 			{"report -f json", report("-f", "json")},
 			{"report -f md", report("-f", "md")},
 			// Each run into a directory of its own, none removed until the
-			// case is done: see freshOutput.
+			// case is done: see prepare.
 			{"report (full set)", func(run int) []string {
 				return []string{agentstat, "report", "-q", "-o", filepath.Join(outDir+"-fresh", strconv.Itoa(run)), dir}
 			}},
