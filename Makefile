@@ -47,7 +47,7 @@ benchcheck:
 bench:
 	$(GO) run ./internal/benchrun $(BENCHFLAGS)
 
-# The Go benchmarks (readers, aggregation, pipeline) in MB/s, for benchstat.
+# The Go benchmarks (readers, aggregation, pipeline, output formats) in MB/s, for benchstat.
 gobench:
 	$(GO) test -run '^$$' -bench . -benchmem -count $(or $(COUNT),1) ./...
 
