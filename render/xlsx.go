@@ -31,12 +31,7 @@ const maxCellText = 32767
 // Excel reject are removed and the text is clipped to Excel's cell limit.
 func xlsxText(s string) string {
 	if !cellSafe(s) {
-		s = strings.Map(func(r rune) rune {
-			if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
-				return -1
-			}
-			return r
-		}, strings.ToValidUTF8(s, "\uFFFD"))
+		s = cellMapped(s)
 	}
 	if len(s) > maxCellText {
 		s = clipText(s, maxCellText/4) // runes of up to 4 bytes: stay under the limit in UTF-16 units too
@@ -44,7 +39,18 @@ func xlsxText(s string) string {
 	return s
 }
 
-// cellSafe reports whether xlsxText's mapping would leave s as it is: valid
+// cellMapped drops from s what XML 1.0 and Excel refuse, and replaces
+// bytes that are not UTF-8.
+func cellMapped(s string) string {
+	return strings.Map(func(r rune) rune {
+		if (r < 0x20 && r != '\t' && r != '\n' && r != '\r') || r == 0xFFFE || r == 0xFFFF || (r >= 0xD800 && r <= 0xDFFF) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, "\uFFFD"))
+}
+
+// cellSafe reports whether cellMapped would leave s as it is: valid
 // UTF-8 (so no surrogate) with no control character but tab, newline and
 // carriage return, and no U+FFFE or U+FFFF. Nearly every cell is, and the
 // mapping decoded each of their runes (300,000 rows of a long transcript).
