@@ -233,40 +233,40 @@ func getOrNew[T any](m map[string]*T, k string) *T {
 }
 
 // AddRun folds one run into the figures.
-func (a *Accumulator) AddRun(r *model.Run) {
-	calls := r.ToolCalls
-	a.addRun(r, len(calls), func() []model.ToolCall {
+func (a *Accumulator) AddRun(r *model.Run) { a.addRun(r, len(r.ToolCalls), onePart(r.ToolCalls)) }
+
+// addKept folds a run the window keeps, its texts redacted unless the
+// secrets are kept; its calls come from parts when it has them, else from
+// r.ToolCalls.
+func (a *Accumulator) addKept(r *model.Run, parts *formats.CallParts) {
+	n, next := len(r.ToolCalls), onePart(r.ToolCalls)
+	if parts != nil {
+		n, next = parts.N, parts.Next
+	}
+	if !a.keepSecrets {
+		var x redactor
+		x.run(r)
+		defer func() { a.redacted += x.n }()
+		take := next
+		next = func() []model.ToolCall {
+			part := take()
+			x.calls(part)
+			return part
+		}
+	}
+	a.addRun(r, n, next)
+}
+
+// onePart hands out calls as one part, then nil (nil at once for none).
+func onePart(calls []model.ToolCall) func() []model.ToolCall {
+	return func() []model.ToolCall {
 		part := calls
 		calls = nil
 		if len(part) == 0 {
 			return nil
 		}
 		return part
-	})
-}
-
-// addKept folds a run the window keeps, its texts redacted unless the
-// secrets are kept; its calls come from parts when it has them.
-func (a *Accumulator) addKept(r *model.Run, parts *formats.CallParts) {
-	if parts == nil {
-		if !a.keepSecrets {
-			a.redacted += redactRun(r)
-		}
-		a.AddRun(r)
-		return
 	}
-	next := parts.Next
-	if !a.keepSecrets {
-		var x redactor
-		x.run(r)
-		defer func() { a.redacted += x.n }()
-		next = func() []model.ToolCall {
-			part := parts.Next()
-			x.calls(part)
-			return part
-		}
-	}
-	a.addRun(r, parts.N, next)
 }
 
 // addRun folds a run whose n calls come from next, a part at a time (nil

@@ -395,7 +395,8 @@ func (e *fileEmitter) RunParts(r *model.Run, parts *formats.CallParts) {
 // drain makes the calls no one took: their warnings count all the same.
 func (e *fileEmitter) drain() {
 	for _, p := range e.parts {
-		for p != nil && p.Next() != nil {
+		if p != nil {
+			p.Drain()
 		}
 	}
 }

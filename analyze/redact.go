@@ -62,14 +62,6 @@ func RedactText(s string) (out string, changed bool) {
 	return out, out != s
 }
 
-// redactRun redacts every text of a run in place and returns how many values changed.
-func redactRun(r *model.Run) int64 {
-	var x redactor
-	x.run(r)
-	x.calls(r.ToolCalls)
-	return x.n
-}
-
 // redactor redacts texts in place and counts the values it changed. A run
 // repeats its short texts (tool names, agents) on every call: each
 // distinct one is tested once.

@@ -3,6 +3,7 @@ package analyze
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -45,7 +46,9 @@ func TestRedactRun(t *testing.T) {
 	r.Title = "deploy with sk-live0123456789abcdefghij"
 	r.ToolCalls[1].Error = "401 for Bearer abcdefghijklmnopqrstuvwxyz"
 	r.ToolCalls = append(r.ToolCalls, r.ToolCalls[1]) // the same text twice: redacted and counted twice
-	if n := redactRun(r); n != 3 || strings.Contains(r.Title+r.ToolCalls[1].Error+r.ToolCalls[len(r.ToolCalls)-1].Error, "abcdefghij") {
+	a := NewAccumulator(time.UTC)
+	a.addKept(r, nil) // as a file's run is folded: redacted first, in place
+	if n := a.redacted; n != 3 || strings.Contains(r.Title+r.ToolCalls[1].Error+r.ToolCalls[len(r.ToolCalls)-1].Error, "abcdefghij") {
 		t.Errorf("redacted %d: %q %q", n, r.Title, r.ToolCalls[1].Error)
 	}
 }

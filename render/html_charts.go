@@ -400,8 +400,6 @@ func tokenChart(s *analyze.Summary) chartView {
 		Description: "Stacked bars: tokens by kind for all runs, then for each model where the logs name one."}
 }
 
-// timelineChart draws a run's tool calls on a time axis: one bar per call
-// from its start, as long as its duration, coloured and labelled by outcome.
 // timeline gathers from a run's calls, in order, what its chart draws: the
 // first maxTimelineCalls timed calls, and the earliest start of all. Only
 // the calls drawn are kept: a long session has 150,000.
@@ -423,6 +421,8 @@ func (t *timeline) add(c *model.ToolCall) {
 	}
 }
 
+// chart draws the gathered calls on a time axis: one bar per call from its
+// start, as long as its duration, coloured and labelled by outcome.
 func (t *timeline) chart() (chartView, bool) {
 	calls := t.calls
 	if len(calls) == 0 {

@@ -38,8 +38,7 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 		} else {
 			r.ToolCalls = calls.All()
 		}
-		for calls.Next() != nil { // the calls emitParts left: their warnings count all the same
-		}
+		calls.Drain() // the calls emitParts left
 		for _, f := range fs {
 			owner[f] = r
 			f.release() // one session's records in memory at a time

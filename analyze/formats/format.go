@@ -125,6 +125,13 @@ func (p *CallParts) Next() []model.ToolCall {
 	return part
 }
 
+// Drain makes every call not handed out yet and drops it: making a call
+// counts the warnings it raises, whoever takes it.
+func (p *CallParts) Drain() {
+	for p.Next() != nil {
+	}
+}
+
 // All is every call not handed out yet, in one slice.
 func (p *CallParts) All() []model.ToolCall {
 	var all []model.ToolCall
