@@ -461,6 +461,11 @@ func (w *worker) file(c candidate) {
 // by several goroutines: one long transcript would otherwise hold one core.
 const parallelLinesFrom = 16 << 20
 
+// rawDocumentsFrom is the size past which a document is first read by the
+// raw path, which reads a debug bundle's events faster and may give up
+// (formats.Options.Reread): smaller ones are not worth a second read.
+var rawDocumentsFrom int64 = 1 << 20 // a variable for tests
+
 // errTooLarge is returned by capReader past the size limit.
 var errTooLarge = errors.New("too large")
 
@@ -505,6 +510,15 @@ func readFile(c candidate, opt *Options, em formats.Emitter) error {
 	fo := formats.Options{Location: opt.Location, Spill: opt.records}
 	if c.size > parallelLinesFrom {
 		fo.LineWorkers = opt.Jobs
+	}
+	if r == f && c.size > rawDocumentsFrom {
+		fo.Reread = func() (io.Reader, error) {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return nil, err
+			}
+			cr = &capReader{r: f, n: opt.MaxFileSize}
+			return cr, nil
+		}
 	}
 	err = formats.Read(cr, c.source, fo, em)
 	switch {

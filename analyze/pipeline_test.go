@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -811,6 +812,37 @@ func TestDetailPagesCut(t *testing.T) {
 			r.Details.Close()
 			if stop == "on error" && failed == nil {
 				t.Errorf("cut at %d of %d: no error", cut, size)
+			}
+		}
+	}
+}
+
+// The raw document path, taken for every document, gives the report the
+// token path gives: on the test data (whose broken files it gives up on and
+// reads again), a bundle with a surrogate escape, and a file over the size
+// limit.
+func TestRawDocumentsReread(t *testing.T) {
+	dir := t.TempDir()
+	// Padded so that reading it twice would pass the 64 KiB limit below.
+	bundle := `{"pad":"` + strings.Repeat("p", 40000) + `","state":{"id":"r1","status":"completed"},"events":[{"id":"e1","timestamp":1702886400000,"type":"tool_call","metadata":{"toolName":"t"}},` +
+		`{"id":"e2","timestamp":1702886400500,"type":"tool_result","status":"success","summary":"\ud83d\ude80","metadata":{"toolName":"t"}}]}`
+	os.WriteFile(filepath.Join(dir, "escaped.json"), []byte(bundle), 0o644)
+	os.WriteFile(filepath.Join(dir, "big.json"), []byte(`{"session_id":"s","pad":"`+strings.Repeat("x", 70000)+`"}`), 0o644)
+	report := func(from int64, root string, limit int64) []byte {
+		defer func(n int64) { rawDocumentsFrom = n }(rawDocumentsFrom)
+		rawDocumentsFrom = from
+		r := analyzeOpt(t, Options{Roots: []string{root}, MaxFileSize: limit})
+		b, err := json.Marshal(r.Summary)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	for _, root := range []string{testdataLogs, dir} {
+		for _, limit := range []int64{0, 64 << 10} {
+			raw, token := report(-1, root, limit), report(math.MaxInt64, root, limit)
+			if !bytes.Equal(raw, token) {
+				t.Errorf("%s, limit %d: the raw path's summary differs:\n%s\n%s", root, limit, raw, token)
 			}
 		}
 	}

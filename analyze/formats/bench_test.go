@@ -2,7 +2,11 @@ package formats
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
@@ -53,6 +57,35 @@ func BenchmarkReadLongTranscript(b *testing.B) {
 		if err := Read(bytes.NewReader(data), "long.jsonl", Options{LineWorkers: 2}, c); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkReadBundle measures a large debug bundle (the 1 GB corpus's,
+// scaled to 4 MB) through the token path alone and through the raw path.
+func BenchmarkReadBundle(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := logsynth.Generate(context.Background(), dir, logsynth.Options{Size: 20e6, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "debugbundle", "bundle-big.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []string{"token", "raw"} {
+		b.Run(path, func(b *testing.B) {
+			opt := Options{}
+			if path == "raw" {
+				opt.Reread = func() (io.Reader, error) { b.Fatal("the raw path gave up"); return nil, nil }
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c := newCollector()
+				if err := Read(bytes.NewReader(data), "bundle.json", opt, c); err != nil || len(c.runs) != 1 {
+					b.Fatal(err, len(c.runs))
+				}
+			}
+		})
 	}
 }
 

@@ -22,8 +22,9 @@ import (
 
 // rawScan reads one line.
 type rawScan struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	more bool // b is a window on a stream that goes on past its end
 }
 
 // maxRawDepth bounds the skipper's nesting (jsontext allows 10,000): deeper
@@ -311,7 +312,7 @@ func (s *rawScan) null() bool {
 // only punctuation or white space (or the end) after one.
 func (s *rawScan) delimited(j int) bool {
 	if j == len(s.b) {
-		return true
+		return !s.more // a number cut by a window's end may go on
 	}
 	switch s.b[j] {
 	case ',', '}', ']', ' ', '\t', '\r', '\n':

@@ -171,6 +171,9 @@ type Options struct {
 	Location    *time.Location // zone of timestamps written without one
 	LineWorkers int            // decode a JSONL file's lines on this many goroutines (worth it for long files)
 	Spill       *RecordSpill   // where Claude Code records wait for their join (nil: in memory)
+	// Reread gives the file again from its start. With it, a document is
+	// first read by a faster path that can give up (readRawDocument).
+	Reread func() (io.Reader, error)
 }
 
 // SkipError says why a file yields nothing.
@@ -384,9 +387,19 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		c.spill = opt.Spill
 	}
 	lines := jsonLinesName(name) && first != '[' && !prettyPrinted(br) // a .jsonl holding an array, or indented JSON, is read whole
-	if lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br) {
+	switch {
+	case lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br):
 		err = readLines(br, c, opt.LineWorkers)
-	} else {
+	case first == '{' && opt.Reread != nil:
+		if err = readRawDocument(br, c); errors.Is(err, errRawGaveUp) {
+			again, err := opt.Reread()
+			if err != nil {
+				return err
+			}
+			opt.Reread = nil
+			return read(again, name, opt, em)
+		}
+	default:
 		err = readValues(br, c)
 	}
 	if !errors.Is(cr.err, ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before

@@ -198,6 +198,12 @@ func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]stri
 	if err != nil {
 		return err
 	}
+	*p = Str{V: intern(tab, v), Set: true}
+	return nil
+}
+
+// intern returns tab's copy of v, adding one while tab is small.
+func intern(tab map[string]string, v []byte) string {
 	s, ok := tab[string(v)]
 	if !ok {
 		s = string(v)
@@ -205,8 +211,7 @@ func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]stri
 			tab[s] = s
 		}
 	}
-	*p = Str{V: s, Set: true}
-	return nil
+	return s
 }
 
 // unquote is a JSON string's content: the raw bytes between the quotes

@@ -1,0 +1,124 @@
+package formats
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+// readBothWays reads doc through the raw path (with a tiny window when
+// lookahead > 0) and through the token path alone, fails when they differ
+// in runs, warnings or error, and reports whether the raw path gave up.
+func readBothWays(t *testing.T, doc []byte, lookahead int) (gaveUp bool) {
+	t.Helper()
+	if lookahead > 0 {
+		defer func(n int) { rawLookahead = n }(rawLookahead)
+		rawLookahead = lookahead
+	}
+	raw, token := newCollector(), newCollector()
+	opt := Options{Reread: func() (io.Reader, error) {
+		gaveUp = true
+		return bytes.NewReader(doc), nil
+	}}
+	var in io.Reader = bytes.NewReader(doc)
+	if lookahead > 0 { // a byte at a time: the window holds little more than lookahead
+		in = iotest.OneByteReader(in)
+	}
+	errRaw := Read(in, "b.json", opt, raw)
+	errToken := Read(bytes.NewReader(doc), "b.json", Options{}, token)
+	if fmt.Sprint(errRaw) != fmt.Sprint(errToken) {
+		t.Fatalf("errors differ: raw path %v, token path %v\n%.300s", errRaw, errToken, doc)
+	}
+	if !reflect.DeepEqual(raw.runs, token.runs) {
+		t.Fatalf("runs differ (gave up: %v):\nraw path %+v\ntoken path %+v\n%.300s", gaveUp, raw.runs, token.runs, doc)
+	}
+	if !reflect.DeepEqual(raw.warnings, token.warnings) {
+		t.Fatalf("warnings differ: raw path %v, token path %v\n%.300s", raw.warnings, token.warnings, doc)
+	}
+	return gaveUp
+}
+
+func TestRawDocumentSameAsToken(t *testing.T) {
+	events := `[{"id":"e1","timestamp":1702886400000,"type":"tool_call","nodeId":"n","status":"info","metadata":{"toolName":"grep","input":{"q":"x"}}},` +
+		`{"id":"e2","timestamp":1702886400500,"type":"tool_result","nodeId":"n","status":"failure","summary":"boom","metadata":{"toolName":"grep","error":"exit 2"}}]`
+	accepted := []string{
+		`{"events":` + events + `}`,
+		`{"state":{"id":"r1","status":"completed"},"events":{"events":` + events + `,"payloads":{"p":[1,2,{"x":"y"}]}},"timestamp":1702886401000}`,
+		`{"version":"1","events":{"events":null},"state":{"id":"r2"}}`,
+		`{"events":{"payloads":{}},"state":{"id":"r3"}}`,
+		`{"events":{"events":[],"events":` + events + `},"state":{"id":"r4"}}`,
+		`{"events":null,"state":{"id":"r5"}}`,
+		`{"events":[null,{"id":7,"timestamp":"2026-01-01T00:00:00Z","type":"node_start","summary":true,"metadata":null},{"id":{"x":1},"timestamp":{"a":1}},{"timestamp":true},{"timestamp":1e400},{"timestamp":-12.5}]}`,
+		`{"events":[{"id":"a","id":"b","metadata":{"toolName":"t"},"metadata":{"error":"e","toolName":false}}]}`,
+		"{\n  \"events\": [\n    {\n      \"id\": \"e1\",\n      \"timestamp\": 1702886400000,\n      \"type\": \"node_start\"\n    }\n  ],\n  \"payloads\": {}\n}\n\n",
+		`{"events":[{"summary":"\u00e9\n\"q\"","metadata":{"toolName":"t\u0041"}}],"state":{"id":"r6","conversation":{"messages":[]}}}`,
+		`{}`,
+		`{"unknown":[1,2,3]}`,
+		`{"events":[{"id":"a","timestamp":NaN}]}`, // the clamp makes it null
+	}
+	gaveUpOn := []string{
+		`{"events":` + events + `,"events":[]}`,                                        // events twice
+		`{"\u0065vents":` + events + `}`,                                               // an escaped key
+		`{"events":[{"id":"a","summary":"\ud83d\ude80"}]}`,                             // a surrogate escape
+		`{"events":[{"id":"a","timestamp":[2026,1,2,3,4,5]}]}`,                         // a Jackson array
+		`{"events":[1,"x"]}`,                                                           // an element of another kind
+		`{"events":[{"metadata":"m"}]}`,                                                // metadata of another kind
+		`{"events":"x"}`,                                                               // events of another kind
+		`{"events":{"events":"x"}}`,                                                    // inner events of another kind
+		`{"events":` + events + `} {"events":[]}`,                                      // a second value
+		`{"events":` + events + `} x`,                                                  // garbage after
+		`{"events":[{"id":"a"}`,                                                        // cut short
+		`{"events":[{"id":"a",}]}`,                                                     // not JSON
+		`{"state":{"id":"r","notes":` + longArray(maxRawMember) + `}}`,                 // a long member
+		`{"id":"p","steps":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, // nested deeper than the scanner goes
+	}
+	for _, lookahead := range []int{0, 1, 7, 64} {
+		for _, doc := range accepted {
+			if readBothWays(t, []byte(doc), lookahead) {
+				t.Fatalf("lookahead %d: the raw path gave up on %.200s", lookahead, doc)
+			}
+		}
+		for _, doc := range gaveUpOn {
+			if !readBothWays(t, []byte(doc), lookahead) {
+				t.Fatalf("lookahead %d: the raw path read %.200s", lookahead, doc)
+			}
+		}
+	}
+	// Every bundle of the test data and the corpus, and generated ones.
+	for _, lookahead := range []int{0, 5, 333} {
+		for i, doc := range bundleDocs(t) {
+			if readBothWays(t, doc, lookahead) && !bytes.HasPrefix(bytes.TrimSpace(doc), []byte("[")) {
+				t.Fatalf("lookahead %d: the raw path gave up on bundle %d", lookahead, i)
+			}
+		}
+	}
+}
+
+// An event longer than the largest window gives up rather than growing
+// without bound (unless the window holds the rest of the file).
+func TestRawDocumentWindowBound(t *testing.T) {
+	event := `{"id":"a","metadata":{"output":` + longArray(2*maxRawWindow) + `}}` // the window's buffer is twice its lookahead
+	doc := `{"events":[` + event + "," + event + `]}`
+	if !readBothWays(t, []byte(doc), 0) {
+		t.Fatal("the raw path read an event larger than its window")
+	}
+}
+
+// longArray is an array of strings of more than n bytes in all (the clamp
+// cuts any one string at 256 KiB).
+func longArray(n int) string {
+	s := `"` + strings.Repeat("y", 64<<10) + `"`
+	return "[" + strings.Repeat(s+",", n/len(s)) + s + "]"
+}
+
+func FuzzRawDocument(f *testing.F) {
+	f.Add([]byte(`{"state":{"id":"r"},"events":{"events":[{"id":"a","type":"tool_call","timestamp":1702886400000,"metadata":{"toolName":"x"}}]}}`))
+	f.Add([]byte(`{"events":[{"id":"a","id":"b"},null,{"timestamp":"2026-01-01 10:00"}]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		readBothWays(t, doc, 3)
+	})
+}
