@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -104,7 +105,7 @@ func objectFields(dec *jsontext.Decoder, dupOK bool, field func(key string) erro
 		if err != nil {
 			return err
 		}
-		key, ok := fieldKeys[string(name)]
+		key, ok := fieldKey(name)
 		if !ok {
 			if err := dec.SkipValue(); err != nil {
 				return err
@@ -156,6 +157,41 @@ var fieldKeys = func() map[string]string {
 	}
 	return keys
 }()
+
+// keyIndex holds fieldKeys open-addressed on a slot made from a key's
+// length and three of its bytes: every transcript line has dozens of keys,
+// and hashing each whole for the map cost more than its decoding did.
+var keyIndex = func() *[keySlots]string {
+	var t [keySlots]string
+	for _, k := range slices.Sorted(maps.Keys(fieldKeys)) { // the same table every run
+		i := keySlot(k)
+		for t[i] != "" {
+			i = (i + 1) % keySlots
+		}
+		t[i] = k
+	}
+	return &t
+}()
+
+const keySlots = 512 // a power of two, several times len(fieldKeys)
+
+func keySlot[T string | []byte](name T) uint {
+	n := uint(len(name))
+	if n == 0 {
+		return 0
+	}
+	return (n*67 + uint(name[0])*3 + uint(name[n/2])*101 + uint(name[n-1])*31) % keySlots
+}
+
+// fieldKey is fieldKeys[string(name)] (no key of fieldKeys is empty).
+func fieldKey(name []byte) (string, bool) {
+	for i := keySlot(name); keyIndex[i] != ""; i = (i + 1) % keySlots {
+		if keyIndex[i] == string(name) {
+			return keyIndex[i], true
+		}
+	}
+	return "", false
+}
 
 // fastPtr decodes a pointer-to-struct field as the tolerant decoder does:
 // null clears it, an object fills it, any other value leaves it allocated

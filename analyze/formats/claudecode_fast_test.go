@@ -203,3 +203,41 @@ func TestReadStringPrefix(t *testing.T) {
 		}
 	}
 }
+
+// fieldKey finds exactly the keys of fieldKeys: each key, and names near
+// one (cut, grown, a byte changed), which share its slot or the next.
+func TestFieldKey(t *testing.T) {
+	check := func(name string) {
+		t.Helper()
+		want, wantOK := fieldKeys[name]
+		if got, ok := fieldKey([]byte(name)); got != want || ok != wantOK {
+			t.Fatalf("fieldKey(%q) = %q, %v; the map has %q, %v", name, got, ok, want, wantOK)
+		}
+	}
+	check("")
+	maxProbe := 0
+	for k := range fieldKeys {
+		check(k)
+		check(k + "x")
+		check(k[:len(k)-1])
+		for i := range len(k) {
+			check(k[:i] + "_" + k[i+1:])
+		}
+		probe := 0
+		for i := keySlot(k); keyIndex[i] != k; i = (i + 1) % keySlots {
+			probe++
+		}
+		maxProbe = max(maxProbe, probe)
+	}
+	if maxProbe > 3 {
+		t.Errorf("a key sits %d slots past its own: choose keySlot's factors anew", maxProbe)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		b := make([]byte, 1+rng.IntN(20))
+		for i := range b {
+			b[i] = "abcdefgilmnoprstuyIST_"[rng.IntN(22)]
+		}
+		check(string(b))
+	}
+}

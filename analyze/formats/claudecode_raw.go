@@ -255,7 +255,7 @@ func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
 		}
 		s.i++
 		s.ws()
-		key, ok := fieldKeys[string(name)]
+		key, ok := fieldKey(name)
 		if !ok {
 			if !s.skip() {
 				return false
