@@ -97,7 +97,10 @@ func (c *clampReader) process(in []byte) error {
 	if c.err == nil {
 		k := nonFiniteTail(in)
 		if k == 0 {
-			k = incompleteTail(in)
+			// A word just before a cut character does not end there.
+			if k = incompleteTail(in); k > 0 {
+				k += nonFiniteTail(in[:len(in)-k])
+			}
 		}
 		c.carry = append(c.carry[:0], in[len(in)-k:]...)
 		in = in[:len(in)-k]
