@@ -22,7 +22,10 @@ import (
 // string left open) cannot make the clamp read the next lines inside out.
 // In JSON Lines an over-long bare token costs its line only: the clamp drops
 // it and writes a NUL in its place, which no decoder takes for JSON (a crash
-// can leave a log's tail as kilobytes of NUL bytes).
+// can leave a log's tail as kilobytes of NUL bytes). A .jsonl file's lines
+// are clamped one by one as they are decoded (clampLine), and a line the
+// raw path takes whole, with no room for a string or token the clamp would
+// cut, is not clamped at all: the clamp would leave it as it is.
 //
 // A lone UTF-16 surrogate escape ("\ud83d" with no low half after it, or a
 // low half alone) becomes "\ufffd", the replacement character. JSON's grammar
@@ -159,20 +162,61 @@ var minPlainLine = 128
 // token, and it holds no surrogate escape and no NaN or Infinity, in or
 // out of strings. It may say no to a line the clamp would leave alone.
 func (c *clampReader) plainLine(line []byte) bool {
-	if len(line) > c.limit {
+	// What the clamp may change but for long strings and bare tokens: any
+	// surrogate escape, bare NaN or Infinity.
+	return shortAndQuoted(line, c.limit, c.bareLimit) &&
+		!surrogateEscape(line) && !bytes.Contains(line, []byte("NaN")) && !bytes.Contains(line, []byte("Infinity"))
+}
+
+// shortAndQuoted reports whether line can hold no string longer than limit
+// and no bare token longer than bareLimit: it is no longer than limit, and
+// each stretch of bareLimit+1 bytes of it holds a quote.
+func shortAndQuoted(line []byte, limit, bareLimit int) bool {
+	if len(line) > limit {
 		return false
 	}
-	// Each stretch of bareLimit+1 bytes holds a quote: jump to its last.
-	for start := 0; len(line)-start > c.bareLimit; {
-		k := bytes.LastIndexByte(line[start:start+c.bareLimit+1], '"')
+	for start := 0; len(line)-start > bareLimit; { // jump to each stretch's last quote
+		k := bytes.LastIndexByte(line[start:start+bareLimit+1], '"')
 		if k < 0 {
 			return false
 		}
 		start += k + 1
 	}
-	// What the clamp may change: any surrogate escape, bare NaN or Infinity.
-	return !surrogateEscape(line) && !bytes.Contains(line, []byte("NaN")) && !bytes.Contains(line, []byte("Infinity"))
+	return true
 }
+
+// clampLine returns what the clamp makes of one line of JSON Lines, given
+// without its newline (ended tells whether it had one: only the last line
+// of a file has none): the line itself when it is plain, else the clamped
+// bytes in buf (copied). nulls counts the NaN and Infinity tokens written
+// as null.
+func (c *clampReader) clampLine(line, buf []byte, ended bool) (out []byte, nulls int, copied bool) {
+	var in io.Reader = bytes.NewReader(line)
+	if ended {
+		if c.plainLine(line) { // the test plainLine makes is for a line with its newline
+			return line, 0, false
+		}
+		in = io.MultiReader(in, bytes.NewReader(newline))
+	}
+	c.reset(in)
+	c.lines = true
+	out = buf[:0]
+	for {
+		if len(out) == cap(out) {
+			out = append(out, 0)[:len(out)]
+		}
+		k, err := c.Read(out[len(out):cap(out)])
+		out = out[:len(out)+k]
+		if err != nil { // the end: in JSON Lines the clamp refuses nothing
+			if ended {
+				out = bytes.TrimSuffix(out, newline) // the clamp keeps a newline as it is
+			}
+			return out, c.nonFinite, true
+		}
+	}
+}
+
+var newline = []byte{'\n'}
 
 // surrogateEscape reports whether line holds `\ud` or `\uD`, in one pass
 // over its backslashes: a transcript has one every 66 bytes, and a search

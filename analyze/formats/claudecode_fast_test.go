@@ -17,6 +17,25 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
+// jsonlFiles is every JSON Lines file of the test data and the corpus.
+func jsonlFiles() [][]byte {
+	var files [][]byte
+	for _, pattern := range []string{
+		filepath.Join("..", "..", "testdata", "logs", "*", "*.jsonl"),
+		filepath.Join("..", "..", "testdata", "logs", "claudecode", "proj", "*", "*", "*.jsonl"),
+		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*.jsonl"),
+		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*", "*.jsonl"),
+	} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				files = append(files, b)
+			}
+		}
+	}
+	return files
+}
+
 // generalLine decodes a line as readLines does, with its warnings.
 func generalLine(line []byte) (decodedLine, []string) {
 	w := &warnList{}
@@ -75,18 +94,8 @@ func TestClaudeFastSameAsGeneral(t *testing.T) {
 			lines = append(lines, slices.Clone(sc.Bytes()))
 		}
 	}
-	for _, pattern := range []string{
-		filepath.Join("..", "..", "testdata", "logs", "*", "*.jsonl"),
-		filepath.Join("..", "..", "testdata", "logs", "claudecode", "proj", "*", "*", "*.jsonl"),
-		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*.jsonl"),
-		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*", "*.jsonl"),
-	} {
-		paths, _ := filepath.Glob(pattern)
-		for _, p := range paths {
-			if b, err := os.ReadFile(p); err == nil {
-				add(b)
-			}
-		}
+	for _, b := range jsonlFiles() {
+		add(b)
 	}
 	b, err := logsynth.File("claudecode", 2)
 	if err != nil {

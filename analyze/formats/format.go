@@ -174,6 +174,8 @@ type Options struct {
 	// Reread gives the file again from its start. With it, a document is
 	// first read by a faster path that can give up (readRawDocument).
 	Reread func() (io.Reader, error)
+
+	streamClamp bool // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
 }
 
 // SkipError says why a file yields nothing.
@@ -369,10 +371,39 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	cr := clamps.Get().(*clampReader)
 	cr.reset(r)
 	cr.lines = jsonLinesName(name)
+	// JSON Lines are read as they are and clamped line by line (readLines):
+	// the lines the raw path takes skip the clamp. Any other file, and a
+	// .jsonl file read whole after all, is clamped as one stream.
+	eachLine := cr.lines && !opt.streamClamp
 	br := readers.Get().(*bufio.Reader)
-	br.Reset(cr)
-	defer func() { br.Reset(nil); readers.Put(br); cr.reset(nil); clamps.Put(cr) }()
+	if eachLine {
+		br.Reset(r)
+	} else {
+		br.Reset(cr)
+	}
+	var clamped *bufio.Reader
+	clampStream := func() {
+		cr.reset(br)
+		cr.lines, eachLine = true, false
+		clamped = readers.Get().(*bufio.Reader)
+		clamped.Reset(cr)
+		br = clamped
+	}
+	own := br
+	defer func() {
+		for _, b := range []*bufio.Reader{own, clamped} {
+			if b != nil {
+				b.Reset(nil)
+				readers.Put(b)
+			}
+		}
+		cr.reset(nil)
+		clamps.Put(cr)
+	}()
 	if head, _ := br.Peek(3); bytes.Equal(head, bom) {
+		if eachLine { // the clamp saw the mark before the first line
+			clampStream()
+		}
 		br.Discard(3)
 	}
 	first, err := firstByte(br)
@@ -387,9 +418,12 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		c.spill = opt.Spill
 	}
 	lines := jsonLinesName(name) && first != '[' && !prettyPrinted(br) // a .jsonl holding an array, or indented JSON, is read whole
+	if eachLine && !lines {
+		clampStream()
+	}
 	switch {
 	case lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br):
-		err = readLines(br, c, opt.LineWorkers)
+		err = readLines(br, c, opt.LineWorkers, eachLine)
 	case first == '{' && opt.Reread != nil:
 		if err = readRawDocument(br, c); errors.Is(err, errRawGaveUp) {
 			again, err := opt.Reread()

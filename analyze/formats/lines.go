@@ -39,6 +39,7 @@ type lineChunk struct {
 	seq   int
 	data  []byte
 	ends  []int // end offset of each line in data
+	open  bool  // its last line is the file's, with no newline
 	lines []decodedLine
 	docs  []document     // the lines' documents: one allocation per chunk, not per line
 	warns map[string]int // warnings counted while decoding
@@ -49,7 +50,7 @@ type lineChunk struct {
 func (k *lineChunk) reset() {
 	clear(k.warns)
 	clear(k.docs)
-	k.data, k.ends, k.lines, k.docs = k.data[:0], k.ends[:0], k.lines[:0], k.docs[:0]
+	k.data, k.ends, k.lines, k.docs, k.open = k.data[:0], k.ends[:0], k.lines[:0], k.docs[:0], false
 }
 
 func (k *lineChunk) Warn(kind string) { k.warns[kind]++ }
@@ -116,11 +117,14 @@ type lineDecoder struct {
 	dec          *jsontext.Decoder
 	fastWarns    *warnList
 	fastOpts     json.Options
-	fastOK, miss int // lines the fast path took and gave up on, in this file
+	fastOK, miss int  // lines the fast path took and gave up on, in this file
+	clampEach    bool // lines come as written: clamp each (see read)
+	clamp        *clampReader
+	clamped      []byte // the last clamped line's bytes, reused
 }
 
 func newLineDecoder() *lineDecoder {
-	d := &lineDecoder{fastWarns: &warnList{}}
+	d := &lineDecoder{fastWarns: &warnList{}, clamp: newClampReader()}
 	d.dec = jsontext.NewDecoder(&d.buf)
 	d.fastOpts = decodeOptions(d.fastWarns)
 	return d
@@ -143,18 +147,32 @@ func (d *lineDecoder) decode(k *lineChunk) {
 		doc := &k.docs[i]
 		// The fast path is tried while it pays: a file of another format
 		// gives it up after a few lines, a transcript's odd lines do not.
-		if d.miss < 4 || d.fastOK > d.miss {
-			ok := decodeClaudeRaw(line, doc, d.fastWarns)
+		fast := d.miss < 4 || d.fastOK > d.miss
+		raw := fast
+		if d.clampEach {
+			// A line with no room for a string or bare token the clamp
+			// would cut, taken whole by the raw path (which refuses what
+			// else the clamp changes: surrogate escapes, NaN, Infinity), is
+			// one the clamp leaves as it is: most of a transcript's.
+			if fast && shortAndQuoted(line, maxString, maxBareToken) {
+				if decodeClaudeRaw(line, doc, d.fastWarns) {
+					d.fastDecoded(k, doc)
+					continue
+				}
+				*doc = document{}
+			}
+			var copied bool
+			line, copied = d.clampLine(k, line, !k.open || i < len(k.ends)-1)
+			raw = fast && copied // a line the clamp left as it is was tried above
+		}
+		if fast {
+			ok := raw && decodeClaudeRaw(line, doc, d.fastWarns)
 			if !ok {
 				*doc = document{}
 				ok = decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts)
 			}
 			if ok {
-				for _, kind := range d.fastWarns.kinds {
-					k.Warn(kind)
-				}
-				k.lines = append(k.lines, decodedLine{doc: doc})
-				d.fastOK++
+				d.fastDecoded(k, doc)
 				continue
 			}
 			*doc = document{}
@@ -173,6 +191,29 @@ func (d *lineDecoder) decode(k *lineChunk) {
 	decodeFrom(d.dec, &d.buf, nil) // a pooled decoder holds on to no chunk
 }
 
+// clampLine is line as the clamp makes it in the stream (see
+// clampReader.clampLine), its NaN and Infinity counted; copied reports
+// new bytes.
+func (d *lineDecoder) clampLine(k *lineChunk, line []byte, ended bool) (out []byte, copied bool) {
+	out, nulls, copied := d.clamp.clampLine(line, d.clamped, ended)
+	if copied {
+		d.clamped = out[:0]
+	}
+	for range nulls {
+		k.Warn(WarnBadNumber)
+	}
+	return out, copied
+}
+
+// fastDecoded takes a line a fast path decoded into doc, with its warnings.
+func (d *lineDecoder) fastDecoded(k *lineChunk, doc *document) {
+	for _, kind := range d.fastWarns.kinds {
+		k.Warn(kind)
+	}
+	k.lines = append(k.lines, decodedLine{doc: doc})
+	d.fastOK++
+}
+
 // lineError is the error a fresh decoder gives for a broken line. A reused
 // decoder's message can name object members it saw on earlier lines (with
 // duplicate names allowed, jsontext's pointer on malformed input reads stale
@@ -189,15 +230,16 @@ func (discardWarner) Warn(string) {}
 // readLines reads JSON Lines: one document per line, lines of any length (a
 // line over maxChunkLine streams through the decoder), a broken line
 // counted and passed over. With workers > 1 chunks are decoded on that
-// many goroutines.
-func readLines(br *bufio.Reader, c *readCtx, workers int) error {
+// many goroutines. With clampEach, br gives the lines as written and each
+// is clamped as it is decoded; else br is the clamp's.
+func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error {
 	inline := workers <= 1
 	var todo, done chan *lineChunk
 	var own *lineDecoder
 	cur := &lineChunk{warns: map[string]int{}}
 	if inline {
 		own = lineDecoders.Get().(*lineDecoder)
-		own.fastOK, own.miss = 0, 0
+		own.fastOK, own.miss, own.clampEach = 0, 0, clampEach
 		cur = inlineChunks.Get().(*lineChunk)
 		defer func() {
 			lineDecoders.Put(own)
@@ -210,6 +252,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 		for range workers {
 			wg.Go(func() {
 				d := newLineDecoder()
+				d.clampEach = clampEach
 				for k := range todo {
 					d.decode(k)
 					done <- k
@@ -294,7 +337,21 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 			submit()
 			consume(0)
 			lr := &lineReader{br: br, inLine: true}
-			line := decodeLine(jsontext.NewDecoder(io.MultiReader(bytes.NewReader(long), lr), jsontext.AllowDuplicateNames(true)), decodeOptions(c), nil)
+			var in io.Reader = io.MultiReader(bytes.NewReader(long), lr)
+			var lc *clampReader
+			if clampEach { // the clamp sees the line's newline, as in the stream; the decoder does not
+				lc = clamps.Get().(*clampReader)
+				lc.reset(io.MultiReader(in, &newlineAfter{lr: lr}))
+				lc.lines, in = true, &beforeNewline{r: lc}
+			}
+			line := decodeLine(jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true)), decodeOptions(c), nil)
+			if lc != nil {
+				for range lc.nonFinite {
+					c.Warn(WarnBadNumber)
+				}
+				lc.reset(nil)
+				clamps.Put(lc)
+			}
 			if lr.err != nil {
 				return lr.err
 			}
@@ -314,6 +371,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 		if len(line) > 0 || err == nil {
 			cur.data = append(cur.data, line...)
 			cur.ends = append(cur.ends, len(cur.data))
+			cur.open = err == io.EOF
 			if len(cur.data) >= chunkBytes {
 				submit()
 			}
@@ -326,6 +384,39 @@ func readLines(br *bufio.Reader, c *readCtx, workers int) error {
 	submit()
 	consume(0)
 	return st.verdict(c)
+}
+
+// newlineAfter gives a newline once a line's reader has read to one, and
+// nothing after the last line of a file.
+type newlineAfter struct {
+	lr   *lineReader
+	sent bool
+}
+
+func (n *newlineAfter) Read(p []byte) (int, error) {
+	if n.sent || n.lr.done || n.lr.err != nil || len(p) == 0 {
+		return 0, io.EOF
+	}
+	n.sent, p[0] = true, '\n'
+	return 1, io.EOF
+}
+
+// beforeNewline reads r up to its first newline.
+type beforeNewline struct {
+	r    io.Reader
+	done bool
+}
+
+func (b *beforeNewline) Read(p []byte) (int, error) {
+	if b.done {
+		return 0, io.EOF
+	}
+	n, err := b.r.Read(p)
+	if i := bytes.IndexByte(p[:n], '\n'); i >= 0 {
+		b.done = true
+		return i, io.EOF
+	}
+	return n, err
 }
 
 // decodeLine decodes the one JSON value of a line; the line is invalid when

@@ -74,7 +74,7 @@ func readBoth(t *testing.T, name string, data []byte) (reference string, chunked
 			if _, err := firstByte(br); err == io.EOF {
 				return skip(ReasonEmpty, "")
 			}
-			return readLines(br, c, workers)
+			return readLines(br, c, workers, false)
 		}))
 	}
 	return reference, chunked
@@ -210,4 +210,76 @@ func TestJSONLinesUnderJSONName(t *testing.T) {
 			t.Errorf("%q: runs %v, warnings %v", doc, got, c.warnings)
 		}
 	}
+}
+
+// sameAsStreamClamp fails when JSON Lines clamped line by line (and the
+// raw path's lines not at all) read otherwise than through the clamp as
+// one stream: inline and on two goroutines, in chunks of any size.
+func sameAsStreamClamp(t *testing.T, name string, data []byte) {
+	t.Helper()
+	read := func(opt Options) string {
+		return readAll(name, data, func(r io.Reader, name string, em Emitter) error { return Read(r, name, opt, em) })
+	}
+	want := read(Options{streamClamp: true})
+	for _, workers := range []int{0, 2} {
+		if got := read(Options{LineWorkers: workers}); got != want {
+			t.Fatalf("%s, %d workers: clamped line by line\n%.600s\nas a stream\n%.600s", name, workers, got, want)
+		}
+	}
+}
+
+func TestClampEachLineSameAsStream(t *testing.T) {
+	files := jsonlFiles()
+	if len(files) < 10 {
+		t.Fatalf("only %d JSON Lines files", len(files))
+	}
+	for _, format := range []string{"claudecode", "codex", "otel"} {
+		b, err := logsynth.File(format, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	user := func(text string) string {
+		return `{"type":"user","sessionId":"s","uuid":"u` + fmt.Sprint(len(text)) + `","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"` + text + `"}}`
+	}
+	longBroken := `{"a":[` + strings.Repeat(`"`+strings.Repeat("z", 100<<10)+`",`, maxChunkLine/(100<<10)+1) + `"`
+	assistant := `{"type":"assistant","sessionId":"s","uuid":"a1","timestamp":"2026-01-01T00:00:01Z","message":{"id":"m","role":"assistant","model":"x","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"c":"ls"}}],"usage":{"input_tokens":NaN,"output_tokens":5}}}`
+	tricky := []string{
+		user("plain") + "\n" + assistant + "\n",
+		user(`cut emoji \ud83d`) + "\n" + user(`pair \ud83d\ude00 and \\ud800 as text`) + "\n",
+		user(strings.Repeat("x", maxString+10)) + "\n" + user("after") + "\n",
+		user(strings.Repeat("日本", maxChunkLine/3)+`\ud83d`) + "\n" + assistant + "\n",
+		`{"n":` + strings.Repeat("1", maxBareToken+1) + "}\n" + user("next") + "\n",
+		"\xef\xbb\xbf" + user("marked") + "\n",
+		"[" + user("in an array") + ",NaN]\n",
+		"{\n  \"type\": \"user\"\n}\n",
+		user("crlf") + "\r\n" + assistant + "\r\n",
+		user(`open` + "\n" + `{"type":"user"`),
+		"NaN\n-Infinity\n" + user("x"),
+		`"\uX`, "\"\\uX\n\"\\u12\n", // a broken escape, at the end and before a newline
+		longBroken + `\uX` + "\n" + longBroken + `\u1`, // the same in long lines
+		`{"n":NaN,"a":[` + strings.Repeat(`"`+strings.Repeat("z", 100<<10)+`",`, maxChunkLine/(100<<10)+1) + `"z"]}` + "\n",
+	}
+	for _, s := range clampTricky {
+		tricky = append(tricky, s+"\n"+s)
+	}
+	for _, s := range tricky {
+		files = append(files, []byte(s))
+	}
+	defer func(n int) { chunkBytes = n }(chunkBytes)
+	for _, size := range []int{chunkBytes, 100} {
+		chunkBytes = size
+		for _, b := range files {
+			sameAsStreamClamp(t, "x.jsonl", b)
+		}
+	}
+}
+
+func FuzzClampEachLine(f *testing.F) {
+	f.Add([]byte(`{"type":"user","sessionId":"s","uuid":"u","message":{"role":"user","content":"\ud83d x"}}` + "\n[NaN]\n"))
+	f.Add([]byte("{\"a\":\"open\n{\"b\":1}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		sameAsStreamClamp(t, "x.jsonl", data)
+	})
 }
