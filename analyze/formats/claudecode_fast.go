@@ -151,7 +151,7 @@ var fieldKeys = func() map[string]string {
 		"id", "model", "role", "content", "usage", "input_tokens", "output_tokens", "cache_creation_input_tokens",
 		"cache_read_input_tokens", "type", "name", "tool_use_id", "text", "is_error", "input", "subagent_type",
 		"events", "timestamp", "nodeId", "status", "summary", "metadata", "toolName", "error",
-		"durationMs", "interrupted",
+		"durationMs", "interrupted", "exit_code",
 	} {
 		keys[k] = k
 	}

@@ -80,22 +80,62 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
 		return nil
 	}
-	unquoted, err := unquote(raw)
-	if err != nil {
-		return err
+	text := []byte(raw[1 : len(raw)-1])
+	if bytes.IndexByte(text, '\\') >= 0 { // unescaped in a reused buffer: the text is only looked at
+		buf := unquoteBufs.Get().(*[]byte)
+		defer unquoteBufs.Put(buf)
+		if text, err = jsontext.AppendUnquote((*buf)[:0], raw); err != nil {
+			return err
+		}
+		if cap(text) <= maxString { // the clamp bounds strings: this is the usual case
+			*buf = text[:0]
+		}
 	}
-	text := string(unquoted)
-	if strings.HasPrefix(strings.TrimSpace(text), "{") && strings.Contains(text, "exit_code") {
-		var inner struct {
-			Metadata struct {
-				ExitCode Num `json:"exit_code"`
-			} `json:"metadata"`
+	if !bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) || !bytes.Contains(text, []byte("exit_code")) {
+		return nil
+	}
+	if code, warns, ok := rawExitCode(text); ok {
+		for _, kind := range warns {
+			w.Warn(kind)
 		}
-		if json.Unmarshal([]byte(text), &inner, opts) == nil {
-			o.ExitCode = inner.Metadata.ExitCode
-		}
+		o.ExitCode = code
+		return nil
+	}
+	var inner codexOutputDoc
+	if json.Unmarshal(text, &inner, opts) == nil {
+		o.ExitCode = inner.Metadata.ExitCode
 	}
 	return nil
+}
+
+// codexOutputDoc is the JSON document older CLIs wrote as a tool's output.
+type codexOutputDoc struct {
+	Metadata struct {
+		ExitCode Num `json:"exit_code"`
+	} `json:"metadata"`
+}
+
+// rawExitCode reads a tool output document's metadata.exit_code straight
+// from its bytes, as the general decoder reads codexOutputDoc: the output
+// text around it (kilobytes) is only validated. Anything else than objects
+// down to a number or null gives up (ok false), with no warning given.
+func rawExitCode(text []byte) (code Num, warns []string, ok bool) {
+	s := rawScan{b: text}
+	var w warnList
+	s.ws()
+	ok = s.object(true, func(key string) bool {
+		if key != "metadata" {
+			return s.skip()
+		}
+		return s.object(true, func(key string) bool {
+			if key != "exit_code" {
+				return s.skip()
+			}
+			return s.num(&code, &w)
+		})
+	})
+	s.ws()
+	return code, w.kinds, ok && s.i == len(s.b)
 }
 
 // codexFile carries what one rollout's earlier lines said to its later ones.

@@ -15,6 +15,7 @@ import (
 	"time"
 	"unicode/utf16"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/analyze/model"
@@ -774,6 +775,51 @@ func TestUTF16And32(t *testing.T) {
 			t.Errorf("%s: %v, want %s", name, err, want)
 		}
 	}
+}
+
+// checkExitCode fails when rawExitCode reads a tool output document
+// otherwise than the general decoder: code or warnings.
+func checkExitCode(t *testing.T, text []byte) (raw bool) {
+	t.Helper()
+	code, warns, ok := rawExitCode(text)
+	if !ok {
+		return false
+	}
+	var want codexOutputDoc
+	w := &warnList{}
+	if err := json.Unmarshal(text, &want, decodeOptions(w)); err != nil {
+		t.Fatalf("raw path read what the general decoder refuses (%v): %q", err, text)
+	}
+	if code != want.Metadata.ExitCode || !slices.Equal(warns, w.kinds) {
+		t.Fatalf("%q: raw path %+v %v, general %+v %v", text, code, warns, want.Metadata.ExitCode, w.kinds)
+	}
+	return true
+}
+
+func TestRawExitCode(t *testing.T) {
+	raw := 0
+	for _, text := range []string{
+		`{"output":"x\ny \"q\" 日本","metadata":{"exit_code":3,"duration_seconds":0.5}}`,
+		` {"metadata":{"exit_code":null}} `, `{"metadata":{"exit_code":1e999}}`, `{"metadata":{}}`, `{}`,
+		`{"metadata":{"exit_code":1},"metadata":{"exit_code":2}}`, `{"metadata":{"exit_code":1},"metadata":{}}`,
+		`{"metadata":{"exit_code":"7"}}`, `{"metadata":null}`, `{"metadata":{"exit_code":1},"metadata":null}`,
+		`{"metadata":{"exit_code":true}}`, `{"metadata":[1]}`, `{"metadata":{"exit_code":1}} x`, `{"metadata":{"exit_code":1}`,
+		`{"output":"\ud83d","metadata":{"exit_code":1}}`, `{"a":NaN,"metadata":{"exit_code":1}}`, "\u00a0{\"metadata\":{\"exit_code\":1}}",
+		`{"metadata":{"exit\u005fcode":4}}`, `[{"metadata":{"exit_code":1}}]`,
+	} {
+		if checkExitCode(t, []byte(text)) {
+			raw++
+		}
+	}
+	if raw < 7 {
+		t.Fatalf("the raw path read only %d documents", raw)
+	}
+}
+
+func FuzzRawExitCode(f *testing.F) {
+	f.Add([]byte(`{"output":"x","metadata":{"exit_code":3}}`))
+	f.Add([]byte(`{"metadata":{"exit_code":1},"metadata":null}`))
+	f.Fuzz(func(t *testing.T, text []byte) { checkExitCode(t, text) })
 }
 
 // A Codex tool output gives an exit code only when its text is a JSON

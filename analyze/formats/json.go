@@ -220,7 +220,8 @@ func unquote(raw jsontext.Value) ([]byte, error) {
 	if v := []byte(raw[1 : len(raw)-1]); bytes.IndexByte(v, '\\') < 0 {
 		return v, nil
 	}
-	return jsontext.AppendUnquote(nil, raw)
+	// At most as long: appended to nil, a long string's bytes were copied at every growth.
+	return jsontext.AppendUnquote(make([]byte, 0, len(raw)), raw)
 }
 
 func decodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {
