@@ -104,8 +104,9 @@ func (r *rawStream) open(c byte) bool {
 }
 
 // members reads an object member by member, calling member with the scan
-// position at each value, which it must consume. Keys with escapes give up.
-func (r *rawStream) members(member func(key string) bool) bool {
+// position at each value, which it must consume. Keys with escapes give up
+// (they might spell one read), unless anyKey: the keys are then not used.
+func (r *rawStream) members(anyKey bool, member func(key string) bool) bool {
 	if !r.open('{') {
 		return false
 	}
@@ -122,7 +123,7 @@ func (r *rawStream) members(member func(key string) bool) bool {
 				return false
 			}
 			name := s.b[start+1 : s.i-1]
-			if bytes.IndexByte(name, '\\') >= 0 {
+			if !anyKey && bytes.IndexByte(name, '\\') >= 0 {
 				return false
 			}
 			if s.ws(); s.peek() != ':' {
@@ -158,6 +159,43 @@ func (r *rawStream) skipValue(limit int, use func(v []byte) bool) bool {
 	}) && (use == nil || use(v))
 }
 
+// elements reads an array element by element, calling elem with the scan
+// position at each, which it must consume.
+func (r *rawStream) elements(elem func() bool) bool {
+	if !r.open('[') {
+		return false
+	}
+	for first := true; ; first = false {
+		closed := false
+		if !r.step(func(s *rawScan) bool {
+			var ok bool
+			closed, ok = s.next(']', first)
+			return ok
+		}) {
+			return false
+		}
+		if closed {
+			return true
+		}
+		if !elem() {
+			return false
+		}
+	}
+}
+
+// skipAny consumes one value of any size: an object or array a member or
+// element at a time (a debug bundle's payloads can be as large as its
+// events), anything else whole.
+func (r *rawStream) skipAny(depth int) bool {
+	switch r.peekKind() {
+	case '{':
+		return depth < maxRawDepth && r.members(true, func(string) bool { return r.skipAny(depth + 1) })
+	case '[':
+		return depth < maxRawDepth && r.elements(func() bool { return r.skipAny(depth + 1) })
+	}
+	return r.skipValue(maxRawWindow, nil)
+}
+
 func (r *rawStream) peekKind() byte {
 	var k byte
 	r.step(func(s *rawScan) bool {
@@ -179,7 +217,7 @@ func readRawDocument(in io.Reader, c *readCtx) error {
 		events bool
 	)
 	opts := decodeOptions(&w)
-	ok := r.members(func(key string) bool {
+	ok := r.members(false, func(key string) bool {
 		if key == "events" {
 			if events {
 				return false // written twice: left to the token path
@@ -188,7 +226,7 @@ func readRawDocument(in io.Reader, c *readCtx) error {
 			return r.eventsValue(&d.Events, &w)
 		}
 		if !documentKeys[key] { // the general decoder skips it too
-			return r.skipValue(maxRawWindow, nil)
+			return r.skipAny(0)
 		}
 		// A long member gives up: the document is not a bundle, and the
 		// general decoder would scan its bytes a second time.
@@ -228,9 +266,9 @@ func (r *rawStream) eventsValue(e *eventsField, w *warnList) bool {
 		return r.eventArray(e, w)
 	case '{':
 		var events *eventsField
-		ok := r.members(func(key string) bool {
+		ok := r.members(false, func(key string) bool {
 			if key != "events" {
-				return r.skipValue(maxRawWindow, nil)
+				return r.skipAny(0)
 			}
 			switch r.peekKind() {
 			case 'n':
@@ -256,29 +294,21 @@ func (r *rawStream) eventsValue(e *eventsField, w *warnList) bool {
 
 // eventArray reads an events array as decodeEvents does, one event a step.
 func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
-	if !r.open('[') {
-		return false
-	}
 	keep := newEventKeeper()
 	tab := map[string]string{}
-	for first := true; ; first = false {
-		closed := false
+	if !r.elements(func() bool {
 		var e bundleEvent
 		mark := len(w.kinds)
 		if !r.step(func(s *rawScan) bool {
-			var ok bool
-			if closed, ok = s.next(']', first); closed || !ok {
-				return ok
-			}
 			e, w.kinds = bundleEvent{}, w.kinds[:mark]
 			return s.bundleEvent(&e, w, tab)
 		}) {
 			return false
 		}
-		if closed {
-			break
-		}
 		keep.add(&e)
+		return true
+	}) {
+		return false
 	}
 	keep.into(list)
 	return true

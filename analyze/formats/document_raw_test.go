@@ -115,6 +115,26 @@ func longArray(n int) string {
 	return "[" + strings.Repeat(s+",", n/len(s)) + s + "]"
 }
 
+// An events export's payloads, larger than any window, are skipped a
+// member at a time: the raw path reads the file once. Nested deeper than
+// the scanner goes, they give up.
+func TestRawDocumentLargePayloads(t *testing.T) {
+	payload := `{"rows":[{"id":1,"name":"` + strings.Repeat("n", 1000) + `"}],"rowCount":1}`
+	var b strings.Builder
+	b.WriteString(`{"events":[{"id":"e1","timestamp":1702886400000,"type":"tool_call","metadata":{"toolName":"sql"}}],"payloads":{`)
+	for i := 0; b.Len() < maxRawWindow*5/2; i++ {
+		fmt.Fprintf(&b, `"p\u002d%d":%s,`, i, payload) // escaped keys, as only a skipped value may have
+	}
+	b.WriteString(`"last":[[1,2],{"a":[]}]}}`)
+	if readBothWays(t, []byte(b.String()), 0) {
+		t.Fatal("the raw path gave up on large payloads")
+	}
+	deep := `{"events":[],"payloads":` + strings.Repeat(`{"a":[`, 70) + strings.Repeat(`]}`, 70) + `}`
+	if !readBothWays(t, []byte(deep), 0) {
+		t.Fatal("the raw path read payloads nested 140 deep")
+	}
+}
+
 func FuzzRawDocument(f *testing.F) {
 	f.Add([]byte(`{"state":{"id":"r"},"events":{"events":[{"id":"a","type":"tool_call","timestamp":1702886400000,"metadata":{"toolName":"x"}}]}}`))
 	f.Add([]byte(`{"events":[{"id":"a","id":"b"},null,{"timestamp":"2026-01-01 10:00"}]}`))
