@@ -191,11 +191,13 @@ func shortAndQuoted(line []byte, limit, bareLimit int) bool {
 // bytes in buf (copied). nulls counts the NaN and Infinity tokens written
 // as null.
 func (c *clampReader) clampLine(line, buf []byte, ended bool) (out []byte, nulls int, copied bool) {
+	// plainLine reads the limits, and its test is for a line with its newline.
+	c.reset(nil)
+	if ended && c.plainLine(line) {
+		return line, 0, false
+	}
 	var in io.Reader = bytes.NewReader(line)
 	if ended {
-		if c.plainLine(line) { // the test plainLine makes is for a line with its newline
-			return line, 0, false
-		}
 		in = io.MultiReader(in, bytes.NewReader(newline))
 	}
 	c.reset(in)

@@ -494,3 +494,24 @@ func TestNonFiniteNumbers(t *testing.T) {
 		}
 	}
 }
+
+// clampLine hands back a plain line as it is, from a clamp's first use on,
+// and clamps the others as the stream clamp does.
+func TestClampLine(t *testing.T) {
+	plain := []byte(`{"type":"user","message":{"content":"` + strings.Repeat("ok ", 100) + `"}}`)
+	if out, nulls, copied := newClampReader().clampLine(plain, nil, true); copied || nulls != 0 || !bytes.Equal(out, plain) {
+		t.Fatalf("a plain line came back copied (%v) or changed: %q", copied, out)
+	}
+	c := newClampReader()
+	for _, tc := range []struct{ line, want string }{
+		{`[NaN,"\ud83d"]`, `[null,"\ufffd"]`},
+		{`{"a":"x` + `\uX`, `{"a":"x` + `\uX`}, // before its newline the escape is kept
+	} {
+		if out, _, _ := c.clampLine([]byte(tc.line), nil, true); string(out) != tc.want {
+			t.Errorf("%q: %q, want %q", tc.line, out, tc.want)
+		}
+	}
+	if out, _, _ := c.clampLine([]byte(`{"a":"x\uX`), nil, false); string(out) != `{"a":"x` {
+		t.Errorf("at the end of the file the broken escape is dropped, got %q", out)
+	}
+}
