@@ -80,32 +80,22 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
 		return nil
 	}
-	text := []byte(raw[1 : len(raw)-1])
-	if bytes.IndexByte(text, '\\') >= 0 { // unescaped in a reused buffer: the text is only looked at
-		buf := unquoteBufs.Get().(*[]byte)
-		defer unquoteBufs.Put(buf)
-		if text, err = jsontext.AppendUnquote((*buf)[:0], raw); err != nil {
-			return err
+	return withUnquoted(raw, func(text []byte) {
+		if !bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) || !bytes.Contains(text, []byte("exit_code")) {
+			return
 		}
-		if cap(text) <= maxString { // the clamp bounds strings: this is the usual case
-			*buf = text[:0]
+		if code, warns, ok := rawExitCode(text); ok {
+			for _, kind := range warns {
+				w.Warn(kind)
+			}
+			o.ExitCode = code
+			return
 		}
-	}
-	if !bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) || !bytes.Contains(text, []byte("exit_code")) {
-		return nil
-	}
-	if code, warns, ok := rawExitCode(text); ok {
-		for _, kind := range warns {
-			w.Warn(kind)
+		var inner codexOutputDoc
+		if json.Unmarshal(text, &inner, opts) == nil {
+			o.ExitCode = inner.Metadata.ExitCode
 		}
-		o.ExitCode = code
-		return nil
-	}
-	var inner codexOutputDoc
-	if json.Unmarshal(text, &inner, opts) == nil {
-		o.ExitCode = inner.Metadata.ExitCode
-	}
-	return nil
+	})
 }
 
 // codexOutputDoc is the JSON document older CLIs wrote as a tool's output.

@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/go-json-experiment/json"
 )
@@ -426,11 +424,6 @@ func (s *rawScan) anyTime(p *Time, w *warnList) bool {
 	if !s.skipNumber() {
 		return false
 	}
-	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
-	if err != nil || math.Abs(f) > maxEpoch {
-		w.Warn(WarnBadTimestamp)
-		return true
-	}
-	*p = Time{t: epochTime(f), Set: true}
+	timeNumber(string(s.b[start:s.i]), p, w)
 	return true
 }

@@ -167,10 +167,19 @@ func readStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
 }
 
 // stringPrefix is the first n bytes of the string raw (quoted, valid JSON).
-func stringPrefix(raw []byte, n int) (string, error) {
+func stringPrefix(raw []byte, n int) (s string, err error) {
+	err = withUnquoted(raw, func(text []byte) { s = string(text[:min(n, len(text))]) })
+	return s, err
+}
+
+// withUnquoted calls use with the text of the string raw (quoted, valid
+// JSON): the bytes between the quotes when it holds no escape, else the
+// text unescaped in a reused buffer. text is only valid during the call.
+func withUnquoted(raw []byte, use func(text []byte)) error {
 	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 { // verbatim: the text is what is between the quotes
-		return string(inner[:min(n, len(inner))]), nil
+	if bytes.IndexByte(inner, '\\') < 0 {
+		use(inner)
+		return nil
 	}
 	buf := unquoteBufs.Get().(*[]byte)
 	defer unquoteBufs.Put(buf)
@@ -178,7 +187,11 @@ func stringPrefix(raw []byte, n int) (string, error) {
 	if cap(text) <= maxString { // the clamp bounds strings: this is the usual case
 		*buf = text[:0]
 	}
-	return string(text[:min(n, len(text))]), err
+	if err != nil {
+		return err
+	}
+	use(text)
+	return nil
 }
 
 var unquoteBufs = sync.Pool{New: func() any { return new([]byte) }}
@@ -280,12 +293,7 @@ func decodeTime(dec *jsontext.Decoder, p *Time, w Warner, opts json.Options) err
 	}
 	switch tok.Kind() {
 	case '0':
-		f, err := strconv.ParseFloat(tok.String(), 64)
-		if err != nil || math.Abs(f) > maxEpoch {
-			w.Warn(WarnBadTimestamp)
-			return nil
-		}
-		*p = Time{t: epochTime(f), Set: true}
+		timeNumber(tok.String(), p, w)
 	case '"':
 		timeText(tok.String(), p, w)
 	case 'n':
@@ -293,6 +301,17 @@ func decodeTime(dec *jsontext.Decoder, p *Time, w Warner, opts json.Options) err
 		w.Warn(WarnBadTimestamp)
 	}
 	return nil
+}
+
+// timeNumber reads a timestamp written as a JSON number (epoch seconds or
+// milliseconds) into p.
+func timeNumber(text string, p *Time, w Warner) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.Abs(f) > maxEpoch {
+		w.Warn(WarnBadTimestamp)
+		return
+	}
+	*p = Time{t: epochTime(f), Set: true}
 }
 
 // timeText reads a timestamp string into p (a blank one leaves p alone).
