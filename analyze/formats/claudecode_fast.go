@@ -140,8 +140,9 @@ func (s *seenKeys) first(key string) bool {
 	return true
 }
 
-// fieldKeys are the keys the token-level decoders read, interned: every key
-// of the union document, and those of the nested objects they decode.
+// fieldKeys are the keys the token-level and raw decoders read, interned:
+// every key of the union document, and those of the nested objects they
+// decode.
 var fieldKeys = func() map[string]string {
 	keys := map[string]string{}
 	for k := range documentKeys {
@@ -151,7 +152,8 @@ var fieldKeys = func() map[string]string {
 		"id", "model", "role", "content", "usage", "input_tokens", "output_tokens", "cache_creation_input_tokens",
 		"cache_read_input_tokens", "type", "name", "tool_use_id", "text", "is_error", "input", "subagent_type",
 		"events", "timestamp", "nodeId", "status", "summary", "metadata", "toolName", "error",
-		"durationMs", "interrupted", "exit_code",
+		"durationMs", "interrupted", "exit_code", "info", "total_token_usage", "cached_input_tokens",
+		"reasoning_output_tokens",
 	} {
 		keys[k] = k
 	}

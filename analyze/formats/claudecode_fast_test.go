@@ -58,12 +58,9 @@ func checkFastLine(t *testing.T, line []byte) (fast, raw bool) {
 		sameAsGeneral(t, "fast", line, d, w.kinds)
 	}
 	d, w = new(document), &warnList{}
-	raw = decodeClaudeRaw(line, d, w)
+	raw = decodeLineRaw(line, d, w)
 	if raw {
-		sameAsGeneral(t, "raw", line, d, w.kinds)
-		if !fast {
-			t.Fatalf("raw path accepted a line the token-level path gives up: %.300s", line)
-		}
+		sameAsGeneral(t, "raw", line, d, w.kinds) // which reads more keys than the token-level path
 	}
 	return fast, raw
 }
@@ -171,17 +168,57 @@ func TestClaudeFastSameAsGeneral(t *testing.T) {
 }
 
 func FuzzClaudeFast(f *testing.F) {
-	b, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "logs", "claudecode", "proj", "s1.jsonl"))
-	for _, l := range bytes.Split(b, []byte("\n")) {
-		f.Add(l)
+	for _, name := range []string{filepath.Join("claudecode", "proj", "s1.jsonl"), filepath.Join("codex", "rollout-2026-03-06T09-00-00-rollout-one.jsonl")} {
+		b, _ := os.ReadFile(filepath.Join("..", "..", "testdata", "logs", name))
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			f.Add(l)
+		}
 	}
 	f.Add([]byte(`{"type":"user","sessionId":"s","message":{"content":[1,null,{"input":"x"}],"usage":[1]}}`))
+	for _, l := range codexLines {
+		f.Add([]byte(l))
+	}
 	f.Fuzz(func(t *testing.T, line []byte) {
 		if bytes.IndexByte(line, '\n') >= 0 {
 			return // one line at a time
 		}
 		checkFastLine(t, line)
 	})
+}
+
+// codexLines are Codex lines the raw path must read as the general decoder
+// does, or give up on.
+var codexLines = []string{
+	`{"timestamp":"2026-03-06T09:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c1","arguments":"{\"command\":[\"ls\"]}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":" {\"metadata\":{\"exit_code\":null}} "}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":1e400}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":0}} trailing"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_\u0063ode\":4}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"plain text naming exit_code 5"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c1","output":{"content":[{"type":"text","text":"exit_code"}]}}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":null}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3,"reasoning_output_tokens":1,"total_tokens":13},"last_token_usage":{}}}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":null}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null}}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":[1]}}`,
+	`{"timestamp":"2026-03-06T09:00:04Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"c1","exit_code":-1,"status":"failed"}}`,
+	`{"timestamp":"2026-03-06T09:00:04Z","type":"event_msg","payload":{"type":"user_message","message":"请把报告按周汇总 \"quoted\"\n","images":[]}}`,
+	`{"timestamp":"2026-03-06T09:00:04Z","type":"event_msg","payload":{"type":"user_message","message":{"text":"x"}}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"session_meta","payload":{"id":"s1","timestamp":"2026-03-06T08:59:59Z","cwd":"/r","instructions":"x"}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":{"model":"gpt-5-codex","cwd":"/r"}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":null}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":{"model":"a","model":"b"}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":{"model":"a"},"payload":{"cwd":"b"}}`,
+	`{"timestamp":1772787600,"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}`,
+	`{"id":"s0","timestamp":"2025-05-01T10:00:00Z","instructions":"be brief"}`,
+	`{"type":"function_call","name":"shell","arguments":"{}","call_id":"c9"}`,
+	`{"type":"function_call_output","call_id":"c9","output":"{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}"}`,
+	`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}],"id":7}`,
+	`{"type":"reasoning","id":"r1","summary":[],"encrypted_content":"abc"}`,
 }
 
 // A string read for its first n bytes gives the first n bytes of the whole,
@@ -248,5 +285,51 @@ func TestFieldKey(t *testing.T) {
 			b[i] = "abcdefgilmnoprstuyIST_"[rng.IntN(22)]
 		}
 		check(string(b))
+	}
+}
+
+// The raw path reads Codex lines as the general decoder does: the corpus's
+// rollouts, a generated one and odd lines, most of them taken.
+func TestCodexRawSameAsGeneral(t *testing.T) {
+	var lines [][]byte
+	for _, b := range jsonlFiles() {
+		for l := range bytes.Lines(b) {
+			lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+		}
+	}
+	b, err := logsynth.File("codex", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l := range bytes.Lines(b) {
+		lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+	}
+	for _, l := range codexLines {
+		lines = append(lines, []byte(l))
+	}
+	codex, raw := 0, 0
+	for _, l := range lines {
+		if want, _ := generalLine(l); want.err != nil || want.doc == nil || !codexFormat.match(want.doc) {
+			continue
+		}
+		codex++
+		if _, r := checkFastLine(t, l); r {
+			raw++
+		} else {
+			t.Logf("not taken: %.200s", l)
+		}
+	}
+	t.Logf("the raw path took %d of %d Codex lines", raw, codex)
+	if codex < 500 || raw < codex*9/10 {
+		t.Errorf("the raw path took %d of %d Codex lines", raw, codex)
+	}
+	for _, l := range []string{ // what only the general decoder reads
+		`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
+		`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
+		`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+	} {
+		if decodeLineRaw([]byte(l), new(document), &warnList{}) {
+			t.Errorf("the raw path read %s", l)
+		}
 	}
 }

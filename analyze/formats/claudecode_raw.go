@@ -11,14 +11,15 @@ import (
 
 // Half a transcript's bytes are payload text the metrics never read, and
 // jsontext skips it at 400-500 MB/s, decoding each character of Chinese
-// text through utf8.DecodeRune. decodeClaudeRaw reads a plain Claude Code
-// line straight from its bytes: the same fields as decodeClaudeFast, into
-// the same document, with the same warnings, skipping payload values with
-// a validator that tests eight bytes at a time. It accepts only what it is
-// sure of: any doubt (a value of an unexpected kind, a surrogate escape,
-// deep nesting, a byte JSON forbids) and it gives up, and the line takes
-// the token-level path. What it accepts, jsontext would accept too: a
-// differential test and a fuzz target hold the three paths equal.
+// text through utf8.DecodeRune. decodeLineRaw reads a plain Claude Code
+// or Codex line straight from its bytes: the same fields as the general
+// decoder (for Claude Code, as decodeClaudeFast), into the same document,
+// with the same warnings, skipping payload values with a validator that
+// tests eight bytes at a time. It accepts only what it is sure of: any
+// doubt (a value of an unexpected kind, a surrogate escape, deep nesting, a
+// byte JSON forbids) and it gives up, and the line takes the token-level
+// path. What it accepts, jsontext would accept too: a differential test and
+// a fuzz target hold the paths equal.
 
 // rawScan reads one line.
 type rawScan struct {
@@ -31,9 +32,9 @@ type rawScan struct {
 // lines take the token-level path.
 const maxRawDepth = 64
 
-// decodeClaudeRaw decodes line into d, reporting false when it gives up
+// decodeLineRaw decodes line into d, reporting false when it gives up
 // (d and w are then dirty).
-func decodeClaudeRaw(line []byte, d *document, w *warnList) bool {
+func decodeLineRaw(line []byte, d *document, w *warnList) bool {
 	s := rawScan{b: line}
 	w.kinds = w.kinds[:0]
 	if s.ws(); !s.object(false, func(key string) bool { return s.topField(key, d, w) }) {
@@ -69,6 +70,20 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		return s.toolUseResult(&d.ToolUseResult, w)
 	case "message":
 		return rawPtr(s, &d.Message, func(m *claudeMessage) bool { return s.message(m, w) })
+	case "payload": // Codex: an envelope line
+		return rawPtr(s, &d.Payload, func(it *codexItem) bool { return s.codexItem(it, w) })
+	case "id": // and a pre-envelope line's
+		return s.str(&d.ID)
+	case "instructions":
+		return s.str(&d.Instructions)
+	case "name":
+		return s.str(&d.Name)
+	case "call_id":
+		return s.str(&d.CallID)
+	case "role":
+		return s.str(&d.Role)
+	case "output":
+		return s.codexOutput(&d.Output, w)
 	}
 	if documentKeys[key] {
 		return false // a field of another format

@@ -48,9 +48,11 @@ type codexItem struct {
 	Status    Str         `json:"status"`
 	ExitCode  Num         `json:"exit_code"`
 	Message   Str         `json:"message"`
-	Info      *struct {
-		Total *codexUsage `json:"total_token_usage"`
-	} `json:"info"`
+	Info      *codexInfo  `json:"info"`
+}
+
+type codexInfo struct {
+	Total *codexUsage `json:"total_token_usage"`
 }
 
 type codexUsage struct {
@@ -74,16 +76,7 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	if err != nil {
 		return err
 	}
-	// A tool's whole output (most of a rollout's bytes) is only unquoted
-	// when it may name an exit code. Escapes other than \u make no letters,
-	// so without one the text holds "exit_code" only if the raw bytes do.
-	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
-		return nil
-	}
-	return withUnquoted(raw, func(text []byte) {
-		if !bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) || !bytes.Contains(text, []byte("exit_code")) {
-			return
-		}
+	return outputDocument(raw, func(text []byte) {
 		if code, warns, ok := rawExitCode(text); ok {
 			for _, kind := range warns {
 				w.Warn(kind)
@@ -96,6 +89,100 @@ func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 			o.ExitCode = inner.Metadata.ExitCode
 		}
 	})
+}
+
+// outputDocument calls use with the text of a tool output (raw is its
+// string token) when that text may be a JSON document with an exit code.
+func outputDocument(raw []byte, use func(text []byte)) error {
+	// A tool's whole output (most of a rollout's bytes) is only unquoted
+	// when it may name an exit code. Escapes other than \u make no letters,
+	// so without one the text holds "exit_code" only if the raw bytes do.
+	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return nil
+	}
+	return withUnquoted(raw, func(text []byte) {
+		if bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) && bytes.Contains(text, []byte("exit_code")) {
+			use(text)
+		}
+	})
+}
+
+// codexItem reads a payload as the general decoder reads codexItem (see
+// decodeLineRaw).
+func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "type":
+			return s.str(&it.Type)
+		case "id":
+			return s.str(&it.ID)
+		case "timestamp":
+			return s.time(&it.Timestamp, w)
+		case "model":
+			return s.str(&it.Model)
+		case "name":
+			return s.str(&it.Name)
+		case "call_id":
+			return s.str(&it.CallID)
+		case "role":
+			return s.str(&it.Role)
+		case "output":
+			return s.codexOutput(&it.Output, w)
+		case "status":
+			return s.str(&it.Status)
+		case "exit_code":
+			return s.num(&it.ExitCode, w)
+		case "message":
+			return s.str(&it.Message)
+		case "info":
+			return rawPtr(s, &it.Info, func(in *codexInfo) bool {
+				return s.object(false, func(key string) bool {
+					if key != "total_token_usage" {
+						return s.skip()
+					}
+					return rawPtr(s, &in.Total, func(u *codexUsage) bool {
+						return s.object(false, func(key string) bool {
+							switch key {
+							case "input_tokens":
+								return s.num(&u.Input, w)
+							case "cached_input_tokens":
+								return s.num(&u.Cached, w)
+							case "output_tokens":
+								return s.num(&u.Output, w)
+							case "reasoning_output_tokens":
+								return s.num(&u.Reasoning, w)
+							}
+							return s.skip()
+						})
+					})
+				})
+			})
+		}
+		return s.skip()
+	})
+}
+
+// codexOutput reads a tool output as codexOutput.decodeFlex does; an output
+// document only the general decoder can read gives up.
+func (s *rawScan) codexOutput(o *codexOutput, w *warnList) bool {
+	if s.peek() != '"' {
+		return s.skip()
+	}
+	start := s.i
+	if !s.skipString() {
+		return false
+	}
+	read := true
+	err := outputDocument(s.b[start:s.i], func(text []byte) {
+		code, warns, ok := rawExitCode(text)
+		if read = ok; ok {
+			for _, kind := range warns {
+				w.Warn(kind)
+			}
+			o.ExitCode = code
+		}
+	})
+	return read && err == nil
 }
 
 // codexOutputDoc is the JSON document older CLIs wrote as a tool's output.

@@ -13,7 +13,7 @@ import (
 // readRawDocument reads a large document as readValues does, but takes the
 // events array straight from the bytes with the raw scanner (see rawScan),
 // over a window that slides along the stream; every other member is
-// decoded by the general decoder as it is. Like decodeClaudeRaw it accepts
+// decoded by the general decoder as it is. Like decodeLineRaw it accepts
 // only what it is sure of, and it emits nothing until the document has
 // ended: when in doubt it returns errRawGaveUp, with nothing emitted, and
 // the caller reads the file again through the token path (Options.Reread).

@@ -155,7 +155,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			// else the clamp changes: surrogate escapes, NaN, Infinity), is
 			// one the clamp leaves as it is: most of a transcript's.
 			if fast && shortAndQuoted(line, maxString, maxBareToken) {
-				if decodeClaudeRaw(line, doc, d.fastWarns) {
+				if decodeLineRaw(line, doc, d.fastWarns) {
 					d.fastDecoded(k, doc)
 					continue
 				}
@@ -166,7 +166,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			raw = fast && copied // a line the clamp left as it is was tried above
 		}
 		if fast {
-			ok := raw && decodeClaudeRaw(line, doc, d.fastWarns)
+			ok := raw && decodeLineRaw(line, doc, d.fastWarns)
 			if !ok {
 				*doc = document{}
 				ok = decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts)
