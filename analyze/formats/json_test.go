@@ -1,9 +1,14 @@
 package formats
 
 import (
+	"bytes"
+	"math/rand/v2"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestParseTimestamp(t *testing.T) {
@@ -72,4 +77,64 @@ func TestTolerantDecoding(t *testing.T) {
 	}
 	// title, steps, stepStatuses[0], agentExecutionSequence and the first "completed"
 	checkWarnings(t, "tolerant", c.warnings, map[string]int{WarnTypeMismatch: 5, WarnBadNumber: 1})
+}
+
+// surrogateEscapeRE finds an escape appendUnescaped leaves to jsontext.
+var surrogateEscapeRE = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
+
+// checkUnquoted fails when appendUnquoted unquotes a valid string token
+// otherwise than jsontext does, or when its own path gives up on one with
+// no surrogate escape.
+func checkUnquoted(t *testing.T, raw []byte) {
+	t.Helper()
+	if !jsontext.Value(raw).IsValid() || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return // only tokens a decoder accepted are unquoted
+	}
+	want, err := jsontext.AppendUnquote([]byte("prefix"), raw)
+	if err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	got, err := appendUnquoted([]byte("prefix"), raw)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("%s: %q (%v), jsontext %q", raw, got, err, want)
+	}
+	// An odd run of backslashes before a u starts an escape.
+	_, ok := appendUnescaped(nil, raw[1:len(raw)-1])
+	if surrogate := surrogateEscapeRE.FindAllIndex(raw, -1); ok == (len(surrogate) > 0 && escapedAt(raw, surrogate)) {
+		t.Fatalf("%s: own path ok %v", raw, ok)
+	}
+}
+
+// escapedAt reports whether a backslash at one of the matches starts an escape.
+func escapedAt(raw []byte, matches [][]int) bool {
+	for _, m := range matches {
+		n := 0
+		for j := m[0]; j >= 0 && raw[j] == '\\'; j-- {
+			n++
+		}
+		if n%2 == 1 {
+			return true
+		}
+	}
+	return false
+}
+
+func TestAppendUnquoted(t *testing.T) {
+	for _, s := range []string{
+		`""`, `"plain"`, `"日本 😀"`, `"a\"b\\c\/d\be\ff\ng\rh\ti"`, `"\u00e9\u0041\u4e2d\uFFFD\u0000"`,
+		`"\\u00e9"`, `"\\\ud83d\ude00"`, `"\ud83d\ude00"`, `"x\uDBFF\uDFFFy"`, `"\\"`, `"end\\"`,
+	} {
+		checkUnquoted(t, []byte(s))
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 5000 {
+		checkUnquoted(t, []byte(`"`+randString(rng)+`"`))
+	}
+}
+
+func FuzzAppendUnquoted(f *testing.F) {
+	for _, s := range pieces {
+		f.Add(`"` + s + `"`)
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkUnquoted(t, []byte(s)) })
 }
