@@ -121,6 +121,14 @@ func TestXLSXMatchesSummary(t *testing.T) {
 			t.Errorf("%s!%s = %q (formula %q, type %v), want the text %q", c.sheet, c.cell, v, formula, typ, c.want)
 		}
 	}
+	// A text the log left empty is a blank cell, as Excel's blanks filter
+	// and ISBLANK expect, not an empty string: a successful call's error.
+	if v, _ := f.GetCellValue("Tool calls", "D4"); v != "Read" {
+		t.Errorf("Tool calls!D4 = %q, want the successful call", v)
+	}
+	if bytes.Contains(zipPart(t, path, "xl/worksheets/sheet3.xml"), []byte("<t></t>")) {
+		t.Error("the Tool calls sheet holds empty string cells")
+	}
 	// Start times are Excel date-times, in the report's zone.
 	if v, _ := f.GetCellValue("Tool calls", "G2"); v != "2026-03-01 23:30:00" {
 		t.Errorf("started = %q", v)
