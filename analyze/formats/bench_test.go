@@ -185,3 +185,28 @@ func BenchmarkUnquote(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkDecodeLineRaw measures the raw path alone, on one core, over a
+// generated transcript's lines: most of what a long transcript costs.
+func BenchmarkDecodeLineRaw(b *testing.B) {
+	var lines [][]byte
+	size := 0
+	for l := range bytes.Lines(longTranscript(b)) {
+		lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+		size += len(l)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	docs := make([]document, len(lines))
+	w := &warnList{}
+	var a lineArena
+	for b.Loop() {
+		clear(docs)
+		a.reset()
+		for i, l := range lines {
+			if !decodeLineRaw(l, &docs[i], w, &a) {
+				b.Fatalf("the raw path gave up: %.200s", l)
+			}
+		}
+	}
+}

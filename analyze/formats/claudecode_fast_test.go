@@ -58,7 +58,7 @@ func checkFastLine(t *testing.T, line []byte) (fast, raw bool) {
 		sameAsGeneral(t, "fast", line, d, w.kinds)
 	}
 	d, w = new(document), &warnList{}
-	raw = decodeLineRaw(line, d, w)
+	raw = decodeLineRaw(line, d, w, nil)
 	if raw {
 		sameAsGeneral(t, "raw", line, d, w.kinds) // which reads more keys than the token-level path
 	}
@@ -161,9 +161,40 @@ func TestClaudeFastSameAsGeneral(t *testing.T) {
 			raw++
 		}
 	}
+	checkArena(t, lines)
 	t.Logf("fast path took %d of %d lines, the raw path %d", accepted, len(lines), raw)
 	if accepted < len(lines)/2 || raw < accepted*9/10 {
 		t.Errorf("fast path took %d of %d lines, the raw path %d", accepted, len(lines), raw)
+	}
+}
+
+// checkArena decodes lines as a chunk does, into one arena in slabs that
+// start small, and fails if any line's document, once all are decoded,
+// differs from its own decode on the heap: a line must not write over
+// another's messages or blocks.
+func checkArena(t *testing.T, lines [][]byte) {
+	t.Helper()
+	for _, per := range []int{len(lines), 7} { // one chunk; chunks of 7 lines, the arena reset between them
+		a := &lineArena{blocks: make([]claudeBlock, 0, 1)}
+		for chunk := range slices.Chunk(lines, per) {
+			a.reset()
+			docs := make([]document, len(chunk))
+			ok := make([]bool, len(chunk))
+			for i, l := range chunk {
+				if ok[i] = decodeLineRaw(l, &docs[i], &warnList{}, a); !ok[i] {
+					docs[i] = document{}
+				}
+			}
+			for i, l := range chunk {
+				want := new(document)
+				if decodeLineRaw(l, want, &warnList{}, nil) != ok[i] {
+					t.Fatalf("the arena changed whether the raw path reads %.300s", l)
+				}
+				if ok[i] && !reflect.DeepEqual(&docs[i], want) {
+					t.Fatalf("decoded in an arena, then after %d more lines:\n%+v\non the heap:\n%+v\nline %.300s", len(chunk)-i-1, docs[i], *want, l)
+				}
+			}
+		}
 	}
 }
 
@@ -328,7 +359,7 @@ func TestCodexRawSameAsGeneral(t *testing.T) {
 		`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
 		`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
 	} {
-		if decodeLineRaw([]byte(l), new(document), &warnList{}) {
+		if decodeLineRaw([]byte(l), new(document), &warnList{}, nil) {
 			t.Errorf("the raw path read %s", l)
 		}
 	}

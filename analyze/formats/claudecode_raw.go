@@ -23,9 +23,36 @@ import (
 
 // rawScan reads one line.
 type rawScan struct {
-	b    []byte
-	i    int
-	more bool // b is a window on a stream that goes on past its end
+	b     []byte
+	i     int
+	more  bool       // b is a window on a stream that goes on past its end
+	arena *lineArena // where messages and blocks go; nil: the heap
+}
+
+// lineArena holds the messages and content blocks the raw path decodes
+// for a chunk's lines, in slabs reused chunk after chunk: a new message
+// and a block slice grown from nothing, for each of a transcript's lines,
+// were half the bytes the raw path allocated. The documents that point
+// into it must be done with before reset (see lineChunk.reset).
+type lineArena struct {
+	msgs   []claudeMessage
+	blocks []claudeBlock
+}
+
+func (a *lineArena) reset() {
+	clear(a.msgs)
+	clear(a.blocks)
+	a.msgs, a.blocks = a.msgs[:0], a.blocks[:0]
+}
+
+// message is a zero message of the arena.
+func (a *lineArena) message() *claudeMessage {
+	if len(a.msgs) == cap(a.msgs) {
+		// A new slab, not a copy: earlier lines point into the last one.
+		a.msgs = make([]claudeMessage, 0, max(256, 2*cap(a.msgs)))
+	}
+	a.msgs = a.msgs[:len(a.msgs)+1]
+	return &a.msgs[len(a.msgs)-1]
 }
 
 // maxRawDepth bounds the skipper's nesting (jsontext allows 10,000): deeper
@@ -34,8 +61,8 @@ const maxRawDepth = 64
 
 // decodeLineRaw decodes line into d, reporting false when it gives up
 // (d and w are then dirty).
-func decodeLineRaw(line []byte, d *document, w *warnList) bool {
-	s := rawScan{b: line}
+func decodeLineRaw(line []byte, d *document, w *warnList, a *lineArena) bool {
+	s := rawScan{b: line, arena: a}
 	w.kinds = w.kinds[:0]
 	if s.ws(); !s.object(false, func(key string) bool { return s.topField(key, d, w) }) {
 		return false
@@ -69,6 +96,9 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	case "toolUseResult":
 		return s.toolUseResult(&d.ToolUseResult, w)
 	case "message":
+		if s.arena != nil && d.Message == nil && s.peek() == '{' {
+			d.Message = s.arena.message()
+		}
 		return rawPtr(s, &d.Message, func(m *claudeMessage) bool { return s.message(m, w) })
 	case "payload": // Codex: an envelope line
 		return rawPtr(s, &d.Payload, func(it *codexItem) bool { return s.codexItem(it, w) })
@@ -137,9 +167,20 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 		*blocks = []claudeBlock{}
 	}
 	*blocks = (*blocks)[:0]
+	start := 0 // where this line's blocks begin in the arena
+	if s.arena != nil {
+		if s.arena.blocks == nil {
+			s.arena.blocks = make([]claudeBlock, 0, 1024)
+		}
+		start, *blocks = len(s.arena.blocks), s.arena.blocks
+	}
 	for first := true; ; first = false {
 		if s.ws(); s.peek() == ']' {
 			s.i++
+			if s.arena != nil {
+				s.arena.blocks = *blocks
+				*blocks = (*blocks)[start:len(*blocks):len(*blocks)] // an append would not reach the next line's
+			}
 			return true
 		}
 		if !first && !s.comma() {

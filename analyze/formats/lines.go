@@ -42,6 +42,7 @@ type lineChunk struct {
 	open  bool  // its last line is the file's, with no newline
 	lines []decodedLine
 	docs  []document     // the lines' documents: one allocation per chunk, not per line
+	arena lineArena      // what the raw path decodes for them
 	warns map[string]int // warnings counted while decoding
 }
 
@@ -50,6 +51,7 @@ type lineChunk struct {
 func (k *lineChunk) reset() {
 	clear(k.warns)
 	clear(k.docs)
+	k.arena.reset()
 	k.data, k.ends, k.lines, k.docs, k.open = k.data[:0], k.ends[:0], k.lines[:0], k.docs[:0], false
 }
 
@@ -155,7 +157,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			// else the clamp changes: surrogate escapes, NaN, Infinity), is
 			// one the clamp leaves as it is: most of a transcript's.
 			if fast && shortAndQuoted(line, maxString, maxBareToken) {
-				if decodeLineRaw(line, doc, d.fastWarns) {
+				if decodeLineRaw(line, doc, d.fastWarns, &k.arena) {
 					d.fastDecoded(k, doc)
 					continue
 				}
@@ -166,7 +168,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			raw = fast && copied // a line the clamp left as it is was tried above
 		}
 		if fast {
-			ok := raw && decodeLineRaw(line, doc, d.fastWarns)
+			ok := raw && decodeLineRaw(line, doc, d.fastWarns, &k.arena)
 			if !ok {
 				*doc = document{}
 				ok = decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts)
