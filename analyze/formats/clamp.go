@@ -131,6 +131,15 @@ func (c *clampReader) process(in []byte) error {
 						end = far + k + 1
 					}
 				}
+				// A run plainLine passes is passed whole, as a line is: a
+				// newline ends every string, escape and bare token, so the
+				// clamp, clean at the run's start, leaves each of its lines
+				// as it is and is clean after the last.
+				if plainRuns && c.clean && c.plainLine(in[pos:end-1]) {
+					out.keep(pos, end)
+					pos = end
+					continue
+				}
 			case c.clean && c.plainLine(in[pos:end-1]):
 				out.keep(pos, end)
 				pos = end
@@ -155,6 +164,9 @@ func (c *clampReader) process(in []byte) error {
 
 // minPlainLine is the shortest line plainLine is asked about (a variable for tests).
 var minPlainLine = 128
+
+// plainRuns lets runs of short lines pass whole (a variable for tests).
+var plainRuns = true
 
 // plainLine reports whether the clamp leaves line (without its newline)
 // as it is, when it is clean: no string in it can reach the limit, no

@@ -238,6 +238,54 @@ func TestClampPlainLines(t *testing.T) {
 	}
 }
 
+// Runs of short lines that plainLine passes are passed whole: a document
+// of them, tricky lines among them, comes out as the clamp's state machine
+// makes it, with any limits, however the reads cut it.
+func TestClampPlainRuns(t *testing.T) {
+	defer func(n int, p bool) { minPlainLine, plainRuns = n, p }(minPlainLine, plainRuns)
+	minPlainLine = 16 // runs of ~256 bytes
+	rng := rand.New(rand.NewPCG(11, 12))
+	long := `  "long": "` + strings.Repeat("日本 é ", 60) + `",` // 600 bytes, over the limit of 500 below
+	plainLines := []string{`{`, `  "id": "a-1",`, `  "n": [1, 2.5, -3e2],`, `  "t": "日本 \n \" é",`, `  "ok": true`, `},`, `[`, `]`, `  "x": null`, long}
+	for range 300 {
+		var doc strings.Builder
+		for k := rng.IntN(200); k > 0; k-- {
+			if rng.IntN(30) == 0 {
+				doc.WriteString(clampTricky[rng.IntN(len(clampTricky))])
+			} else {
+				doc.WriteString(plainLines[rng.IntN(len(plainLines))])
+			}
+			doc.WriteByte('\n')
+		}
+		for _, lim := range append(slices.Clone(clampLimits), [2]int{500, maxBareToken}, [2]int{maxString, 5}) {
+			for _, lines := range []bool{false, true} {
+				clamp := func(runs bool) ([]byte, error) {
+					plainRuns = runs
+					c := newClampReader()
+					c.reset(&randomReads{r: strings.NewReader(doc.String()), rng: rand.New(rand.NewPCG(uint64(lim[0]), uint64(lim[1])))})
+					c.limit, c.bareLimit, c.lines = lim[0], lim[1], lines
+					return io.ReadAll(c)
+				}
+				got, err := clamp(true)
+				want, wantErr := clamp(false)
+				if (err == nil) != (wantErr == nil) || !bytes.Equal(got, want) {
+					t.Fatalf("limits %v, lines=%v: runs passed whole give %q (%v), clamped %q (%v)", lim, lines, got, err, want, wantErr)
+				}
+			}
+		}
+	}
+}
+
+// randomReads reads from r a random number of bytes at a time, from 1 to 400.
+type randomReads struct {
+	r   io.Reader
+	rng *rand.Rand
+}
+
+func (r *randomReads) Read(p []byte) (int, error) {
+	return r.r.Read(p[:min(len(p), 1+r.rng.IntN(400))])
+}
+
 // The clamp gives the same bytes however its input is cut in two: what it
 // carries from one read to the next (an open string, a bare token's length,
 // a held surrogate) is what a whole line passed at once must not skip.
