@@ -235,10 +235,9 @@ func (x *xlsxWriter) cell(v any, style string) any {
 		}
 		v = *t
 	case string:
-		if t == "" {
+		if v = xlsxText(t); v == "" {
 			return nil // a blank cell, not an empty string: Excel's blanks filter and ISBLANK find it
 		}
-		v = xlsxText(t)
 	case time.Time:
 		if t.IsZero() {
 			return nil

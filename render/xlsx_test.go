@@ -178,6 +178,16 @@ func TestXLSXText(t *testing.T) {
 			t.Errorf("xlsxText(%q) = %q, want %q", in, got, want)
 		}
 	}
+	// A text that is empty, or nothing but what a cell cannot hold, is no cell.
+	x := &xlsxWriter{styles: map[string]int{}}
+	for _, in := range []string{"", "\x01\x02", "\ufffe"} {
+		if got := x.cell(in, ""); got != nil {
+			t.Errorf("cell(%q) = %#v, want a blank cell", in, got)
+		}
+	}
+	if got := x.cell("a", ""); got != "a" {
+		t.Errorf(`cell("a") = %#v`, got)
+	}
 	if got := xlsxText(strings.Repeat("长", 40000)); len([]rune(got)) > 32767 {
 		t.Errorf("a long text keeps %d characters", len([]rune(got)))
 	}
