@@ -476,11 +476,38 @@ func NormalizeError(msg string) string {
 		msg = strings.ToValidUTF8(msg, "\uFFFD")
 	}
 	msg = clip(msg, 2000)
-	msg = reHex.ReplaceAllString(msg, "<id>")
-	msg = rePath.ReplaceAllString(msg, "${1}<path>")
-	msg = reNumber.ReplaceAllString(msg, "<n>")
-	msg = reSpace.ReplaceAllString(msg, " ")
+	// Each expression runs only on a text it may change (tested on the
+	// text as the ones before left it): most error texts hold no id, many
+	// no path, and each expression costs a pass of the regexp engine over
+	// up to 2,000 bytes.
+	if hexRun(msg, 8) {
+		msg = reHex.ReplaceAllString(msg, "<id>")
+	}
+	if strings.ContainsAny(msg, `/\.`) { // a path has a separator, a file name a dot
+		msg = rePath.ReplaceAllString(msg, "${1}<path>")
+	}
+	if strings.ContainsAny(msg, "0123456789") {
+		msg = reNumber.ReplaceAllString(msg, "<n>")
+	}
+	if strings.ContainsAny(msg, "\t\n\f\r") || strings.Contains(msg, "  ") { // else every run of \s is one space
+		msg = reSpace.ReplaceAllString(msg, " ")
+	}
 	return clip(msg, 200)
+}
+
+// hexRun reports whether s holds n hexadecimal digits in a row.
+func hexRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i] | 0x20; '0' <= s[i] && s[i] <= '9' || 'a' <= c && c <= 'f' {
+			if run++; run == n {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
 
 func (a *Accumulator) addError(c *model.ToolCall, r *model.Run) {

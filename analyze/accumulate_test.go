@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentstat/agentstat/analyze/model"
 )
@@ -231,6 +232,37 @@ func TestNormalizeError(t *testing.T) {
 			t.Errorf("NormalizeError(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// normalizeErrorEveryExpression is NormalizeError as specified: every
+// expression run on every text, where NormalizeError skips those that
+// cannot change it.
+func normalizeErrorEveryExpression(msg string) string {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return "(no message)"
+	}
+	if !utf8.ValidString(msg) {
+		msg = strings.ToValidUTF8(msg, "\uFFFD")
+	}
+	msg = clip(msg, 2000)
+	msg = reHex.ReplaceAllString(msg, "<id>")
+	msg = rePath.ReplaceAllString(msg, "${1}<path>")
+	msg = reNumber.ReplaceAllString(msg, "<n>")
+	msg = reSpace.ReplaceAllString(msg, " ")
+	return clip(msg, 200)
+}
+
+func FuzzNormalizeError(f *testing.F) {
+	for _, s := range []string{"timeout after 10000 ms loading /a/b/c", "request 3f2a9c1e-aaaa-bbbb failed\n\tat", "a  b", "x\fy",
+		"deadbeef", "deadbee", "0xCAFEBABE1", "app.tsx", `C:\\dir\\f`, "文件不存在", "exit code 1", "v1.2.3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := NormalizeError(s), normalizeErrorEveryExpression(s); got != want {
+			t.Fatalf("NormalizeError(%q) = %q; every expression run: %q", s, got, want)
+		}
+	})
 }
 
 // testDetails is a details spill with one writer, removed when the test ends.
