@@ -153,7 +153,9 @@ var fieldKeys = func() map[string]string {
 		"cache_read_input_tokens", "type", "name", "tool_use_id", "text", "is_error", "input", "subagent_type",
 		"events", "timestamp", "nodeId", "status", "summary", "metadata", "toolName", "error",
 		"durationMs", "interrupted", "exit_code", "info", "total_token_usage", "cached_input_tokens",
-		"reasoning_output_tokens",
+		"reasoning_output_tokens", "resource", "attributes", "scopeSpans", "spans", "traceId", "spanId",
+		"parentSpanId", "startTimeUnixNano", "endTimeUnixNano", "key", "value", "code", "stringValue",
+		"intValue", "doubleValue", "boolValue",
 	} {
 		keys[k] = k
 	}

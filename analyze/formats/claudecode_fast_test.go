@@ -206,7 +206,7 @@ func FuzzClaudeFast(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"type":"user","sessionId":"s","message":{"content":[1,null,{"input":"x"}],"usage":[1]}}`))
-	for _, l := range codexLines {
+	for _, l := range slices.Concat(codexLines, otelLines) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -319,48 +319,84 @@ func TestFieldKey(t *testing.T) {
 	}
 }
 
-// The raw path reads Codex lines as the general decoder does: the corpus's
-// rollouts, a generated one and odd lines, most of them taken.
-func TestCodexRawSameAsGeneral(t *testing.T) {
-	var lines [][]byte
+// otelLines are OTel lines the raw path must read as the general decoder
+// does, or give up on.
+var otelLines = []string{
+	`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"bot"}}]},"scopeSpans":[{"scope":{"name":"s"},"spans":[{"traceId":"t1","spanId":"a","parentSpanId":"","name":"invoke_agent x","kind":1,"startTimeUnixNano":"1788732657461728296","endTimeUnixNano":1788732686401728296,"attributes":[{"key":"gen_ai.usage.input_tokens","value":{"intValue":17523}},{"key":"ok","value":{"boolValue":true}},{"key":"f","value":{"doubleValue":0.5e1}},{"key":"n","value":{"stringValue":null}},{"key":"arr","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}},{"key":"two","value":{"intValue":"1","stringValue":"s"}}],"status":{"code":2,"message":"boom"}}]}]}]}`,
+	`{"resourceSpans":[]}`,
+	`{"resourceSpans":null}`,
+	`{"resourceSpans":[{"resource":null,"scopeSpans":[]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"status":null,"attributes":null},{"name":"b","status":{"code":"STATUS_CODE_ERROR"}}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[{"key":"k","value":"not an object"},{"key":7,"value":null}]}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":{"a":1}}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"a","name":"b"}]}]}]}`,
+	`{"resourceSpans":{"scopeSpans":[]}}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":tru}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":-01}]}]}]}`,
+}
+
+// The raw path reads Codex and OTel lines as the general decoder does: the
+// corpus's, generated ones and odd lines, most of them taken.
+func TestLineRawSameAsGeneral(t *testing.T) {
+	var all [][]byte
 	for _, b := range jsonlFiles() {
 		for l := range bytes.Lines(b) {
-			lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+			all = append(all, bytes.TrimSuffix(l, []byte("\n")))
 		}
 	}
-	b, err := logsynth.File("codex", 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for l := range bytes.Lines(b) {
-		lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
-	}
-	for _, l := range codexLines {
-		lines = append(lines, []byte(l))
-	}
-	codex, raw := 0, 0
-	for _, l := range lines {
-		if want, _ := generalLine(l); want.err != nil || want.doc == nil || !codexFormat.match(want.doc) {
-			continue
-		}
-		codex++
-		if _, r := checkFastLine(t, l); r {
-			raw++
-		} else {
-			t.Logf("not taken: %.200s", l)
-		}
-	}
-	t.Logf("the raw path took %d of %d Codex lines", raw, codex)
-	if codex < 500 || raw < codex*9/10 {
-		t.Errorf("the raw path took %d of %d Codex lines", raw, codex)
-	}
-	for _, l := range []string{ // what only the general decoder reads
-		`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
-		`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
-		`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+	for _, c := range []struct {
+		format  *Format
+		odd     []string
+		min     int
+		refused []string // what only the general decoder reads
+	}{
+		{codexFormat, codexLines, 1000, []string{
+			`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
+			`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
+			`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+		}},
+		{otelFormat, otelLines, 30, []string{
+			`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":{"a":1}}]}]}]}`,
+			`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`,
+			`{"resourceSpans":{"scopeSpans":[]}}`,
+		}},
 	} {
-		if decodeLineRaw([]byte(l), new(document), &warnList{}, nil) {
-			t.Errorf("the raw path read %s", l)
-		}
+		t.Run(c.format.Name, func(t *testing.T) {
+			lines := slices.Clone(all)
+			for seed := range uint64(4) {
+				b, err := logsynth.File(c.format.Name, seed+2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for l := range bytes.Lines(b) {
+					lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+				}
+			}
+			for _, l := range c.odd {
+				lines = append(lines, []byte(l))
+			}
+			n, raw := 0, 0
+			for _, l := range lines {
+				if want, _ := generalLine(l); want.err != nil || want.doc == nil || !c.format.match(want.doc) {
+					continue
+				}
+				n++
+				if _, r := checkFastLine(t, l); r {
+					raw++
+				} else {
+					t.Logf("not taken: %.200s", l)
+				}
+			}
+			t.Logf("the raw path took %d of %d lines", raw, n)
+			if n < c.min || raw < n*9/10 {
+				t.Errorf("the raw path took %d of %d lines", raw, n)
+			}
+			for _, l := range c.refused {
+				if decodeLineRaw([]byte(l), new(document), &warnList{}, nil) {
+					t.Errorf("the raw path read %s", l)
+				}
+			}
+		})
 	}
 }

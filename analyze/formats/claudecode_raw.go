@@ -114,6 +114,8 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		return s.str(&d.Role)
 	case "output":
 		return s.codexOutput(&d.Output, w)
+	case "resourceSpans": // OTel: an OTLP/JSON trace export
+		return s.resourceSpans(&d.ResourceSpans, w)
 	}
 	if documentKeys[key] {
 		return false // a field of another format
@@ -259,6 +261,62 @@ func (s *rawScan) toolUseResult(t *toolUseResultField, w *warnList) bool {
 		return ok
 	}
 	return s.skip()
+}
+
+// rawSlice decodes an array of objects into a slice as the general decoder
+// does: null clears it, an array makes it (empty, not nil, for []); any
+// other kind, or an element that is not an object, gives up.
+func rawSlice[T any](s *rawScan, p *[]T, fill func(*T) bool) bool {
+	if s.null() {
+		*p = nil
+		return true
+	}
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
+	*p = make([]T, 0, 4)
+	for first := true; ; first = false {
+		if s.ws(); s.peek() == ']' {
+			s.i++
+			return true
+		}
+		if !first && !s.comma() {
+			return false
+		}
+		if s.peek() != '{' {
+			return false
+		}
+		*p = append(*p, *new(T))
+		if !fill(&(*p)[len(*p)-1]) {
+			return false
+		}
+	}
+}
+
+// strFlex decodes a value into p as decodeStr does: a string, a number as
+// written, a boolean as true or false; null leaves p alone. An object or
+// an array (which decodeStr warns about) gives up.
+func (s *rawScan) strFlex(p *Str) bool {
+	switch c := s.peek(); {
+	case c == '"' || c == 'n':
+		return s.str(p)
+	case c == 't' || c == 'f':
+		b := c == 't'
+		if !s.literal(strconv.FormatBool(b)) {
+			return false
+		}
+		*p = Str{V: strconv.FormatBool(b), Set: true}
+		return true
+	case c == '-' || '0' <= c && c <= '9':
+		start := s.i
+		if !s.skipNumber() {
+			return false
+		}
+		*p = Str{V: string(s.b[start:s.i]), Set: true}
+		return true
+	}
+	return false
 }
 
 // rawPtr decodes a pointer-to-struct field as fastPtr does: null clears
