@@ -342,6 +342,10 @@ func asUTF8(r io.Reader) (io.Reader, error) {
 var (
 	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 	clamps  = sync.Pool{New: func() any { return newClampReader() }}
+	// valueDecoders recycles the document decoders and the buffers they grow
+	// to hold a value (a fresh one doubled its buffer several times per file).
+	valueDecoders = sync.Pool{New: func() any { return jsontext.NewDecoder(noInput) }}
+	noInput       = strings.NewReader("")
 )
 
 // maxDurationMS is the longest duration believed: ten years. Longer ones come
@@ -499,7 +503,12 @@ func firstByte(br *bufio.Reader) (byte, error) {
 
 // readValues reads a file as one JSON value, or several in a row.
 func readValues(br *bufio.Reader, c *readCtx) error {
-	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
+	dec := valueDecoders.Get().(*jsontext.Decoder)
+	dec.Reset(br, jsontext.AllowDuplicateNames(true))
+	defer func() {
+		dec.Reset(noInput) // a pooled decoder holds on to no reader
+		valueDecoders.Put(dec)
+	}()
 	opts := decodeOptions(c)
 	matched := false
 	for c.ord = 0; ; c.ord++ {
