@@ -155,7 +155,10 @@ var fieldKeys = func() map[string]string {
 		"durationMs", "interrupted", "exit_code", "info", "total_token_usage", "cached_input_tokens",
 		"reasoning_output_tokens", "resource", "attributes", "scopeSpans", "spans", "traceId", "spanId",
 		"parentSpanId", "startTimeUnixNano", "endTimeUnixNano", "key", "value", "code", "stringValue",
-		"intValue", "doubleValue", "boolValue",
+		"intValue", "doubleValue", "boolValue", "tool_call_id", "callId", "tool_name", "tool", "tool_category",
+		"ended_at", "duration_ms", "context_contribution", "subagent_info", "phase_type", "context_used",
+		"relevance", "usage_mode", "model_id", "total_duration_ms", "tool_calls_count", "errors_encountered",
+		"description", "phase_id", "phase", "context_references", "rounds",
 	} {
 		keys[k] = k
 	}

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
 // readBothWays reads doc through the raw path (with a tiny window when
@@ -29,7 +33,7 @@ func readBothWays(t *testing.T, doc []byte, lookahead int) (gaveUp bool) {
 		in = iotest.OneByteReader(in)
 	}
 	errRaw := Read(in, "b.json", opt, raw)
-	errToken := Read(bytes.NewReader(doc), "b.json", Options{}, token)
+	errToken := readValuesOnly(doc, "b.json", token)
 	if fmt.Sprint(errRaw) != fmt.Sprint(errToken) {
 		t.Fatalf("errors differ: raw path %v, token path %v\n%.300s", errRaw, errToken, doc)
 	}
@@ -40,6 +44,118 @@ func readBothWays(t *testing.T, doc []byte, lookahead int) (gaveUp bool) {
 		t.Fatalf("warnings differ: raw path %v, token path %v\n%.300s", raw.warnings, token.warnings, doc)
 	}
 	return gaveUp
+}
+
+// readValuesOnly reads doc as Read does with neither raw document path:
+// the general decoder, value after value.
+func readValuesOnly(doc []byte, name string, c *collector) error {
+	defer func(on bool) { smallDocuments = on }(smallDocuments)
+	smallDocuments = false
+	return Read(bytes.NewReader(doc), name, Options{}, c)
+}
+
+// checkSmallDocument fails when Read gives doc other runs, warnings,
+// fragments or errors than the general decoder does, value by value.
+func checkSmallDocument(t *testing.T, doc []byte) {
+	t.Helper()
+	for _, name := range []string{"d.json", "d.jsonl"} {
+		small, values := newCollector(), newCollector()
+		errSmall := Read(bytes.NewReader(doc), name, Options{}, small)
+		errValues := readValuesOnly(doc, name, values)
+		if fmt.Sprint(errSmall) != fmt.Sprint(errValues) || !reflect.DeepEqual(small.runs, values.runs) ||
+			!reflect.DeepEqual(small.warnings, values.warnings) || len(small.frags) != len(values.frags) {
+			t.Fatalf("%s: read whole: %v, %d runs %+v, warnings %v, %d fragments\nvalue by value: %v, %d runs %+v, warnings %v, %d fragments\n%.300s",
+				name, errSmall, len(small.runs), small.runs, small.warnings, len(small.frags),
+				errValues, len(values.runs), values.runs, values.warnings, len(values.frags), doc)
+		}
+	}
+}
+
+func FuzzSmallDocument(f *testing.F) {
+	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "session", "*.json"))
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Add([]byte(`{"session_id":"s","agent":"a","tool_calls":[{"call_id":"1","tool_name":"T","output":{"status":"failed","error":"e"}}],"phases":[{"phase_id":"p","tool_calls":[]}]}`))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		if len(doc) > 1<<16 {
+			return
+		}
+		checkSmallDocument(t, doc)
+	})
+}
+
+// A document file up to a megabyte is read by the raw scanner whole, and
+// gives the runs, warnings and errors the general decoder gives: the real
+// and generated documents of every format, and broken and odd ones.
+func TestSmallDocumentSameAsValues(t *testing.T) {
+	var docs [][]byte
+	for _, pattern := range []string{
+		filepath.Join("..", "..", "testdata", "logs", "*", "*.json"),
+		filepath.Join("..", "..", "testdata", "logs", "*", "*", "*.json"),
+		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*.json"),
+	} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				docs = append(docs, b)
+			}
+		}
+	}
+	for _, f := range All() {
+		for seed := range uint64(3) {
+			if b, err := logsynth.File(f.Name, seed+1); err == nil && bytes.HasPrefix(bytes.TrimSpace(b), []byte("{")) {
+				docs = append(docs, b)
+			}
+		}
+	}
+	session := `{"session_id":"s1","task_title":"t","user_prompt":"p","created_at":"2026-03-01T10:00:00Z","completed_at":"2026-03-01T10:00:05Z","status":"success",` +
+		`"agent":{"name":"a","model_id":"m"},"summary":{"total_duration_ms":5000,"description":"d"},` +
+		`"tool_calls":[{"call_id":"1","tool_name":"Read","started_at":"2026-03-01T10:00:01Z","duration_ms":12,"output":{"status":"success"},"context_contribution":"code"},` +
+		`{"id":2,"name":"Bash","tool_category":"shell","ended_at":"2026-03-01T10:00:03Z","output":{"status":"failed","error":"exit 1"},"context_contribution":{"type":""}}],` +
+		`"phase_annotations":[{"phase_type":"plan","context_used":[{"type":"doc","relevance":"high","usage_mode":"read"}]}]}`
+	for _, d := range []string{
+		session,
+		strings.ReplaceAll(session, `"agent":{"name":"a","model_id":"m"}`, `"agent":"bare"`),
+		strings.ReplaceAll(session, `"agent":{"name":"a","model_id":"m"}`, `"agent":7`),
+		strings.ReplaceAll(session, `"summary":{"total_duration_ms":5000,"description":"d"}`, `"summary":"text"`),
+		strings.ReplaceAll(session, `"summary":{"total_duration_ms":5000,"description":"d"}`, `"summary":null`),
+		strings.ReplaceAll(session, `"duration_ms":12`, `"duration_ms":"12"`),
+		strings.ReplaceAll(session, `"created_at":"2026-03-01T10:00:00Z"`, `"created_at":1772359200`),
+		strings.ReplaceAll(session, `"status":"success"`, `"status":"success","subagent_info":{"tool_uses":3}`),
+		strings.ReplaceAll(session, `"duration_ms":12`, `"duration_ms":12,"subagent_info":{"tool_uses":3}`),
+		strings.ReplaceAll(session, `"tool_calls":[`, `"tool_calls":[null,`),
+		strings.ReplaceAll(session, `"session_id":"s1"`, `"session_id":"s1","session_id":"s2"`),
+		strings.ReplaceAll(session, `"status":"success"`, `"status":"success","phases":[{"phase_id":"p"}]`),
+		strings.ReplaceAll(session, `"status":"success"`, `"status":"success","phases":[{"phase_id":"p","phase_type":"plan","phase":"1","status":"done",`+
+			`"tool_calls":[{"tool":"x"}],"context_used":[{"type":"a"}],"context_references":[{"type":"b","usage_mode":"cite"}]}]`),
+		strings.ReplaceAll(session, `"status":"success"`, `"status":"success","phases":[{"id":"p","name":"n","rounds":[]}]`),
+		"\ufeff" + session, session + "\n\n", session + " x", session + session, session[:len(session)/2],
+		session[:len(session)-1], `{"session_id":"s","x":NaN}`, `{"session_id":"s","x":"\ud83d"}`,
+		`{}`, `{"a":1}`, ` {"session_id":"s"} `, `{"session_id":"` + strings.Repeat("é", maxSmallDocument/2) + `"}`,
+	} {
+		docs = append(docs, []byte(d))
+	}
+	raw, sessions := 0, 0
+	for _, doc := range docs {
+		checkSmallDocument(t, doc)
+		if want, _ := generalLine(doc); want.err != nil || want.doc == nil || !sessionFormat.match(want.doc) {
+			continue
+		}
+		sessions++
+		if d, w := new(document), (&warnList{}); decodeLineRaw(doc, d, w, nil) {
+			sameAsGeneral(t, "raw", doc, d, w.kinds)
+			raw++
+		} else {
+			t.Logf("not read whole: %.200s", doc)
+		}
+	}
+	t.Logf("the raw scanner read %d of %d session documents whole", raw, sessions)
+	if sessions < 20 || raw < sessions*2/3 {
+		t.Errorf("the raw scanner read %d of %d session documents whole", raw, sessions)
+	}
 }
 
 func TestRawDocumentSameAsToken(t *testing.T) {

@@ -437,6 +437,8 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 			opt.Reread = nil
 			return read(again, name, opt, em)
 		}
+	case first == '{' && smallDocuments:
+		err = readSmallDocument(br, c)
 	default:
 		err = readValues(br, c)
 	}
@@ -540,6 +542,71 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 		matched = matched || ok
 	}
 	return verdict(matched, c)
+}
+
+// readSmallDocument reads a file of one document (a session, a plan, a
+// Gemini chat) with the raw scanner, as readValues reads it, when it is no
+// larger than maxSmallDocument: the reflective decoder skipped its payloads
+// token by token. Anything else, or any doubt, and readValues reads the
+// bytes from the start.
+func readSmallDocument(br *bufio.Reader, c *readCtx) error {
+	buf := documentBufs.Get().(*[]byte)
+	defer documentBufs.Put(buf)
+	b, err := readUpTo((*buf)[:0], br, maxSmallDocument+1)
+	if cap(b) <= maxSmallDocument+1 {
+		*buf = b[:0]
+	}
+	if err != nil || len(b) > maxSmallDocument {
+		return readValues(bufio.NewReader(io.MultiReader(bytes.NewReader(b), errReader{err}, br)), c)
+	}
+	var d document
+	var w warnList
+	if !decodeLineRaw(b, &d, &w, nil) {
+		return readValues(bufio.NewReader(bytes.NewReader(b)), c)
+	}
+	for _, kind := range w.kinds {
+		c.Warn(kind)
+	}
+	c.ord = 0
+	matched := dispatch(&d, c)
+	c.ord = 1 // as readValues leaves it after one document
+	return verdict(matched, c)
+}
+
+// maxSmallDocument is the largest document readSmallDocument holds whole.
+const maxSmallDocument = 1 << 20
+
+// smallDocuments lets readSmallDocument read them (a variable for tests).
+var smallDocuments = true
+
+var documentBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// readUpTo appends to b what r holds, up to n bytes.
+func readUpTo(b []byte, r io.Reader, n int) ([]byte, error) {
+	for len(b) < n {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		k, err := r.Read(b[len(b):min(cap(b), n)])
+		b = b[:len(b)+k]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
+
+// errReader fails every read with its error (none: it is empty).
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err != nil {
+		return 0, e.err
+	}
+	return 0, io.EOF
 }
 
 // readArray reads a top-level array whose elements are documents (a list of

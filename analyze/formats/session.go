@@ -80,6 +80,227 @@ type phase struct {
 	ContextReferences []contextRef      `json:"context_references"`
 }
 
+// sessionField reads a session document's member as the general decoder
+// does (see decodeLineRaw): its texts, times, agent, summary, tool calls
+// and phase annotations. A subagent's figures, and anything else in doubt,
+// give up.
+func (s *rawScan) sessionField(key string, d *document, w *warnList) bool {
+	switch key {
+	case "session_id":
+		return s.strFlex(&d.SessionID)
+	case "task_title":
+		return s.strFlex(&d.TaskTitle)
+	case "task_description":
+		return s.strFlex(&d.TaskDescription)
+	case "user_prompt":
+		return s.strFlex(&d.UserPrompt)
+	case "title":
+		return s.strFlex(&d.Title)
+	case "status":
+		return s.strFlex(&d.Status)
+	case "created_at":
+		return s.time(&d.CreatedAt, w)
+	case "started_at":
+		return s.time(&d.StartedAt, w)
+	case "completed_at":
+		return s.time(&d.CompletedAt, w)
+	case "agent":
+		return s.agent(&d.Agent)
+	case "summary":
+		return s.summary(&d.Summary, w)
+	case "tool_calls":
+		return rawSlice(s, &d.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
+	case "phases": // session v2.x's (structmsg's phases, with rounds, give up)
+		return rawSlice(s, &d.Phases, func(p *phase) bool { return s.sessionPhase(p, w) })
+	case "phase_annotations":
+		return rawSlice(s, &d.PhaseAnnotations, func(a *phaseAnnotation) bool {
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "phase_type":
+					return s.strFlex(&a.PhaseType)
+				case "context_used":
+					return rawSlice(s, &a.ContextUsed, s.contextRef)
+				}
+				return s.skip()
+			})
+		})
+	}
+	return false
+}
+
+func (s *rawScan) sessionPhase(p *phase, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "id":
+			return s.strFlex(&p.ID)
+		case "name":
+			return s.strFlex(&p.Name)
+		case "status":
+			return s.strFlex(&p.Status)
+		case "phase_id":
+			return s.strFlex(&p.PhaseID)
+		case "phase_type":
+			return s.strFlex(&p.PhaseType)
+		case "phase":
+			return s.strFlex(&p.Phase)
+		case "tool_calls":
+			return rawSlice(s, &p.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
+		case "context_used":
+			return rawSlice(s, &p.ContextUsed, s.contextRef)
+		case "context_references":
+			return rawSlice(s, &p.ContextReferences, s.contextRef)
+		case "rounds":
+			return false
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) sessionToolCall(t *sessionToolCall, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "call_id":
+			return s.strFlex(&t.CallID)
+		case "id":
+			return s.strFlex(&t.ID)
+		case "tool_call_id":
+			return s.strFlex(&t.ToolCallID)
+		case "callId":
+			return s.strFlex(&t.CallIDCamel)
+		case "tool_name":
+			return s.strFlex(&t.ToolName)
+		case "name":
+			return s.strFlex(&t.Name)
+		case "tool":
+			return s.strFlex(&t.Tool)
+		case "tool_category":
+			return s.strFlex(&t.ToolCategory)
+		case "started_at":
+			return s.time(&t.StartedAt, w)
+		case "ended_at":
+			return s.time(&t.EndedAt, w)
+		case "duration_ms":
+			return s.num(&t.DurationMS, w)
+		case "output":
+			return rawPtr(s, &t.Output, func(o *toolOutput) bool {
+				return s.object(false, func(key string) bool {
+					switch key {
+					case "status":
+						return s.strFlex(&o.Status)
+					case "error":
+						return s.strFlex(&o.Error)
+					}
+					return s.skip()
+				})
+			})
+		case "context_contribution":
+			return s.contrib(&t.ContextContribution)
+		case "subagent_info":
+			return false
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) contextRef(r *contextRef) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "type":
+			return s.strFlex(&r.Type)
+		case "relevance":
+			return s.strFlex(&r.Relevance)
+		case "usage_mode":
+			return s.strFlex(&r.UsageMode)
+		}
+		return s.skip()
+	})
+}
+
+// text reads a string's text (the scanner at its quote).
+func (s *rawScan) text() (string, bool) {
+	var v Str
+	ok := s.str(&v)
+	return v.V, ok
+}
+
+// agent reads an agent as agentField.decodeFlex does.
+func (s *rawScan) agent(a *agentField) bool {
+	switch s.peek() {
+	case '"':
+		var ok bool
+		a.Name, ok = s.text()
+		return ok
+	case '{':
+		var name, modelID, model Str
+		ok := s.object(false, func(key string) bool {
+			switch key {
+			case "name":
+				return s.strFlex(&name)
+			case "model_id":
+				return s.strFlex(&modelID)
+			case "model":
+				return s.strFlex(&model)
+			}
+			return s.skip()
+		})
+		a.Name, a.Model = name.V, firstOf(modelID, model)
+		return ok
+	}
+	return s.null()
+}
+
+// summary reads a summary as summaryField.decodeFlex does.
+func (s *rawScan) summary(f *summaryField, w *warnList) bool {
+	switch s.peek() {
+	case '"':
+		var ok bool
+		f.Text, ok = s.text()
+		return ok
+	case '{':
+		var description Str
+		var total, calls, errs Num
+		ok := s.object(false, func(key string) bool {
+			switch key {
+			case "total_duration_ms":
+				return s.num(&total, w)
+			case "tool_calls_count":
+				return s.num(&calls, w)
+			case "errors_encountered":
+				return s.num(&errs, w)
+			case "description":
+				return s.strFlex(&description)
+			}
+			return s.skip()
+		})
+		f.TotalDurationMS, f.ToolCallsCount, f.Errors, f.Text = total, calls, errs, description.V
+		return ok
+	}
+	return s.null()
+}
+
+// contrib reads a context contribution as contribField.decodeFlex does.
+func (s *rawScan) contrib(c *contribField) bool {
+	switch s.peek() {
+	case '"':
+		var ok bool
+		c.Type, ok = s.text()
+		return ok
+	case '{':
+		var typ Str
+		ok := s.object(false, func(key string) bool {
+			if key == "type" {
+				return s.strFlex(&typ)
+			}
+			return s.skip()
+		})
+		if c.Type = typ.V; c.Type == "" {
+			c.Type = "unspecified"
+		}
+		return ok
+	}
+	return s.null()
+}
+
 func readSession(d *document, c *readCtx) {
 	r := &model.Run{
 		ID:      d.SessionID.V,
