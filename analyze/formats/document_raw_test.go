@@ -135,6 +135,8 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 		"\ufeff" + session, session + "\n\n", session + " x", session + session, session[:len(session)/2],
 		session[:len(session)-1], `{"session_id":"s","x":NaN}`, `{"session_id":"s","x":"\ud83d"}`,
 		`{}`, `{"a":1}`, ` {"session_id":"s"} `, `{"session_id":"` + strings.Repeat("é", maxSmallDocument/2) + `"}`,
+		`{"session_id":"s","n":` + strings.Repeat("1", maxBareToken+1) + `}`, // the clamp refuses it mid-read
+		`{"session_id":"` + strings.Repeat("x", maxString+10) + `"}`,         // the clamp cuts it
 	} {
 		docs = append(docs, []byte(d))
 	}
