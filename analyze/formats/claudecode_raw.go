@@ -116,11 +116,11 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		return s.codexOutput(&d.Output, w)
 	case "resourceSpans": // OTel: an OTLP/JSON trace export
 		return s.resourceSpans(&d.ResourceSpans, w)
-	case "session_id", "task_title", "task_description", "user_prompt", "title", "status", "created_at",
-		"started_at", "completed_at", "agent", "tool_calls", "summary", "phases", "phase_annotations":
-		return s.sessionField(key, d, w) // a session document (STD-001)
 	}
 	if documentKeys[key] {
+		if ok, read := s.sessionField(key, d, w); read { // a session document (STD-001)
+			return ok
+		}
 		return false // a field of another format
 	}
 	return s.skip()

@@ -550,27 +550,26 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 // token by token. Anything else, or any doubt, and readValues reads the
 // bytes from the start.
 func readSmallDocument(br *bufio.Reader, c *readCtx) error {
-	buf := documentBufs.Get().(*[]byte)
+	buf := documentBufs.Get().(*bytes.Buffer)
 	defer documentBufs.Put(buf)
-	b, err := readUpTo((*buf)[:0], br, maxSmallDocument+1)
-	if cap(b) <= maxSmallDocument+1 {
-		*buf = b[:0]
-	}
-	if err != nil || len(b) > maxSmallDocument {
-		return readValues(bufio.NewReader(io.MultiReader(bytes.NewReader(b), errReader{err}, br)), c)
+	buf.Reset()
+	_, err := buf.ReadFrom(io.LimitReader(br, maxSmallDocument+1))
+	if err != nil || buf.Len() > maxSmallDocument {
+		var rest io.Reader = br
+		if err != nil {
+			rest = errReader{err} // readValues meets the error where this read did
+		}
+		return readValuesFrom(io.MultiReader(bytes.NewReader(buf.Bytes()), rest), c)
 	}
 	var d document
 	var w warnList
-	if !decodeLineRaw(b, &d, &w, nil) {
-		return readValues(bufio.NewReader(bytes.NewReader(b)), c)
+	if !decodeLineRaw(buf.Bytes(), &d, &w, nil) {
+		return readValuesFrom(bytes.NewReader(buf.Bytes()), c)
 	}
 	for _, kind := range w.kinds {
 		c.Warn(kind)
 	}
-	c.ord = 0
-	matched := dispatch(&d, c)
-	c.ord = 1 // as readValues leaves it after one document
-	return verdict(matched, c)
+	return verdict(dispatch(&d, c), c)
 }
 
 // maxSmallDocument is the largest document readSmallDocument holds whole.
@@ -579,35 +578,23 @@ const maxSmallDocument = 1 << 20
 // smallDocuments lets readSmallDocument read them (a variable for tests).
 var smallDocuments = true
 
-var documentBufs = sync.Pool{New: func() any { return new([]byte) }}
+var documentBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
-// readUpTo appends to b what r holds, up to n bytes.
-func readUpTo(b []byte, r io.Reader, n int) ([]byte, error) {
-	for len(b) < n {
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-		k, err := r.Read(b[len(b):min(cap(b), n)])
-		b = b[:len(b)+k]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+// readValuesFrom is readValues over r, through a pooled read buffer.
+func readValuesFrom(r io.Reader, c *readCtx) error {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	return readValues(br, c)
 }
 
-// errReader fails every read with its error (none: it is empty).
+// errReader fails every read with its error.
 type errReader struct{ err error }
 
-func (e errReader) Read([]byte) (int, error) {
-	if e.err != nil {
-		return 0, e.err
-	}
-	return 0, io.EOF
-}
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // readArray reads a top-level array whose elements are documents (a list of
 // conversations or messages, or of records of any format).

@@ -81,39 +81,39 @@ type phase struct {
 }
 
 // sessionField reads a session document's member as the general decoder
-// does (see decodeLineRaw): its texts, times, agent, summary, tool calls
-// and phase annotations. A subagent's figures, and anything else in doubt,
-// give up.
-func (s *rawScan) sessionField(key string, d *document, w *warnList) bool {
+// does (see decodeLineRaw): its texts, times, agent, summary, tool calls,
+// phases and phase annotations; read is false for any other key. A
+// subagent's figures, and anything else in doubt, give up (ok false).
+func (s *rawScan) sessionField(key string, d *document, w *warnList) (ok, read bool) {
 	switch key {
 	case "session_id":
-		return s.strFlex(&d.SessionID)
+		ok = s.strFlex(&d.SessionID)
 	case "task_title":
-		return s.strFlex(&d.TaskTitle)
+		ok = s.strFlex(&d.TaskTitle)
 	case "task_description":
-		return s.strFlex(&d.TaskDescription)
+		ok = s.strFlex(&d.TaskDescription)
 	case "user_prompt":
-		return s.strFlex(&d.UserPrompt)
+		ok = s.strFlex(&d.UserPrompt)
 	case "title":
-		return s.strFlex(&d.Title)
+		ok = s.strFlex(&d.Title)
 	case "status":
-		return s.strFlex(&d.Status)
+		ok = s.strFlex(&d.Status)
 	case "created_at":
-		return s.time(&d.CreatedAt, w)
+		ok = s.time(&d.CreatedAt, w)
 	case "started_at":
-		return s.time(&d.StartedAt, w)
+		ok = s.time(&d.StartedAt, w)
 	case "completed_at":
-		return s.time(&d.CompletedAt, w)
+		ok = s.time(&d.CompletedAt, w)
 	case "agent":
-		return s.agent(&d.Agent)
+		ok = s.agent(&d.Agent)
 	case "summary":
-		return s.summary(&d.Summary, w)
+		ok = s.summary(&d.Summary, w)
 	case "tool_calls":
-		return rawSlice(s, &d.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
+		ok = rawSlice(s, &d.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
 	case "phases": // session v2.x's (structmsg's phases, with rounds, give up)
-		return rawSlice(s, &d.Phases, func(p *phase) bool { return s.sessionPhase(p, w) })
+		ok = rawSlice(s, &d.Phases, func(p *phase) bool { return s.sessionPhase(p, w) })
 	case "phase_annotations":
-		return rawSlice(s, &d.PhaseAnnotations, func(a *phaseAnnotation) bool {
+		ok = rawSlice(s, &d.PhaseAnnotations, func(a *phaseAnnotation) bool {
 			return s.object(false, func(key string) bool {
 				switch key {
 				case "phase_type":
@@ -124,8 +124,10 @@ func (s *rawScan) sessionField(key string, d *document, w *warnList) bool {
 				return s.skip()
 			})
 		})
+	default:
+		return false, false
 	}
-	return false
+	return ok, true
 }
 
 func (s *rawScan) sessionPhase(p *phase, w *warnList) bool {
