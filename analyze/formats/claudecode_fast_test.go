@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -399,4 +400,41 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 			}
 		})
 	}
+}
+
+// utf8RunReference is what utf8Run replaced: the run up to the next ASCII
+// byte, then the standard library's check of it.
+func utf8RunReference(b []byte) (int, bool) {
+	j := asciiStart(b)
+	return j, utf8.Valid(b[:j])
+}
+
+func TestUTF8Run(t *testing.T) {
+	for _, s := range []string{
+		"", "a", "中", "中文x", "中文", "这个函数，可能。\"", "é", "ü!", "🚀 ", "✅⚠️", "\uFFFD\uFFFD",
+		"\xe0\xa0\x80", "\xe0\x80\x80", "\xe0\x9f\xbf", // E0 needs A0..BF second
+		"\xed\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", // ED: no surrogates
+		"\xe4\xb8", "\xe4\xb8a", "\xe4a\xad", "\xe4\xb8\xad\x80", "\xe4\xb8\xad\xe4", "中\xff", "\xc0\x80", "\xf4\x90\x80\x80",
+		"\xef\xbf\xbd", "\xee\x80\x80", "\xe1\xc0\x80", "\xe1\x80\xc0",
+	} {
+		b := []byte(s)
+		n, ok := utf8Run(b)
+		wantN, wantOK := utf8RunReference(b)
+		if ok != wantOK || ok && n != wantN {
+			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", s, n, ok, wantN, wantOK)
+		}
+	}
+}
+
+func FuzzUTF8Run(f *testing.F) {
+	for _, s := range []string{"中文x", "\xe0\x80\x80", "\xed\xa0\x80", "\xe4\xb8", "🚀 ", "é"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, ok := utf8Run(b)
+		wantN, wantOK := utf8RunReference(b)
+		if ok != wantOK || ok && n != wantN {
+			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", b, n, ok, wantN, wantOK)
+		}
+	})
 }

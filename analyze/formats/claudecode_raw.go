@@ -647,11 +647,11 @@ func (s *rawScan) skipString() bool {
 		case c < 0x20:
 			return false
 		default: // a run of non-ASCII bytes: whole characters, or not UTF-8
-			j := i + asciiStart(b[i:])
-			if !utf8.Valid(b[i:j]) {
+			n, ok := utf8Run(b[i:])
+			if !ok {
 				return false
 			}
-			i = j
+			i += n
 		}
 	}
 }
@@ -681,6 +681,30 @@ func plainEnd(b []byte) int {
 		}
 	}
 	return i
+}
+
+// utf8Run is the length of the run of non-ASCII characters b starts with,
+// false if they are not UTF-8. Three-byte characters whose lead byte allows
+// any continuation (CJK text) are checked inline; the rest as utf8 decodes them.
+func utf8Run(b []byte) (int, bool) {
+	i := 0
+	for i+3 <= len(b) {
+		c := b[i]
+		if c < utf8.RuneSelf {
+			return i, true
+		}
+		if 0xE1 <= c && c <= 0xEF && c != 0xED && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 {
+			i += 3
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i, false
+		}
+		i += n
+	}
+	j := i + asciiStart(b[i:])
+	return j, utf8.Valid(b[i:j])
 }
 
 // asciiStart is the index of the first ASCII byte of b (len(b) if none).
