@@ -279,15 +279,11 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 			flush()
 		}
 	}
-	// A session with more calls than a chunk holds (any, without details)
-	// is folded and spilled on its own, a part of its calls at a time, in a
-	// file of its own: a long session's calls were the peak of memory.
+	// A session with a chunk's worth of calls or more (joinAside makes the
+	// others' calls) is folded and spilled on its own, a part of its calls
+	// at a time, in a file of its own: a long session's calls were the peak
+	// of memory.
 	addParts := func(r *model.Run, parts *formats.CallParts) {
-		if parts.N < joinedChunk && acc.details != nil {
-			r.ToolCalls = parts.All()
-			add(r)
-			return
-		}
 		r.FileOrd = joinedOrd
 		switch {
 		case err != nil:
@@ -302,7 +298,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		written = true
 		*r = model.Run{Format: r.Format}
 	}
-	owners := formats.JoinEach(frags, acc, add, addParts)
+	owners := joinAside(frags, acc, add, addParts)
 	flush()
 	// The join's records are garbage now, but the last collection counted
 	// them live, and the heap would grow to twice that before the next: one
@@ -343,6 +339,91 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		}
 	}
 	return nil
+}
+
+// joinAside runs the join on a goroutine of its own and hands its runs to
+// add and addParts on this one, in the join's order: the fold of a run (and
+// its details' spill) overlaps the join of the next, where the join's tail
+// was one core's work. A session of fewer calls than a chunk holds comes
+// with its calls made; a longer one comes in parts, which hold the join
+// until they are folded, since they are made from records the join then
+// drops. The join's warnings are counted apart and added at the end.
+func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run), addParts func(*model.Run, *formats.CallParts)) map[*formats.Fragment][]*model.Run {
+	type joinedRun struct {
+		r     *model.Run
+		parts *formats.CallParts
+		taken chan struct{} // closed once the parts are folded
+	}
+	runs := make(chan joinedRun, 256)
+	var handed callBudget // bounds the calls handed over and not folded yet
+	handed.cond.L = &handed.mu
+	warns := &lockedWarnings{counts: map[string]int64{}}
+	var owners map[*formats.Fragment][]*model.Run
+	go func() {
+		defer close(runs)
+		emit := func(r *model.Run) {
+			handed.take(1 + len(r.ToolCalls))
+			runs <- joinedRun{r: r}
+		}
+		owners = formats.JoinEach(frags, warns, emit, func(r *model.Run, parts *formats.CallParts) {
+			if parts.N < joinedChunk {
+				r.ToolCalls = parts.All()
+				emit(r)
+				return
+			}
+			taken := make(chan struct{})
+			runs <- joinedRun{r, parts, taken}
+			<-taken
+		})
+	}()
+	for j := range runs {
+		if j.parts != nil {
+			addParts(j.r, j.parts)
+			close(j.taken)
+			continue
+		}
+		n := 1 + len(j.r.ToolCalls)
+		add(j.r)
+		handed.give(n)
+	}
+	addCounts(acc.warnings, warns.counts)
+	return owners
+}
+
+// callBudget bounds how many calls a producer has handed over and the
+// consumer not folded yet to a chunk's worth (one larger run alone).
+type callBudget struct {
+	mu   sync.Mutex
+	cond sync.Cond
+	n    int
+}
+
+func (b *callBudget) take(n int) {
+	b.mu.Lock()
+	for b.n > 0 && b.n+n > joinedChunk {
+		b.cond.Wait()
+	}
+	b.n += n
+	b.mu.Unlock()
+}
+
+func (b *callBudget) give(n int) {
+	b.mu.Lock()
+	b.n -= n
+	b.mu.Unlock()
+	b.cond.Signal()
+}
+
+// lockedWarnings counts warnings raised on more than one goroutine.
+type lockedWarnings struct {
+	mu     sync.Mutex
+	counts map[string]int64
+}
+
+func (w *lockedWarnings) Warn(kind string) {
+	w.mu.Lock()
+	w.counts[kind]++
+	w.mu.Unlock()
 }
 
 // joinedChunk is how many joined runs and calls are folded and spilled

@@ -847,3 +847,39 @@ func TestRawDocumentsReread(t *testing.T) {
 		}
 	}
 }
+
+// Warnings the join raises (here a call whose result is stamped before its
+// use) reach the summary, whether the session's calls come whole or in
+// parts, with details or without: the join counts them on a goroutine of
+// its own.
+func TestJoinWarnings(t *testing.T) {
+	var b strings.Builder
+	line := func(uuid, at, msg string) {
+		fmt.Fprintf(&b, `{"sessionId":"s-warn","type":"x","uuid":%q,"timestamp":"2026-03-05T10:00:%sZ","message":%s}`+"\n", uuid, at, msg)
+	}
+	line("u0", "00", `{"role":"user","content":"go"}`)
+	line("r0", "01", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"ok"}]}`)
+	line("a0", "05", `{"role":"assistant","content":[{"type":"tool_use","id":"t0","name":"Bash","input":{}}]}`)
+	line("a1", "06", `{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Read","input":{}}]}`)
+	line("r1", "07", `{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]}`)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "s-warn.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int) { joinedChunk = n }(joinedChunk)
+	for _, size := range []int{1 << 30, 1} {
+		joinedChunk = size
+		for _, details := range []bool{true, false} {
+			r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: details})
+			if got := r.Summary.Inputs.Warnings[formats.WarnNegativeDuration]; got != 1 {
+				t.Errorf("chunks of %d, details %v: %d %s warnings, want 1", size, details, got, formats.WarnNegativeDuration)
+			}
+			if r.Summary.Runs.Total != 1 || r.Summary.ToolCalls.Total != 2 {
+				t.Errorf("chunks of %d, details %v: %d runs, %d calls; want 1, 2", size, details, r.Summary.Runs.Total, r.Summary.ToolCalls.Total)
+			}
+			if r.Details != nil {
+				r.Details.Close()
+			}
+		}
+	}
+}
