@@ -78,11 +78,11 @@ func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func cmpDigest(a, b *digest) int  { return bytes.Compare(a[:], b[:]) }
 
-// both runs f and g at once when they work on n items or more: the join is
-// serial, and its sorts are most of a long session's join. Every key
-// sorted is unique, so the result does not depend on the schedule.
+// both runs f and g at once when they work on bothMin items or more: the
+// join is serial, and its sorts are most of a long session's join. Every
+// key sorted is unique, so the result does not depend on the schedule.
 func both(n int, f, g func()) {
-	if n < 1<<12 || runtime.GOMAXPROCS(0) < 2 {
+	if n < bothMin || runtime.GOMAXPROCS(0) < 2 {
 		f()
 		g()
 		return
@@ -95,6 +95,9 @@ func both(n int, f, g func()) {
 	f()
 	<-done
 }
+
+// bothMin is the least work both shares (a variable for tests).
+var bothMin = 1 << 12
 
 // sortIDKeys sorts keys. A long slice (a long session's uuids, tool-use
 // ids) is first sorted in place by the id's first byte, American-flag

@@ -157,10 +157,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 		if keep&linesAndUsages != 0 || cf == nil {
 			cf = &claudeFile{}
 		}
-		makeRoom(frag.refs, cf, keep)
-		for i, ref := range frag.refs {
-			frag.spill.read(ref, cf, i == len(frag.refs)-1, keep)
-		}
+		frag.spill.readAll(frag.refs, cf, keep)
 		frag.claude = cf
 	case frag.claude != nil && len(frag.claude.segments) > 0 && keep&linesAndUsages != 0: // the end did not reach the disk
 		rest, cf := frag.claude, &claudeFile{}
@@ -252,16 +249,93 @@ func (s *RecordSpill) fromWindow(ref spillRef) ([]byte, bool) {
 // read appends one record's tables of keep to cf, and its header (a file's
 // last record holds one) with the lines.
 func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool, keep tableSet) {
-	r := s.reader(ref)
+	var into *claudeFile
 	if header {
-		into := cf
-		if keep&linesAndUsages == 0 {
-			into = &claudeFile{} // read past
-		}
-		decodeHeader(r, into, s.loc)
+		into = cf
 	}
-	decodeTables(r, cf, s.loc, keep)
+	s.readInto(ref, into, cf, keep)
+}
+
+// readInto reads one record: its header into header (nil for none), its
+// tables of keep appended to tables.
+func (s *RecordSpill) readInto(ref spillRef, header, tables *claudeFile, keep tableSet) {
+	r := s.reader(ref)
+	if header != nil {
+		if keep&linesAndUsages == 0 {
+			header = &claudeFile{} // read past
+		}
+		decodeHeader(r, header, s.loc)
+	}
+	decodeTables(r, tables, s.loc, keep)
 	s.done(r)
+}
+
+// readAll reads a file's records (refs, the header in the last) into cf,
+// its tables of keep each allocated once. A long session's records are
+// decoded on both cores, each record into its own stretch of the tables
+// (the join waits on them, one core's work otherwise).
+func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
+	makeRoom(refs, cf, keep)
+	lines := 0
+	for _, ref := range refs {
+		lines += int(ref.tables[0])
+	}
+	if len(refs) < 2 || lines < bothMin {
+		for i, ref := range refs {
+			s.read(ref, cf, i == len(refs)-1, keep)
+		}
+		return
+	}
+	// Each record appends into a slice of the tables' room that starts
+	// where the records before it end and holds just its own.
+	stretches := make([]claudeFile, len(refs))
+	var at [5]int
+	for i, ref := range refs {
+		st, n := &stretches[i], ref.tables
+		if keep&linesAndUsages != 0 {
+			st.lines, st.uuids, st.usages = stretch(cf.lines, at[0], n[0]), stretch(cf.uuids, at[0], n[0]), stretch(cf.usages, at[1], n[1])
+		}
+		if keep&usesAndResults != 0 {
+			st.uses, st.results, st.prompts = stretch(cf.uses, at[2], n[2]), stretch(cf.results, at[3], n[3]), stretch(cf.prompts, at[4], n[4])
+		}
+		for k := range at {
+			at[k] += int(n[k])
+		}
+	}
+	half := len(refs) / 2
+	readRange := func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			var header *claudeFile
+			if i == len(refs)-1 {
+				header = cf
+			}
+			s.readInto(refs[i], header, &stretches[i], keep)
+		}
+	}
+	both(lines, func() { readRange(0, half) }, func() { readRange(half, len(refs)) })
+	for i, ref := range refs {
+		// A record holding other counts than its reference would have
+		// appended past its stretch, where nothing reads it.
+		if got := stretches[i].tableSizes(); keep&linesAndUsages != 0 && (got[0] != ref.tables[0] || got[1] != ref.tables[1]) ||
+			keep&usesAndResults != 0 && [3]int32(got[2:]) != [3]int32(ref.tables[2:]) {
+			s.fail(errSpillCorrupt)
+		}
+	}
+	if keep&linesAndUsages != 0 {
+		cf.lines, cf.uuids, cf.usages = cf.lines[:at[0]], cf.uuids[:at[0]], cf.usages[:at[1]]
+	}
+	if keep&usesAndResults != 0 {
+		cf.uses, cf.results, cf.prompts = cf.uses[:at[2]], cf.results[:at[3]], cf.prompts[:at[4]]
+	}
+}
+
+// stretch is the empty slice of room's capacity from at that holds n, nil
+// for a table given no room.
+func stretch[T any](room []T, at int, n int32) []T {
+	if room == nil {
+		return nil
+	}
+	return room[at : at : at+int(n)]
 }
 
 // done checks that a record was read to its end, and keeps the first failure.
@@ -270,10 +344,15 @@ func (s *RecordSpill) done(r *spillReader) {
 		r.err = errSpillCorrupt
 	}
 	if r.err != nil {
-		s.mu.Lock()
-		s.err = cmp.Or(s.err, r.err)
-		s.mu.Unlock()
+		s.fail(r.err)
 	}
+}
+
+// fail keeps the first failure to read back.
+func (s *RecordSpill) fail(err error) {
+	s.mu.Lock()
+	s.err = cmp.Or(s.err, err)
+	s.mu.Unlock()
 }
 
 // recordSize is about how many bytes a fragment's records take on the spill.

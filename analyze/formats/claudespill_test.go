@@ -37,9 +37,9 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 	if len(inputs) < 3 {
 		t.Fatal("no Claude Code test files")
 	}
-	defer func(n int) { segmentLines = n }(segmentLines)
-	for _, segment := range []int{1 << 15, 5} { // whole files, and many segments
-		segmentLines = segment
+	defer func(n, m int) { segmentLines, bothMin = n, m }(segmentLines, bothMin)
+	for _, segment := range []int{1 << 15, 5} { // whole files, and many segments read back on both cores
+		segmentLines, bothMin = segment, max(segment, 2)
 		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
 			for name, data := range inputs {
 				mem, spilled := newCollector(), newCollector()
