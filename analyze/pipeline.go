@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -195,24 +194,6 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	return total, nil
 }
 
-// joinGCPercent is the GC target while fragments are joined. The join of a
-// long session is the peak of memory (its records and its calls are live
-// together), and the default target lets the heap grow to twice that. At
-// 1 GB, 25 took peak RSS from ~185 to ~155 MiB with no wall time measurable
-// in this VM's noise; 10 saved 15 MiB more but cost ~0.5 s in mark assists.
-const joinGCPercent = 25
-
-// tightenGC lowers the GC target to percent, unless the user's GOGC is
-// already lower (or off), and returns what restores it.
-func tightenGC(percent int) (restore func()) {
-	old := debug.SetGCPercent(percent)
-	if old <= percent { // lower, or off (-1)
-		debug.SetGCPercent(old)
-		return func() {}
-	}
-	return func() { debug.SetGCPercent(old) }
-}
-
 // discovery is what discovery found: files in every shard, or why it stopped.
 type discovery struct {
 	files int
@@ -227,7 +208,6 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	if len(frags) == 0 {
 		return nil
 	}
-	restore := tightenGC(joinGCPercent)
 	// Joined runs are folded as the join completes them, a chunk at a
 	// time, rather than held to the end with all their calls (memory grew
 	// with every session joined). The accumulator does not mind the order,
@@ -300,11 +280,11 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 	}
 	owners := joinAside(frags, acc, add, addParts)
 	flush()
-	// The join's records are garbage now, but the last collection counted
-	// them live, and the heap would grow to twice that before the next: one
-	// collection here took the full set at 1 GB from ~175 to ~146 MiB.
+	// The join's records are garbage now, but the last collection may have
+	// counted a long session's live, and the heap would grow to twice that
+	// before the next: one collection here took the full set at 1 GB from
+	// ~175 to ~146 MiB.
 	runtime.GC()
-	restore()
 	if err != nil {
 		return fmt.Errorf("run details: %w", err)
 	}

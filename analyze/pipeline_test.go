@@ -14,7 +14,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -583,21 +582,6 @@ func TestNoTempDir(t *testing.T) {
 	got := analyzeOpt(t, Options{Roots: []string{filepath.Join("..", "testdata", "logs")}})
 	if !reflect.DeepEqual(got.Summary, want.Summary) || len(got.Runs) == 0 {
 		t.Errorf("without a temporary directory the summary differs (%d runs)", len(got.Runs))
-	}
-}
-
-// The join's GC target is temporary and never loosens a tighter GOGC.
-func TestTightenGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct{ user, during int }{{100, 10}, {200, 10}, {10, 10}, {5, 5}, {-1, -1}} {
-		debug.SetGCPercent(tc.user)
-		restore := tightenGC(10)
-		during := debug.SetGCPercent(tc.during) // reads the target (and sets it back)
-		restore()
-		after := debug.SetGCPercent(tc.user)
-		if during != tc.during || after != tc.user {
-			t.Errorf("GOGC %d: %d during the join, %d after; want %d, %d", tc.user, during, after, tc.during, tc.user)
-		}
 	}
 }
 

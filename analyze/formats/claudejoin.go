@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -27,7 +28,16 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(size[b], size[a]) })
-	for _, id := range order {
+	restore := func() {}
+	defer func() { restore() }()
+	for i, id := range order {
+		switch long := size[id] >= tightJoinSize; {
+		case long && i == 0:
+			restore = tightenGC(joinGCPercent)
+		case !long:
+			restore()
+			restore = func() {}
+		}
 		fs := bySession[id]
 		for _, f := range fs {
 			f.loadRecords(linesAndUsages)
@@ -47,6 +57,30 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 			emit(r)
 		}
 	}
+}
+
+// joinGCPercent is the GC target while a long session is joined: its join
+// is the peak of memory (its records and its calls are live together), and
+// the default target lets the heap grow to twice that. At 1 GB, 25 took
+// peak RSS from ~185 to ~155 MiB with no wall time measurable in this VM's
+// noise; 10 saved 15 MiB more but cost ~0.5 s in mark assists. Shorter
+// sessions are joined at the default: with a heap of a few MB, 25 had the
+// collector run every few milliseconds, half a core of the join's tail.
+const joinGCPercent = 25
+
+// tightJoinSize is the size of a session's records (on the spill) from
+// which its join takes joinGCPercent.
+const tightJoinSize = 1 << 20
+
+// tightenGC lowers the GC target to percent, unless the user's GOGC is
+// already lower (or off), and returns what restores it.
+func tightenGC(percent int) (restore func()) {
+	old := debug.SetGCPercent(percent)
+	if old <= percent { // lower, or off (-1)
+		debug.SetGCPercent(old)
+		return func() {}
+	}
+	return func() { debug.SetGCPercent(old) }
 }
 
 // claudeSession numbers the lines of one session's files one after another

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -378,6 +379,21 @@ func TestClaudeJoinSpilled(t *testing.T) {
 		got.ToolCalls = gotCalls.All()
 		if spill.Err() != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
 			t.Fatalf("seed %d: the spilled session joins otherwise (%v)", seed, spill.Err())
+		}
+	}
+}
+
+// The join's GC target is temporary and never loosens a tighter GOGC.
+func TestTightenGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	for _, tc := range []struct{ user, during int }{{100, 10}, {200, 10}, {10, 10}, {5, 5}, {-1, -1}} {
+		debug.SetGCPercent(tc.user)
+		restore := tightenGC(10)
+		during := debug.SetGCPercent(tc.during) // reads the target (and sets it back)
+		restore()
+		after := debug.SetGCPercent(tc.user)
+		if during != tc.during || after != tc.user {
+			t.Errorf("GOGC %d: %d during the join, %d after; want %d, %d", tc.user, during, after, tc.during, tc.user)
 		}
 	}
 }
