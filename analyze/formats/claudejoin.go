@@ -17,7 +17,9 @@ import (
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts)) {
+// The GC target is tightened (JoinEach) until the long sessions are joined;
+// loosen restores it.
+func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts), loosen func()) {
 	order, bySession := groupFragments(frags)
 	// The largest session first, while the runs emitted before it (which
 	// emit may hold a while) are fewest: its join is the peak of memory.
@@ -28,15 +30,12 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 		}
 	}
 	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(size[b], size[a]) })
-	restore := func() {}
-	defer func() { restore() }()
 	for i, id := range order {
-		switch long := size[id] >= tightJoinSize; {
-		case long && i == 0:
-			restore = tightenGC(joinGCPercent)
-		case !long:
-			restore()
-			restore = func() {}
+		if size[id] < tightJoinSize && (i == 0 || size[order[i-1]] >= tightJoinSize) {
+			// Past the long sessions: the default target for the rest, from
+			// a collection that no longer counts them live.
+			runtime.GC()
+			loosen()
 		}
 		fs := bySession[id]
 		for _, f := range fs {
@@ -59,13 +58,15 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 	}
 }
 
-// joinGCPercent is the GC target while a long session is joined: its join
-// is the peak of memory (its records and its calls are live together), and
-// the default target lets the heap grow to twice that. At 1 GB, 25 took
-// peak RSS from ~185 to ~155 MiB with no wall time measurable in this VM's
-// noise; 10 saved 15 MiB more but cost ~0.5 s in mark assists. Shorter
-// sessions are joined at the default: with a heap of a few MB, 25 had the
-// collector run every few milliseconds, half a core of the join's tail.
+// joinGCPercent is the GC target while fragments are joined, up to the
+// last long Claude Code session: its join is the peak of memory (its
+// records and its calls are live together), and the default target lets
+// the heap grow to twice that. At 1 GB, 25 took peak RSS from ~185 to
+// ~155 MiB with no wall time measurable in this VM's noise; 10 saved 15 MiB
+// more but cost ~0.5 s in mark assists. The short sessions after it are
+// joined at the default: with a heap of a few MB, 25 had the collector run
+// every few milliseconds, half a core of the join's tail. (Loosened for
+// the other formats' joins as well, peak RSS rose by ~10 MiB.)
 const joinGCPercent = 25
 
 // tightJoinSize is the size of a session's records (on the spill) from

@@ -163,6 +163,15 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func
 			plan = append(plan, f)
 		}
 	}
+	restore := tightenGC(joinGCPercent)
+	loosened := false
+	loosen := func() {
+		if !loosened {
+			loosened = true
+			restore()
+		}
+	}
+	defer loosen()
 	// Claude Code goes last: the join of a long session is the peak of
 	// memory, and by then the other formats' records are gone.
 	for _, r := range joinPlans(plan, owner, w) {
@@ -174,7 +183,7 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
-	joinClaude(claude, owner, w, emit, emitParts)
+	joinClaude(claude, owner, w, emit, emitParts, loosen)
 	for f, r := range owner {
 		if r != nil {
 			owners[f] = []*model.Run{r}
