@@ -342,10 +342,6 @@ func asUTF8(r io.Reader) (io.Reader, error) {
 var (
 	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
 	clamps  = sync.Pool{New: func() any { return newClampReader() }}
-	// valueDecoders recycles the document decoders and the buffers they grow
-	// to hold a value (a fresh one doubled its buffer several times per file).
-	valueDecoders = sync.Pool{New: func() any { return jsontext.NewDecoder(noInput) }}
-	noInput       = strings.NewReader("")
 )
 
 // maxDurationMS is the longest duration believed: ten years. Longer ones come
@@ -505,12 +501,12 @@ func firstByte(br *bufio.Reader) (byte, error) {
 
 // readValues reads a file as one JSON value, or several in a row.
 func readValues(br *bufio.Reader, c *readCtx) error {
-	dec := valueDecoders.Get().(*jsontext.Decoder)
-	dec.Reset(br, jsontext.AllowDuplicateNames(true))
-	defer func() {
-		dec.Reset(noInput) // a pooled decoder holds on to no reader
-		valueDecoders.Put(dec)
-	}()
+	// A fresh decoder, not a pooled one: the JSON pointer in a reused
+	// one's syntax error could name members of what it had read before
+	// (one broken file's error read "//0/isStuck" or
+	// "/thinkActSteps/0/isStuck" depending on the pool), and a report's
+	// data-quality details must be the same run after run.
+	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
 	opts := decodeOptions(c)
 	matched := false
 	for c.ord = 0; ; c.ord++ {
