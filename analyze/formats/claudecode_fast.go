@@ -158,7 +158,9 @@ var fieldKeys = func() map[string]string {
 		"intValue", "doubleValue", "boolValue", "tool_call_id", "callId", "tool_name", "tool", "tool_category",
 		"ended_at", "duration_ms", "context_contribution", "subagent_info", "phase_type", "context_used",
 		"relevance", "usage_mode", "model_id", "total_duration_ms", "tool_calls_count", "errors_encountered",
-		"description", "phase_id", "phase", "context_references", "rounds",
+		"description", "phase_id", "phase", "context_references", "rounds", "agentName", "maxSteps",
+		"currentStep", "isStuck", "thinkActSteps", "thinkStartTime", "thinkEndTime", "actStartTime",
+		"actEndTime", "errorMessage", "actionResult",
 	} {
 		keys[k] = k
 	}

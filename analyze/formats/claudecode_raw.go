@@ -102,8 +102,8 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		return rawPtr(s, &d.Message, func(m *claudeMessage) bool { return s.message(m, w) })
 	case "payload": // Codex: an envelope line
 		return rawPtr(s, &d.Payload, func(it *codexItem) bool { return s.codexItem(it, w) })
-	case "id": // and a pre-envelope line's
-		return s.str(&d.ID)
+	case "id": // and a pre-envelope line's, a document's (a number in planexec's)
+		return s.strFlex(&d.ID)
 	case "instructions":
 		return s.str(&d.Instructions)
 	case "name":
@@ -119,6 +119,9 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	}
 	if documentKeys[key] {
 		if ok, read := s.sessionField(key, d, w); read { // a session document (STD-001)
+			return ok
+		}
+		if ok, read := s.planexecField(key, d, w); read { // a PlanExecutionRecord
 			return ok
 		}
 		return false // a field of another format
@@ -277,8 +280,23 @@ func rawSlice[T any](s *rawScan, p *[]T, fill func(*T) bool) bool {
 	if s.peek() != '[' {
 		return false
 	}
-	s.i++
 	*p = make([]T, 0, 4)
+	return s.elements(func() bool {
+		if s.peek() != '{' {
+			return false
+		}
+		*p = append(*p, *new(T))
+		return fill(&(*p)[len(*p)-1])
+	})
+}
+
+// elements reads an array (the scanner at its '['), calling elem with the
+// scanner at each element, which elem must consume.
+func (s *rawScan) elements(elem func() bool) bool {
+	if s.peek() != '[' {
+		return false
+	}
+	s.i++
 	for first := true; ; first = false {
 		if s.ws(); s.peek() == ']' {
 			s.i++
@@ -287,11 +305,7 @@ func rawSlice[T any](s *rawScan, p *[]T, fill func(*T) bool) bool {
 		if !first && !s.comma() {
 			return false
 		}
-		if s.peek() != '{' {
-			return false
-		}
-		*p = append(*p, *new(T))
-		if !fill(&(*p)[len(*p)-1]) {
+		if !elem() {
 			return false
 		}
 	}

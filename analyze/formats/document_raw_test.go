@@ -85,7 +85,8 @@ var pointerText = regexp.MustCompile(` within "(?:[^"\\]|\\.)*"`)
 
 func FuzzSmallDocument(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "session", "*.json"))
-	for _, p := range paths {
+	planexec, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "planexec", "*.json"))
+	for _, p := range append(paths, planexec...) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
@@ -128,7 +129,43 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 		`"tool_calls":[{"call_id":"1","tool_name":"Read","started_at":"2026-03-01T10:00:01Z","duration_ms":12,"output":{"status":"success"},"context_contribution":"code"},` +
 		`{"id":2,"name":"Bash","tool_category":"shell","ended_at":"2026-03-01T10:00:03Z","output":{"status":"failed","error":"exit 1"},"context_contribution":{"type":""}}],` +
 		`"phase_annotations":[{"phase_type":"plan","context_used":[{"type":"doc","relevance":"high","usage_mode":"read"}]}]}`
+	real := len(docs) // the odd ones below are given up on as often as not
+	plan := `{"id":"x","planId":"p1","title":"t","userRequest":"u","startTime":"2026-03-01T10:00:00","endTime":"2026-03-01T10:05:00","completed":true,"summary":"s",` +
+		`"steps":["[A] one","[B] two \"q\" 中文"],"stepStatuses":["completed","failed"],"stepAgents":["A","B"],"statusCounts":{"completed":1,"failed":1},` +
+		`"agentExecutionSequence":[{"id":1,"agentName":"A","startTime":"2026-03-01T10:00:00","endTime":"2026-03-01T10:01:00","maxSteps":5,"currentStep":2,"status":"FINISHED","isStuck":false,` +
+		`"thinkActSteps":[{"thinkStartTime":"2026-03-01T10:00:00","thinkEndTime":"2026-03-01T10:00:01","actStartTime":"2026-03-01T10:00:01","actEndTime":"2026-03-01T10:00:03",` +
+		`"status":"FINISHED","toolName":"browser","errorMessage":null,"error":"e","actionResult":"ok","thinkInput":{"x":[1]}}]}]}`
 	for _, d := range []string{
+		plan,
+		strings.ReplaceAll(plan, `"steps":["[A] one","[B] two \"q\" 中文"]`, `"steps":null`),
+		strings.ReplaceAll(plan, `"steps":["[A] one","[B] two \"q\" 中文"]`, `"steps":[]`),
+		strings.ReplaceAll(plan, `"steps":["[A] one","[B] two \"q\" 中文"]`, `"steps":"x"`),
+		strings.ReplaceAll(plan, `"steps":["[A] one","[B] two \"q\" 中文"]`, `"steps":["a",1,null]`),
+		strings.ReplaceAll(plan, `"steps":["[A] one","[B] two \"q\" 中文"]`, `"steps":[{"step_id":"1","status":"done"}]`),
+		strings.ReplaceAll(plan, `"stepStatuses":["completed","failed"]`, `"stepStatuses":[]`),
+		strings.ReplaceAll(plan, `"stepStatuses":["completed","failed"]`, `"stepStatuses":null`),
+		strings.ReplaceAll(plan, `"stepStatuses":["completed","failed"]`, `"stepStatuses":[null,7,true]`),
+		strings.ReplaceAll(plan, `"stepStatuses":["completed","failed"]`, `"stepStatuses":"completed"`),
+		strings.ReplaceAll(plan, `"stepStatuses":["completed","failed"]`, `"stepStatuses":[["x"]]`),
+		strings.ReplaceAll(plan, `"stepAgents":["A","B"]`, `"stepAgents":["A"]`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":{}`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":null`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":{"completed":2,"failed":null}`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":{"completed":"1"}`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":{"completed":1,"completed":2}`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":{"completed":1e400}`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":{"\u0063ompleted":1}`),
+		strings.ReplaceAll(plan, `"statusCounts":{"completed":1,"failed":1}`, `"statusCounts":[1]`),
+		strings.ReplaceAll(plan, `"completed":true`, `"completed":null`),
+		strings.ReplaceAll(plan, `"completed":true`, `"completed":"yes"`),
+		strings.ReplaceAll(plan, `"startTime":"2026-03-01T10:00:00","endTime"`, `"startTime":1772359200,"endTime"`),
+		strings.ReplaceAll(plan, `"startTime":"2026-03-01T10:00:00","endTime"`, `"startTime":"yesterday","endTime"`),
+		strings.ReplaceAll(plan, `"agentExecutionSequence":[{`, `"agentExecutionSequence":[null,{`),
+		strings.ReplaceAll(plan, `"isStuck":false`, `"isStuck":"no"`),
+		strings.ReplaceAll(plan, `"maxSteps":5`, `"maxSteps":"5"`),
+		strings.ReplaceAll(plan, `"toolName":"browser"`, `"toolName":42`),
+		strings.ReplaceAll(plan, `"thinkActSteps":[{`, `"thinkActSteps":[{"status":"a","status":"b",`),
+		strings.ReplaceAll(plan, `"planId":"p1"`, `"planId":"p1","createdAt":"2026-03-01T10:00:00Z"`), // a planagent key: given up
 		session,
 		strings.ReplaceAll(session, `"agent":{"name":"a","model_id":"m"}`, `"agent":"bare"`),
 		strings.ReplaceAll(session, `"agent":{"name":"a","model_id":"m"}`, `"agent":7`),
@@ -152,23 +189,36 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 	} {
 		docs = append(docs, []byte(d))
 	}
-	raw, sessions := 0, 0
-	for _, doc := range docs {
+	raw, of := map[*Format]int{}, map[*Format]int{}
+	for i, doc := range docs {
 		checkSmallDocument(t, doc)
-		if want, _ := generalLine(doc); want.err != nil || want.doc == nil || !sessionFormat.match(want.doc) {
+		want, _ := generalLine(doc)
+		if want.err != nil || want.doc == nil {
 			continue
 		}
-		sessions++
-		if d, w := new(document), (&warnList{}); decodeLineRaw(doc, d, w, nil) {
-			sameAsGeneral(t, "raw", doc, d, w.kinds)
-			raw++
-		} else {
-			t.Logf("not read whole: %.200s", doc)
+		for _, f := range []*Format{sessionFormat, planexecFormat} {
+			if !f.match(want.doc) {
+				continue
+			}
+			if i < real {
+				of[f]++
+			}
+			if d, w := new(document), (&warnList{}); decodeLineRaw(doc, d, w, nil) {
+				sameAsGeneral(t, "raw", doc, d, w.kinds)
+				if i < real {
+					raw[f]++
+				}
+			} else if i < real {
+				t.Logf("not read whole: %.200s", doc)
+			}
+			break
 		}
 	}
-	t.Logf("the raw scanner read %d of %d session documents whole", raw, sessions)
-	if sessions < 20 || raw < sessions*2/3 {
-		t.Errorf("the raw scanner read %d of %d session documents whole", raw, sessions)
+	for _, f := range []*Format{sessionFormat, planexecFormat} {
+		t.Logf("the raw scanner read %d of %d real and generated %s documents whole", raw[f], of[f], f.Name)
+		if of[f] < 8 || raw[f] < of[f]*2/3 {
+			t.Errorf("the raw scanner read %d of %d %s documents whole", raw[f], of[f], f.Name)
+		}
 	}
 }
 
