@@ -335,8 +335,7 @@ func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run)
 		taken chan struct{} // closed once the parts are folded
 	}
 	runs := make(chan joinedRun, 256)
-	var handed callBudget // bounds the calls handed over and not folded yet
-	handed.cond.L = &handed.mu
+	handed := newCallBudget() // bounds the calls handed over and not taken yet
 	warns := &lockedWarnings{counts: map[string]int64{}}
 	var owners map[*formats.Fragment][]*model.Run
 	go func() {
@@ -371,11 +370,17 @@ func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run)
 }
 
 // callBudget bounds how many calls a producer has handed over and the
-// consumer not folded yet to a chunk's worth (one larger run alone).
+// consumer not taken in yet to a chunk's worth (one larger run alone).
 type callBudget struct {
 	mu   sync.Mutex
 	cond sync.Cond
 	n    int
+}
+
+func newCallBudget() *callBudget {
+	b := &callBudget{}
+	b.cond.L = &b.mu
+	return b
 }
 
 func (b *callBudget) take(n int) {

@@ -16,6 +16,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentstat/agentstat/analyze/formats"
@@ -866,4 +867,34 @@ func TestJoinWarnings(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The join hands over no more calls than a chunk holds before the fold
+// takes them in, but a run larger than that alone.
+func TestCallBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := newCallBudget()
+		b.take(joinedChunk - 1)
+		took := make(chan struct{})
+		go func() {
+			b.take(5)
+			close(took)
+		}()
+		synctest.Wait()
+		select {
+		case <-took:
+			t.Fatal("took past the bound")
+		default:
+		}
+		b.give(joinedChunk - 1)
+		synctest.Wait()
+		select {
+		case <-took:
+		default:
+			t.Fatal("not woken when the calls were taken in")
+		}
+		b.give(5)
+		b.take(3 * joinedChunk) // alone: nothing else is out
+		b.give(3 * joinedChunk)
+	})
 }
