@@ -370,22 +370,10 @@ func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
 		if !first && !s.comma() {
 			return false
 		}
-		if s.peek() != '"' {
+		name, ok := s.memberName()
+		if !ok {
 			return false
 		}
-		start := s.i
-		if !s.skipString() {
-			return false
-		}
-		name := s.b[start+1 : s.i-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			return false // an escaped key: rare, left to jsontext
-		}
-		if s.ws(); s.peek() != ':' {
-			return false
-		}
-		s.i++
-		s.ws()
 		key, ok := fieldKey(name)
 		if !ok {
 			if !s.skip() {
@@ -400,6 +388,26 @@ func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
 			return false
 		}
 	}
+}
+
+// memberName reads a member's name and its colon (the scanner at the
+// name's quote), leaving the scanner at the value; an escaped name (rare,
+// left to jsontext) gives up.
+func (s *rawScan) memberName() ([]byte, bool) {
+	start := s.i
+	if s.peek() != '"' || !s.skipString() {
+		return nil, false
+	}
+	name := s.b[start+1 : s.i-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		return nil, false
+	}
+	if s.ws(); s.peek() != ':' {
+		return nil, false
+	}
+	s.i++
+	s.ws()
+	return name, true
 }
 
 // comma consumes the comma between two members or elements.

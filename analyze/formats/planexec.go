@@ -1,8 +1,6 @@
 package formats
 
 import (
-	"bytes"
-
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
@@ -242,19 +240,10 @@ func (s *rawScan) numMap(p *map[string]Num, w *warnList) bool {
 		if !first && !s.comma() {
 			return false
 		}
-		start := s.i
-		if s.peek() != '"' || !s.skipString() {
+		name, ok := s.memberName()
+		if !ok {
 			return false
 		}
-		name := s.b[start+1 : s.i-1]
-		if bytes.IndexByte(name, '\\') >= 0 {
-			return false
-		}
-		if s.ws(); s.peek() != ':' {
-			return false
-		}
-		s.i++
-		s.ws()
 		if _, dup := m[string(name)]; dup {
 			return false
 		}
