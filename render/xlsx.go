@@ -2,6 +2,10 @@ package render
 
 import (
 	"archive/zip"
+	"bufio"
+	"bytes"
+	"encoding/xml"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,7 +24,7 @@ import (
 
 // maxSheetRows is Excel's row limit; a longer sheet continues on another
 // ("Tool calls (2)") rather than failing or being truncated.
-const maxSheetRows = 1 << 20
+var maxSheetRows = 1 << 20 // a variable for tests
 
 // maxCellText is Excel's limit on the text of one cell.
 const maxCellText = 32767
@@ -78,6 +82,7 @@ type xlsxWriter struct {
 	styles map[string]int
 	loc    *time.Location
 	r      *analyze.Report
+	rows   map[string]*tempfile.File // a streamed sheet's data rows, by sheet name
 }
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
@@ -88,8 +93,13 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 		return err
 	}
 	defer tmp.Close()
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r}
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, rows: map[string]*tempfile.File{}}
 	defer x.f.Close()
+	defer func() {
+		for _, f := range x.rows {
+			f.Close()
+		}
+	}()
 	// excelize assembles the package in a bytes.Buffer (the whole workbook
 	// in memory, 32 MB for 300,000 rows); its zip writer goes to the
 	// temporary file instead, which canonicalZip rewrites anyway.
@@ -115,7 +125,7 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	if _, err := x.f.WriteTo(io.Discard); err != nil { // nothing: the package is in tmp
 		return err
 	}
-	return canonicalZip(tmp.File, w)
+	return canonicalZip(tmp.File, w, x.rows)
 }
 
 // newXLSXZip is excelize's zip writer with klauspost/compress's deflate
@@ -123,12 +133,96 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 // and a little smaller. The sheets of a long transcript (300,000 rows) made
 // compression a large share of the time a full report spends on its
 // workbook.
-func newXLSXZip(w io.Writer) excelize.ZipWriter {
+func newXLSXZip(w io.Writer) *zip.Writer {
 	zw := zip.NewWriter(w)
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
 		return newParallelDeflate(out, 6)
 	})
 	return zw
+}
+
+// partsOfSheets maps the package's part of each sheet in rows to that
+// sheet's rows, through the workbook's sheet list and its relationships.
+func partsOfSheets(zr *zip.Reader, rows map[string]*tempfile.File) (map[string]*tempfile.File, error) {
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	var book struct {
+		Sheets []struct {
+			Name string `xml:"name,attr"`
+			Rel  string `xml:"http://schemas.openxmlformats.org/officeDocument/2006/relationships id,attr"`
+		} `xml:"sheets>sheet"`
+	}
+	var rels struct {
+		Rels []struct {
+			ID     string `xml:"Id,attr"`
+			Target string `xml:"Target,attr"`
+		} `xml:"Relationship"`
+	}
+	for name, v := range map[string]any{"xl/workbook.xml": &book, "xl/_rels/workbook.xml.rels": &rels} {
+		f, err := zr.Open(name)
+		if err != nil {
+			return nil, err
+		}
+		err = xml.NewDecoder(f).Decode(v)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	targets := map[string]string{}
+	for _, r := range rels.Rels {
+		targets[r.ID] = r.Target
+	}
+	parts := map[string]*tempfile.File{}
+	for _, sh := range book.Sheets {
+		if r := rows[sh.Name]; r != nil {
+			target, ok := targets[sh.Rel]
+			if !ok {
+				return nil, fmt.Errorf("workbook: sheet %q has no part", sh.Name)
+			}
+			if path, abs := strings.CutPrefix(target, "/"); abs {
+				parts[path] = r
+			} else {
+				parts["xl/"+target] = r
+			}
+		}
+	}
+	if len(parts) != len(rows) {
+		return nil, fmt.Errorf("workbook: %d of %d streamed sheets found", len(parts), len(rows))
+	}
+	return parts, nil
+}
+
+// spliceRows writes the sheet part f with rows inserted where its sheet
+// data ends (after the header row excelize wrote). The end tag is found
+// by its text, which no cell's escaped text can hold.
+func spliceRows(zw *zip.Writer, f *zip.File, rows *tempfile.File) error {
+	rc, err := f.Open()
+	if err != nil {
+		return err
+	}
+	sheet, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		return err
+	}
+	end := bytes.Index(sheet, []byte("</sheetData>"))
+	if end < 0 {
+		return errors.New("no end of sheet data")
+	}
+	fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
+	if err != nil {
+		return err
+	}
+	if _, err := fw.Write(sheet[:end]); err != nil {
+		return err
+	}
+	if _, err := io.Copy(fw, rows.Section()); err != nil {
+		return err
+	}
+	_, err = fw.Write(sheet[end:])
+	return err
 }
 
 var contentTypeREs = []*regexp.Regexp{
@@ -139,8 +233,9 @@ var contentTypeREs = []*regexp.Regexp{
 // canonicalZip copies the package excelize wrote with its parts in name
 // order and its content types sorted: excelize orders both by map
 // iteration, and the same report must be the same bytes. Parts are copied
-// raw, without recompressing them.
-func canonicalZip(src *os.File, w io.Writer) error {
+// raw, without recompressing them, but for the sheets whose data rows were
+// written apart (rows, by sheet name): those get their rows back.
+func canonicalZip(src *os.File, w io.Writer, rows map[string]*tempfile.File) error {
 	info, err := src.Stat()
 	if err != nil {
 		return err
@@ -149,10 +244,20 @@ func canonicalZip(src *os.File, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rowsOfPart, err := partsOfSheets(zr, rows)
+	if err != nil {
+		return err
+	}
 	files := slices.Clone(zr.File)
 	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
-	zw := zip.NewWriter(w)
+	zw := newXLSXZip(w)
 	for _, f := range files {
+		if r := rowsOfPart[f.Name]; r != nil {
+			if err := spliceRows(zw, f, r); err != nil {
+				return fmt.Errorf("%s: %w", f.Name, err)
+			}
+			continue
+		}
 		if f.Name == "[Content_Types].xml" {
 			rc, err := f.Open()
 			if err != nil {
@@ -284,9 +389,12 @@ type sheetTable struct {
 	name  string
 	cols  []column
 	part  int
-	sw    *excelize.StreamWriter
+	sw    *excelize.StreamWriter // the sheet around its data rows, and the header
 	sheet string
 	row   int
+	rows  *tempfile.File // this part's data rows as XML, spliced in by canonicalZip
+	out   *bufio.Writer  // to rows
+	buf   []byte         // one row's XML
 }
 
 func (x *xlsxWriter) newTable(name string, cols ...column) (*sheetTable, error) {
@@ -345,12 +453,30 @@ func (t *sheetTable) write(row []any) error {
 			return err
 		}
 	}
+	if t.rows == nil {
+		f, err := tempfile.New("agentstat-rows-")
+		if err != nil {
+			return err
+		}
+		t.rows, t.out = f, bufio.NewWriterSize(f, 256<<10)
+		t.x.rows[t.sheet] = f
+	}
 	t.row++
-	cell, _ := excelize.CoordinatesToCellName(1, t.row)
-	return t.sw.SetRow(cell, row)
+	var err error
+	if t.buf, err = appendRowXML(t.buf[:0], t.row, row); err != nil {
+		return err
+	}
+	_, err = t.out.Write(t.buf)
+	return err
 }
 
 func (t *sheetTable) close() error {
+	if t.rows != nil {
+		if err := t.out.Flush(); err != nil {
+			return err
+		}
+		t.rows, t.out = nil, nil
+	}
 	last, _ := excelize.CoordinatesToCellName(len(t.cols), max(t.row, 2))
 	if err := t.sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: tableName(t.sheet), StyleName: "TableStyleLight9"}); err != nil {
 		return err
@@ -411,9 +537,9 @@ func (x *xlsxWriter) toolCalls() error {
 	}
 	if x.r.Details != nil {
 		// In chunks: a long session's calls are never all in memory here.
-		// The rows are read and made on another goroutine, and written on
-		// this one: excelize's SetRow is the workbook's long pole, and the
-		// full report's.
+		// The calls are read and their cells made on another goroutine,
+		// and the rows written on this one: the workbook is a full
+		// report's long pole.
 		rows, errc, done := make(chan [][]any, 2), make(chan error, 1), make(chan struct{})
 		defer close(done)
 		go func() {

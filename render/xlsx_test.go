@@ -347,3 +347,40 @@ func TestExcelSerialSameAsExcelize(t *testing.T) {
 		t.Fatalf("the sheets differ")
 	}
 }
+
+// TestXLSXSheetContinues: past the row limit (three here) the tool calls go
+// on in "Tool calls (2)", each part with its header, its own rows spliced
+// in and a table over exactly them.
+func TestXLSXSheetContinues(t *testing.T) {
+	defer func(n int) { maxSheetRows = n }(maxSheetRows)
+	maxSheetRows = 3
+	_, path := xlsxReport(t)
+	f, err := excelize.OpenFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var tools []string
+	for _, sheet := range []string{"Tool calls", "Tool calls (2)"} {
+		rows, err := f.GetRows(sheet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 || rows[0][0] != "Run id" {
+			t.Fatalf("%s: no header: %q", sheet, rows)
+		}
+		for _, r := range rows[1:] {
+			tools = append(tools, r[3])
+		}
+		tables, err := f.GetTables(sheet)
+		if err != nil || len(tables) != 1 {
+			t.Fatalf("%s: tables %v, %v", sheet, tables, err)
+		}
+		if want := fmt.Sprintf("A1:L%d", max(len(rows), 2)); tables[0].Range != want {
+			t.Errorf("%s: table over %s, want %s", sheet, tables[0].Range, want)
+		}
+	}
+	if got := strings.Join(tools, ","); got != "@SUM(A1:A9),-2+3,Read" {
+		t.Errorf("tool calls across the parts: %s", got)
+	}
+}

@@ -1,0 +1,147 @@
+package render
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// sheetCapture is a zip writer that keeps the first sheet's XML and drops the
+// rest: excelize's own rendering of rows, without compressing a package.
+type sheetCapture struct{ sheet bytes.Buffer }
+
+func (c *sheetCapture) Create(name string) (io.Writer, error) {
+	if name == "xl/worksheets/sheet1.xml" {
+		return &c.sheet, nil
+	}
+	return io.Discard, nil
+}
+func (c *sheetCapture) AddFS(fs.FS) error { return nil }
+func (c *sheetCapture) Close() error      { return nil }
+
+// excelizeRowsXML is what excelize's StreamWriter writes between
+// <sheetData> and </sheetData> for rows, the first at row 2.
+func excelizeRowsXML(t testing.TB, rows [][]any) string {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	capture := &sheetCapture{}
+	f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return capture })
+	sw, err := f.NewStreamWriter("Sheet1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, row := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, i+2)
+		if err := sw.SetRow(cell, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteTo(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	s := capture.sheet.String()
+	start, end := strings.Index(s, "<sheetData>"), strings.Index(s, "</sheetData>")
+	if start < 0 || end < 0 {
+		t.Fatalf("no sheet data in %q", s)
+	}
+	return s[start+len("<sheetData>") : end]
+}
+
+func ourRowsXML(t testing.TB, rows [][]any) string {
+	t.Helper()
+	var b []byte
+	var err error
+	for i, row := range rows {
+		if b, err = appendRowXML(b, i+2, row); err != nil {
+			t.Fatalf("row %v: %v", row, err)
+		}
+	}
+	return string(b)
+}
+
+func styled(v any) excelize.Cell { return excelize.Cell{StyleID: 3, Value: v} }
+
+// TestRowXMLSameAsExcelize: every kind of value a table's cell holds, and
+// the text cases excelize escapes, come out as excelize's SetRow writes them.
+func TestRowXMLSameAsExcelize(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	texts := []string{"", "plain", "Read", " lead", "trail ", "\ttab", "a\nb", "line\r\nend\n", `<&>"'`, "=1+1",
+		"_x0041_", "a_x0041_b", "_x005F_", "_x005F_x0041_", "_x005F_xD800_", "_xD800_", "_xd83d_", "snake_case", "__",
+		"中文 text", "emoji 😀", "\xff\xfe bad", "bell\x01", "\uFFFE", "\u2028", "\x7f", "~!@#$%^*()[]{}",
+		strings.Repeat("x", 40000), strings.Repeat("😀", 20000), strings.Repeat("中", 32767) + "z"}
+	var rows [][]any
+	for _, s := range texts {
+		rows = append(rows, []any{s, styled(s), []byte(s)})
+	}
+	rows = append(rows,
+		[]any{0, -5, int8(-8), int16(300), int32(-70000), int64(math.MaxInt64), uint(7), uint8(255), uint16(65535), uint32(1 << 31), uint64(math.MaxUint64)},
+		[]any{1.5, -0.0, 1e21, 1e-7, 123456.789, math.NaN(), math.Inf(1), math.Inf(-1), float32(1.1), float32(math.Inf(-1)), styled(2.25)},
+		[]any{true, false, styled(true), 90 * time.Second, time.Duration(0), nil, styled(nil), excelize.Cell{Value: "unstyled"}, excelize.Cell{}},
+		[]any{&excelize.Cell{StyleID: 4, Value: 5}, (*excelize.Cell)(nil), struct{ A int }{1}, []int{1, 2}},
+	)
+	for _, s := range []string{"2026-03-01T12:34:56Z", "2026-03-01T12:34:56.123456789+05:30", "2026-03-01T00:00:00-08:00",
+		"1899-12-30T00:00:00Z", "1899-12-31T00:00:00Z", "1899-12-31T12:00:00Z", "1900-02-28T23:59:59Z", "1900-03-01T00:00:00Z",
+		"0001-01-01T00:00:00Z", "1600-06-01T10:00:00.5Z", "2149-12-31T23:59:59Z", "2150-01-01T00:00:00Z", "2189-01-01T00:00:00Z",
+		"2600-07-04T01:02:03Z", "9999-12-31T23:59:59.999999999Z"} {
+		rows = append(rows, []any{styled(at(s)), excelize.Cell{StyleID: 1, Value: at(s).In(time.FixedZone("x", -3600))}})
+	}
+	wide := make([]any, 60)
+	for i := range wide {
+		wide[i] = i
+	}
+	rows = append(rows, wide)
+	want, got := excelizeRowsXML(t, rows), ourRowsXML(t, rows)
+	if got != want {
+		for i := range min(len(got), len(want)) {
+			if got[i] != want[i] {
+				t.Fatalf("differ at %d:\n ours:     %.300s\n excelize: %.300s", i, got[max(0, i-100):], want[max(0, i-100):])
+			}
+		}
+		t.Fatalf("lengths %d and %d", len(got), len(want))
+	}
+}
+
+// TestRowXMLRefuses: what excelize would write another way, or with a side
+// effect on the workbook, is an error rather than different bytes.
+func TestRowXMLRefuses(t *testing.T) {
+	for _, v := range []any{
+		excelize.Cell{Formula: "=1", Value: 1},
+		&excelize.Cell{Formula: "SUM(A1)"},
+		[]excelize.RichTextRun{{Text: "r"}},
+		time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), // unstyled: excelize adds a date style
+	} {
+		if _, err := appendRowXML(nil, 2, []any{v}); err == nil {
+			t.Errorf("%#v: no error", v)
+		}
+	}
+}
+
+// FuzzRowXML holds text, numbers and times to excelize's bytes.
+func FuzzRowXML(f *testing.F) {
+	f.Add("plain", 1.5, int64(3), int64(1772368496000000000))
+	f.Add(" _x0041_ <a>\n", math.Inf(1), int64(-1), int64(math.MinInt64))
+	f.Add("中文_x005F_xD800_\r", -0.0, int64(math.MaxInt64), int64(-2208988800000000000))
+	f.Fuzz(func(t *testing.T, s string, x float64, n, nanos int64) {
+		when := time.Unix(0, nanos).UTC()
+		rows := [][]any{{s, x, n, styled(s), styled(when), excelize.Cell{StyleID: 2, Value: when.In(time.FixedZone("z", int(n%50000)))}}}
+		if want, got := excelizeRowsXML(t, rows), ourRowsXML(t, rows); got != want {
+			t.Fatalf("\n ours:     %q\n excelize: %q", got, want)
+		}
+	})
+}
