@@ -11,6 +11,7 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -347,8 +348,7 @@ func (x *xlsxWriter) cell(v any, style string) any {
 		if t.IsZero() {
 			return nil
 		}
-		l := t.In(x.loc) // Excel times have no zone: write the wall clock of --tz
-		wall := time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+		wall := x.wallClock(t)
 		v = wall
 		if serial, ok := excelSerial(wall); ok && styled {
 			v = serial // a date style makes it a time, as excelize's own time cells
@@ -358,6 +358,13 @@ func (x *xlsxWriter) cell(v any, style string) any {
 		return excelize.Cell{StyleID: id, Value: v}
 	}
 	return v
+}
+
+// wallClock is t's wall clock in the --tz zone, as a zone-less (UTC)
+// time: Excel times have no zone.
+func (x *xlsxWriter) wallClock(t time.Time) time.Time {
+	l := t.In(x.loc)
+	return time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
 }
 
 // excelSerial is the Excel date-time (days since 1899-12-30, 1900 date
@@ -434,7 +441,7 @@ func (t *sheetTable) open() error {
 // add writes one row; values line up with the columns and take their styles.
 func (t *sheetTable) add(values ...any) error { return t.write(t.cells(values...)) }
 
-// cells makes a row's cells (safe on any goroutine: it reads only styles).
+// cells makes a row's cells from values in the columns' order.
 func (t *sheetTable) cells(values ...any) []any {
 	row := make([]any, len(values))
 	for i, v := range values {
@@ -445,29 +452,38 @@ func (t *sheetTable) cells(values ...any) []any {
 
 // write appends a row of cells.
 func (t *sheetTable) write(row []any) error {
+	n, err := t.next()
+	if err != nil {
+		return err
+	}
+	if t.buf, err = appendRowXML(t.buf[:0], n, row); err != nil {
+		return err
+	}
+	_, err = t.out.Write(t.buf)
+	return err
+}
+
+// next is the number of the row to write to t.out next, in this part or,
+// past Excel's row limit, in a new one.
+func (t *sheetTable) next() (int, error) {
 	if t.row == maxSheetRows {
 		if err := t.close(); err != nil {
-			return err
+			return 0, err
 		}
 		if err := t.open(); err != nil {
-			return err
+			return 0, err
 		}
 	}
 	if t.rows == nil {
 		f, err := tempfile.New("agentstat-rows-")
 		if err != nil {
-			return err
+			return 0, err
 		}
 		t.rows, t.out = f, bufio.NewWriterSize(f, 256<<10)
 		t.x.rows[t.sheet] = f
 	}
 	t.row++
-	var err error
-	if t.buf, err = appendRowXML(t.buf[:0], t.row, row); err != nil {
-		return err
-	}
-	_, err = t.out.Write(t.buf)
-	return err
+	return t.row, nil
 }
 
 func (t *sheetTable) close() error {
@@ -528,68 +544,88 @@ func (x *xlsxWriter) runs() error {
 }
 
 func (x *xlsxWriter) toolCalls() error {
-	t, err := x.newTable("Tool calls",
-		column{"Run id", 30, ""}, column{"Source", 40, ""}, column{"#", 6, "int"}, column{"Tool", 22, ""},
-		column{"Category", 14, ""}, column{"Agent", 16, ""}, column{"Started", 20, "time"}, column{"Ended", 20, "time"},
-		column{"Duration (ms)", 14, "ms"}, column{"Outcome", 9, ""}, column{"Error", 50, ""}, column{"Think (ms)", 12, "ms"})
+	t, err := x.newTable("Tool calls", toolCallColumns...)
 	if err != nil {
 		return err
 	}
 	if x.r.Details != nil {
 		// In chunks: a long session's calls are never all in memory here.
-		// The calls are read and their cells made on another goroutine,
-		// and the rows written on this one: the workbook is a full
-		// report's long pole.
-		rows, errc, done := make(chan [][]any, 2), make(chan error, 1), make(chan struct{})
-		defer close(done)
-		go func() {
-			defer close(rows)
-			for chunk, err := range x.r.Details.Calls() {
-				if err != nil {
-					errc <- fmt.Errorf("run details: %w", err)
-					return
-				}
-				r, batch := chunk.Run, make([][]any, 0, min(len(chunk.Calls), rowBatch))
-				for i := range chunk.Calls {
-					c := &chunk.Calls[i]
-					var dur, think *float64
-					if c.HasDuration {
-						dur = &c.DurationMS
-					}
-					if c.HasThink {
-						think = &c.ThinkMS
-					}
-					batch = append(batch, t.cells(r.ID, r.Source, chunk.First+i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think))
-					if len(batch) == cap(batch) || i == len(chunk.Calls)-1 {
-						select {
-						case rows <- batch:
-						case <-done: // the writer failed
-							return
-						}
-						batch = make([][]any, 0, rowBatch)
-					}
-				}
+		var row []byte
+		for chunk, err := range x.r.Details.Calls() {
+			if err != nil {
+				return fmt.Errorf("run details: %w", err)
 			}
-		}()
-		for batch := range rows {
-			for _, row := range batch {
-				if err := t.write(row); err != nil {
+			run := callRun{id: xlsxText(chunk.Run.ID), source: xlsxText(chunk.Run.Source)}
+			for i := range chunk.Calls {
+				n, err := t.next()
+				if err != nil {
+					return err
+				}
+				row = x.appendCallRow(row[:0], n, &run, chunk.First+i+1, &chunk.Calls[i])
+				if _, err := t.out.Write(row); err != nil {
 					return err
 				}
 			}
-		}
-		select {
-		case err := <-errc:
-			return err
-		default:
 		}
 	}
 	return t.close()
 }
 
-// rowBatch is how many rows of cells go from the goroutine that makes them
-// to the one that writes them at a time: a row's cells are ~1 KB.
-const rowBatch = 256
+// toolCallColumns are the Tool calls sheet's; appendCallRow writes them.
+var toolCallColumns = []column{{"Run id", 30, ""}, {"Source", 40, ""}, {"#", 6, "int"}, {"Tool", 22, ""},
+	{"Category", 14, ""}, {"Agent", 16, ""}, {"Started", 20, "time"}, {"Ended", 20, "time"},
+	{"Duration (ms)", 14, "ms"}, {"Outcome", 9, ""}, {"Error", 50, ""}, {"Think (ms)", 12, "ms"}}
+
+// callRun is what the Tool calls sheet shows of a run on each of its rows.
+type callRun struct{ id, source string }
+
+// appendCallRow appends the Tool calls sheet's row for call c, the n-th of
+// its run: the bytes of appendRowXML(row, t.cells(run.ID, run.Source, n,
+// c.Name, …)), without a boxed value per cell (300,000 rows of a long
+// transcript; TestCallRowSameAsCells).
+func (x *xlsxWriter) appendCallRow(dst []byte, row int, run *callRun, n int, c *model.ToolCall) []byte {
+	dst = append(dst, `<row r="`...)
+	dst = strconv.AppendInt(dst, int64(row), 10)
+	dst = append(dst, `">`...)
+	dst = appendTextValue(dst, 0, row, run.id)
+	dst = appendTextValue(dst, 1, row, run.source)
+	dst = appendIntCell(dst, 2, row, x.styles["int"], int64(n))
+	dst = appendTextValue(dst, 3, row, xlsxText(c.Name))
+	dst = appendTextValue(dst, 4, row, xlsxText(c.Category))
+	dst = appendTextValue(dst, 5, row, xlsxText(c.Agent))
+	dst = x.appendTimeValue(dst, 6, row, c.Started)
+	dst = x.appendTimeValue(dst, 7, row, c.Ended)
+	if c.HasDuration {
+		dst = appendFloatCell(dst, 8, row, x.styles["ms"], c.DurationMS, 64)
+	}
+	dst = appendTextValue(dst, 9, row, c.Outcome.String())
+	dst = appendTextValue(dst, 10, row, xlsxText(c.Error))
+	if c.HasThink {
+		dst = appendFloatCell(dst, 11, row, x.styles["ms"], c.ThinkMS, 64)
+	}
+	return append(dst, `</row>`...)
+}
+
+// appendTextValue appends a text cell unless text (already xlsxText's) is
+// blank: cell leaves a blank cell out.
+func appendTextValue(dst []byte, col, row int, text string) []byte {
+	if text == "" {
+		return dst
+	}
+	return appendTextCell(dst, col, row, 0, text)
+}
+
+// appendTimeValue appends a time in the "time" style as cell writes it.
+func (x *xlsxWriter) appendTimeValue(dst []byte, col, row int, t time.Time) []byte {
+	if t.IsZero() {
+		return dst
+	}
+	style, wall := x.styles["time"], x.wallClock(t)
+	if serial, ok := excelSerial(wall); ok {
+		return appendFloatCell(dst, col, row, style, serial, 64)
+	}
+	return appendTimeCell(dst, col, row, style, wall)
+}
 
 func (x *xlsxWriter) tools() error {
 	cols := append([]column{{"Tool", 24, ""}, {"Category", 14, ""}, {"Calls", 10, "int"}, {"Share", 9, "pct"},

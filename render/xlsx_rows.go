@@ -57,61 +57,58 @@ func appendCellXML(dst []byte, col, row int, v any) ([]byte, error) {
 			style, v = c.StyleID, c.Value
 		}
 	}
-	var typ, num, text string // a number or boolean goes in <v>, text inline
-	isText := false
 	switch x := v.(type) {
 	case nil:
+		return append(appendCellStart(dst, col, row, style, ""), `</c>`...), nil
 	case int:
-		num = strconv.FormatInt(int64(x), 10)
+		return appendIntCell(dst, col, row, style, int64(x)), nil
 	case int8:
-		num = strconv.FormatInt(int64(x), 10)
+		return appendIntCell(dst, col, row, style, int64(x)), nil
 	case int16:
-		num = strconv.FormatInt(int64(x), 10)
+		return appendIntCell(dst, col, row, style, int64(x)), nil
 	case int32:
-		num = strconv.FormatInt(int64(x), 10)
+		return appendIntCell(dst, col, row, style, int64(x)), nil
 	case int64:
-		num = strconv.FormatInt(x, 10)
+		return appendIntCell(dst, col, row, style, x), nil
 	case uint:
-		num = strconv.FormatUint(uint64(x), 10)
+		return appendNumberCell(dst, col, row, style, "", strconv.FormatUint(uint64(x), 10)), nil
 	case uint8:
-		num = strconv.FormatUint(uint64(x), 10)
+		return appendNumberCell(dst, col, row, style, "", strconv.FormatUint(uint64(x), 10)), nil
 	case uint16:
-		num = strconv.FormatUint(uint64(x), 10)
+		return appendNumberCell(dst, col, row, style, "", strconv.FormatUint(uint64(x), 10)), nil
 	case uint32:
-		num = strconv.FormatUint(uint64(x), 10)
+		return appendNumberCell(dst, col, row, style, "", strconv.FormatUint(uint64(x), 10)), nil
 	case uint64:
-		num = strconv.FormatUint(x, 10)
+		return appendNumberCell(dst, col, row, style, "", strconv.FormatUint(x, 10)), nil
 	case float32:
-		num, text, isText = floatCell(float64(x), 32)
+		return appendFloatCell(dst, col, row, style, float64(x), 32), nil
 	case float64:
-		num, text, isText = floatCell(x, 64)
+		return appendFloatCell(dst, col, row, style, x, 64), nil
 	case string:
-		text, isText = x, true
+		return appendTextCell(dst, col, row, style, x), nil
 	case []byte:
-		text, isText = string(x), true
+		return appendTextCell(dst, col, row, style, string(x)), nil
 	case time.Duration:
-		num = strconv.FormatFloat(x.Seconds()/86400, 'f', -1, 32)
+		return appendNumberCell(dst, col, row, style, "", strconv.FormatFloat(x.Seconds()/86400, 'f', -1, 32)), nil
 	case time.Time:
 		if style == 0 {
 			return dst, errCellKind // excelize would add a date style to the workbook
 		}
-		_, offset := x.Zone()
-		wall := x.Add(time.Duration(offset) * time.Second)
-		if serial := excelTime(wall); serial > 0 {
-			num = strconv.FormatFloat(serial, 'f', -1, 64)
-		} else {
-			text, isText = wall.Format(time.RFC3339Nano), true // nothing in it to escape
-		}
+		return appendTimeCell(dst, col, row, style, x), nil
 	case bool:
-		typ, num = "b", "0"
 		if x {
-			num = "1"
+			return appendNumberCell(dst, col, row, style, "b", "1"), nil
 		}
+		return appendNumberCell(dst, col, row, style, "b", "0"), nil
 	case []excelize.RichTextRun:
 		return dst, errCellKind
-	default:
-		text, isText = fmt.Sprint(x), true
 	}
+	return appendTextCell(dst, col, row, style, fmt.Sprint(v)), nil
+}
+
+// appendCellStart appends a cell's start tag: its reference, its style
+// unless 0 and its type unless "".
+func appendCellStart(dst []byte, col, row, style int, typ string) []byte {
 	dst = append(dst, `<c r="`...)
 	dst = appendColumnName(dst, col)
 	dst = strconv.AppendInt(dst, int64(row), 10)
@@ -121,39 +118,63 @@ func appendCellXML(dst []byte, col, row int, v any) ([]byte, error) {
 		dst = strconv.AppendInt(dst, int64(style), 10)
 		dst = append(dst, '"')
 	}
-	if isText {
-		typ = "inlineStr"
-	}
 	if typ != "" {
 		dst = append(dst, ` t="`...)
 		dst = append(dst, typ...)
 		dst = append(dst, '"')
 	}
-	dst = append(dst, '>')
-	if num != "" {
-		dst = append(dst, `<v>`...) // digits, sign, point: nothing for EscapeText to change
-		dst = append(dst, num...)
-		dst = append(dst, `</v>`...)
-	}
-	if isText {
-		value, preserve := cellTextXML(text)
-		dst = append(dst, `<is><t`...)
-		if preserve {
-			dst = append(dst, ` xml:space="preserve"`...)
-		}
-		dst = append(dst, '>')
-		dst = append(dst, value...)
-		dst = append(dst, `</t></is>`...)
-	}
-	return append(dst, `</c>`...), nil
+	return append(dst, '>')
 }
 
-// floatCell is excelize's setCellFloat: NaN and infinities become text.
-func floatCell(f float64, bits int) (num, text string, isText bool) {
+// appendNumberCell appends a cell whose value num needs no escaping
+// (digits, sign, point; "1" or "0" for a boolean).
+func appendNumberCell(dst []byte, col, row, style int, typ, num string) []byte {
+	dst = appendCellStart(dst, col, row, style, typ)
+	dst = append(dst, `<v>`...)
+	dst = append(dst, num...)
+	return append(dst, `</v></c>`...)
+}
+
+func appendIntCell(dst []byte, col, row, style int, n int64) []byte {
+	dst = appendCellStart(dst, col, row, style, "")
+	dst = append(dst, `<v>`...)
+	dst = strconv.AppendInt(dst, n, 10)
+	return append(dst, `</v></c>`...)
+}
+
+// appendFloatCell is excelize's setCellFloat: NaN and infinities are text.
+func appendFloatCell(dst []byte, col, row, style int, f float64, bits int) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "", fmt.Sprint(f), true
+		return appendTextCell(dst, col, row, style, fmt.Sprint(f))
 	}
-	return strconv.FormatFloat(f, 'f', -1, bits), "", false
+	dst = appendCellStart(dst, col, row, style, "")
+	dst = append(dst, `<v>`...)
+	dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
+	return append(dst, `</v></c>`...)
+}
+
+// appendTextCell appends an inline string cell.
+func appendTextCell(dst []byte, col, row, style int, s string) []byte {
+	text, preserve := cellTextXML(s)
+	dst = appendCellStart(dst, col, row, style, "inlineStr")
+	dst = append(dst, `<is><t`...)
+	if preserve {
+		dst = append(dst, ` xml:space="preserve"`...)
+	}
+	dst = append(dst, '>')
+	dst = append(dst, text...)
+	return append(dst, `</t></is></c>`...)
+}
+
+// appendTimeCell is excelize's setCellTime for a styled cell: the wall
+// clock as an Excel serial number, or as RFC 3339 text before 1900.
+func appendTimeCell(dst []byte, col, row, style int, t time.Time) []byte {
+	_, offset := t.Zone()
+	wall := t.Add(time.Duration(offset) * time.Second)
+	if serial := excelTime(wall); serial > 0 {
+		return appendFloatCell(dst, col, row, style, serial, 64)
+	}
+	return appendTextCell(dst, col, row, style, wall.Format(time.RFC3339Nano))
 }
 
 // appendColumnName appends the letters of column col (0 for A).

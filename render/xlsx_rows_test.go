@@ -10,6 +10,9 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // sheetCapture is a zip writer that keeps the first sheet's XML and drops the
@@ -144,4 +147,41 @@ func FuzzRowXML(f *testing.F) {
 			t.Fatalf("\n ours:     %q\n excelize: %q", got, want)
 		}
 	})
+}
+
+// TestCallRowSameAsCells: a tool call's row written straight from the call is
+// the row made of its cells, for every kind of field a call holds.
+func TestCallRowSameAsCells(t *testing.T) {
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", 9*3600), rows: map[string]*tempfile.File{}}
+	defer x.f.Close()
+	if err := x.makeStyles(); err != nil {
+		t.Fatal(err)
+	}
+	table := &sheetTable{x: x, cols: toolCallColumns}
+	texts := []string{"", "Read", " lead", "=1+1", "a<b>&\"'", "_x0041_", "中文", "bell\x01", "\xff", "line\nbreak", strings.Repeat("é", 40000)}
+	times := []time.Time{{}, time.Date(2026, 3, 1, 23, 30, 0, 5, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1899, 12, 31, 20, 0, 0, 0, time.UTC), time.Date(3000, 1, 1, 0, 0, 0, 0, time.FixedZone("x", -7200))}
+	outcomes := []model.Outcome{model.OutcomeOK, model.OutcomeError, model.OutcomeUnknown}
+	for i := range 200 {
+		pick := func(k int) string { return texts[(i*k+i/3)%len(texts)] }
+		c := model.ToolCall{Name: pick(1), Category: pick(3), Agent: pick(5), Error: pick(7), Outcome: outcomes[i%3],
+			Span:    model.Span{Started: times[i%len(times)], Ended: times[(i/2)%len(times)], DurationMS: float64(i) * 1.25, HasDuration: i%4 != 0},
+			ThinkMS: []float64{math.Inf(1), float64(i) / 3, math.NaN()}[i%3], HasThink: i%5 == 0}
+		run := model.Run{ID: pick(11), Source: pick(13)}
+		var dur, think *float64
+		if c.HasDuration {
+			dur = &c.DurationMS
+		}
+		if c.HasThink {
+			think = &c.ThinkMS
+		}
+		want, err := appendRowXML(nil, i+2, table.cells(run.ID, run.Source, i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := x.appendCallRow(nil, i+2, &callRun{id: xlsxText(run.ID), source: xlsxText(run.Source)}, i+1, &c)
+		if string(got) != string(want) {
+			t.Fatalf("call %d:\n direct: %.400s\n cells:  %.400s", i, got, want)
+		}
+	}
 }
