@@ -898,3 +898,33 @@ func TestCallBudget(t *testing.T) {
 		b.give(3 * joinedChunk)
 	})
 }
+
+// A log whose times are one minute west of UTC ("-00:01", an offset Go's
+// binary form of a time reserves) is kept in the run details like any
+// other: it used to fail the whole report.
+func TestDetailsKeepEveryZone(t *testing.T) {
+	dir := t.TempDir()
+	log := `{"session_id": "z", "status": "success", "created_at": "2026-03-01T10:00:00-00:01", "completed_at": "2026-03-01T10:00:05+23:59",
+	 "tool_calls": [{"call_id": "1", "tool_name": "Read", "started_at": "2026-03-01T10:00:01-00:01", "duration_ms": 100, "output": {"status": "success"}}]}`
+	if err := os.WriteFile(filepath.Join(dir, "z.json"), []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: true})
+	defer r.Details.Close()
+	runs := 0
+	for run, err := range r.Details.All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		runs++
+		if want := time.Date(2026, 3, 1, 10, 1, 0, 0, time.UTC); !run.Started.Equal(want) {
+			t.Errorf("started %v, want %v", run.Started, want)
+		}
+		if len(run.ToolCalls) != 1 || !run.ToolCalls[0].Started.Equal(time.Date(2026, 3, 1, 10, 1, 1, 0, time.UTC)) {
+			t.Errorf("calls %+v", run.ToolCalls)
+		}
+	}
+	if runs != 1 {
+		t.Errorf("%d runs in the details, want 1", runs)
+	}
+}

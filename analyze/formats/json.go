@@ -459,7 +459,7 @@ func ParseTimestamp(s string) (t time.Time, naive, ok bool) {
 	if strings.ContainsAny(s[10:], "Z+-") {
 		for _, l := range zonedLayouts {
 			if t, err := time.Parse(l, s); err == nil {
-				return t, false, true
+				return binaryZone(t), false, true
 			}
 		}
 	}
@@ -469,6 +469,16 @@ func ParseTimestamp(s string) (t time.Time, naive, ok bool) {
 		}
 	}
 	return time.Time{}, false, false
+}
+
+// binaryZone is t, in UTC if its zone is one minute west of it ("-00:01"):
+// Go's binary form of a time reserves that offset, and the run details'
+// spill, which holds times in it, failed the whole report on such a log.
+func binaryZone(t time.Time) time.Time {
+	if _, offset := t.Zone(); offset == -60 {
+		return t.UTC()
+	}
+	return t
 }
 
 // isInvalidUTF8 reports whether a decode error is the decoder's invalid UTF-8 error.

@@ -36,6 +36,19 @@ func TestParseTimestamp(t *testing.T) {
 			t.Errorf("ParseTimestamp(%q) = %v naive=%v ok=%v, want %v naive=%v", tc.in, got, naive, ok, tc.want, tc.naive)
 		}
 	}
+	// Every zone a timestamp can spell has a binary form (the run details
+	// spill's): "-00:01" is read as the same instant in UTC.
+	for _, zone := range []string{"-00:01", "+00:01", "-0001", "+23:59", "-23:59"} {
+		in := "2026-03-01T10:00:00" + zone
+		got, _, ok := ParseTimestamp(in)
+		if !ok {
+			t.Errorf("ParseTimestamp(%q) refused", in)
+			continue
+		}
+		if _, err := got.MarshalBinary(); err != nil {
+			t.Errorf("ParseTimestamp(%q) = %v: %v", in, got, err)
+		}
+	}
 	for _, bad := range []string{"", "yesterday", "[trimmed for fixture]", "2025-13-40T99:99", "NaN", strings.Repeat("9", 70)} {
 		if _, _, ok := ParseTimestamp(bad); ok {
 			t.Errorf("ParseTimestamp(%q) accepted", bad)
