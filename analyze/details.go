@@ -28,9 +28,10 @@ type Details struct {
 
 // detailWriter appends runs to one spill file.
 type detailWriter struct {
-	buf *bufio.Writer
-	enc *gob.Encoder
-	err error
+	buf   *bufio.Writer
+	enc   *gob.Encoder
+	calls []byte // a chunk of calls in appendCalls' layout
+	err   error
 }
 
 // writer starts the next spill file.
@@ -89,7 +90,8 @@ func (w *detailWriter) writeCalls(part []model.ToolCall) {
 			}
 			calls = clipped
 		}
-		w.err = w.enc.Encode(calls)
+		w.calls = appendCalls(w.calls[:0], calls)
+		w.err = w.enc.Encode(w.calls)
 	}
 }
 
@@ -290,15 +292,21 @@ func readRun(dec *gob.Decoder, calls int) (*model.Run, error) {
 // reused buffer, handing each to use with the index of its first call; it
 // stops early when use says so.
 func readCalls(dec *gob.Decoder, n int, use func(first int, chunk []model.ToolCall) bool) (bool, error) {
-	var chunk []model.ToolCall
+	var (
+		raw   []byte
+		chunk []model.ToolCall
+		calls callReader
+		err   error
+	)
 	for first := 0; first < n; first += len(chunk) {
-		clear(chunk[:cap(chunk)]) // gob leaves a field it does not send (a zero) as it was
-		chunk = chunk[:0]
-		if err := dec.Decode(&chunk); err != nil {
+		if err := dec.Decode(&raw); err != nil {
+			return false, err
+		}
+		if chunk, err = calls.decode(chunk[:0], raw); err != nil {
 			return false, err
 		}
 		if len(chunk) == 0 || first+len(chunk) > n {
-			return false, errors.New("corrupt run details")
+			return false, errCorruptCalls
 		}
 		if !use(first, chunk) {
 			return false, nil
