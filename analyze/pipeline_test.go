@@ -899,32 +899,45 @@ func TestCallBudget(t *testing.T) {
 	})
 }
 
-// A log whose times are one minute west of UTC ("-00:01", an offset Go's
+// A log whose times are one to two minutes west of UTC (an offset Go's
 // binary form of a time reserves) is kept in the run details like any
-// other: it used to fail the whole report.
+// other: it used to fail the whole report. Such a time comes from a zone
+// written in the log ("-00:01"), or from a zone-less time read in --tz
+// where it has such an offset (Europe/London's local mean time before
+// 1847, -00:01:15; a fixed zone stands for it here, tzdata or not).
 func TestDetailsKeepEveryZone(t *testing.T) {
-	dir := t.TempDir()
-	log := `{"session_id": "z", "status": "success", "created_at": "2026-03-01T10:00:00-00:01", "completed_at": "2026-03-01T10:00:05+23:59",
-	 "tool_calls": [{"call_id": "1", "tool_name": "Read", "started_at": "2026-03-01T10:00:01-00:01", "duration_ms": 100, "output": {"status": "success"}}]}`
-	if err := os.WriteFile(filepath.Join(dir, "z.json"), []byte(log), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: true})
-	defer r.Details.Close()
-	runs := 0
-	for run, err := range r.Details.All() {
-		if err != nil {
+	const log = `{"session_id": "z", "status": "success", "created_at": "2026-03-01T10:00:00%[1]s", "completed_at": "2026-03-01T10:00:05+23:59",
+	 "tool_calls": [{"call_id": "1", "tool_name": "Read", "started_at": "2026-03-01T10:00:01%[1]s", "duration_ms": 100, "output": {"status": "success"}}]}`
+	for _, tc := range []struct {
+		zone string
+		tz   *time.Location
+		west time.Duration
+	}{
+		{"-00:01", time.UTC, time.Minute},
+		{"", time.FixedZone("LMT", -75), 75 * time.Second},
+		{"", time.FixedZone("", -119), 119 * time.Second},
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "z.json"), fmt.Appendf(nil, log, tc.zone), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		runs++
-		if want := time.Date(2026, 3, 1, 10, 1, 0, 0, time.UTC); !run.Started.Equal(want) {
-			t.Errorf("started %v, want %v", run.Started, want)
+		r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: true, Location: tc.tz})
+		runs := 0
+		for run, err := range r.Details.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs++
+			if want := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC).Add(tc.west); !run.Started.Equal(want) {
+				t.Errorf("%q in %v: started %v, want %v", tc.zone, tc.tz, run.Started, want)
+			}
+			if len(run.ToolCalls) != 1 || !run.ToolCalls[0].Started.Equal(time.Date(2026, 3, 1, 10, 0, 1, 0, time.UTC).Add(tc.west)) {
+				t.Errorf("%q in %v: calls %+v", tc.zone, tc.tz, run.ToolCalls)
+			}
 		}
-		if len(run.ToolCalls) != 1 || !run.ToolCalls[0].Started.Equal(time.Date(2026, 3, 1, 10, 1, 1, 0, time.UTC)) {
-			t.Errorf("calls %+v", run.ToolCalls)
+		r.Details.Close()
+		if runs != 1 {
+			t.Errorf("%q in %v: %d runs in the details, want 1", tc.zone, tc.tz, runs)
 		}
-	}
-	if runs != 1 {
-		t.Errorf("%d runs in the details, want 1", runs)
 	}
 }

@@ -87,7 +87,7 @@ func parseTimestampEveryLayout(s string) (time.Time, bool, bool) {
 	}
 	for _, l := range zonedLayouts {
 		if t, err := time.Parse(l, s); err == nil {
-			if _, offset := t.Zone(); offset == -60 { // a zone the binary form of a time cannot hold
+			if _, offset := t.Zone(); offset/60 == -1 { // a zone the binary form of a time cannot hold
 				t = t.UTC()
 			}
 			return t, false, true

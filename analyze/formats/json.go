@@ -56,7 +56,7 @@ func (t Time) In(loc *time.Location) time.Time {
 	if t.naive {
 		y, mo, d := t.t.Date()
 		h, mi, s := t.t.Clock()
-		return time.Date(y, mo, d, h, mi, s, t.t.Nanosecond(), loc)
+		return binaryZone(time.Date(y, mo, d, h, mi, s, t.t.Nanosecond(), loc))
 	}
 	return t.t
 }
@@ -471,11 +471,13 @@ func ParseTimestamp(s string) (t time.Time, naive, ok bool) {
 	return time.Time{}, false, false
 }
 
-// binaryZone is t, in UTC if its zone is one minute west of it ("-00:01"):
-// Go's binary form of a time reserves that offset, and the run details'
-// spill, which holds times in it, failed the whole report on such a log.
+// binaryZone is t, in UTC if its zone is one to two minutes west of UTC
+// (a timestamp's "-00:01", or Europe/London's local mean time, -00:01:15,
+// for a zone-less time before 1847 read with --tz Europe/London): Go's
+// binary form of a time reserves that offset, and the run details' spill
+// and the partial files, which hold times in it, failed the whole report.
 func binaryZone(t time.Time) time.Time {
-	if _, offset := t.Zone(); offset == -60 {
+	if _, offset := t.Zone(); offset/60 == -1 {
 		return t.UTC()
 	}
 	return t
