@@ -148,6 +148,7 @@ func (c *clampReader) process(in []byte) error {
 		}
 		var err error
 		if pos, err = c.machine(in[:end], pos, out); err != nil {
+			c.finish(out) // what came before the error is read first
 			return err
 		}
 		c.clean = !c.inStr && len(c.esc) == 0 && !c.needLow && c.bare == 0 // escapes and held halves are in strings: belt and braces
@@ -155,11 +156,16 @@ func (c *clampReader) process(in []byte) error {
 	if c.err != nil { // the input ends: nothing can follow a high half held back
 		c.loneHigh(out)
 	}
+	c.finish(out)
+	return nil
+}
+
+// finish makes what process wrote the output to read.
+func (c *clampReader) finish(out *clampOut) {
 	c.out = out.finish()
 	if out.changed {
 		c.outBuf = c.out
 	}
-	return nil
 }
 
 // minPlainLine is the shortest line plainLine is asked about (a variable for tests).
@@ -263,14 +269,18 @@ func (c *clampReader) machine(in []byte, pos int, out *clampOut) (int, error) {
 			}
 			seg, bare := in[pos:q], c.bare
 			if c.checkBare(seg) != nil {
-				if !c.lines {
-					return pos, ErrTokenTooLong
-				}
 				c.bare = bare // as before the check
-				c.appendBare(out, seg, true)
+				if !c.lines {
+					// What precedes the byte past the limit comes out first, as
+					// it does when the input comes a byte at a time: a decoder
+					// reads the same bytes before the error however the file
+					// was read, and so reports the same error.
+					return pos + c.appendBare(out, seg, bareStop), ErrTokenTooLong
+				}
+				c.appendBare(out, seg, bareDrop)
 			} else if mayHoldNonFinite(seg) {
 				c.bare = bare
-				c.appendBare(out, seg, false)
+				c.appendBare(out, seg, bareKeep)
 			} else {
 				out.keep(pos, q)
 			}
@@ -290,9 +300,19 @@ func (c *clampReader) machine(in []byte, pos int, out *clampOut) (int, error) {
 				out.keep(pos, j)
 				c.strLen += len(seg)
 			} else {
+				// Not inside a character: back to the lead byte of the one
+				// seg[cut] continues, if any. A stray continuation byte ends
+				// nothing, and backing off over it made the cut depend on
+				// how the input was read (one byte at a time, the bytes
+				// before it were written already).
 				cut := room
-				for cut > 0 && seg[cut]&0xC0 == 0x80 { // not inside a UTF-8 sequence
-					cut--
+				if k := cut; seg[k]&0xC0 == 0x80 {
+					for k > 0 && cut-k < 3 && seg[k]&0xC0 == 0x80 {
+						k--
+					}
+					if k+seqLen(seg[k]) > cut {
+						cut = k
+					}
 				}
 				out.keep(pos, pos+cut)
 				c.strLen += cut
@@ -434,22 +454,26 @@ func incompleteTail(b []byte) int {
 		if c&0xC0 == 0x80 {
 			continue // a continuation byte: look further back
 		}
-		if c < 0x80 {
-			return 0
-		}
-		need := 2
-		switch {
-		case c >= 0xF0:
-			need = 4
-		case c >= 0xE0:
-			need = 3
-		}
-		if k < need {
+		if k < seqLen(c) {
 			return k
 		}
 		return 0
 	}
 	return 0
+}
+
+// seqLen is how many bytes the UTF-8 sequence lead byte c begins claims
+// (0 for an ASCII or continuation byte).
+func seqLen(c byte) int {
+	switch {
+	case c < 0xC0:
+		return 0
+	case c >= 0xF0:
+		return 4
+	case c >= 0xE0:
+		return 3
+	}
+	return 2
 }
 
 // escape collects the rest of an escape sequence (\x, or \uXXXX), emits it
@@ -503,12 +527,13 @@ func (c *clampReader) escape(in []byte, out *clampOut) int {
 }
 
 // appendBare appends seg, a stretch outside strings, to out, writing null
-// for each NaN, Infinity and -Infinity that stands alone, and with dropLong
-// (JSON Lines) replacing the part of any run of bare bytes past the limit
-// by one NUL. c.bare is the length of the run seg continues, and is left at
-// the length of the run it ends in, counting the words as written: so that
-// a stretch gives what its lines give one by one, however it is cut.
-func (c *clampReader) appendBare(out *clampOut, seg []byte, dropLong bool) {
+// for each NaN, Infinity and -Infinity that stands alone, and doing with the
+// part of any run of bare bytes past the limit what past says. It returns
+// how much of seg it took (all of it unless it stopped). c.bare is the
+// length of the run seg continues, and is left at the length of the run it
+// ends in, counting the words as written: so that a stretch gives what its
+// lines give one by one, however it is cut.
+func (c *clampReader) appendBare(out *clampOut, seg []byte, past int) int {
 	for i := 0; i < len(seg); i++ {
 		if c.bare == 0 {
 			if n := nonFiniteAt(seg[i:]); n > 0 && n <= c.bareLimit {
@@ -520,7 +545,10 @@ func (c *clampReader) appendBare(out *clampOut, seg []byte, dropLong bool) {
 			}
 		}
 		b := seg[i]
-		if c.countBare(b) > c.bareLimit && dropLong {
+		if c.countBare(b) > c.bareLimit && past != bareKeep {
+			if past == bareStop {
+				return i
+			}
 			if c.bare == c.bareLimit+1 {
 				out.add(0)
 			}
@@ -528,7 +556,15 @@ func (c *clampReader) appendBare(out *clampOut, seg []byte, dropLong bool) {
 		}
 		out.add(b)
 	}
+	return len(seg)
 }
+
+// What appendBare does with a token's bytes past the bare-token limit.
+const (
+	bareKeep = iota // writes them (checkBare found none)
+	bareDrop        // drops them, with a NUL in their place once: a line no decoder takes
+	bareStop        // stops before the first, and says where
+)
 
 // structural ends a bare token: JSON's punctuation and white space.
 const structural = "{}[],: \t\r\n"

@@ -417,17 +417,27 @@ func FuzzClamp(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte, limit uint8) {
 		// The low five bits set the string limit, the high three the bare-token limit.
 		strLimit, bareLimit := int(limit%32)+1, []int{maxBareToken, 2, 5, 16, maxBareToken, 3, 8, 1}[limit/32]
-		clamp := func(data []byte, lines bool, half bool) ([]byte, error) {
+		clampWith := func(data []byte, lines bool, read func(io.Reader) io.Reader) ([]byte, error) {
 			c := newClampReader()
-			var r io.Reader = bytes.NewReader(data)
-			if half {
-				r = iotest.HalfReader(r)
-			}
-			c.reset(r)
+			c.reset(read(bytes.NewReader(data)))
 			c.limit, c.bareLimit, c.lines = strLimit, bareLimit, lines
 			return io.ReadAll(c)
 		}
+		clamp := func(data []byte, lines bool, half bool) ([]byte, error) {
+			if half {
+				return clampWith(data, lines, iotest.HalfReader)
+			}
+			return clampWith(data, lines, func(r io.Reader) io.Reader { return r })
+		}
 		out, err := clamp(doc, false, true)
+		// However the input comes, the same bytes come out before the same
+		// error: what a decoder reads of a refused document, and so the
+		// error it reports, does not depend on how the file was read.
+		whole, wholeErr := clamp(doc, false, false)
+		oneByte, oneByteErr := clampWith(doc, false, iotest.OneByteReader)
+		if !bytes.Equal(whole, oneByte) || !bytes.Equal(whole, out) || fmt.Sprint(wholeErr) != fmt.Sprint(oneByteErr) || fmt.Sprint(wholeErr) != fmt.Sprint(err) {
+			t.Fatalf("limits %d/%d: %q: whole %q (%v), half at a time %q (%v), a byte at a time %q (%v)", strLimit, bareLimit, doc, whole, wholeErr, out, err, oneByte, oneByteErr)
+		}
 		linesOut, linesErr := clamp(doc, true, true)
 		if linesErr != nil {
 			t.Fatalf("lines: %q: %v", doc, linesErr)
