@@ -14,6 +14,12 @@ import (
 	"github.com/xuri/excelize/v2"
 )
 
+// The cell rules below (cellTextXML, bstrMarshal, excelTime, the value
+// kinds of appendCellXML) follow excelize v2.10.1's trimCellValue,
+// bstrMarshal, timeToExcelTime and setCellValFunc, so that a row is the
+// bytes its StreamWriter writes. excelize: BSD 3-Clause, Copyright (c)
+// 2016-2026 The excelize Authors.
+
 // appendRowXML appends the XML that excelize's StreamWriter.SetRow writes
 // for cells at row, from column A: a table's rows are made here and spliced
 // into the sheet excelize wrote around its header (spliceRows). SetRow makes
