@@ -200,9 +200,7 @@ func cellTextXML(s string) (string, bool) {
 	if plainCellText(s) {
 		return s, false
 	}
-	if utf16Len(s) > maxCellText {
-		s = clipUTF16(s, maxCellText)
-	}
+	s = clipUTF16(s, maxCellText)
 	preserve := false
 	if s != "" {
 		for _, b := range []byte{'\t', '\n', '\r', ' '} {
@@ -234,15 +232,8 @@ func plainCellText(s string) bool {
 	return true
 }
 
-func utf16Len(s string) int {
-	n := 0
-	for _, r := range s {
-		n += utf16.RuneLen(r)
-	}
-	return n
-}
-
-// clipUTF16 is s cut after n UTF-16 units, at a character's start.
+// clipUTF16 is s cut after n UTF-16 units, at a character's start (s
+// itself when it is no longer).
 func clipUTF16(s string, n int) string {
 	units := 0
 	for i, r := range s {
