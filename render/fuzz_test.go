@@ -10,6 +10,9 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
+
+	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/templates"
 )
 
 var gfm = goldmark.New(goldmark.WithExtensions(extension.GFM))
@@ -90,4 +93,123 @@ func FuzzCallRow(f *testing.F) {
 			t.Fatalf("%d tags in %s", c, got)
 		}
 	})
+}
+
+// runBodyTemplate is run.html's body as the template had it before
+// appendRunBody, with base.html's "chart": the reference appendRunBody
+// must match byte for byte.
+var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templates.FS, "base.html")).New("body").Parse(`<p><a href="../index.html">← Dashboard</a></p>
+<h1>{{.Name}}</h1>
+<dl class="facts">
+<dt>Status</dt><dd class="status status-{{.Status}}">{{.Status}}</dd>
+<dt>Run id</dt><dd>{{.ID}}</dd>
+<dt>Format</dt><dd>{{.Format}}</dd>
+<dt>Source</dt><dd>{{.Source}}</dd>
+{{if .Agent}}<dt>Agent</dt><dd>{{.Agent}}</dd>{{end}}
+{{if .Model}}<dt>Model</dt><dd>{{.Model}}</dd>{{end}}
+<dt>Started</dt><dd>{{.Started}}</dd>
+<dt>Ended</dt><dd>{{.Ended}}</dd>
+<dt>Duration</dt><dd>{{.Duration}}</dd>
+<dt>Tool calls</dt><dd>{{.CallCount}} ({{.ErrorCount}} errors)</dd>
+{{if .Tokens}}<dt>Tokens</dt><dd>{{.Tokens}}</dd>{{end}}
+</dl>
+
+{{if .Request}}<h2>Request</h2><pre class="text">{{.Request}}</pre>{{end}}
+{{if .Summary}}<h2>Summary</h2><div class="markdown">{{.Summary}}</div>{{end}}
+
+{{if .Timeline}}<h2>Timeline</h2>{{template "chart" .Timeline}}{{end}}
+
+{{if .Calls}}<h2>Tool calls</h2>{{if .CallsNote}}
+<p class="meta">{{.CallsNote}}</p>{{end}}
+<div class="scroll"><table class="sortable"><thead><tr><th class="num">#</th><th>Tool</th><th>Outcome</th><th>Agent</th><th>Started</th><th class="num">Duration</th><th>Error</th></tr></thead><tbody>
+{{.Calls}}</tbody></table></div>{{end}}
+
+{{if .Steps}}<h2>Steps</h2>
+<div class="scroll"><table><thead><tr><th class="num">#</th><th>Step</th><th>Status</th><th>Agent</th><th class="num">Duration</th></tr></thead><tbody>
+{{range .Steps}}<tr><td class="num">{{.N}}</td><td class="text">{{.Name}}</td><td class="status">{{.Status}}</td><td class="text">{{.Agent}}</td><td class="num">{{.Duration}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+
+{{if .Quality}}<h2>Quality evaluations</h2>
+<div class="scroll"><table class="sortable"><thead><tr><th>Phase</th><th>Task</th><th>Tool</th><th class="num">Score</th><th>Output valid</th></tr></thead><tbody>
+{{range .Quality}}<tr><td class="text">{{.Phase}}</td><td class="text">{{.Task}}</td><td class="text">{{.Tool}}</td><td class="num">{{.Score}}</td><td>{{.Valid}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+
+{{if .Refs}}<h2>Context references</h2>
+<div class="scroll"><table class="sortable"><thead><tr><th>Type</th><th>Relevance</th><th>Usage mode</th></tr></thead><tbody>
+{{range .Refs}}<tr><td class="text">{{.Type}}</td><td class="text">{{.Relevance}}</td><td class="text">{{.UsageMode}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
+`))
+
+// templateRunBody is what runBodyTemplate writes for v.
+func templateRunBody(t *testing.T, v *runPageView) string {
+	t.Helper()
+	data := struct {
+		*runPageView
+		Calls template.HTML
+	}{v, template.HTML(v.Calls)}
+	var b bytes.Buffer
+	if err := runBodyTemplate.ExecuteTemplate(&b, "body", data); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// fuzzRunView is a run page's view with every text from a, b or both, and
+// the optional parts that the bits of parts select.
+func fuzzRunView(parts uint16, n int, a, b string) *runPageView {
+	on := func(bit int, s string) string {
+		if parts&(1<<bit) == 0 {
+			return ""
+		}
+		return s
+	}
+	v := &runPageView{Name: a, ID: b, Status: a + b, Format: b, Source: a, Agent: on(0, b), Model: on(1, a),
+		Started: a, Ended: b, Duration: a, CallCount: b, ErrorCount: a, Tokens: on(2, b), Request: on(3, a+"\n"+b),
+		Summary: template.HTML(on(4, "<p>"+a+"</p>")), CallsNote: on(6, b)}
+	if parts&(1<<5) != 0 {
+		v.Timeline = &chartView{ID: a, Title: b, Description: a, Option: `{"x":"` + b + `"}`, Size: on(9, b)}
+	}
+	if parts&(1<<7) != 0 {
+		v.Calls = appendCallRow(nil, &callView{N: n, Name: a, Outcome: b, Error: a})
+	}
+	if parts&(1<<8) != 0 {
+		v.Steps = []stepView{{N: n, Name: a, Status: b, Agent: a, Duration: b}, {N: -n, Name: b}}
+	}
+	if parts&(1<<10) != 0 {
+		v.Quality = []evalView{{Phase: a, Task: b, Tool: a, Score: b, Valid: a}, {}}
+	}
+	if parts&(1<<11) != 0 {
+		v.Refs = []model.ContextRef{{Type: a, Relevance: b, UsageMode: a + b}, {}}
+	}
+	return v
+}
+
+// FuzzRunBody: a run page's body written by hand is the body html/template
+// wrote, whatever the log put in its fields and whichever parts it has.
+func FuzzRunBody(f *testing.F) {
+	for _, s := range []string{`"><img src=x onerror=alert(1)>`, "</dd><script>", "a+b&c", "'\"&<>\x00", "\xff\xfe bad utf-8", "\ufdd0\uffff", "工具 🛠", ""} {
+		f.Add(uint16(0), 3, s, s+"x")
+		f.Add(uint16(0xffff), 7, "x"+s, s)
+	}
+	f.Fuzz(func(t *testing.T, parts uint16, n int, a, b string) {
+		v := fuzzRunView(parts, n, a, b)
+		want := templateRunBody(t, v)
+		if got := appendRunBody(nil, v); string(got) != want {
+			t.Fatalf("body\n%s\nwant\n%s", got, want)
+		}
+	})
+}
+
+// Every optional part of a run page, alone and all together, with text
+// that html/template escapes, written as the template wrote it.
+func TestRunBodySameAsTemplate(t *testing.T) {
+	for _, parts := range []uint16{0, 0xffff, 0xffff &^ (1 << 9)} {
+		for bit := range 12 {
+			parts := parts ^ 1<<bit
+			v := fuzzRunView(parts, 42, `<a href="x">&'+`, "b\x00\"c\">")
+			if got, want := string(appendRunBody(nil, v)), templateRunBody(t, v); got != want {
+				t.Errorf("parts %012b: body\n%s\nwant\n%s", parts, got, want)
+			}
+		}
+	}
 }
