@@ -213,3 +213,39 @@ func TestRunBodySameAsTemplate(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRunRows: run table rows written by hand are the rows base.html's
+// "runrows" writes, whatever the log put in their fields, links included.
+func FuzzRunRows(f *testing.F) {
+	for _, s := range []string{`"><img src=x onerror=alert(1)>`, "</td><script>", "a+b&c", "'\"&<>\x00", "\xff\xfe bad utf-8", "工具 🛠", "", "javascript:alert(1)", "runs/a_b-1.html", "//x.example/y", "a b?c#d%"} {
+		f.Add(s, s+"x", true)
+		f.Add(s, "runs/"+s, false)
+	}
+	f.Fuzz(func(t *testing.T, a, b string, plain bool) {
+		href := b
+		if plain {
+			href = strings.Map(func(r rune) rune {
+				if r < 128 && plainPath(string(r)) {
+					return r
+				}
+				return -1
+			}, b)
+		}
+		rows := []runRowView{
+			{Name: a, Href: href, Status: b, Format: a, Started: b, StartedSort: a, Duration: b, DurationSort: a, Source: b, ToolCalls: a, Errors: b, Tokens: a},
+			{Href: "runs/" + href},
+			{Name: b, Href: a},
+		}
+		var want bytes.Buffer
+		if err := pageTemplates.ExecuteTemplate(&want, "runrows", rows); err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendRunRows(nil, rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want.String() {
+			t.Fatalf("rows\n%s\nwant\n%s", got, want.String())
+		}
+	})
+}
