@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
@@ -432,24 +434,9 @@ func (t *timeline) chart() (chartView, bool) {
 	if t.timed > maxTimelineCalls {
 		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, t.timed)
 	}
-	labels := make([]string, len(calls))
-	bars := make([]timelineBar, len(calls))
-	for i := range calls {
-		c := &calls[i]
-		labels[i] = timelineLabel(i, c)
-		bars[i].Offset = offsetMS(c.Started, t.t0)
-		if c.HasDuration {
-			bars[i].Span.Value = roundMS(c.DurationMS)
-		}
-		bars[i].Span.ItemStyle.Color = outcomeColor[c.Outcome]
-	}
 	size, interval := timelineSize(len(calls))
-	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: timelineOption(labels, bars, interval), Size: size,
+	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: timelineOption(calls, t.t0, interval), Size: size,
 		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, unknown)." + note}, true
-}
-
-func timelineLabel(i int, c *model.ToolCall) string {
-	return fmt.Sprintf("%d. %s (%s)", i+1, clipText(c.Name, 40), c.Outcome)
 }
 
 // offsetMS is how long after t0 a call started, in milliseconds to the microsecond.
@@ -457,48 +444,121 @@ func offsetMS(t, t0 time.Time) float64 { return math.Round(float64(t.Sub(t0).Mic
 
 func roundMS(ms float64) float64 { return math.Round(ms*100) / 100 }
 
-// timelineBar is one call's two stacked bars: the invisible offset from the
-// first call, then the call's duration in its outcome's colour.
-type timelineBar struct {
-	Offset float64
-	Span   timelineSpan
-}
-
-// timelineSpan marshals as opts.BarData does after optionJSON's round trip: keys sorted.
-type timelineSpan struct {
-	ItemStyle struct {
-		Color string `json:"color"`
-	} `json:"itemStyle"`
-	Value float64 `json:"value"`
-}
-
 // timelineOption is the timeline's option JSON: what timelineChartOption
 // gives, made from a skeleton built by it once. A dashboard has 7,300 run
 // pages, and building each one's option through go-echarts and optionJSON's
 // round trip was a quarter of the time the run pages took; only the labels,
-// the bars and the label interval change from page to page.
-func timelineOption(labels []string, bars []timelineBar, interval int) string {
-	offsets := make([]struct {
-		Value float64 `json:"value"`
-	}, len(bars))
-	spans := make([]timelineSpan, len(bars))
-	for i := range bars {
-		offsets[i].Value, spans[i] = bars[i].Offset, bars[i].Span
-	}
-	parts := [len(timelineMarks)]any{labels, offsets, spans, interval}
+// the bars and the label interval change from page to page, and they are
+// written as encoding/json writes them (TestTimelineOptionSameAsBuilt and
+// FuzzJSONValue hold them to it).
+func timelineOption(calls []model.ToolCall, t0 time.Time, interval int) string {
 	sk := timelineSkeleton()
-	var b strings.Builder
+	b := make([]byte, 0, 1024+100*len(calls))
+	var label []byte
 	for i, seg := range sk.segs {
-		b.WriteString(seg)
-		if i < len(sk.marks) {
-			v, err := json.Marshal(parts[sk.marks[i]])
-			if err != nil {
-				panic(err) // plain values: a failure is a bug
-			}
-			b.Write(v)
+		b = append(b, seg...)
+		if i == len(sk.marks) {
+			break
 		}
+		if sk.marks[i] == 3 { // the label interval
+			b = strconv.AppendInt(b, int64(interval), 10)
+			continue
+		}
+		b = append(b, '[')
+		for k := range calls {
+			c := &calls[k]
+			if k > 0 {
+				b = append(b, ',')
+			}
+			switch sk.marks[i] {
+			case 0: // the labels: "1. Bash (ok)"
+				label = strconv.AppendInt(label[:0], int64(k+1), 10)
+				label = append(append(append(append(label, ". "...), clipText(c.Name, 40)...), " ("...), c.Outcome.String()...)
+				b = appendJSONString(b, append(label, ')'))
+			case 1: // the invisible offsets from the first call
+				b = append(appendJSONFloat(append(b, `{"value":`...), offsetMS(c.Started, t0)), '}')
+			case 2: // the durations, in the outcome's colour
+				d := 0.0
+				if c.HasDuration {
+					d = roundMS(c.DurationMS)
+				}
+				b = appendJSONString(append(b, `{"itemStyle":{"color":`...), []byte(outcomeColor[c.Outcome]))
+				b = append(appendJSONFloat(append(b, `},"value":`...), d), '}')
+			}
+		}
+		b = append(b, ']')
 	}
-	return b.String()
+	return string(b)
+}
+
+// appendJSONFloat appends f as encoding/json writes a float64: like ES6,
+// 'f' between 1e-6 and 1e21, 'e' with an unpadded exponent beyond. NaN and
+// infinities never reach a chart (the readers refuse them).
+func appendJSONFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		panic("render: a chart value is not finite") // a bug: json.Marshal failed on it the same way
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+		b[n-2] = b[n-1]
+		b = b[:n-1]
+	}
+	return b
+}
+
+// appendJSONString appends s quoted as encoding/json writes a string with
+// HTML escaping, after optionJSON's round trip: <, > and & as \u escapes,
+// control bytes escaped, U+2028 and U+2029 escaped, and each byte that is
+// not UTF-8 as U+FFFD itself (the round trip decodes json's \ufffd).
+func appendJSONString(b, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(append(b, s[start:i]...), "\uFFFD"...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(append(b, s[start:]...), '"')
 }
 
 // timelineMarks stand in the skeleton for the labels, the two series' data

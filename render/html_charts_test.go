@@ -1,7 +1,9 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -16,7 +18,8 @@ import (
 // hold (markup, quotes, control and non-ASCII characters) and whatever the
 // label interval.
 func TestTimelineOptionSameAsBuilt(t *testing.T) {
-	names := []string{"Bash", `</script><script>alert(1)</script>`, `"quoted" \ back`, "\x00\x01 nul", "日本語 ✅", "a&b<c>d", ""}
+	names := []string{"Bash", `</script><script>alert(1)</script>`, `"quoted" \ back`, "\x00\x01\b\f\n\r\t\x1f\x7f nul", "日本語 ✅", "a&b<c>d", "",
+		"bad \xff\xfe utf-8 \xe6\x97", "line\u2028para\u2029", "a name well over forty characters long, clipped in its label"}
 	outcomes := []model.Outcome{model.OutcomeOK, model.OutcomeError, model.OutcomeUnknown}
 	rng := rand.New(rand.NewPCG(7, 8))
 	t0 := time.Date(2026, 3, 5, 10, 0, 0, 0, time.UTC)
@@ -25,8 +28,11 @@ func TestTimelineOptionSameAsBuilt(t *testing.T) {
 		for i := range n {
 			c := model.ToolCall{Name: names[rng.IntN(len(names))], Outcome: outcomes[rng.IntN(len(outcomes))],
 				Span: model.Span{Started: t0.Add(time.Duration(rng.Int64N(int64(time.Hour))))}}
-			if i%3 > 0 {
+			switch i % 5 {
+			case 1, 2:
 				c.DurationMS, c.HasDuration = rng.Float64()*1e5, true
+			case 3: // past 1e21, where JSON numbers turn to exponents, and below zero
+				c.DurationMS, c.HasDuration = -rng.Float64()*1e30, true
 			}
 			r.ToolCalls = append(r.ToolCalls, c)
 		}
@@ -54,9 +60,43 @@ func TestTimelineOptionSameAsBuilt(t *testing.T) {
 		}
 		_, interval := timelineSize(len(labels))
 		if want := timelineChartOption(labels, offsets, spans, interval); view.Option != want {
-			t.Fatalf("%d calls:\nspliced %.600s\nbuilt   %.600s", n, view.Option, want)
+			k := 0
+			for k < min(len(want), len(view.Option)) && want[k] == view.Option[k] {
+				k++
+			}
+			t.Fatalf("%d calls, from byte %d:\nspliced %.300s\nbuilt   %.300s", n, k, view.Option[k:], want[k:])
 		}
 	}
+}
+
+// timelineLabel is a call's label on the timeline, as timelineChart wrote it
+// through fmt: the reference timelineOption's labels must match.
+func timelineLabel(i int, c *model.ToolCall) string {
+	return fmt.Sprintf("%d. %s (%s)", i+1, clipText(c.Name, 40), c.Outcome)
+}
+
+// FuzzJSONValue: chart values are written as encoding/json writes them,
+// strings after optionJSON's round trip through it.
+func FuzzJSONValue(f *testing.F) {
+	for _, v := range []float64{0, -0.0, 1, 1e-7, 1.5e-6, 1e20, 1e21, -1e21, 123456.789, math.MaxFloat64, math.SmallestNonzeroFloat64} {
+		f.Add(v, "a<b>&c\"\\\x00\u2028\xff日本")
+	}
+	f.Fuzz(func(t *testing.T, v float64, s string) {
+		if want, err := json.Marshal(v); err == nil {
+			if got := appendJSONFloat(nil, v); string(got) != string(want) {
+				t.Errorf("float %v: %s, want %s", v, got, want)
+			}
+		}
+		var back string
+		once, _ := json.Marshal(s)
+		if err := json.Unmarshal(once, &back); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := json.Marshal(back)
+		if got := appendJSONString(nil, []byte(s)); string(got) != string(want) {
+			t.Errorf("string %q: %s, want %s", s, got, want)
+		}
+	})
 }
 
 // BenchmarkTimeline measures a run page's timeline option: a dashboard
