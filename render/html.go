@@ -833,47 +833,45 @@ func appendRunBody(b []byte, v *runPageView) []byte {
 		b = append(b, "\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">#</th><th>Tool</th><th>Outcome</th><th>Agent</th><th>Started</th><th class=\"num\">Duration</th><th>Error</th></tr></thead><tbody>\n"...)
 		b = append(append(b, v.Calls...), "</tbody></table></div>"...)
 	}
-	b = append(b, "\n\n"...)
-	if len(v.Steps) > 0 {
-		b = append(b, "<h2>Steps</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Step</th><th>Status</th><th>Agent</th><th class=\"num\">Duration</th></tr></thead><tbody>\n"...)
-		for i := range v.Steps {
+	b = appendTable(append(b, "\n\n"...), "<h2>Steps</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Step</th><th>Status</th><th>Agent</th><th class=\"num\">Duration</th></tr></thead><tbody>\n",
+		len(v.Steps), func(b []byte, i int) []byte {
 			s := &v.Steps[i]
 			b = strconv.AppendInt(append(b, "<tr><td class=\"num\">"...), int64(s.N), 10)
 			b = appendEscaped(append(b, "</td><td class=\"text\">"...), s.Name)
 			b = appendEscaped(append(b, "</td><td class=\"status\">"...), s.Status)
 			b = appendEscaped(append(b, "</td><td class=\"text\">"...), s.Agent)
-			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Duration)
-			b = append(b, "</td></tr>\n"...)
-		}
-		b = append(b, "</tbody></table></div>"...)
-	}
-	b = append(b, "\n\n"...)
-	if len(v.Quality) > 0 {
-		b = append(b, "<h2>Quality evaluations</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Phase</th><th>Task</th><th>Tool</th><th class=\"num\">Score</th><th>Output valid</th></tr></thead><tbody>\n"...)
-		for i := range v.Quality {
+			return appendEscaped(append(b, "</td><td class=\"num\">"...), s.Duration)
+		})
+	b = appendTable(append(b, "\n\n"...), "<h2>Quality evaluations</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Phase</th><th>Task</th><th>Tool</th><th class=\"num\">Score</th><th>Output valid</th></tr></thead><tbody>\n",
+		len(v.Quality), func(b []byte, i int) []byte {
 			e := &v.Quality[i]
 			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), e.Phase)
 			b = appendEscaped(append(b, "</td><td class=\"text\">"...), e.Task)
 			b = appendEscaped(append(b, "</td><td class=\"text\">"...), e.Tool)
 			b = appendEscaped(append(b, "</td><td class=\"num\">"...), e.Score)
-			b = appendEscaped(append(b, "</td><td>"...), e.Valid)
-			b = append(b, "</td></tr>\n"...)
-		}
-		b = append(b, "</tbody></table></div>"...)
-	}
-	b = append(b, "\n\n"...)
-	if len(v.Refs) > 0 {
-		b = append(b, "<h2>Context references</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th>Relevance</th><th>Usage mode</th></tr></thead><tbody>\n"...)
-		for i := range v.Refs {
+			return appendEscaped(append(b, "</td><td>"...), e.Valid)
+		})
+	b = appendTable(append(b, "\n\n"...), "<h2>Context references</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th>Relevance</th><th>Usage mode</th></tr></thead><tbody>\n",
+		len(v.Refs), func(b []byte, i int) []byte {
 			r := &v.Refs[i]
 			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), r.Type)
 			b = appendEscaped(append(b, "</td><td class=\"text\">"...), r.Relevance)
-			b = appendEscaped(append(b, "</td><td class=\"text\">"...), r.UsageMode)
-			b = append(b, "</td></tr>\n"...)
-		}
-		b = append(b, "</tbody></table></div>"...)
-	}
+			return appendEscaped(append(b, "</td><td class=\"text\">"...), r.UsageMode)
+		})
 	return append(b, '\n')
+}
+
+// appendTable appends a run page's table of n rows, head (its heading and
+// header) first, each row's cells by row and closed here; nothing if n is 0.
+func appendTable(b []byte, head string, n int, row func(b []byte, i int) []byte) []byte {
+	if n == 0 {
+		return b
+	}
+	b = append(b, head...)
+	for i := range n {
+		b = append(row(b, i), "</td></tr>\n"...)
+	}
+	return append(b, "</tbody></table></div>"...)
 }
 
 // appendChart appends a chart's figure as base.html's "chart" writes it

@@ -460,7 +460,7 @@ func timelineOption(calls []model.ToolCall, t0 time.Time, interval int) string {
 		if i == len(sk.marks) {
 			break
 		}
-		if sk.marks[i] == 3 { // the label interval
+		if sk.marks[i] == markInterval {
 			b = strconv.AppendInt(b, int64(interval), 10)
 			continue
 		}
@@ -471,13 +471,13 @@ func timelineOption(calls []model.ToolCall, t0 time.Time, interval int) string {
 				b = append(b, ',')
 			}
 			switch sk.marks[i] {
-			case 0: // the labels: "1. Bash (ok)"
+			case markLabels: // "1. Bash (ok)"
 				label = strconv.AppendInt(label[:0], int64(k+1), 10)
 				label = append(append(append(append(label, ". "...), clipText(c.Name, 40)...), " ("...), c.Outcome.String()...)
 				b = appendJSONString(b, append(label, ')'))
-			case 1: // the invisible offsets from the first call
+			case markOffsets: // the invisible offsets from the first call
 				b = append(appendJSONFloat(append(b, `{"value":`...), offsetMS(c.Started, t0)), '}')
-			case 2: // the durations, in the outcome's colour
+			case markSpans: // the durations, in the outcome's colour
 				d := 0.0
 				if c.HasDuration {
 					d = roundMS(c.DurationMS)
@@ -564,12 +564,20 @@ func appendJSONString(b, s []byte) []byte {
 // timelineMarks stand in the skeleton for the labels, the two series' data
 // and the label interval: the value it is built with, and the JSON
 // go-echarts and optionJSON write for it.
-var timelineMarks = [4]struct{ value, json string }{
-	{"\x00labels", `["\u0000labels"]`},
-	{"\x00offsets", `[{"value":"\u0000offsets"}]`},
-	{"\x00spans", `[{"value":"\u0000spans"}]`},
-	{"\x00interval", `"\u0000interval"`},
+var timelineMarks = [...]struct{ value, json string }{
+	markLabels:   {"\x00labels", `["\u0000labels"]`},
+	markOffsets:  {"\x00offsets", `[{"value":"\u0000offsets"}]`},
+	markSpans:    {"\x00spans", `[{"value":"\u0000spans"}]`},
+	markInterval: {"\x00interval", `"\u0000interval"`},
 }
+
+// The timeline's marks, by index in timelineMarks.
+const (
+	markLabels = iota
+	markOffsets
+	markSpans
+	markInterval
+)
 
 type skeleton struct {
 	segs  []string // the JSON around the marks
@@ -578,7 +586,7 @@ type skeleton struct {
 
 var timelineSkeleton = sync.OnceValue(func() skeleton {
 	m := timelineMarks
-	opt := timelineChartOption([]string{m[0].value}, []opts.BarData{{Value: m[1].value}}, []opts.BarData{{Value: m[2].value}}, m[3].value)
+	opt := timelineChartOption([]string{m[markLabels].value}, []opts.BarData{{Value: m[markOffsets].value}}, []opts.BarData{{Value: m[markSpans].value}}, m[markInterval].value)
 	var sk skeleton
 	for {
 		at, which := len(opt), -1
