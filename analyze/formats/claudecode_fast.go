@@ -160,7 +160,7 @@ var fieldKeys = func() map[string]string {
 		"relevance", "usage_mode", "model_id", "total_duration_ms", "tool_calls_count", "errors_encountered",
 		"description", "phase_id", "phase", "context_references", "rounds", "agentName", "maxSteps",
 		"currentStep", "isStuck", "thinkActSteps", "thinkStartTime", "thinkEndTime", "actStartTime",
-		"actEndTime", "errorMessage", "actionResult",
+		"actEndTime", "errorMessage", "actionResult", "cached", "thoughts",
 	} {
 		keys[k] = k
 	}

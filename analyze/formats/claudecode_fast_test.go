@@ -207,7 +207,7 @@ func FuzzClaudeFast(f *testing.F) {
 		}
 	}
 	f.Add([]byte(`{"type":"user","sessionId":"s","message":{"content":[1,null,{"input":"x"}],"usage":[1]}}`))
-	for _, l := range slices.Concat(codexLines, otelLines) {
+	for _, l := range slices.Concat(codexLines, otelLines, geminiLines) {
 		f.Add([]byte(l))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) {
@@ -322,6 +322,20 @@ func TestFieldKey(t *testing.T) {
 
 // otelLines are OTel lines the raw path must read as the general decoder
 // does, or give up on.
+var geminiLines = []string{
+	`{"sessionId":"g1","projectHash":"p","startTime":"2026-04-29T21:39:22.319Z","lastUpdated":"2026-04-29T21:39:22.319Z","kind":"main"}`,
+	`{"id":"u1","timestamp":"2026-04-29T21:39:33.155Z","type":"user","content":[{"text":"Say \"hello\" 你好"}]}`,
+	`{"id":"u2","timestamp":"2026-04-29T21:39:33.155Z","type":"user","content":"plain","model":null,"tokens":null,"toolCalls":null}`,
+	`{"$set":{"lastUpdated":"2026-04-29T21:39:33.156Z"}}`,
+	`{"$set":null}`,
+	`{"id":"a1","timestamp":"2026-04-29T21:39:35.125Z","type":"gemini","content":"","thoughts":[],"tokens":{"input":11855,"output":81,"cached":0,"thoughts":3,"tool":2,"total":11936},` +
+		`"model":"gemini-3-flash-preview","toolCalls":[{"id":"x","name":"run_shell_command","args":{"command":"ls -F"},"result":[{"functionResponse":{"response":{"output":"a\nb"}}}],"status":"success"},{"name":"w","status":"cancelled"}]}`,
+	`{"id":"a2","timestamp":"2026-04-29T21:39:36Z","type":"gemini","tokens":{"input":-1,"output":1.5,"cached":null},"toolCalls":[]}`,
+	`{"id":"a3","timestamp":1777498775,"type":"error","content":{"text":"x"}}`,
+	`{"id":"a4","timestamp":"2026-04-29T21:39:36Z","type":"info","model":12,"content":null}`,
+	`{"id":"a5","timestamp":"2026-04-29T21:39:36Z","type":"gemini","tokens":{"input":1,"input":2}}`,
+}
+
 var otelLines = []string{
 	`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"bot"}}]},"scopeSpans":[{"scope":{"name":"s"},"spans":[{"traceId":"t1","spanId":"a","parentSpanId":"","name":"invoke_agent x","kind":1,"startTimeUnixNano":"1788732657461728296","endTimeUnixNano":1788732686401728296,"attributes":[{"key":"gen_ai.usage.input_tokens","value":{"intValue":17523}},{"key":"ok","value":{"boolValue":true}},{"key":"f","value":{"doubleValue":0.5e1}},{"key":"n","value":{"stringValue":null}},{"key":"arr","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}},{"key":"two","value":{"intValue":"1","stringValue":"s"}}],"status":{"code":2,"message":"boom"}}]}]}]}`,
 	`{"resourceSpans":[]}`,
@@ -356,6 +370,12 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 			`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
 			`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
 			`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+		}},
+		{geminiFormat, geminiLines, 5, []string{
+			`{"sessionId":"g","messages":[{"messages":[]}]}`, // messages in a message: left to the general decoder
+			`{"sessionId":"g","projectHash":"p","messages":[null]}`,
+			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","tokens":"none"}`,
+			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","toolCalls":[{"name":"a","name":"b"}]}`,
 		}},
 		{otelFormat, otelLines, 30, []string{
 			`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":{"a":1}}]}]}]}`,

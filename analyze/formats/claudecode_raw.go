@@ -124,9 +124,26 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		if ok, read := s.planexecField(key, d, w); read { // a PlanExecutionRecord
 			return ok
 		}
+		if ok, read := s.geminiField(key, d, w); read { // a Gemini CLI session, or one of its lines
+			return ok
+		}
 		return false // a field of another format
 	}
 	return s.skip()
+}
+
+// content reads a message's content as claudeContent.decodeFlex does: text
+// (clipped), blocks or null; any other kind gives up.
+func (s *rawScan) content(c *claudeContent, w *warnList) bool {
+	switch s.peek() {
+	case '[':
+		return s.blocks(&c.Blocks, w)
+	case '"':
+		text, ok := s.prefix(promptClip + 1)
+		c.Text = clipString(text, promptClip)
+		return ok
+	}
+	return s.null()
 }
 
 func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
@@ -139,15 +156,7 @@ func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
 		case "role":
 			return s.str(&m.Role)
 		case "content":
-			switch s.peek() {
-			case '[':
-				return s.blocks(&m.Content.Blocks, w)
-			case '"':
-				text, ok := s.prefix(promptClip + 1)
-				m.Content.Text = clipString(text, promptClip)
-				return ok
-			}
-			return s.null()
+			return s.content(&m.Content, w)
 		case "usage":
 			return rawPtr(s, &m.Usage, func(u *claudeUsageField) bool {
 				return s.object(false, func(key string) bool {

@@ -75,16 +75,13 @@ type document struct {
 	AgentID       Str                `json:"agentId"`
 
 	// gemini: a session document, or a JSONL header, message or $set line
-	ProjectHash     Str           `json:"projectHash"`
-	LastUpdated     Time          `json:"lastUpdated"`
-	SetUpdate       presence      `json:"$set"`
-	Model           Str           `json:"model"`
-	Tokens          *geminiTokens `json:"tokens"`
-	Content         claudeContent `json:"content"`
-	GeminiToolCalls []struct {
-		Name   Str `json:"name"`
-		Status Str `json:"status"`
-	} `json:"toolCalls"`
+	ProjectHash     Str              `json:"projectHash"`
+	LastUpdated     Time             `json:"lastUpdated"`
+	SetUpdate       presence         `json:"$set"`
+	Model           Str              `json:"model"`
+	Tokens          *geminiTokens    `json:"tokens"`
+	Content         claudeContent    `json:"content"`
+	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
 
 	// otel: an OTLP/JSON trace export
 	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`

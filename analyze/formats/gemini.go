@@ -45,6 +45,73 @@ type geminiTokens struct {
 	Tool     Num `json:"tool"`
 }
 
+// geminiToolCall is what a Gemini message's tool call tells (its args and
+// results are payload).
+type geminiToolCall struct {
+	Name   Str `json:"name"`
+	Status Str `json:"status"`
+}
+
+// geminiField reads a Gemini key of a document (a session, its JSONL header,
+// a message or a $set line) as the general decoder does, and reports whether
+// key is one (read); anything it cannot read exactly so gives up (ok false).
+func (s *rawScan) geminiField(key string, d *document, w *warnList) (ok, read bool) {
+	switch key {
+	case "projectHash":
+		ok = s.strFlex(&d.ProjectHash)
+	case "lastUpdated":
+		ok = s.time(&d.LastUpdated, w)
+	case "$set":
+		d.SetUpdate.Present = true
+		ok = s.skip()
+	case "model":
+		ok = s.strFlex(&d.Model)
+	case "content":
+		ok = s.content(&d.Content, w)
+	case "tokens":
+		ok = rawPtr(s, &d.Tokens, func(t *geminiTokens) bool {
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "input":
+					return s.num(&t.Input, w)
+				case "output":
+					return s.num(&t.Output, w)
+				case "cached":
+					return s.num(&t.Cached, w)
+				case "thoughts":
+					return s.num(&t.Thoughts, w)
+				case "tool":
+					return s.num(&t.Tool, w)
+				}
+				return s.skip()
+			})
+		})
+	case "toolCalls":
+		ok = rawSlice(s, &d.GeminiToolCalls, func(tc *geminiToolCall) bool {
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "name":
+					return s.strFlex(&tc.Name)
+				case "status":
+					return s.strFlex(&tc.Status)
+				}
+				return s.skip()
+			})
+		})
+	case "messages":
+		// A session's messages, documents themselves; one that holds
+		// messages again (never Gemini's) is left to the general decoder.
+		ok = rawSlice(s, &d.Messages, func(m *document) bool {
+			return s.object(false, func(key string) bool {
+				return key != "messages" && key != "context_messages" && s.topField(key, m, w)
+			})
+		})
+	default:
+		return false, false
+	}
+	return ok, true
+}
+
 // geminiLog is a file's entries of one session.
 type geminiLog = entryLog[geminiEntry]
 
