@@ -207,7 +207,16 @@ func (r *rawStream) peekKind() byte {
 // readRawDocument reads a file holding one JSON object, as readValues
 // would; errRawGaveUp means it read nothing it kept.
 func readRawDocument(in io.Reader, c *readCtx) error {
-	r := &rawStream{r: in, need: rawLookahead}
+	return rawDocument(&rawStream{r: in, need: rawLookahead}, c)
+}
+
+// readRawBytes is readRawDocument over a document held whole: its window
+// is the document, and nothing is read or copied.
+func readRawBytes(doc []byte, c *readCtx) error {
+	return rawDocument(&rawStream{s: rawScan{b: doc}, eof: true, need: rawLookahead}, c)
+}
+
+func rawDocument(r *rawStream, c *readCtx) error {
 	var (
 		d      document
 		w      warnList

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
@@ -88,7 +90,8 @@ func FuzzSmallDocument(f *testing.F) {
 	paths, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "session", "*.json"))
 	planexec, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "planexec", "*.json"))
 	gemini, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "gemini", "*.json"))
-	for _, p := range slices.Concat(paths, planexec, gemini) {
+	bundles, _ := filepath.Glob(filepath.Join("..", "..", "testdata", "logs", "debugbundle", "*.json"))
+	for _, p := range slices.Concat(paths, planexec, gemini, bundles) {
 		if b, err := os.ReadFile(p); err == nil {
 			f.Add(b)
 		}
@@ -254,10 +257,12 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 	}
 }
 
-func TestRawDocumentSameAsToken(t *testing.T) {
+// rawDocuments are documents the raw document path reads as the token path
+// does (accepted), and documents it gives up on.
+func rawDocuments() (accepted, gaveUpOn []string) {
 	events := `[{"id":"e1","timestamp":1702886400000,"type":"tool_call","nodeId":"n","status":"info","metadata":{"toolName":"grep","input":{"q":"x"}}},` +
 		`{"id":"e2","timestamp":1702886400500,"type":"tool_result","nodeId":"n","status":"failure","summary":"boom","metadata":{"toolName":"grep","error":"exit 2"}}]`
-	accepted := []string{
+	accepted = []string{
 		`{"events":` + events + `}`,
 		`{"state":{"id":"r1","status":"completed"},"events":{"events":` + events + `,"payloads":{"p":[1,2,{"x":"y"}]}},"timestamp":1702886401000}`,
 		`{"version":"1","events":{"events":null},"state":{"id":"r2"}}`,
@@ -272,7 +277,7 @@ func TestRawDocumentSameAsToken(t *testing.T) {
 		`{"unknown":[1,2,3]}`,
 		`{"events":[{"id":"a","timestamp":NaN}]}`, // the clamp makes it null
 	}
-	gaveUpOn := []string{
+	gaveUpOn = []string{
 		`{"events":` + events + `,"events":[]}`,                                        // events twice
 		`{"\u0065vents":` + events + `}`,                                               // an escaped key
 		`{"events":[{"id":"a","summary":"\ud83d\ude80"}]}`,                             // a surrogate escape
@@ -288,6 +293,11 @@ func TestRawDocumentSameAsToken(t *testing.T) {
 		`{"state":{"id":"r","notes":` + longArray(maxRawMember) + `}}`,                 // a long member
 		`{"id":"p","steps":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, // nested deeper than the scanner goes
 	}
+	return accepted, gaveUpOn
+}
+
+func TestRawDocumentSameAsToken(t *testing.T) {
+	accepted, gaveUpOn := rawDocuments()
 	for _, lookahead := range []int{0, 1, 7, 64} {
 		for _, doc := range accepted {
 			if readBothWays(t, []byte(doc), lookahead) {
@@ -306,6 +316,37 @@ func TestRawDocumentSameAsToken(t *testing.T) {
 			if readBothWays(t, doc, lookahead) && !bytes.HasPrefix(bytes.TrimSpace(doc), []byte("[")) {
 				t.Fatalf("lookahead %d: the raw path gave up on bundle %d", lookahead, i)
 			}
+		}
+	}
+}
+
+// A small bundle, held whole, is read by the raw document path without a
+// window (readRawBytes), and gives what the general decoder gives.
+func TestRawBytesSameAsValues(t *testing.T) {
+	accepted, gaveUpOn := rawDocuments()
+	reads := func(doc []byte) bool {
+		c := &readCtx{source: "b.json", loc: time.UTC, em: newCollector()}
+		return !errors.Is(readRawBytes(doc, c), errRawGaveUp)
+	}
+	for _, doc := range accepted {
+		checkSmallDocument(t, []byte(doc))
+		if !strings.Contains(doc, "NaN") && !reads([]byte(doc)) { // the clamp makes NaN null before the raw path
+			t.Errorf("readRawBytes gave up on %.200s", doc)
+		}
+	}
+	for _, doc := range gaveUpOn {
+		checkSmallDocument(t, []byte(doc))
+		if reads([]byte(doc)) {
+			t.Errorf("readRawBytes read %.200s", doc)
+		}
+	}
+	for i, doc := range bundleDocs(t) {
+		if len(doc) > maxSmallDocument || bytes.HasPrefix(bytes.TrimSpace(doc), []byte("[")) {
+			continue
+		}
+		checkSmallDocument(t, doc)
+		if !reads(doc) {
+			t.Errorf("readRawBytes gave up on bundle %d", i)
 		}
 	}
 }

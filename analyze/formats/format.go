@@ -560,6 +560,12 @@ func readSmallDocument(br *bufio.Reader, c *readCtx) error {
 	var d document
 	var w warnList
 	if !decodeLineRaw(buf.Bytes(), &d, &w, nil) {
+		// A debug bundle's events are read from the bytes as a large one's are.
+		if bytes.Contains(buf.Bytes(), []byte(`"events"`)) {
+			if err := readRawBytes(buf.Bytes(), c); !errors.Is(err, errRawGaveUp) {
+				return err
+			}
+		}
 		return readValuesFrom(bytes.NewReader(buf.Bytes()), c)
 	}
 	for _, kind := range w.kinds {
