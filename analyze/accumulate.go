@@ -58,6 +58,7 @@ type Accumulator struct {
 
 	redacted    int64 // values that looked like credentials, replaced
 	keepSecrets bool
+	redact      redactor // this worker's: its memo outlives a run
 
 	details *detailWriter // this worker's spill of run details, when kept
 	spill   *Details      // all spill files, on the merged accumulator
@@ -244,9 +245,10 @@ func (a *Accumulator) addKept(r *model.Run, parts *formats.CallParts) {
 		n, next = parts.N, parts.Next
 	}
 	if !a.keepSecrets {
-		var x redactor
+		x := &a.redact
+		before := x.n
 		x.run(r)
-		defer func() { a.redacted += x.n }()
+		defer func() { a.redacted += x.n - before }()
 		take := next
 		next = func() []model.ToolCall {
 			part := take()

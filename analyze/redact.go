@@ -62,13 +62,17 @@ func RedactText(s string) (out string, changed bool) {
 	return out, out != s
 }
 
-// redactor redacts texts in place and counts the values it changed. A run
-// repeats its short texts (tool names, agents) on every call: each
-// distinct one is tested once.
+// redactor redacts texts in place and counts the values it changed. Runs
+// repeat their short texts (tool names, agents, error texts) on every call
+// and from run to run: each distinct one is tested once by a worker, up to
+// maxMemo of them; a run's own texts (its id, title, request) are not
+// remembered.
 type redactor struct {
 	memo map[string]redaction
 	n    int64
 }
+
+const maxMemo = 4096 // texts of up to 256 bytes: a megabyte at most
 
 type redaction struct {
 	out     string
@@ -85,10 +89,24 @@ func (x *redactor) fix(p *string) {
 		if x.memo == nil {
 			x.memo = map[string]redaction{}
 		}
-		if len(*p) <= 256 && len(x.memo) < 4096 {
-			x.memo[*p] = v
+		if len(*p) <= 256 && len(x.memo) < maxMemo {
+			x.memo[strings.Clone(*p)] = v // not a piece of a larger text kept alive
 		}
 	}
+	x.set(p, v)
+}
+
+// fixOnce redacts a text no other run holds, without remembering it.
+func (x *redactor) fixOnce(p *string) {
+	if *p == "" {
+		return
+	}
+	var v redaction
+	v.out, v.changed = RedactText(*p)
+	x.set(p, v)
+}
+
+func (x *redactor) set(p *string, v redaction) {
 	if v.changed {
 		*p = v.out
 		x.n++
@@ -97,9 +115,11 @@ func (x *redactor) fix(p *string) {
 
 // run redacts every text of r but its calls'.
 func (x *redactor) run(r *model.Run) {
-	for _, p := range []*string{&r.ID, &r.Source, &r.Title, &r.Request, &r.Summary, &r.Agent, &r.Model} {
-		x.fix(p)
+	for _, p := range []*string{&r.ID, &r.Source, &r.Title, &r.Request, &r.Summary} {
+		x.fixOnce(p)
 	}
+	x.fix(&r.Agent)
+	x.fix(&r.Model)
 	for i := range r.Steps {
 		x.fix(&r.Steps[i].Name)
 		x.fix(&r.Steps[i].Agent)
