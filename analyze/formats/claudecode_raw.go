@@ -26,6 +26,7 @@ type rawScan struct {
 	b     []byte
 	i     int
 	more  bool       // b is a window on a stream that goes on past its end
+	asIs  bool       // b is not clamped: a string or number the clamp would change gives up
 	arena *lineArena // where messages and blocks go; nil: the heap
 }
 
@@ -635,7 +636,7 @@ func (s *rawScan) skipNumber() bool {
 			return false
 		}
 	}
-	if !s.delimited(i) {
+	if !s.delimited(i) || s.asIs && i-s.i > maxBareToken {
 		return false
 	}
 	s.i = i
@@ -654,6 +655,9 @@ func (s *rawScan) skipString() bool {
 		}
 		switch c := b[i]; {
 		case c == '"':
+			if s.asIs && i-s.i-1 > maxString { // the clamp would cut it
+				return false
+			}
 			s.i = i + 1
 			return true
 		case c == '\\':

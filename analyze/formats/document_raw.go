@@ -210,6 +210,15 @@ func readRawDocument(in io.Reader, c *readCtx) error {
 	return rawDocument(&rawStream{r: in, need: rawLookahead}, c)
 }
 
+// readRawAsIs is readRawDocument over a document's bytes as they are, not
+// clamped: it gives up on anything the clamp would change (a string longer
+// than maxString or a number longer than maxBareToken; the scanner refuses
+// surrogate escapes, NaN and Infinity), so that what it reads is what it
+// would have read through the clamp.
+func readRawAsIs(in io.Reader, c *readCtx) error {
+	return rawDocument(&rawStream{r: in, need: rawLookahead, s: rawScan{asIs: true}}, c)
+}
+
 // readRawBytes is readRawDocument over a document held whole: its window
 // is the document, and nothing is read or copied.
 func readRawBytes(doc []byte, c *readCtx) error {

@@ -23,14 +23,27 @@ import (
 // in runs, warnings or error, and reports whether the raw path gave up.
 func readBothWays(t *testing.T, doc []byte, lookahead int) (gaveUp bool) {
 	t.Helper()
+	return readsOfRaw(t, doc, lookahead) > 2
+}
+
+// readsOfRaw is readBothWays' reading of doc, and how many times the raw
+// path read it: once as it is (readRawAsIs), twice when that gave up and
+// the clamped raw path did not, three times when both gave up and the
+// token path read it.
+func readsOfRaw(t *testing.T, doc []byte, lookahead int) (reads int) {
+	t.Helper()
 	if lookahead > 0 {
 		defer func(n int) { rawLookahead = n }(rawLookahead)
 		rawLookahead = lookahead
 	}
 	raw, token := newCollector(), newCollector()
 	opt := Options{Reread: func() (io.Reader, error) {
-		gaveUp = true
-		return bytes.NewReader(doc), nil
+		reads++
+		var in io.Reader = bytes.NewReader(doc)
+		if lookahead > 0 {
+			in = iotest.OneByteReader(in)
+		}
+		return in, nil
 	}}
 	var in io.Reader = bytes.NewReader(doc)
 	if lookahead > 0 { // a byte at a time: the window holds little more than lookahead
@@ -42,12 +55,12 @@ func readBothWays(t *testing.T, doc []byte, lookahead int) (gaveUp bool) {
 		t.Fatalf("errors differ: raw path %v, token path %v\n%.300s", errRaw, errToken, doc)
 	}
 	if !reflect.DeepEqual(raw.runs, token.runs) {
-		t.Fatalf("runs differ (gave up: %v):\nraw path %+v\ntoken path %+v\n%.300s", gaveUp, raw.runs, token.runs, doc)
+		t.Fatalf("runs differ (raw path reads: %d):\nraw path %+v\ntoken path %+v\n%.300s", reads, raw.runs, token.runs, doc)
 	}
 	if !reflect.DeepEqual(raw.warnings, token.warnings) {
 		t.Fatalf("warnings differ: raw path %v, token path %v\n%.300s", raw.warnings, token.warnings, doc)
 	}
-	return gaveUp
+	return reads
 }
 
 // readValuesOnly reads doc as Read does with neither raw document path:
@@ -316,6 +329,45 @@ func TestRawDocumentSameAsToken(t *testing.T) {
 			if readBothWays(t, doc, lookahead) && !bytes.HasPrefix(bytes.TrimSpace(doc), []byte("[")) {
 				t.Fatalf("lookahead %d: the raw path gave up on bundle %d", lookahead, i)
 			}
+		}
+	}
+}
+
+// A large document is read as it is, unclamped, unless the clamp would
+// change it: then the raw path reads it through the clamp, as before.
+func TestRawAsIs(t *testing.T) {
+	accepted, _ := rawDocuments()
+	for _, doc := range accepted {
+		want := 1
+		if strings.Contains(doc, "NaN") { // the clamp makes it null
+			want = 2
+		}
+		if n := readsOfRaw(t, []byte(doc), 0); n != want {
+			t.Errorf("read %d times, want %d: %.200s", n, want, doc)
+		}
+	}
+	event := func(summary string) string {
+		return `{"events":[{"id":"e1","timestamp":1702886400000,"type":"tool_call","summary":` + summary + `,"metadata":{"toolName":"t"}}]}`
+	}
+	for _, c := range []struct {
+		doc   string
+		reads int
+	}{
+		{event(`"` + strings.Repeat("s", maxString) + `"`), 1},    // as long as the clamp lets a string be
+		{event(`"` + strings.Repeat("s", maxString+1) + `"`), 2},  // cut by the clamp
+		{event(`"` + strings.Repeat(`\n`, maxString/2) + `"`), 1}, // escapes counted as written
+		{event(`"` + strings.Repeat(`\n`, maxString/2) + `x"`), 2},
+		{event(`"` + strings.Repeat("中", maxString/3) + `"`), 1}, // bytes, not characters
+		{event(`"` + strings.Repeat("中", maxString/3+1) + `"`), 2},
+		{event(`"\ud83d"`), 2},                                                         // a lone surrogate the clamp replaces
+		{event(strings.Repeat("1", maxBareToken)), 1},                                  // as long as the clamp lets a number be
+		{event(strings.Repeat("1", maxBareToken+1)), 3},                                // refused by the clamp: the token path says so
+		{`{"state":{"id":"` + strings.Repeat("r", maxString+1) + `"},"events":[]}`, 2}, // a member the general decoder reads
+		{`{"` + strings.Repeat("k", maxString+1) + `":1,"events":[]}`, 2},              // a key
+		{"\ufeff" + event(`"x"`), 1},                                                   // a byte-order mark
+	} {
+		if n := readsOfRaw(t, []byte(c.doc), 0); n != c.reads {
+			t.Errorf("read %d times, want %d: %.200s", n, c.reads, c.doc)
 		}
 	}
 }

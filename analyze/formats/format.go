@@ -176,6 +176,8 @@ type Options struct {
 	Reread func() (io.Reader, error)
 
 	streamClamp bool // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
+	asIs        bool // read a document by the raw path alone, unclamped (see readRawAsIs); else give up
+	asIsTried   bool // that was tried, and gave up
 }
 
 // SkipError says why a file yields nothing.
@@ -374,9 +376,9 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	// JSON Lines are read as they are and clamped line by line (readLines):
 	// the lines the raw path takes skip the clamp. Any other file, and a
 	// .jsonl file read whole after all, is clamped as one stream.
-	eachLine := cr.lines && !opt.streamClamp
+	eachLine := cr.lines && !opt.streamClamp && !opt.asIs
 	br := readers.Get().(*bufio.Reader)
-	if eachLine {
+	if eachLine || opt.asIs {
 		br.Reset(r)
 	} else {
 		br.Reset(cr)
@@ -422,8 +424,21 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		clampStream()
 	}
 	switch {
+	case opt.asIs: // the caller decided what the file is
+		if err = errRawGaveUp; first == '{' {
+			err = readRawAsIs(br, c)
+		}
 	case lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br):
 		err = readLines(br, c, opt.LineWorkers, eachLine)
+	case first == '{' && opt.Reread != nil && !opt.asIsTried:
+		// The clamp costs a pass over every line of a large document (a
+		// debug bundle), which it nearly always leaves as it is: the raw
+		// path reads the file again as it is, and the clamped path below
+		// reads it a third time only if it gives up.
+		if err = reread(name, opt, em, func(o *Options) { o.asIs = true }); !errors.Is(err, errRawGaveUp) {
+			return err
+		}
+		return reread(name, opt, em, func(o *Options) { o.asIsTried = true })
 	case first == '{' && opt.Reread != nil:
 		if err = readRawDocument(br, c); errors.Is(err, errRawGaveUp) {
 			again, err := opt.Reread()
@@ -452,6 +467,16 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		}
 	}
 	return err
+}
+
+// reread reads the file again from its start with the options set changes.
+func reread(name string, opt Options, em Emitter, set func(*Options)) error {
+	again, err := opt.Reread()
+	if err != nil {
+		return err
+	}
+	set(&opt)
+	return read(again, name, opt, em)
 }
 
 // prettyPrinted reports whether the content ahead opens with a line holding
