@@ -63,7 +63,11 @@ const maxRawDepth = 64
 // decodeLineRaw decodes line into d, reporting false when it gives up
 // (d and w are then dirty).
 func decodeLineRaw(line []byte, d *document, w *warnList, a *lineArena) bool {
-	s := rawScan{b: line, arena: a}
+	return decodeRaw(rawScan{b: line, arena: a}, d, w)
+}
+
+// decodeRaw is decodeLineRaw with s set up by the caller.
+func decodeRaw(s rawScan, d *document, w *warnList) bool {
 	w.kinds = w.kinds[:0]
 	if s.ws(); !s.object(false, func(key string) bool { return s.topField(key, d, w) }) {
 		return false

@@ -36,6 +36,8 @@ func readsOfRaw(t *testing.T, doc []byte, lookahead int) (reads int) {
 		defer func(n int) { rawLookahead = n }(rawLookahead)
 		rawLookahead = lookahead
 	}
+	defer func(on bool) { smallDocuments = on }(smallDocuments)
+	smallDocuments = false // a document of any size takes the path of a large one
 	raw, token := newCollector(), newCollector()
 	opt := Options{Reread: func() (io.Reader, error) {
 		reads++
@@ -333,6 +335,42 @@ func TestRawDocumentSameAsToken(t *testing.T) {
 	}
 }
 
+// asIsCases are documents at the edges of what the clamp leaves as it is,
+// with how many times the raw path of a large document reads each
+// (readsOfRaw: 1 as it is, 2 through the clamp, 3 the token path; 0 for
+// JSON Lines).
+func asIsCases() []struct {
+	doc   string
+	reads int
+} {
+	event := func(summary string) string {
+		return `{"events":[{"id":"e1","timestamp":1702886400000,"type":"tool_call","summary":` + summary + `,"metadata":{"toolName":"t"}}]}`
+	}
+	session := func(title string) string { return `{"session_id":"s","task_title":` + title + `,"tool_calls":[]}` }
+	return []struct {
+		doc   string
+		reads int
+	}{
+		{event(`"` + strings.Repeat("s", maxString) + `"`), 1},    // as long as the clamp lets a string be
+		{event(`"` + strings.Repeat("s", maxString+1) + `"`), 2},  // cut by the clamp
+		{event(`"` + strings.Repeat(`\n`, maxString/2) + `"`), 1}, // escapes counted as written
+		{event(`"` + strings.Repeat(`\n`, maxString/2) + `x"`), 2},
+		{event(`"` + strings.Repeat("中", maxString/3) + `"`), 1}, // bytes, not characters
+		{event(`"` + strings.Repeat("中", maxString/3+1) + `"`), 2},
+		{event(`"\ud83d"`), 2},                          // a lone surrogate the clamp replaces
+		{event(`NaN`), 2},                               // a NaN the clamp makes null
+		{event(strings.Repeat("1", maxBareToken)), 1},   // as long as the clamp lets a number be
+		{event(strings.Repeat("1", maxBareToken+1)), 3}, // refused by the clamp: the token path says so
+		{`{"state":{"id":"` + strings.Repeat("r", maxString+1) + `"},"events":[]}`, 2}, // a member the general decoder reads
+		{`{"` + strings.Repeat("k", maxString+1) + `":1,"events":[]}`, 2},              // a key
+		{"\ufeff" + event(`"x"`), 1}, // a byte-order mark
+		{session(`"` + strings.Repeat("t", maxString) + `"`), 1},
+		{session(`"` + strings.Repeat("t", maxString+1) + `"`), 2},
+		{session(`"\ud83d\ude80"`), 3},              // a surrogate pair: only the token path reads it
+		{session(`"t"`) + "\n" + session(`"u"`), 0}, // one value per line: read as lines, never as a document
+	}
+}
+
 // A large document is read as it is, unclamped, unless the clamp would
 // change it: then the raw path reads it through the clamp, as before.
 func TestRawAsIs(t *testing.T) {
@@ -346,28 +384,22 @@ func TestRawAsIs(t *testing.T) {
 			t.Errorf("read %d times, want %d: %.200s", n, want, doc)
 		}
 	}
-	event := func(summary string) string {
-		return `{"events":[{"id":"e1","timestamp":1702886400000,"type":"tool_call","summary":` + summary + `,"metadata":{"toolName":"t"}}]}`
-	}
-	for _, c := range []struct {
-		doc   string
-		reads int
-	}{
-		{event(`"` + strings.Repeat("s", maxString) + `"`), 1},    // as long as the clamp lets a string be
-		{event(`"` + strings.Repeat("s", maxString+1) + `"`), 2},  // cut by the clamp
-		{event(`"` + strings.Repeat(`\n`, maxString/2) + `"`), 1}, // escapes counted as written
-		{event(`"` + strings.Repeat(`\n`, maxString/2) + `x"`), 2},
-		{event(`"` + strings.Repeat("中", maxString/3) + `"`), 1}, // bytes, not characters
-		{event(`"` + strings.Repeat("中", maxString/3+1) + `"`), 2},
-		{event(`"\ud83d"`), 2},                                                         // a lone surrogate the clamp replaces
-		{event(strings.Repeat("1", maxBareToken)), 1},                                  // as long as the clamp lets a number be
-		{event(strings.Repeat("1", maxBareToken+1)), 3},                                // refused by the clamp: the token path says so
-		{`{"state":{"id":"` + strings.Repeat("r", maxString+1) + `"},"events":[]}`, 2}, // a member the general decoder reads
-		{`{"` + strings.Repeat("k", maxString+1) + `":1,"events":[]}`, 2},              // a key
-		{"\ufeff" + event(`"x"`), 1},                                                   // a byte-order mark
-	} {
+	for _, c := range asIsCases() {
 		if n := readsOfRaw(t, []byte(c.doc), 0); n != c.reads {
 			t.Errorf("read %d times, want %d: %.200s", n, c.reads, c.doc)
+		}
+	}
+}
+
+// A small document is read whole as it is by the raw scanner, unless the
+// clamp would change it, and gives what the general decoder gives.
+func TestHeldAsIs(t *testing.T) {
+	for _, c := range asIsCases() {
+		checkSmallDocument(t, []byte(c.doc))
+		ctx := &readCtx{source: "d.json", loc: time.UTC, em: newCollector()}
+		took := !errors.Is(readHeldAsIs(bytes.TrimPrefix([]byte(c.doc), bom), ctx), errRawGaveUp)
+		if took != (c.reads == 1) {
+			t.Errorf("read as it is: %v, want %v: %.200s", took, c.reads == 1, c.doc)
 		}
 	}
 }

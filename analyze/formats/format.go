@@ -175,9 +175,11 @@ type Options struct {
 	// first read by a faster path that can give up (readRawDocument).
 	Reread func() (io.Reader, error)
 
-	streamClamp bool // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
-	asIs        bool // read a document by the raw path alone, unclamped (see readRawAsIs); else give up
-	asIsTried   bool // that was tried, and gave up
+	streamClamp bool   // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
+	asIs        bool   // read a document by the raw path alone, unclamped (see readRawAsIs); else give up
+	asIsTried   bool   // that was tried, and gave up
+	held        []byte // asIs: the whole file, already read
+	smallTried  bool   // the file is a small document the raw path gave up on as it is
 }
 
 // SkipError says why a file yields nothing.
@@ -366,9 +368,32 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
-	r, err := asUTF8(r)
-	if err != nil {
-		return err
+	var err error
+	if opt.held == nil {
+		if r, err = asUTF8(r); err != nil {
+			return err
+		}
+	}
+	if !jsonLinesName(name) && !opt.asIs && !opt.asIsTried && !opt.smallTried && smallDocuments {
+		// A small document is read whole, as it is, by the raw path; only
+		// if it gives up is it clamped (see readHeldAsIs).
+		held := documentBufs.Get().(*bytes.Buffer)
+		defer documentBufs.Put(held)
+		held.Reset()
+		_, err := held.ReadFrom(io.LimitReader(r, maxSmallDocument+1))
+		if err == nil && held.Len() <= maxSmallDocument {
+			o := opt
+			o.asIs, o.held = true, held.Bytes()
+			if err := read(bytes.NewReader(o.held), name, o, em); !errors.Is(err, errRawGaveUp) {
+				return err
+			}
+			opt.smallTried = true
+		}
+		var rest io.Reader = r
+		if err != nil {
+			rest = errReader{err} // met where the read above met it
+		}
+		r = io.MultiReader(bytes.NewReader(held.Bytes()), rest)
 	}
 	cr := clamps.Get().(*clampReader)
 	cr.reset(r)
@@ -424,6 +449,10 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		clampStream()
 	}
 	switch {
+	case opt.asIs && opt.held != nil:
+		if err = errRawGaveUp; first == '{' {
+			err = readHeldAsIs(bytes.TrimPrefix(opt.held, bom), c)
+		}
 	case opt.asIs: // the caller decided what the file is
 		if err = errRawGaveUp; first == '{' {
 			err = readRawAsIs(br, c)
@@ -448,7 +477,7 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 			opt.Reread = nil
 			return read(again, name, opt, em)
 		}
-	case first == '{' && smallDocuments:
+	case first == '{' && smallDocuments && !opt.smallTried:
 		err = readSmallDocument(br, c)
 	default:
 		err = readValues(br, c)
@@ -597,6 +626,28 @@ func readSmallDocument(br *bufio.Reader, c *readCtx) error {
 		c.Warn(kind)
 	}
 	return verdict(dispatch(&d, c), c)
+}
+
+// readHeldAsIs reads a small document held whole, not clamped, as
+// readSmallDocument reads it clamped, giving up (errRawGaveUp) on anything
+// the clamp would change (see readRawAsIs) or the raw scanner would not
+// read: the document is then clamped and read again. A document the raw
+// scanner reads as it is holds one object and nothing the clamp changes,
+// so the choices made on the clamped bytes (one value per line or not, a
+// document) would have led to readSmallDocument.
+func readHeldAsIs(doc []byte, c *readCtx) error {
+	var d document
+	var w warnList
+	if decodeRaw(rawScan{b: doc, asIs: true}, &d, &w) {
+		for _, kind := range w.kinds {
+			c.Warn(kind)
+		}
+		return verdict(dispatch(&d, c), c)
+	}
+	if bytes.Contains(doc, []byte(`"events"`)) { // a debug bundle
+		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: true}, eof: true, need: rawLookahead}, c)
+	}
+	return errRawGaveUp
 }
 
 // maxSmallDocument is the largest document readSmallDocument holds whole.
