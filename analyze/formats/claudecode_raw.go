@@ -653,7 +653,20 @@ func (s *rawScan) skipNumber() bool {
 func (s *rawScan) skipString() bool {
 	b, i := s.b, s.i+1
 	for {
-		i += plainEnd(b[i:])
+		// plainEnd, inline: a transcript's strings stop every twenty bytes
+		// or so, and a call at each stop cost a tenth of the scan.
+	plain:
+		for ; i+8 <= len(b); i += 8 {
+			w := binary.LittleEndian.Uint64(b[i:])
+			q, s := w^(ones*'"'), w^(ones*'\\')
+			if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w | w) & highs; m != 0 {
+				i += bits.TrailingZeros64(m) / 8
+				break plain
+			}
+		}
+		if i+8 > len(b) {
+			i += plainEnd(b[i:])
+		}
 		if i >= len(b) {
 			return false
 		}
