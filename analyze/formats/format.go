@@ -374,9 +374,11 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 			return err
 		}
 	}
-	if !jsonLinesName(name) && !opt.asIs && !opt.asIsTried && !opt.smallTried && smallDocuments {
+	if !jsonLinesName(name) && !opt.asIs && !opt.asIsTried && !opt.smallTried && smallDocuments && opt.Reread == nil {
 		// A small document is read whole, as it is, by the raw path; only
-		// if it gives up is it clamped (see readHeldAsIs).
+		// if it gives up is it clamped (see readHeldAsIs). A file known to
+		// be larger (one that can be read again) is not held: its first
+		// megabyte would be copied for nothing, in a buffer kept for reuse.
 		held := documentBufs.Get().(*bytes.Buffer)
 		defer documentBufs.Put(held)
 		held.Reset()
