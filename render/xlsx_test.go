@@ -277,6 +277,36 @@ func TestXLSXInLibreOffice(t *testing.T) {
 	}
 }
 
+// wallClock is the wall clock of the time in the zone, as the zone's clock
+// shows it, across offsets of minutes and seconds and both sides of daylight
+// saving changes.
+func TestWallClock(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, zone := range []string{"UTC", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu", "Europe/Amsterdam", "Pacific/Chatham", "America/St_Johns"} {
+		loc, err := time.LoadLocation(zone)
+		if err != nil {
+			t.Skipf("no zone data: %v", err)
+		}
+		x := &xlsxWriter{loc: loc}
+		times := []time.Time{
+			time.Date(2026, 3, 8, 6, 59, 59, 999999999, time.UTC), time.Date(2026, 3, 8, 7, 0, 0, 0, time.UTC), // New York's spring
+			time.Date(2026, 11, 1, 5, 59, 59, 0, time.UTC), time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC), // and autumn
+			time.Date(1890, 6, 1, 12, 0, 0, 0, time.UTC),                                                // Amsterdam's local mean time, +0:19:32
+			time.Date(2026, 4, 4, 14, 59, 0, 0, time.UTC), time.Date(2026, 4, 4, 15, 0, 0, 0, time.UTC), // Lord Howe's half hour
+		}
+		for range 2000 {
+			times = append(times, time.Unix(rng.Int64N(6e9)-1e9, rng.Int64N(1e9)).In(time.FixedZone("x", rng.IntN(50000)-25000)))
+		}
+		for _, tm := range times {
+			l := tm.In(loc)
+			want := time.Date(l.Year(), l.Month(), l.Day(), l.Hour(), l.Minute(), l.Second(), l.Nanosecond(), time.UTC)
+			if got := x.wallClock(tm); !got.Equal(want) || got.Location() != time.UTC {
+				t.Fatalf("%s, %v: wall clock %v, want %v", zone, tm, got, want)
+			}
+		}
+	}
+}
+
 // A styled date cell written as excelSerial's number is, byte for byte, the
 // XML excelize writes for the time itself, on either side of every edge.
 func TestExcelSerialSameAsExcelize(t *testing.T) {
