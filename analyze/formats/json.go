@@ -168,9 +168,23 @@ func readStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
 }
 
 // stringPrefix is the first n bytes of the string raw (quoted, valid JSON).
+// Only as much of it as they come from is unescaped: a message's text is
+// kept to its first 2,000 bytes, and may run to hundreds of kilobytes.
 func stringPrefix(raw []byte, n int) (s string, err error) {
-	err = withUnquoted(raw, func(text []byte) { s = string(text[:min(n, len(text))]) })
-	return s, err
+	inner := raw[1 : len(raw)-1]
+	head := inner[:min(n, len(inner))]
+	if bytes.IndexByte(head, '\\') < 0 { // the text begins with these very bytes
+		return string(head), nil
+	}
+	buf := unquoteBufs.Get().(*[]byte)
+	defer unquoteBufs.Put(buf)
+	text, ok := appendUnescapedUpTo((*buf)[:0], inner, n)
+	*buf = text[:0]
+	if !ok { // a surrogate escape: jsontext unquotes the whole
+		err = withUnquoted(raw, func(text []byte) { s = string(text[:min(n, len(text))]) })
+		return s, err
+	}
+	return string(text[:min(n, len(text))]), nil
 }
 
 // withUnquoted calls use with the text of the string raw (quoted, valid
@@ -252,11 +266,15 @@ func appendUnquoted(dst, raw []byte) ([]byte, error) {
 // appendUnescaped appends s, a valid string's content, unescaped; ok is
 // false (dst's bytes past its length written over) at a surrogate escape
 // or anything a valid string does not hold.
-func appendUnescaped(dst, s []byte) ([]byte, bool) {
-	for {
-		i := bytes.IndexByte(s, '\\')
+func appendUnescaped(dst, s []byte) ([]byte, bool) { return appendUnescapedUpTo(dst, s, math.MaxInt) }
+
+// appendUnescapedUpTo is appendUnescaped stopping once dst holds at least
+// limit bytes (all of s's text if it has fewer).
+func appendUnescapedUpTo(dst, s []byte, limit int) ([]byte, bool) {
+	for len(dst) < limit {
+		i := bytes.IndexByte(s[:min(len(s), limit-len(dst))], '\\') // past the limit, plain bytes are not needed
 		if i < 0 {
-			return append(dst, s...), true
+			return append(dst, s[:min(len(s), limit-len(dst))]...), true
 		}
 		dst = append(dst, s[:i]...)
 		if i+1 == len(s) {
@@ -290,6 +308,7 @@ func appendUnescaped(dst, s []byte) ([]byte, bool) {
 		}
 		s = s[i+2:]
 	}
+	return dst, true
 }
 
 func decodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {

@@ -111,6 +111,13 @@ func checkUnquoted(t *testing.T, raw []byte) {
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("%s: %q (%v), jsontext %q", raw, got, err, want)
 	}
+	// Its first n bytes, for every n, are those of the whole.
+	text := want[len("prefix"):]
+	for n := range len(text) + 2 {
+		if p, err := stringPrefix(raw, n); err != nil || p != string(text[:min(n, len(text))]) {
+			t.Fatalf("%s: first %d bytes %q (%v), not %q", raw, n, p, err, text[:min(n, len(text))])
+		}
+	}
 	// An odd run of backslashes before a u starts an escape.
 	_, ok := appendUnescaped(nil, raw[1:len(raw)-1])
 	if surrogate := surrogateEscapeRE.FindAllIndex(raw, -1); ok == (len(surrogate) > 0 && escapedAt(raw, surrogate)) {
