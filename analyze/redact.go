@@ -90,7 +90,13 @@ func (x *redactor) fix(p *string) {
 			x.memo = map[string]redaction{}
 		}
 		if len(*p) <= 256 && len(x.memo) < maxMemo {
-			x.memo[strings.Clone(*p)] = v // not a piece of a larger text kept alive
+			// Neither the key nor an unchanged text (which is *p itself) may
+			// keep alive a larger text *p is a piece of (a clipped error).
+			kept := redaction{changed: v.changed}
+			if v.changed {
+				kept.out = v.out
+			}
+			x.memo[strings.Clone(*p)] = kept
 		}
 	}
 	x.set(p, v)
