@@ -4,7 +4,8 @@
 // corpora once (cached outside the repository), and measures side by side,
 // as medians of several runs: cat of every file (the hardware floor), a
 // plain parallel Go read, and agentstat's report in several output sets.
-// It prints MB/s, files/s, each case's ratio to cat, and peak RSS.
+// It prints MB/s, files/s, each case's ratio to cat, and peak RSS; then the
+// largest file alone, and summary on a 10 MB project.
 //
 //	go run ./internal/benchrun [-sizes 100MB,1GB] [-runs 5] [-cache DIR]
 package main
@@ -76,6 +77,7 @@ func run(args []string, out io.Writer) error {
 	fmt.Fprintf(out, "medians of %d runs; before each: sync, a %s pause and a read of the corpus (untimed)\n\n", *runs, *settle)
 	fmt.Fprintln(out, "| corpus | case | time | MB/s | files/s | × cat | peak RSS |")
 	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
+	var largest string // the largest corpus measured
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := humanize.ParseBytes(s)
 		if err != nil {
@@ -85,6 +87,7 @@ func run(args []string, out io.Writer) error {
 		if err != nil {
 			return err
 		}
+		largest = dir
 		outDir := filepath.Join(*cacheDir, "out")
 		report := func(args ...string) func(int) []string {
 			cmd := append([]string{agentstat, "report", "-q", "--force"}, args...)
@@ -122,6 +125,24 @@ func run(args []string, out io.Writer) error {
 		}
 		os.RemoveAll(outDir)
 	}
+	// The largest file alone (the 1 GB corpus's 500 MB transcript): its
+	// memory is what one long session costs, whatever else is read.
+	if largest != "" {
+		file, size, err := largestFile(largest)
+		if err != nil {
+			return err
+		}
+		warm := []string{"cat", file}
+		m, err := median(same([]string{agentstat, "report", "-q", "--force", "-f", "json", "-o", filepath.Join(*cacheDir, "out"), file}), *runs,
+			func() error { return prepare(warm, *settle) })
+		os.RemoveAll(filepath.Join(*cacheDir, "out"))
+		if err != nil {
+			return err
+		}
+		name, _ := filepath.Rel(largest, file)
+		fmt.Fprintf(out, "\n`agentstat report -f json` on the largest file alone (%s, %.0f MB): %.2f s, peak RSS %d MiB\n",
+			name, float64(size)/1e6, m.wall.Seconds(), m.rss>>20)
+	}
 	// The /report case: Markdown on stdout for a typical project.
 	dir, _, _, err := corpus(*cacheDir, 10e6)
 	if err != nil {
@@ -134,6 +155,24 @@ func run(args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MiB\n", m.wall.Seconds(), m.rss>>20)
 	return nil
+}
+
+// largestFile is the largest regular file under dir.
+func largestFile(dir string) (path string, size int64, err error) {
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil && info.Size() > size {
+			path, size = p, info.Size()
+		}
+		return err
+	})
+	if err == nil && path == "" {
+		err = fmt.Errorf("no file under %s", dir)
+	}
+	return path, size, err
 }
 
 // same is a case that runs the same command every time.
