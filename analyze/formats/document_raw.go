@@ -219,12 +219,6 @@ func readRawAsIs(in io.Reader, c *readCtx) error {
 	return rawDocument(&rawStream{r: in, need: rawLookahead, s: rawScan{asIs: true}}, c)
 }
 
-// readRawBytes is readRawDocument over a document held whole: its window
-// is the document, and nothing is read or copied.
-func readRawBytes(doc []byte, c *readCtx) error {
-	return rawDocument(&rawStream{s: rawScan{b: doc}, eof: true, need: rawLookahead}, c)
-}
-
 func rawDocument(r *rawStream, c *readCtx) error {
 	var (
 		d      document

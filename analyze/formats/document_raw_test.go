@@ -397,7 +397,7 @@ func TestHeldAsIs(t *testing.T) {
 	for _, c := range asIsCases() {
 		checkSmallDocument(t, []byte(c.doc))
 		ctx := &readCtx{source: "d.json", loc: time.UTC, em: newCollector()}
-		took := !errors.Is(readHeldAsIs(bytes.TrimPrefix([]byte(c.doc), bom), ctx), errRawGaveUp)
+		took := !errors.Is(readHeld(bytes.TrimPrefix([]byte(c.doc), bom), true, ctx), errRawGaveUp)
 		if took != (c.reads == 1) {
 			t.Errorf("read as it is: %v, want %v: %.200s", took, c.reads == 1, c.doc)
 		}
@@ -405,23 +405,23 @@ func TestHeldAsIs(t *testing.T) {
 }
 
 // A small bundle, held whole, is read by the raw document path without a
-// window (readRawBytes), and gives what the general decoder gives.
+// window (readHeld), and gives what the general decoder gives.
 func TestRawBytesSameAsValues(t *testing.T) {
 	accepted, gaveUpOn := rawDocuments()
 	reads := func(doc []byte) bool {
 		c := &readCtx{source: "b.json", loc: time.UTC, em: newCollector()}
-		return !errors.Is(readRawBytes(doc, c), errRawGaveUp)
+		return !errors.Is(readHeld(doc, false, c), errRawGaveUp)
 	}
 	for _, doc := range accepted {
 		checkSmallDocument(t, []byte(doc))
 		if !strings.Contains(doc, "NaN") && !reads([]byte(doc)) { // the clamp makes NaN null before the raw path
-			t.Errorf("readRawBytes gave up on %.200s", doc)
+			t.Errorf("readHeld gave up on %.200s", doc)
 		}
 	}
 	for _, doc := range gaveUpOn {
 		checkSmallDocument(t, []byte(doc))
 		if reads([]byte(doc)) {
-			t.Errorf("readRawBytes read %.200s", doc)
+			t.Errorf("readHeld read %.200s", doc)
 		}
 	}
 	for i, doc := range bundleDocs(t) {
@@ -430,7 +430,7 @@ func TestRawBytesSameAsValues(t *testing.T) {
 		}
 		checkSmallDocument(t, doc)
 		if !reads(doc) {
-			t.Errorf("readRawBytes gave up on bundle %d", i)
+			t.Errorf("readHeld gave up on bundle %d", i)
 		}
 	}
 }

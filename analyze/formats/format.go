@@ -376,7 +376,7 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	}
 	if !jsonLinesName(name) && !opt.asIs && !opt.asIsTried && !opt.smallTried && smallDocuments && opt.Reread == nil {
 		// A small document is read whole, as it is, by the raw path; only
-		// if it gives up is it clamped (see readHeldAsIs). A file known to
+		// if it gives up is it clamped (see readHeld). A file known to
 		// be larger (one that can be read again) is not held: its first
 		// megabyte would be copied for nothing, in a buffer kept for reuse.
 		held := documentBufs.Get().(*bytes.Buffer)
@@ -453,7 +453,7 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 	switch {
 	case opt.asIs && opt.held != nil:
 		if err = errRawGaveUp; first == '{' {
-			err = readHeldAsIs(bytes.TrimPrefix(opt.held, bom), c)
+			err = readHeld(bytes.TrimPrefix(opt.held, bom), true, c)
 		}
 	case opt.asIs: // the caller decided what the file is
 		if err = errRawGaveUp; first == '{' {
@@ -613,41 +613,33 @@ func readSmallDocument(br *bufio.Reader, c *readCtx) error {
 		}
 		return readValuesFrom(io.MultiReader(bytes.NewReader(buf.Bytes()), rest), c)
 	}
-	var d document
-	var w warnList
-	if !decodeLineRaw(buf.Bytes(), &d, &w, nil) {
-		// A debug bundle's events are read from the bytes as a large one's are.
-		if bytes.Contains(buf.Bytes(), []byte(`"events"`)) {
-			if err := readRawBytes(buf.Bytes(), c); !errors.Is(err, errRawGaveUp) {
-				return err
-			}
-		}
-		return readValuesFrom(bytes.NewReader(buf.Bytes()), c)
+	if err := readHeld(buf.Bytes(), false, c); !errors.Is(err, errRawGaveUp) {
+		return err
 	}
-	for _, kind := range w.kinds {
-		c.Warn(kind)
-	}
-	return verdict(dispatch(&d, c), c)
+	return readValuesFrom(bytes.NewReader(buf.Bytes()), c)
 }
 
-// readHeldAsIs reads a small document held whole, not clamped, as
-// readSmallDocument reads it clamped, giving up (errRawGaveUp) on anything
-// the clamp would change (see readRawAsIs) or the raw scanner would not
-// read: the document is then clamped and read again. A document the raw
-// scanner reads as it is holds one object and nothing the clamp changes,
-// so the choices made on the clamped bytes (one value per line or not, a
-// document) would have led to readSmallDocument.
-func readHeldAsIs(doc []byte, c *readCtx) error {
+// readHeld reads a document held whole with the raw scanner, or gives up
+// (errRawGaveUp) having emitted nothing: whole as a line is, or, for a
+// debug bundle, by the raw document path with the document as its window.
+//
+// asIs says the bytes are not clamped: the scanner then also gives up on
+// anything the clamp would change (see readRawAsIs), and the document is
+// clamped and read again. A document the scanner reads as it is holds one
+// object and nothing the clamp changes, so the choices made on the clamped
+// bytes (one value per line or not, a document) would have led to
+// readSmallDocument on the same bytes.
+func readHeld(doc []byte, asIs bool, c *readCtx) error {
 	var d document
 	var w warnList
-	if decodeRaw(rawScan{b: doc, asIs: true}, &d, &w) {
+	if decodeRaw(rawScan{b: doc, asIs: asIs}, &d, &w) {
 		for _, kind := range w.kinds {
 			c.Warn(kind)
 		}
 		return verdict(dispatch(&d, c), c)
 	}
 	if bytes.Contains(doc, []byte(`"events"`)) { // a debug bundle
-		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: true}, eof: true, need: rawLookahead}, c)
+		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: asIs}, eof: true, need: rawLookahead}, c)
 	}
 	return errRawGaveUp
 }
