@@ -469,7 +469,17 @@ var (
 
 // NormalizeError folds the parts of an error message that vary between
 // occurrences of the same error: ids, paths and numbers.
-func NormalizeError(msg string) string {
+func NormalizeError(msg string) string { return normalizeError(msg, normalizeHead, normalizedLen) }
+
+const (
+	normalizedLen = 200 // bytes of a normalized text kept
+	normalizeHead = 512 // bytes of a longer text normalized first
+)
+
+// normalizeError is NormalizeError keeping keep bytes, which it tries to
+// get from about the first head bytes of the text: a long text (1-2 KB of
+// a stack trace) would take the expressions ~0.2 ms to normalize whole.
+func normalizeError(msg string, head, keep int) string {
 	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		return "(no message)"
@@ -478,6 +488,23 @@ func NormalizeError(msg string) string {
 		msg = strings.ToValidUTF8(msg, "\uFFFD")
 	}
 	msg = clip(msg, 2000)
+	// No expression's match holds whitespace but as its first byte, or all
+	// whitespace (\s+), and none looks past its end but for \b, which
+	// whitespace and the text's end pass alike: the text cut before a
+	// whitespace byte normalizes to a prefix of what the whole text does.
+	if len(msg) > head {
+		if k := spaceFrom(msg, head); k >= 0 {
+			if out := normalizeText(msg[:k]); len(out) > keep {
+				return clip(out, keep)
+			}
+		}
+	}
+	return clip(normalizeText(msg), keep)
+}
+
+// normalizeText runs the expressions that fold ids, paths, numbers and
+// whitespace over msg.
+func normalizeText(msg string) string {
 	// Each expression runs only on a text it may change (tested on the
 	// text as the ones before left it): most error texts hold no id, many
 	// no path, and each expression costs a pass of the regexp engine over
@@ -494,7 +521,18 @@ func NormalizeError(msg string) string {
 	if strings.ContainsAny(msg, "\t\n\f\r") || strings.Contains(msg, "  ") { // else every run of \s is one space
 		msg = reSpace.ReplaceAllString(msg, " ")
 	}
-	return clip(msg, 200)
+	return msg
+}
+
+// spaceFrom is the index of the first byte from i on that \s matches, -1 if none.
+func spaceFrom(s string, i int) int {
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case ' ', '\t', '\n', '\f', '\r':
+			return i
+		}
+	}
+	return -1
 }
 
 // hexRun reports whether s holds n hexadecimal digits in a row.

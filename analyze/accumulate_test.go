@@ -234,10 +234,11 @@ func TestNormalizeError(t *testing.T) {
 	}
 }
 
-// normalizeErrorEveryExpression is NormalizeError as specified: every
-// expression run on every text, where NormalizeError skips those that
-// cannot change it.
-func normalizeErrorEveryExpression(msg string) string {
+// normalizeErrorEveryExpression is NormalizeError as specified, keeping
+// keep bytes: every expression run on every whole text, where
+// NormalizeError skips those that cannot change it and tries a long text's
+// head first.
+func normalizeErrorEveryExpression(msg string, keep int) string {
 	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		return "(no message)"
@@ -250,17 +251,23 @@ func normalizeErrorEveryExpression(msg string) string {
 	msg = rePath.ReplaceAllString(msg, "${1}<path>")
 	msg = reNumber.ReplaceAllString(msg, "<n>")
 	msg = reSpace.ReplaceAllString(msg, " ")
-	return clip(msg, 200)
+	return clip(msg, keep)
 }
 
+// FuzzNormalizeError also tries heads and lengths kept as short as a
+// fuzzed text, so that a text's head decides what is kept.
 func FuzzNormalizeError(f *testing.F) {
 	for _, s := range []string{"timeout after 10000 ms loading /a/b/c", "request 3f2a9c1e-aaaa-bbbb failed\n\tat", "a  b", "x\fy",
-		"deadbeef", "deadbee", "0xCAFEBABE1", "app.tsx", `C:\\dir\\f`, "文件不存在", "exit code 1", "v1.2.3"} {
-		f.Add(s)
+		"deadbeef", "deadbee", "0xCAFEBABE1", "app.tsx", `C:\\dir\\f`, "文件不存在", "exit code 1", "v1.2.3",
+		"at /a/b.go:12 x \"/c/d\" y 0xdeadbeef00 z", "a.go b.go  c.go\n\t/x/y 12.5 q"} {
+		f.Add(s, uint8(4), uint8(6))
 	}
-	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := NormalizeError(s), normalizeErrorEveryExpression(s); got != want {
+	f.Fuzz(func(t *testing.T, s string, head, keep uint8) {
+		if got, want := NormalizeError(s), normalizeErrorEveryExpression(s, normalizedLen); got != want {
 			t.Fatalf("NormalizeError(%q) = %q; every expression run: %q", s, got, want)
+		}
+		if got, want := normalizeError(s, int(head), int(keep)), normalizeErrorEveryExpression(s, int(keep)); got != want {
+			t.Fatalf("normalizeError(%q, %d, %d) = %q; every expression run: %q", s, head, keep, got, want)
 		}
 	})
 }
