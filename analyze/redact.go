@@ -19,20 +19,21 @@ const Redacted = "[redacted]"
 var secretPatterns = []struct {
 	re    *regexp.Regexp
 	hints []string
-	fold  bool // hints are looked for in the lower-cased text
+	fold  bool              // hints are looked for in the lower-cased text
+	may   func(string) bool // if set, false for a text the pattern cannot match, tested before the text is lower-cased
 }{
-	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), []string{"PRIVATE KEY"}, false},
-	{regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`), []string{"sk-"}, false},                              // OpenAI, Anthropic (sk-ant-…), and the like
-	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), []string{"AKIA", "ASIA"}, false},                          // AWS access key ids
-	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}\b`), []string{"gh"}, false},                                   // GitHub tokens
-	{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), []string{"github_pat_"}, false},                          // GitHub fine-grained tokens
-	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false},                                 // Slack tokens
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), []string{"AIza"}, false},                                        // Google API keys
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, false}, // JSON Web Tokens
-	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), []string{"bearer"}, true},                     // Authorization: Bearer …
-	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`), []string{"://"}, false},               // a password in a URL
+	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), []string{"PRIVATE KEY"}, false, nil},
+	{regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`), []string{"sk-"}, false, nil},                              // OpenAI, Anthropic (sk-ant-…), and the like
+	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), []string{"AKIA", "ASIA"}, false, nil},                          // AWS access key ids
+	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}\b`), []string{"gh"}, false, nil},                                   // GitHub tokens
+	{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), []string{"github_pat_"}, false, nil},                          // GitHub fine-grained tokens
+	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false, nil},                                 // Slack tokens
+	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), []string{"AIza"}, false, nil},                                        // Google API keys
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, false, nil}, // JSON Web Tokens
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), []string{"bearer"}, true, mayBearer},               // Authorization: Bearer …
+	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`), []string{"://"}, false, nil},               // a password in a URL
 	{regexp.MustCompile(`(?i)(\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?)[^\s"',;]{6,}`),
-		[]string{"pass", "pwd", "secret", "key", "token"}, true},
+		[]string{"pass", "pwd", "secret", "key", "token"}, true, mayAssignKeyword},
 }
 
 // RedactText replaces what looks like a credential; changed reports whether it did.
@@ -40,6 +41,9 @@ func RedactText(s string) (out string, changed bool) {
 	out = s
 	lower, loweredFrom, lowered := "", "", false
 	for _, p := range secretPatterns {
+		if p.may != nil && !p.may(out) {
+			continue
+		}
 		text := out
 		if p.fold {
 			if !lowered || loweredFrom != out { // lower-cased once, again only after a replacement
@@ -60,6 +64,42 @@ func RedactText(s string) (out string, changed bool) {
 		}
 	}
 	return out, out != s
+}
+
+func mayBearer(s string) bool { return containsFoldASCII(s, "bearer") }
+
+// containsFoldASCII reports whether s holds lower, a lower-case ASCII word
+// none of whose letters has a non-ASCII case fold, in any case.
+func containsFoldASCII(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		if s[i]|0x20 == lower[0] && strings.EqualFold(s[i:i+len(lower)], lower) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayAssignKeyword reports whether s holds a ':' or '=' after (and \s) a
+// byte that may end a keyword of the password pattern: each ends in d, t, y
+// or n, whose only case folds are their ASCII capitals.
+func mayAssignKeyword(s string) bool {
+	for i := 0; ; i++ {
+		j := strings.IndexAny(s[i:], ":=")
+		if j < 0 {
+			return false
+		}
+		i += j
+		k := i - 1
+		for k >= 0 && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\f' || s[k] == '\r') {
+			k--
+		}
+		if k >= 0 {
+			switch s[k] | 0x20 {
+			case 'd', 't', 'y', 'n':
+				return true
+			}
+		}
+	}
 }
 
 // redactor redacts texts in place and counts the values it changed. Runs

@@ -57,12 +57,45 @@ func TestRedactRun(t *testing.T) {
 	}
 }
 
-// FuzzRedact: redaction is idempotent and keeps text valid UTF-8.
+// Every text a pattern matches passes its pattern's test before lower-casing.
+func TestSecretPatternsMay(t *testing.T) {
+	for _, s := range []string{"Bearer abcdefghijklmnop", "AUTHORIZATION: BEARER\tabc.def-ghi~jkl", "password: hunter22", "PassWord\t=\n'hunter22'",
+		"my api-KEY= abcdefgh", "access_token:abcdefgh", "Auth-Token =\"abcdefgh", "pwd=abcdefgh", "PASSWD :abcdefgh", "secret=abcdefgh"} {
+		matched := false
+		for _, p := range secretPatterns {
+			if p.may != nil && p.re.MatchString(s) {
+				matched = true
+				if !p.may(s) {
+					t.Errorf("%q matches %v, which its test rules out", s, p.re)
+				}
+			}
+		}
+		if !matched {
+			t.Errorf("%q: no pattern with a test matches it", s)
+		}
+	}
+	for _, s := range []string{"the key is here", "token 12345678", "width=100%", "a: b", "bear with me"} {
+		for _, p := range secretPatterns {
+			if p.may != nil && p.may(s) {
+				t.Errorf("%q passes the test of %v", s, p.re)
+			}
+		}
+	}
+}
+
+// FuzzRedact: redaction is idempotent, keeps text valid UTF-8, and no
+// pattern matches a text its test rules out.
 func FuzzRedact(f *testing.F) {
-	for _, s := range []string{"Bearer abcdefghijklmnop", "https://u:p4ssw0rd@h/x", "sk-abcdefghijklmnopqrstu", "password: hunter22", "-----BEGIN PRIVATE KEY-----\nx"} {
+	for _, s := range []string{"Bearer abcdefghijklmnop", "https://u:p4ssw0rd@h/x", "sk-abcdefghijklmnopqrstu", "password: hunter22", "-----BEGIN PRIVATE KEY-----\nx",
+		"API_KEY \t= abcdefgh", "to\u212aen:abcdefgh", "pa\u017fsword=abcdefgh"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range secretPatterns {
+			if p.may != nil && p.re.MatchString(s) && !p.may(s) {
+				t.Fatalf("%q matches %v, which its test rules out", s, p.re)
+			}
+		}
 		once, _ := RedactText(s)
 		twice, changed := RedactText(once)
 		if changed || twice != once {
