@@ -363,6 +363,8 @@ func asIsCases() []struct {
 		{event(strings.Repeat("1", maxBareToken+1)), 3}, // refused by the clamp: the token path says so
 		{`{"state":{"id":"` + strings.Repeat("r", maxString+1) + `"},"events":[]}`, 2}, // a member the general decoder reads
 		{`{"` + strings.Repeat("k", maxString+1) + `":1,"events":[]}`, 2},              // a key
+		{`{"events":[{"id":"e1","` + strings.Repeat("k", maxString) + `":1}]}`, 1},     // an event's key, as long as the clamp lets it be
+		{`{"events":[{"id":"e1","` + strings.Repeat("k", maxString+1) + `":1}]}`, 2},   // cut by the clamp
 		{"\ufeff" + event(`"x"`), 1}, // a byte-order mark
 		{session(`"` + strings.Repeat("t", maxString) + `"`), 1},
 		{session(`"` + strings.Repeat("t", maxString+1) + `"`), 2},
