@@ -694,14 +694,18 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 	for i := range n {
 		n[i] = r.uvarint()
 	}
+	// A record's fixed-size fields are taken at once: a take each cost more
+	// than the decoding (a long session has a million records).
+	le := binary.LittleEndian
 	for range n[0] {
 		var l claudeLine
 		uuid := r.digest()
 		l.at = r.time(loc)
-		for _, p := range []*int32{&l.agent, &l.usage, &l.prompt, &l.usesLo, &l.resultsLo, &l.nUses, &l.nResults} {
-			*p = int32(r.u32())
-		}
-		l.sidechain = r.bool()
+		b := r.take(7*4 + 1)
+		l.agent, l.usage, l.prompt = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
+		l.usesLo, l.resultsLo = int32(le.Uint32(b[12:])), int32(le.Uint32(b[16:]))
+		l.nUses, l.nResults = int32(le.Uint32(b[20:])), int32(le.Uint32(b[24:]))
+		l.sidechain = b[28] == 1
 		if keep&linesAndUsages != 0 {
 			f.lines, f.uuids = append(f.lines, l), append(f.uuids, uuid)
 		}
@@ -711,12 +715,14 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		n[1] = 0
 	}
 	for range n[1] {
+		b := r.take(usageBytes)
 		var u claudeUsage
-		u.key = r.digest()
-		for _, p := range []*int64{&u.tokens.Input, &u.tokens.Output, &u.tokens.CacheRead, &u.tokens.CacheCreation, &u.tokens.Unspecified} {
-			*p = int64(r.u64())
-		}
-		u.model = int32(r.u32())
+		copy(u.key[:], b)
+		b = b[len(u.key):]
+		t := &u.tokens
+		t.Input, t.Output, t.CacheRead = int64(le.Uint64(b)), int64(le.Uint64(b[8:])), int64(le.Uint64(b[16:]))
+		t.CacheCreation, t.Unspecified = int64(le.Uint64(b[24:])), int64(le.Uint64(b[32:]))
+		u.model = int32(le.Uint32(b[40:]))
 		f.usages = append(f.usages, u)
 	}
 	if keep&usesAndResults == 0 {
@@ -724,17 +730,22 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		return
 	}
 	for range n[2] {
-		u := claudeUse{id: r.digest()}
-		u.name, u.subagent = int32(r.u32()), int32(r.u32())
+		b := r.take(len(digest{}) + 2*4)
+		var u claudeUse
+		copy(u.id[:], b)
+		b = b[len(u.id):]
+		u.name, u.subagent = int32(le.Uint32(b)), int32(le.Uint32(b[4:]))
 		f.uses = append(f.uses, u)
 	}
 	for range n[3] {
+		b := r.take(len(digest{}) + 2*4 + 1 + 8 + 1 + 1)
 		var res claudeResult
-		res.useID = r.digest()
-		res.text, res.agentID = int32(r.u32()), int32(r.u32())
-		res.isError = r.bool()
-		res.durationMS, res.hasDuration = math.Float64frombits(r.u64()), r.bool()
-		res.interrupted = r.bool()
+		copy(res.useID[:], b)
+		b = b[len(res.useID):]
+		res.text, res.agentID = int32(le.Uint32(b)), int32(le.Uint32(b[4:]))
+		res.isError = b[8] == 1
+		res.durationMS, res.hasDuration = math.Float64frombits(le.Uint64(b[9:])), b[17] == 1
+		res.interrupted = b[18] == 1
 		f.results = append(f.results, res)
 	}
 	for range n[4] {
