@@ -1,8 +1,8 @@
 package formats
 
 import (
-	"bytes"
 	"cmp"
+	"encoding/binary"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -112,7 +112,14 @@ type bitset []uint64
 func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
-func cmpDigest(a, b *digest) int  { return bytes.Compare(a[:], b[:]) }
+
+// cmpDigest orders digests as bytes.Compare does, eight bytes at a time.
+func cmpDigest(a, b *digest) int {
+	if x, y := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8]); x != y {
+		return cmp.Compare(x, y)
+	}
+	return cmp.Compare(binary.BigEndian.Uint64(a[8:]), binary.BigEndian.Uint64(b[8:]))
+}
 
 // both runs f and g at once when they work on bothMin items or more: the
 // join is serial, and its sorts are most of a long session's join. Every
@@ -136,26 +143,54 @@ func both(n int, f, g func()) {
 var bothMin = 1 << 12
 
 // sortIDKeys sorts keys. A long slice (a long session's uuids, tool-use
-// ids) is first sorted in place by the id's first byte, American-flag
-// style (ids are hashes: about as many in each of the 256 buckets), and
-// the buckets are then sorted on both cores, half each: a byte of radix
-// takes eight levels of comparisons off, and needs no second slice.
+// ids) is sorted in place by the id's first byte, American-flag style (ids
+// are hashes: about as many in each of the 256 buckets), the buckets on
+// both cores, half each, and each bucket by its second byte the same way:
+// what is left to compare is a few keys, or repeats of one id.
 func sortIDKeys(keys []idKey) {
 	if len(keys) < 1<<13 {
 		slices.SortFunc(keys, cmpIDKey)
 		return
 	}
-	var count, next [257]int
+	count := flagSort(keys, 0)
+	sortBuckets := func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			sortByteBucket(keys[count[b]:count[b+1]])
+		}
+	}
+	both(len(keys), func() { sortBuckets(0, 128) }, func() { sortBuckets(128, 256) })
+}
+
+// sortByteBucket sorts keys whose ids share their first byte.
+func sortByteBucket(keys []idKey) {
+	if len(keys) < 1<<8 {
+		slices.SortFunc(keys, cmpIDKey)
+		return
+	}
+	count := flagSort(keys, 1)
+	for b := range 256 {
+		if k := keys[count[b]:count[b+1]]; len(k) <= 12 {
+			insertionSortIDKeys(k)
+		} else {
+			slices.SortFunc(k, cmpIDKey)
+		}
+	}
+}
+
+// flagSort orders keys in place by their ids' byte at, and returns where
+// each bucket starts: bucket b is keys[count[b]:count[b+1]].
+func flagSort(keys []idKey, at int) (count [257]int) {
+	var next [257]int
 	for i := range keys {
-		count[int(keys[i].id[0])+1]++
+		count[int(keys[i].id[at])+1]++
 	}
 	for b := 1; b <= 256; b++ {
-		count[b] += count[b-1] // count[b] is where bucket b starts
+		count[b] += count[b-1]
 	}
 	copy(next[:], count[:])
 	for b := range 256 {
 		for i := next[b]; i < count[b+1]; {
-			if d := int(keys[i].id[0]); d == b {
+			if d := int(keys[i].id[at]); d == b {
 				i++
 				next[b] = i
 			} else {
@@ -164,12 +199,15 @@ func sortIDKeys(keys []idKey) {
 			}
 		}
 	}
-	sortBuckets := func(lo, hi int) {
-		for b := lo; b < hi; b++ {
-			slices.SortFunc(keys[count[b]:count[b+1]], cmpIDKey)
+	return count
+}
+
+func insertionSortIDKeys(keys []idKey) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && cmpIDKey(keys[j], keys[j-1]) < 0; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
 		}
 	}
-	both(len(keys), func() { sortBuckets(0, 128) }, func() { sortBuckets(128, 256) })
 }
 
 // idKey is an id and the number of what bears it, for sorting by id.
@@ -178,7 +216,12 @@ type idKey struct {
 	i  int32
 }
 
-func cmpIDKey(a, b idKey) int { return cmp.Or(cmpDigest(&a.id, &b.id), cmp.Compare(a.i, b.i)) }
+func cmpIDKey(a, b idKey) int {
+	if c := cmpDigest(&a.id, &b.id); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
+}
 
 // timeKey is a line's time and number, for sorting by time.
 type timeKey struct {

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -323,32 +324,69 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	return r
 }
 
-// sortIDKeys gives a single sort's order however the ids fall on the two
-// sides of its split: evenly, all on one side, with repeats.
+// sortIDKeys gives a single sort's order (bytes, then number) however the
+// ids fall on the two sides of its split and into its buckets: evenly, all
+// on one side, all in one bucket or a few, with repeats, all one id.
 func TestSortIDKeys(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
+	random := func() byte { return byte(rng.Uint32()) }
+	same := func(b byte) func() byte { return func() byte { return b } }
 	for _, tc := range []struct {
-		n     int
-		first func() byte // the id's top byte
+		n             int
+		first, second func() byte // the top bytes of each id
+		ids           int         // how many distinct ids
+		low           bool        // ids differ in their last eight bytes only (and the top two)
 	}{
-		{100, func() byte { return byte(rng.Uint32()) }},
-		{50000, func() byte { return byte(rng.Uint32()) }},
-		{50000, func() byte { return 0x7f }},
-		{50000, func() byte { return 0x80 | byte(rng.IntN(2)) }},
-		{50000, func() byte { return byte(rng.IntN(2)) << 7 }},
+		{100, random, random, 50, false},
+		{50000, random, random, 25000, false},
+		{50000, random, random, 50000, false},
+		{50000, same(0x7f), random, 25000, false},
+		{50000, func() byte { return 0x80 | byte(rng.IntN(2)) }, random, 25000, false},
+		{50000, func() byte { return byte(rng.IntN(2)) << 7 }, random, 25000, false},
+		{50000, random, same(3), 25000, false},                                   // one second-byte bucket each
+		{50000, same(9), func() byte { return byte(rng.IntN(3)) }, 25000, false}, // buckets too large for insertion
+		{50000, random, random, 300, false},                                      // many repeats of each id
+		{50000, random, random, 3000, true},
+		{20000, same(0), same(0), 1, false}, // one id (tool uses without one)
 	} {
+		ids := make([]digest, tc.ids)
+		for i := range ids {
+			ids[i] = digestOf(fmt.Sprint(i))
+			if tc.ids == 1 {
+				ids[i] = digest{}
+			}
+			if tc.low {
+				clear(ids[i][2:8])
+			}
+			ids[i][0], ids[i][1] = tc.first(), tc.second()
+		}
 		keys := make([]idKey, tc.n)
 		for i := range keys {
-			keys[i].id = digestOf(fmt.Sprint(rng.IntN(tc.n / 2))) // repeats
-			keys[i].id[0] = tc.first()
-			keys[i].i = int32(i)
+			keys[i] = idKey{ids[rng.IntN(len(ids))], int32(i)}
 		}
 		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		want := slices.Clone(keys)
-		slices.SortFunc(want, cmpIDKey)
+		slices.SortFunc(want, func(a, b idKey) int { return cmp.Or(bytes.Compare(a.id[:], b.id[:]), cmp.Compare(a.i, b.i)) })
 		sortIDKeys(keys)
 		if !slices.Equal(keys, want) {
-			t.Fatalf("%d keys: not in a single sort's order", tc.n)
+			t.Fatalf("%d keys, %d ids: not in a single sort's order", tc.n, tc.ids)
+		}
+	}
+}
+
+// cmpDigest orders digests as their bytes do, the last eight too.
+func TestCmpDigest(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for range 10000 {
+		var a, b digest
+		for i := range a {
+			a[i], b[i] = byte(rng.IntN(3)), byte(rng.IntN(3))
+		}
+		if i := rng.IntN(17); i < 16 {
+			copy(b[:i], a[:i]) // a common prefix, as long as the whole or longer than half
+		}
+		if got, want := cmpDigest(&a, &b), bytes.Compare(a[:], b[:]); got != want {
+			t.Fatalf("cmpDigest(%x, %x) = %d, want %d", a, b, got, want)
 		}
 	}
 }
