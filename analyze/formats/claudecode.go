@@ -164,6 +164,7 @@ type claudeFile struct {
 	quiet       bool      // some main-chain line was folded into first/last
 	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
 	wordIdx     map[string]int32
+	loc         *time.Location // the zone of its lines' times
 
 	// With a spill, a long file's records go to disk in segments as they
 	// come; indexes into the tables count what is there too (base).
@@ -204,7 +205,11 @@ func (f *claudeFile) wordAt(i int32) string {
 
 // claudeLine is what one transcript line contributes.
 type claudeLine struct {
-	at                time.Time
+	// The line's time, in its file's zone (loc), as Unix seconds and
+	// nanoseconds: a time.Time holds a pointer, and a long session's
+	// lines are the bulk of the heap the collector scans at its join.
+	sec               int64
+	nsec              int32
 	agent             int32 // index in words
 	usage, prompt     int32 // index+1 in usages, prompts; 0 for none
 	usesLo, resultsLo int32 // first index in uses, results
@@ -227,6 +232,7 @@ type claudeEntry struct {
 }
 
 func (e claudeEntry) agentID() string   { return e.f.wordAt(e.agent) }
+func (e claudeEntry) at() time.Time     { return time.Unix(e.sec, int64(e.nsec)).In(e.f.loc) }
 func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
 func (e claudeEntry) results() []claudeResult {
 	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
@@ -291,7 +297,8 @@ func readClaude(d *document, c *readCtx) {
 		return // a summary or snapshot line: nothing to count
 	}
 	f := c.claudeFile(d.SessionIDCamel.V)
-	l := claudeLine{agent: f.word(d.AgentID.V), at: d.Timestamp.In(c.loc), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
+	at := d.Timestamp.In(c.loc)
+	l := claudeLine{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
 	l.sidechain = d.IsSidechain != nil && *d.IsSidechain
 	apiError := d.IsAPIError != nil && *d.IsAPIError
 	prompt := ""
@@ -341,11 +348,11 @@ func readClaude(d *document, c *readCtx) {
 	}
 	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain && l.agent == 0 {
 		// Only its time counts, and counting a time twice changes nothing.
-		if !f.quiet || l.at.Before(f.first) {
-			f.first = l.at
+		if !f.quiet || at.Before(f.first) {
+			f.first = at
 		}
-		if !f.quiet || l.at.After(f.last) {
-			f.last = l.at
+		if !f.quiet || at.After(f.last) {
+			f.last = at
 		}
 		f.quiet = true
 		return
@@ -369,7 +376,7 @@ func (c *readCtx) claudeFile(session string) *claudeFile {
 	if c.claude == nil {
 		c.claude = map[string]*claudeFile{}
 	}
-	f := &claudeFile{spill: c.spill}
+	f := &claudeFile{spill: c.spill, loc: c.loc}
 	c.claude[session] = f
 	frag := &Fragment{Kind: FragmentClaude, key: session, claude: f}
 	c.claudeFrags = append(c.claudeFrags, frag)

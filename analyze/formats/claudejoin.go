@@ -335,7 +335,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 				side = append(side, g)
 				continue
 			}
-			byTime = append(byTime, timeKey{l.at.Unix(), int32(l.at.Nanosecond()), g})
+			byTime = append(byTime, timeKey{l.sec, l.nsec, g})
 			if r.Source == "" {
 				r.Source = fs[i].Source
 			}
@@ -411,10 +411,10 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		}
 	}
 	if len(main) > 0 {
-		if at := s.entry(main[0]).at; !quiet || at.Before(first) {
+		if at := s.entry(main[0]).at(); !quiet || at.Before(first) {
 			first = at
 		}
-		if at := s.entry(main[len(main)-1]).at; !quiet || at.After(last) {
+		if at := s.entry(main[len(main)-1]).at(); !quiet || at.After(last) {
 			last = at
 		}
 		quiet = true
@@ -499,7 +499,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 // (none for 0).
 func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w Warner) model.ToolCall {
 	e := s.entry(main[ref.pos])
-	call := model.ToolCall{Name: e.f.wordAt(e.use(ref.k).name), Agent: agent, Span: model.Span{Started: e.at}}
+	call := model.ToolCall{Name: e.f.wordAt(e.use(ref.k).name), Agent: agent, Span: model.Span{Started: e.at()}}
 	if paired > 0 {
 		got := results[paired-1]
 		re := s.entry(main[got.pos])
@@ -507,7 +507,7 @@ func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeR
 		if res.text != 0 {
 			text = re.f.wordAt(res.text)
 		}
-		call.Span = spanOf(e.at, re.at, w)
+		call.Span = spanOf(e.at(), re.at(), w)
 		if res.hasDuration {
 			call.HasDuration = false
 			setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)

@@ -103,12 +103,13 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 	texts := []string{"", "Error: no such file", "User rejected the edit", "fine"}
 	var frags []*Fragment
 	for i := range 1 + pick(4) {
-		f := &claudeFile{}
+		f := &claudeFile{loc: time.UTC}
 		f.word("agent-a")
 		f.word("agent-b")
 		for range pick(40 * scale) {
 			uuid := id(30 * scale)
-			l := claudeLine{at: at(), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+			t := at()
+			l := claudeLine{sec: t.Unix(), nsec: int32(t.Nanosecond()), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
 			if pick(6) == 0 {
 				l.agent = int32(1 + pick(2))
 			}
@@ -198,7 +199,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	if r.Source == "" && len(fs) > 0 {
 		r.Source = fs[0].Source
 	}
-	byTime := func(a, b claudeEntry) int { return a.at.Compare(b.at) }
+	byTime := func(a, b claudeEntry) int { return a.at().Compare(b.at()) }
 	slices.SortStableFunc(main, byTime)
 
 	// Tokens: once per message; the model with most tokens names the run.
@@ -283,9 +284,9 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 				continue
 			}
 			usedIDs[u.id] = struct{}{}
-			call := model.ToolCall{Name: e.f.wordAt(u.name), Agent: r.Agent, Span: model.Span{Started: e.at}}
+			call := model.ToolCall{Name: e.f.wordAt(u.name), Agent: r.Agent, Span: model.Span{Started: e.at()}}
 			if got, ok := results[u.id]; ok {
-				call.Span = spanOf(e.at, got.line.at, w)
+				call.Span = spanOf(e.at(), claudeEntry{got.f, got.line}.at(), w)
 				if got.res.hasDuration {
 					call.HasDuration = false
 					setDuration(&call.Span, Num{V: got.res.durationMS, Set: true}, w)
@@ -306,11 +307,11 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 		}
 	}
 	if len(main) > 0 {
-		if !quiet || main[0].at.Before(first) {
-			first = main[0].at
+		if !quiet || main[0].at().Before(first) {
+			first = main[0].at()
 		}
-		if !quiet || main[len(main)-1].at.After(last) {
-			last = main[len(main)-1].at
+		if !quiet || main[len(main)-1].at().After(last) {
+			last = main[len(main)-1].at()
 		}
 		quiet = true
 	}

@@ -170,7 +170,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 		cf.uses = append(cf.uses, rest.uses...)
 		cf.results = append(cf.results, rest.results...)
 		cf.prompts = append(cf.prompts, rest.prompts...)
-		cf.words, cf.quiet, cf.first, cf.last = rest.words, rest.quiet, rest.first, rest.last
+		cf.words, cf.quiet, cf.first, cf.last, cf.loc = rest.words, rest.quiet, rest.first, rest.last, rest.loc
 		frag.claude = cf
 	}
 }
@@ -378,8 +378,9 @@ func (frag *Fragment) release() {
 }
 
 // The encoding: little-endian fixed-size fields, uvarint-prefixed strings,
-// times with their zone, Unix seconds and nanoseconds. A file's header
-// (span of its quiet lines, agent table) comes with its last record.
+// times with their zone, Unix seconds and nanoseconds (a line's without:
+// it is the spill's). A file's header (span of its quiet lines, agent
+// table) comes with its last record.
 
 func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	var b []byte
@@ -406,8 +407,8 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	for i := range f.lines {
 		l := &f.lines[i]
 		b = append(b, f.uuids[i][:]...)
-		b = appendTime(b, l.at, loc)
-		for _, v := range []int32{l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
+		b = binary.LittleEndian.AppendUint64(b, uint64(l.sec)) // in the spill's zone, loc
+		for _, v := range []int32{l.nsec, l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
 			b = binary.LittleEndian.AppendUint32(b, uint32(v))
 		}
 		b = appendBool(b, l.sidechain)
@@ -677,6 +678,7 @@ func (r *spillReader) string() string {
 }
 
 func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
+	f.loc = loc // the zone its lines' times were read in
 	f.quiet = r.bool()
 	f.first, f.last = r.time(loc), r.time(loc)
 	if n := r.uvarint(); n > 0 {
@@ -700,8 +702,9 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 	for range n[0] {
 		var l claudeLine
 		uuid := r.digest()
-		l.at = r.time(loc)
-		b := r.take(7*4 + 1)
+		b := r.take(8 + 8*4 + 1)
+		l.sec, l.nsec = int64(le.Uint64(b)), int32(le.Uint32(b[8:]))
+		b = b[12:]
 		l.agent, l.usage, l.prompt = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
 		l.usesLo, l.resultsLo = int32(le.Uint32(b[12:])), int32(le.Uint32(b[16:]))
 		l.nUses, l.nResults = int32(le.Uint32(b[20:])), int32(le.Uint32(b[24:]))
