@@ -72,6 +72,9 @@ func sameAsGeneral(t *testing.T, path string, line []byte, d *document, warns []
 	if want.err != nil || want.doc == nil {
 		t.Fatalf("%s path accepted a line the general decoder rejects (%v): %.300s", path, want.err, line)
 	}
+	if path == "raw" {
+		d, want.doc = withoutUnreadTexts(d), withoutUnreadTexts(want.doc)
+	}
 	if !reflect.DeepEqual(d, want.doc) {
 		t.Fatalf("%s path decoded differently:\n%s %+v\ngeneral %+v\nline %.300s", path, path, *d, *want.doc, line)
 	}
@@ -80,6 +83,58 @@ func sameAsGeneral(t *testing.T, path string, line []byte, d *document, warns []
 	slices.Sort(wantWarns)
 	if !slices.Equal(got, wantWarns) {
 		t.Fatalf("warnings: %s %v, general %v\nline %.300s", path, got, wantWarns, line)
+	}
+}
+
+// withoutUnreadTexts is d without what the raw path need not read: the
+// texts of a message whose line is not a user's (no reader reads them).
+func withoutUnreadTexts(d *document) *document {
+	if d.Message == nil || d.Type.V == "user" {
+		return d
+	}
+	c, m := *d, *d.Message
+	m.Content.Text, m.Content.Blocks = "", slices.Clone(m.Content.Blocks)
+	for i := range m.Content.Blocks {
+		m.Content.Blocks[i].Text = promptText{}
+	}
+	c.Message = &m
+	return &c
+}
+
+// The raw path skips a message's texts only once its line is known not to
+// be a user's; a second type, which could say it is, gives up.
+func TestRawSkipsOthersTexts(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		taken bool
+		text  string // the prompt the raw path read, if it took the line
+	}{
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, true, "hi"},
+		{`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"type":"user"}`, true, "hi"},
+		{`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}`, true, ""},
+		{`{"type":"assistant","message":{"role":"assistant","content":"hi"}}`, true, ""},
+		{`{"message":{"role":"assistant","content":"hi"},"type":"assistant"}`, true, "hi"},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"type":"user"}`, false, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"type":"system"}`, false, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"\ud800"}]}}`, false, ""}, // skipped, still validated
+	} {
+		d := new(document)
+		taken := decodeLineRaw([]byte(c.line), d, &warnList{}, nil)
+		if taken != c.taken {
+			t.Errorf("taken %v, want %v: %s", taken, c.taken, c.line)
+			continue
+		}
+		if !taken {
+			continue
+		}
+		text := d.Message.Content.Text
+		for _, b := range d.Message.Content.Blocks {
+			text += b.Text.V
+		}
+		if text != c.text {
+			t.Errorf("texts %q, want %q: %s", text, c.text, c.line)
+		}
+		checkFastLine(t, []byte(c.line))
 	}
 }
 

@@ -28,6 +28,11 @@ type rawScan struct {
 	more  bool       // b is a window on a stream that goes on past its end
 	asIs  bool       // b is not clamped: a string or number the clamp would change gives up
 	arena *lineArena // where messages and blocks go; nil: the heap
+
+	// A message's texts are read only for a user's line (a prompt): once
+	// a line's type says it is another's, they are skipped (a second type
+	// gives up, as any repeated member of a line does).
+	noTexts bool
 }
 
 // lineArena holds the messages and content blocks the raw path decodes
@@ -104,7 +109,10 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		if s.arena != nil && d.Message == nil && s.peek() == '{' {
 			d.Message = s.arena.message()
 		}
-		return rawPtr(s, &d.Message, func(m *claudeMessage) bool { return s.message(m, w) })
+		s.noTexts = d.Type.Set && d.Type.V != "user"
+		ok := rawPtr(s, &d.Message, func(m *claudeMessage) bool { return s.message(m, w) })
+		s.noTexts = false
+		return ok
 	case "payload": // Codex: an envelope line
 		return rawPtr(s, &d.Payload, func(it *codexItem) bool { return s.codexItem(it, w) })
 	case "id": // and a pre-envelope line's, a document's (a number in planexec's)
@@ -144,6 +152,9 @@ func (s *rawScan) content(c *claudeContent, w *warnList) bool {
 	case '[':
 		return s.blocks(&c.Blocks, w)
 	case '"':
+		if s.noTexts {
+			return s.skipString()
+		}
 		text, ok := s.prefix(promptClip + 1)
 		c.Text = clipString(text, promptClip)
 		return ok
@@ -224,6 +235,9 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 				case "text":
 					if s.peek() != '"' {
 						return s.str(&b.Text.Str)
+					}
+					if s.noTexts {
+						return s.skipString()
 					}
 					text, ok := s.prefix(promptClip + 1)
 					b.Text.Str = Str{V: text, Set: true}
