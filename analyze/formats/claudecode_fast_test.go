@@ -3,11 +3,14 @@ package formats
 import (
 	"bufio"
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -510,6 +513,26 @@ func FuzzUTF8Run(f *testing.F) {
 		wantN, wantOK := utf8RunReference(b)
 		if ok != wantOK || ok && n != wantN {
 			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", b, n, ok, wantN, wantOK)
+		}
+	})
+}
+
+var plainInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
+
+// smallInteger gives what ParseFloat gives for every JSON number it takes,
+// and takes the integers of up to 15 digits.
+func FuzzSmallInteger(f *testing.F) {
+	for _, s := range []string{"0", "-0", "7", "-12", "123456789012345", "-999999999999999", "1234567890123456", "1.5", "1e3", "-", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := smallInteger([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		if ok && (err != nil || math.Float64bits(got) != math.Float64bits(want)) {
+			t.Fatalf("smallInteger(%q) = %v; ParseFloat: %v, %v", s, got, want, err)
+		}
+		if plainInteger.MatchString(s) && !ok {
+			t.Fatalf("smallInteger(%q) refused it", s)
 		}
 	})
 }
