@@ -792,6 +792,16 @@ func plainEnd(b []byte) int {
 func utf8Run(b []byte) (int, bool) {
 	i := 0
 	for i+3 <= len(b) {
+		// Two three-byte characters at once (CJK text): leads E1-EF but ED
+		// (E0 and ED need a narrower second byte), then continuations.
+		if i+8 <= len(b) {
+			if w := binary.LittleEndian.Uint64(b[i:]); w&0xC0C0F0C0C0F0 == 0x8080E08080E0 {
+				if l0, l1 := byte(w), byte(w>>24); l0&0x0F != 0 && l0 != 0xED && l1&0x0F != 0 && l1 != 0xED {
+					i += 6
+					continue
+				}
+			}
+		}
 		c := b[i]
 		if c < utf8.RuneSelf {
 			return i, true
