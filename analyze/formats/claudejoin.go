@@ -19,17 +19,8 @@ import (
 // ones first), and sidechain entries (subagents) are subagent work.
 // The GC target is tightened (JoinEach) until the long sessions are joined;
 // loosen restores it.
-func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts), loosen func()) {
-	order, bySession := groupFragments(frags)
-	// The largest session first, while the runs emitted before it (which
-	// emit may hold a while) are fewest: its join is the peak of memory.
-	size := map[string]int64{}
-	for _, id := range order {
-		for _, f := range bySession[id] {
-			size[id] += f.recordSize()
-		}
-	}
-	slices.SortStableFunc(order, func(a, b string) int { return cmp.Compare(size[b], size[a]) })
+func joinClaude(s claudeSessions, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts), loosen func()) {
+	order, bySession, size := s.order, s.bySession, s.size
 	for i, id := range order {
 		if size[id] < tightJoinSize && (i == 0 || size[order[i-1]] >= tightJoinSize) {
 			// Past the long sessions: the default target for the rest, from
@@ -38,8 +29,12 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 			loosen()
 		}
 		fs := bySession[id]
-		for _, f := range fs {
-			f.loadRecords(linesAndUsages)
+		if i == 0 && s.firstLoaded != nil {
+			<-s.firstLoaded
+		} else {
+			for _, f := range fs {
+				f.loadRecords(linesAndUsages)
+			}
 		}
 		r, calls := claudeRun(id, fs, w)
 		if emitParts != nil {
@@ -56,6 +51,44 @@ func joinClaude(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 			emit(r)
 		}
 	}
+}
+
+// claudeSessions is the Claude Code fragments by session, the largest
+// session first, while the runs emitted before it (which emit may hold a
+// while) are fewest: its join is the peak of memory.
+type claudeSessions struct {
+	order       []string
+	bySession   map[string][]*Fragment
+	size        map[string]int64 // the size of each session's records
+	firstLoaded chan struct{}    // if set, closed once the first session's records are loaded
+}
+
+func orderClaude(frags []*Fragment) claudeSessions {
+	s := claudeSessions{size: map[string]int64{}}
+	s.order, s.bySession = groupFragments(frags)
+	for _, id := range s.order {
+		for _, f := range s.bySession[id] {
+			s.size[id] += f.recordSize()
+		}
+	}
+	slices.SortStableFunc(s.order, func(a, b string) int { return cmp.Compare(s.size[b], s.size[a]) })
+	return s
+}
+
+// loadFirst reads the first session's records back (the first half, as
+// joinClaude would) on another goroutine, if it is a long one: the other
+// formats' joins before it leave a core to spare, and it waits on them.
+func (s *claudeSessions) loadFirst() {
+	if len(s.order) == 0 || s.size[s.order[0]] < tightJoinSize {
+		return
+	}
+	s.firstLoaded = make(chan struct{})
+	go func() {
+		defer close(s.firstLoaded)
+		for _, f := range s.bySession[s.order[0]] {
+			f.loadRecords(linesAndUsages)
+		}
+	}()
 }
 
 // joinGCPercent is the GC target while fragments are joined, up to the

@@ -3,9 +3,11 @@ package formats
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"testing"
 	"time"
 
@@ -154,5 +156,61 @@ func TestSpillReaderShortRecord(t *testing.T) {
 	}
 	if r.u64() != 0 || r.digest() != (digest{}) || r.uvarint() != 0 || r.string() != "" {
 		t.Fatal("a read after the failure gave something")
+	}
+}
+
+// A long session's first records, read back from the spill while the
+// other formats are joined (loadFirst), join as they do in memory, and
+// the Codex sessions read back beside them too.
+func TestJoinLongSessionLoadedFirst(t *testing.T) {
+	var data []byte
+	for seed := range 120 { // a session of over tightJoinSize in the spill
+		b, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(b, []byte(`"sessionId":"long"`))...)
+	}
+	var codex [][]byte
+	for seed := range 8 {
+		b, err := logsynth.File("codex", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		codex = append(codex, b)
+	}
+	read := func(spill *RecordSpill) *collector {
+		c := newCollector()
+		if err := Read(bytes.NewReader(data), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range codex {
+			if err := Read(bytes.NewReader(b), fmt.Sprintf("rollout-%d.jsonl", i), Options{Location: time.UTC, Spill: spill}, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	defer func(n int) { segmentLines = n }(segmentLines)
+	segmentLines = 1 << 10
+	mem, spilled := read(nil), read(spill)
+	var claude []*Fragment
+	for _, f := range spilled.frags {
+		if f.Kind == FragmentClaude {
+			claude = append(claude, f)
+		}
+	}
+	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < tightJoinSize {
+		t.Fatalf("not one long session: %v", s.size)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
 	}
 }

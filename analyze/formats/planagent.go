@@ -173,7 +173,10 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func
 	}
 	defer loosen()
 	// Claude Code goes last: the join of a long session is the peak of
-	// memory, and by then the other formats' records are gone.
+	// memory, and by then the other formats' records are gone. Its first
+	// records are read back meanwhile.
+	sessions := orderClaude(claude)
+	sessions.loadFirst()
 	for _, r := range joinPlans(plan, owner, w) {
 		emit(r)
 	}
@@ -183,7 +186,7 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
-	joinClaude(claude, owner, w, emit, emitParts, loosen)
+	joinClaude(sessions, owner, w, emit, emitParts, loosen)
 	for f, r := range owner {
 		if r != nil {
 			owners[f] = []*model.Run{r}
