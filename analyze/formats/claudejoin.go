@@ -29,14 +29,18 @@ func joinClaude(s claudeSessions, owner map[*Fragment]*model.Run, w Warner, emit
 			loosen()
 		}
 		fs := bySession[id]
-		if i == 0 && s.firstLoaded != nil {
-			<-s.firstLoaded
+		var r *model.Run
+		var calls *CallParts
+		if i == 0 && s.first != nil {
+			first := <-s.first
+			r, calls = first.r, first.calls
+			first.warns.hand()
 		} else {
 			for _, f := range fs {
 				f.loadRecords(linesAndUsages)
 			}
+			r, calls = claudeRun(id, fs, w)
 		}
-		r, calls := claudeRun(id, fs, w)
 		if emitParts != nil {
 			emitParts(r, calls)
 		} else {
@@ -57,10 +61,17 @@ func joinClaude(s claudeSessions, owner map[*Fragment]*model.Run, w Warner, emit
 // session first, while the runs emitted before it (which emit may hold a
 // while) are fewest: its join is the peak of memory.
 type claudeSessions struct {
-	order       []string
-	bySession   map[string][]*Fragment
-	size        map[string]int64 // the size of each session's records
-	firstLoaded chan struct{}    // if set, closed once the first session's records are loaded
+	order     []string
+	bySession map[string][]*Fragment
+	size      map[string]int64   // the size of each session's records
+	first     chan joinedSession // if set, the first session's join, made ahead (joinFirst)
+}
+
+// joinedSession is a session's run and its calls still to be made.
+type joinedSession struct {
+	r     *model.Run
+	calls *CallParts
+	warns *aheadWarner
 }
 
 func orderClaude(frags []*Fragment) claudeSessions {
@@ -75,20 +86,49 @@ func orderClaude(frags []*Fragment) claudeSessions {
 	return s
 }
 
-// loadFirst reads the first session's records back (the first half, as
-// joinClaude would) on another goroutine, if it is a long one: the other
-// formats' joins before it leave a core to spare, and it waits on them.
-func (s *claudeSessions) loadFirst() {
+// joinFirst joins the first session on another goroutine, if it is a
+// long one, up to its calls (made as they are folded, in joinClaude's
+// order): the other formats' joins before it leave a core to spare.
+func (s *claudeSessions) joinFirst(w Warner) {
 	if len(s.order) == 0 || s.size[s.order[0]] < tightJoinSize {
 		return
 	}
-	s.firstLoaded = make(chan struct{})
+	s.first = make(chan joinedSession, 1)
 	go func() {
-		defer close(s.firstLoaded)
-		for _, f := range s.bySession[s.order[0]] {
+		id := s.order[0]
+		fs := s.bySession[id]
+		for _, f := range fs {
 			f.loadRecords(linesAndUsages)
 		}
+		warns := &aheadWarner{w: w}
+		r, calls := claudeRun(id, fs, warns)
+		s.first <- joinedSession{r, calls, warns}
 	}()
+}
+
+// aheadWarner keeps the warnings of a join made ahead on another goroutine
+// until it is handed over, then passes them on (its calls are made on the
+// joining goroutine): w is then only ever called from one.
+type aheadWarner struct {
+	w      Warner
+	kept   []string
+	handed bool
+}
+
+func (a *aheadWarner) Warn(kind string) {
+	if a.handed {
+		a.w.Warn(kind)
+		return
+	}
+	a.kept = append(a.kept, kind)
+}
+
+// hand passes on what was kept; it is called on the joining goroutine.
+func (a *aheadWarner) hand() {
+	for _, kind := range a.kept {
+		a.w.Warn(kind)
+	}
+	a.kept, a.handed = nil, true
 }
 
 // joinGCPercent is the GC target while fragments are joined, up to the

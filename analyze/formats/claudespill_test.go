@@ -159,10 +159,10 @@ func TestSpillReaderShortRecord(t *testing.T) {
 	}
 }
 
-// A long session's first records, read back from the spill while the
-// other formats are joined (loadFirst), join as they do in memory, and
-// the Codex sessions read back beside them too.
-func TestJoinLongSessionLoadedFirst(t *testing.T) {
+// A long session joined ahead, from the spill, while the other formats
+// are joined (joinFirst), gives what it does in memory, and so do the
+// Codex sessions read back beside it.
+func TestJoinLongSessionFirst(t *testing.T) {
 	var data []byte
 	for seed := range 120 { // a session of over tightJoinSize in the spill
 		b, err := logsynth.File("claudecode", uint64(seed))
@@ -171,6 +171,8 @@ func TestJoinLongSessionLoadedFirst(t *testing.T) {
 		}
 		data = append(data, regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(b, []byte(`"sessionId":"long"`))...)
 	}
+	// A warning from the join made ahead: the session spans too long to be true.
+	data = append(data, `{"type":"user","sessionId":"long","uuid":"late","timestamp":"2046-01-01T00:00:00Z","message":{"role":"user","content":"later"}}`+"\n"...)
 	var codex [][]byte
 	for seed := range 8 {
 		b, err := logsynth.File("codex", uint64(seed))
@@ -212,5 +214,8 @@ func TestJoinLongSessionLoadedFirst(t *testing.T) {
 	spillRuns, _ := Join(spilled.frags, spilled)
 	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
+	}
+	if w := spilled.warnings; w[WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.warnings) {
+		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.warnings)
 	}
 }

@@ -172,11 +172,12 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func
 		}
 	}
 	defer loosen()
-	// Claude Code goes last: the join of a long session is the peak of
-	// memory, and by then the other formats' records are gone. Its first
-	// records are read back meanwhile.
+	// Claude Code's runs come last, the longest session's first, and its
+	// join (the peak of memory) is made meanwhile on another goroutine:
+	// the other formats' joins leave a core to spare, and hold little (their
+	// records come back a session at a time).
 	sessions := orderClaude(claude)
-	sessions.loadFirst()
+	sessions.joinFirst(w)
 	for _, r := range joinPlans(plan, owner, w) {
 		emit(r)
 	}
