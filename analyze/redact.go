@@ -18,7 +18,7 @@ const Redacted = "[redacted]"
 // none, and a regexp costs far more than a substring test.
 var secretPatterns = []struct {
 	re    *regexp.Regexp
-	hints []string
+	hints []string          // none when may is test enough
 	fold  bool              // hints are looked for in the lower-cased text
 	may   func(string) bool // if set, false for a text the pattern cannot match, tested before the text is lower-cased
 }{
@@ -30,7 +30,7 @@ var secretPatterns = []struct {
 	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false, nil},                                 // Slack tokens
 	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), []string{"AIza"}, false, nil},                                        // Google API keys
 	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, false, nil}, // JSON Web Tokens
-	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), []string{"bearer"}, true, mayBearer},               // Authorization: Bearer …
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), nil, false, mayBearer},                             // Authorization: Bearer …
 	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`), []string{"://"}, false, nil},               // a password in a URL
 	{regexp.MustCompile(`(?i)(\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?)[^\s"',;]{6,}`),
 		[]string{"pass", "pwd", "secret", "key", "token"}, true, mayAssignKeyword},
@@ -51,7 +51,7 @@ func RedactText(s string) (out string, changed bool) {
 			}
 			text = lower
 		}
-		if !slices.ContainsFunc(p.hints, func(h string) bool { return strings.Contains(text, h) }) {
+		if len(p.hints) > 0 && !slices.ContainsFunc(p.hints, func(h string) bool { return strings.Contains(text, h) }) {
 			continue
 		}
 		switch p.re.NumSubexp() {
@@ -66,6 +66,8 @@ func RedactText(s string) (out string, changed bool) {
 	return out, out != s
 }
 
+// mayBearer is the bearer pattern's hint, "bearer" in any case, found
+// without lower-casing the text: no letter of it has a non-ASCII fold.
 func mayBearer(s string) bool { return containsFoldASCII(s, "bearer") }
 
 // containsFoldASCII reports whether s holds lower, a lower-case ASCII word
