@@ -542,7 +542,7 @@ func (r *spillReader) takeSlow(n int) []byte {
 		return r.take(n)
 	}
 	r.err = errSpillCorrupt
-	if n > len(r.zero) { // a string's bytes: the caller drops them
+	if n > len(r.zero) { // a string's bytes or a record's fixed part: the caller drops them
 		return make([]byte, n)
 	}
 	b := r.zero[:n]
@@ -606,10 +606,9 @@ func (r *spillReader) skip(n int) {
 	r.rest -= int64(n)
 }
 
-func (r *spillReader) bool() bool         { return r.take(1)[0] == 1 }
-func (r *spillReader) u32() uint32        { return binary.LittleEndian.Uint32(r.take(4)) }
-func (r *spillReader) u64() uint64        { return binary.LittleEndian.Uint64(r.take(8)) }
-func (r *spillReader) digest() (d digest) { copy(d[:], r.take(len(d))); return d }
+func (r *spillReader) bool() bool  { return r.take(1)[0] == 1 }
+func (r *spillReader) u32() uint32 { return binary.LittleEndian.Uint32(r.take(4)) }
+func (r *spillReader) u64() uint64 { return binary.LittleEndian.Uint64(r.take(8)) }
 
 func (r *spillReader) time(loc *time.Location) time.Time {
 	var zone *time.Location
@@ -701,8 +700,10 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 	le := binary.LittleEndian
 	for range n[0] {
 		var l claudeLine
-		uuid := r.digest()
-		b := r.take(8 + 8*4 + 1)
+		var uuid digest
+		b := r.take(len(uuid) + 8 + 8*4 + 1)
+		copy(uuid[:], b)
+		b = b[len(uuid):]
 		l.sec, l.nsec = int64(le.Uint64(b)), int32(le.Uint32(b[8:]))
 		b = b[12:]
 		l.agent, l.usage, l.prompt = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
