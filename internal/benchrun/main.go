@@ -2,10 +2,11 @@
 
 // Command benchrun is `make bench`: it builds agentstat, generates synthetic
 // corpora once (cached outside the repository), and measures side by side,
-// as medians of several runs: cat of every file (the hardware floor), a
-// plain parallel Go read, and agentstat's report in several output sets.
-// It prints MB/s, files/s, each case's ratio to cat, and peak RSS; then the
-// largest file alone, and summary on a 10 MB project.
+// as medians of several rounds that run each case once: cat of every file
+// (the hardware floor), a plain parallel Go read, and agentstat's report in
+// several output sets. It prints MB/s, files/s, each case's ratio to the cat
+// of its round, and peak RSS; then the largest file alone, and summary on a
+// 10 MB project.
 //
 //	go run ./internal/benchrun [-sizes 100MB,1GB] [-runs 5] [-cache DIR]
 package main
@@ -74,10 +75,11 @@ func run(args []string, out io.Writer) error {
 	}
 	agentstat, self := filepath.Join(bin, "agentstat"), filepath.Join(bin, "benchrun")
 	fmt.Fprintf(out, "machine: %s, %d CPUs (GOMAXPROCS %d), %s/%s, %s\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	fmt.Fprintf(out, "medians of %d runs; before each: sync, a %s pause and a read of the corpus (untimed)\n\n", *runs, *settle)
+	fmt.Fprintf(out, "medians of %d runs, the cases taking turns (a round of each, %d times); before each run: sync, a %s pause and a read of the corpus (untimed); × cat is the median of each round's ratio to that round's cat\n\n", *runs, *runs, *settle)
 	fmt.Fprintln(out, "| corpus | case | time | MB/s | files/s | × cat | peak RSS |")
 	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
-	var largest string // the largest corpus measured
+	var largest string  // the largest corpus measured
+	var rounds []string // each case's ratio to cat in each round
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := humanize.ParseBytes(s)
 		if err != nil {
@@ -93,37 +95,50 @@ func run(args []string, out io.Writer) error {
 			cmd := append([]string{agentstat, "report", "-q", "--force"}, args...)
 			return func(int) []string { return append(slices.Clip(cmd), "-o", outDir, dir) }
 		}
-		cases := []struct {
-			name string
-			cmd  func(run int) []string
-		}{
+		cases := []benchCase{
 			{"cat", same(catAll(dir))},
 			{"Go read, parallel", same([]string{self, "-read", dir})},
 			{"report -f json", report("-f", "json")},
 			{"report -f md", report("-f", "md")},
 			// Each run into a directory of its own, none removed until the
-			// case is done: see prepare.
+			// rounds are done: see prepare.
 			{"report (full set)", func(run int) []string {
 				return []string{agentstat, "report", "-q", "-o", filepath.Join(outDir+"-fresh", strconv.Itoa(run)), dir}
 			}},
-			{"report (full set), replacing the last", report()},
 		}
 		warm := catAll(dir)
-		var floor time.Duration
-		for _, c := range cases {
-			m, err := median(c.cmd, *runs, func() error { return prepare(warm, *settle) })
-			os.RemoveAll(outDir + "-fresh")
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.name, err)
-			}
-			if floor == 0 {
-				floor = m.wall
-			}
-			secs := m.wall.Seconds()
-			fmt.Fprintf(out, "| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MiB |\n", s, c.name, secs,
-				float64(bytes)/1e6/secs, float64(files)/secs, float64(m.wall)/float64(floor), m.rss>>20)
+		before := func() error { return prepare(warm, *settle) }
+		ms, err := measureRounds(cases, *runs, before)
+		os.RemoveAll(outDir + "-fresh")
+		if err != nil {
+			return err
 		}
+		cat := walls(ms[0])
+		row := func(name string, wall time.Duration, ratio float64, rss int64) {
+			secs := wall.Seconds()
+			fmt.Fprintf(out, "| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MiB |\n", s, name, secs,
+				float64(bytes)/1e6/secs, float64(files)/secs, ratio, rss>>20)
+		}
+		for i, c := range cases {
+			w := walls(ms[i])
+			row(c.name, medianOf(w), medianRatio(w, cat), maxRSS(ms[i]))
+			if i > 0 {
+				rounds = append(rounds, fmt.Sprintf("%s %s: %s", s, c.name, ratios(w, cat)))
+			}
+		}
+		// Replacing the last report removes 7,300 files in every run, which
+		// slows the next runs' file creation (prepare): measured after the
+		// rounds, its runs one after another, against cat's median.
+		m, err := median(report(), *runs, before)
+		if err != nil {
+			return fmt.Errorf("report (full set), replacing the last: %w", err)
+		}
+		row("report (full set), replacing the last", m.wall, float64(m.wall)/float64(medianOf(cat)), m.rss)
 		os.RemoveAll(outDir)
+	}
+	fmt.Fprintf(out, "\nEach round's × cat:\n\n")
+	for _, r := range rounds {
+		fmt.Fprintf(out, "- %s\n", r)
 	}
 	// The largest file alone (the 1 GB corpus's 500 MB transcript): its
 	// memory is what one long session costs, whatever else is read.
@@ -204,6 +219,75 @@ func prepare(warm []string, settle time.Duration) error {
 	time.Sleep(settle)
 	_, err := measure(warm)
 	return err
+}
+
+// benchCase is a command measured; cmd gives the command of each run.
+type benchCase struct {
+	name string
+	cmd  func(run int) []string
+}
+
+// measureRounds runs every case n times, a round of each case at a time, each
+// run after before: this VM's speed drifts by a third over minutes, and
+// runs of one case after another measured each case in an hour of its own.
+// It returns each case's measurements, in round order.
+func measureRounds(cases []benchCase, n int, before func() error) ([][]measurement, error) {
+	ms := make([][]measurement, len(cases))
+	for run := range n {
+		for i, c := range cases {
+			if err := before(); err != nil {
+				return nil, err
+			}
+			m, err := measure(c.cmd(run))
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", c.name, err)
+			}
+			ms[i] = append(ms[i], m)
+		}
+	}
+	return ms, nil
+}
+
+func walls(ms []measurement) []time.Duration {
+	w := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		w[i] = m.wall
+	}
+	return w
+}
+
+func maxRSS(ms []measurement) (rss int64) {
+	for _, m := range ms {
+		rss = max(rss, m.rss)
+	}
+	return rss
+}
+
+// medianOf is the median of ws (the upper one of an even count).
+func medianOf(ws []time.Duration) time.Duration {
+	ws = slices.Clone(ws)
+	slices.Sort(ws)
+	return ws[len(ws)/2]
+}
+
+// ratios is each ws[i]/floor[i], in round order.
+func ratios(ws, floor []time.Duration) string {
+	r := make([]string, len(ws))
+	for i := range ws {
+		r[i] = fmt.Sprintf("%.1f", float64(ws[i])/float64(floor[i]))
+	}
+	return strings.Join(r, ", ")
+}
+
+// medianRatio is the median of ws[i]/floor[i]: each run against the floor
+// measured in its own round.
+func medianRatio(ws, floor []time.Duration) float64 {
+	r := make([]float64, len(ws))
+	for i := range ws {
+		r[i] = float64(ws[i]) / float64(floor[i])
+	}
+	slices.Sort(r)
+	return r[len(r)/2]
 }
 
 // median runs cmd n times, each after before, and returns the median wall
