@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/agentstat/agentstat/analyze/model"
 )
@@ -81,9 +83,9 @@ func containsFoldASCII(s, lower string) bool {
 	return false
 }
 
-// mayAssignKeyword reports whether s holds a ':' or '=' after (and \s) a
-// byte that may end a keyword of the password pattern: each ends in d, t, y
-// or n, whose only case folds are their ASCII capitals.
+// mayAssignKeyword reports whether s holds a ':' or '=' after (and \s) one
+// of the password pattern's keywords, in any case (?i) takes: the keyword's
+// hints alone ("key", "token") let the regexp run on texts of code.
 func mayAssignKeyword(s string) bool {
 	for i := 0; ; i++ {
 		j := strings.IndexAny(s[i:], ":=")
@@ -91,15 +93,50 @@ func mayAssignKeyword(s string) bool {
 			return false
 		}
 		i += j
-		k := i - 1
-		for k >= 0 && (s[k] == ' ' || s[k] == '\t' || s[k] == '\n' || s[k] == '\f' || s[k] == '\r') {
+		k := i
+		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t' || s[k-1] == '\n' || s[k-1] == '\f' || s[k-1] == '\r') {
 			k--
 		}
-		if k >= 0 {
-			switch s[k] | 0x20 {
-			case 'd', 't', 'y', 'n':
+		// Every keyword ends in d, t, y or n, whose only case folds are
+		// their ASCII capitals.
+		if k == 0 {
+			continue
+		}
+		switch s[k-1] | 0x20 {
+		case 'd', 't', 'y', 'n':
+			if slices.ContainsFunc(assignKeywords, func(kw string) bool { return hasSuffixFold(s[:k], kw) }) {
 				return true
 			}
+		}
+	}
+}
+
+// assignKeywords is the password pattern's keywords, each spelling it takes.
+var assignKeywords = []string{"password", "passwd", "pwd", "secret", "apikey", "api_key", "api-key",
+	"accesstoken", "access_token", "access-token", "authtoken", "auth_token", "auth-token"}
+
+// hasSuffixFold reports whether s ends with kw (lower-case ASCII) under the
+// simple case folding (?i) matches with: 'k' is also the Kelvin sign, 's'
+// the long s.
+func hasSuffixFold(s, kw string) bool {
+	for j := len(kw) - 1; j >= 0; j-- {
+		r, n := utf8.DecodeLastRuneInString(s)
+		if n == 0 || !foldsTo(r, rune(kw[j])) {
+			return false
+		}
+		s = s[:len(s)-n]
+	}
+	return true
+}
+
+// foldsTo reports whether r is c or in c's case-folding orbit.
+func foldsTo(r, c rune) bool {
+	for f := c; ; {
+		if f == r {
+			return true
+		}
+		if f = unicode.SimpleFold(f); f == c {
+			return false
 		}
 	}
 }

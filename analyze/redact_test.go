@@ -74,7 +74,20 @@ func TestSecretPatternsMay(t *testing.T) {
 			t.Errorf("%q: no pattern with a test matches it", s)
 		}
 	}
-	for _, s := range []string{"the key is here", "token 12345678", "width=100%", "a: b", "bear with me"} {
+	// Every keyword of the password pattern, each way it may be joined and cased.
+	for _, kw := range []string{"password", "passwd", "pwd", "secret", "api%skey", "access%stoken", "auth%stoken"} {
+		for _, sep := range []string{"", "_", "-"} {
+			title := func(s string) string { return strings.ToUpper(s[:1]) + s[1:] }
+			for _, c := range []func(string) string{strings.ToLower, strings.ToUpper, title} {
+				text := c(strings.ReplaceAll(kw, "%s", sep)) + " = abcdefgh"
+				if !mayAssignKeyword(text) {
+					t.Errorf("%q is ruled out by the password pattern's test", text)
+				}
+			}
+		}
+	}
+	for _, s := range []string{"the key is here", "token 12345678", "width=100%", "a: b", "bear with me",
+		"count: 12345678", "want = \"abcdefgh\"", "monkey=abcdefgh", "the token\nid: abcdefgh", "tokens: 12345678"} {
 		for _, p := range secretPatterns {
 			if p.may != nil && p.may(s) {
 				t.Errorf("%q passes the test of %v", s, p.re)
