@@ -43,6 +43,9 @@ type rawScan struct {
 type lineArena struct {
 	msgs   []claudeMessage
 	blocks []claudeBlock
+	// The last session id and model read: a transcript's lines repeat
+	// them, and each was a string allocated per line.
+	session, model string
 }
 
 func (a *lineArena) reset() {
@@ -84,8 +87,11 @@ func decodeRaw(s rawScan, d *document, w *warnList) bool {
 func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	switch key {
 	case "type":
-		return s.str(&d.Type)
+		return s.known(&d.Type)
 	case "sessionId":
+		if s.arena != nil {
+			return s.repeated(&d.SessionIDCamel, &s.arena.session)
+		}
 		return s.str(&d.SessionIDCamel)
 	case "uuid":
 		return s.str(&d.UUID)
@@ -120,11 +126,11 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	case "instructions":
 		return s.str(&d.Instructions)
 	case "name":
-		return s.str(&d.Name)
+		return s.known(&d.Name)
 	case "call_id":
 		return s.str(&d.CallID)
 	case "role":
-		return s.str(&d.Role)
+		return s.known(&d.Role)
 	case "output":
 		return s.codexOutput(&d.Output, w)
 	case "resourceSpans": // OTel: an OTLP/JSON trace export
@@ -168,9 +174,12 @@ func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
 		case "id":
 			return s.str(&m.ID)
 		case "model":
+			if s.arena != nil {
+				return s.repeated(&m.Model, &s.arena.model)
+			}
 			return s.str(&m.Model)
 		case "role":
-			return s.str(&m.Role)
+			return s.known(&m.Role)
 		case "content":
 			return s.content(&m.Content, w)
 		case "usage":
@@ -225,11 +234,11 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 			ok := s.object(false, func(key string) bool {
 				switch key {
 				case "type":
-					return s.str(&b.Type)
+					return s.known(&b.Type)
 				case "id":
 					return s.str(&b.ID)
 				case "name":
-					return s.str(&b.Name)
+					return s.known(&b.Name)
 				case "tool_use_id":
 					return s.str(&b.ToolUseID)
 				case "text":
@@ -511,6 +520,115 @@ func (s *rawScan) str(p *Str) bool {
 	return err == nil
 }
 
+// plain is the content of the string just skipped, from start, if it has
+// no escape: what unquote would give.
+func (s *rawScan) plain(start int) ([]byte, bool) {
+	v := s.b[start+1 : s.i-1]
+	return v, bytes.IndexByte(v, '\\') < 0
+}
+
+// known reads a string as str does, without allocating one of the type,
+// role and tool names lines repeat (knownWord).
+func (s *rawScan) known(p *Str) bool {
+	start := s.i
+	if s.peek() != '"' {
+		return s.str(p)
+	}
+	if !s.skipString() {
+		return false
+	}
+	if v, ok := s.plain(start); ok {
+		if k := knownWord(v); k != "" {
+			*p = Str{V: k, Set: true}
+			return true
+		}
+	}
+	s.i = start
+	return s.str(p)
+}
+
+// knownWord is b as a constant, if it is a type, role or tool name common
+// in lines of Claude Code and Codex; else "".
+func knownWord(b []byte) string {
+	switch string(b) {
+	case "Bash":
+		return "Bash"
+	case "Read":
+		return "Read"
+	case "Edit":
+		return "Edit"
+	case "Write":
+		return "Write"
+	case "Grep":
+		return "Grep"
+	case "Glob":
+		return "Glob"
+	case "Task":
+		return "Task"
+	case "TodoWrite":
+		return "TodoWrite"
+	case "WebFetch":
+		return "WebFetch"
+	case "WebSearch":
+		return "WebSearch"
+	case "shell":
+		return "shell"
+	case "apply_patch":
+		return "apply_patch"
+	case "user":
+		return "user"
+	case "assistant":
+		return "assistant"
+	case "system":
+		return "system"
+	case "text":
+		return "text"
+	case "tool_use":
+		return "tool_use"
+	case "tool_result":
+		return "tool_result"
+	case "thinking":
+		return "thinking"
+	case "summary":
+		return "summary"
+	case "response_item":
+		return "response_item"
+	case "event_msg":
+		return "event_msg"
+	case "message":
+		return "message"
+	case "function_call":
+		return "function_call"
+	case "function_call_output":
+		return "function_call_output"
+	case "reasoning":
+		return "reasoning"
+	}
+	return ""
+}
+
+// repeated reads a string as str does, reusing *last when it is the same
+// (a session id, a model): a line's string would be allocated again.
+func (s *rawScan) repeated(p *Str, last *string) bool {
+	start := s.i
+	if s.peek() != '"' {
+		return s.str(p)
+	}
+	if !s.skipString() {
+		return false
+	}
+	if v, ok := s.plain(start); ok && string(v) == *last {
+		*p = Str{V: *last, Set: true}
+		return true
+	}
+	s.i = start
+	if !s.str(p) {
+		return false
+	}
+	*last = p.V
+	return true
+}
+
 // prefix reads a string's first n bytes as readStringPrefix does.
 func (s *rawScan) prefix(n int) (string, bool) {
 	start := s.i
@@ -605,8 +723,17 @@ func (s *rawScan) time(p *Time, w *warnList) bool {
 	if s.null() {
 		return true
 	}
+	start := s.i
+	if s.peek() != '"' || !s.skipString() {
+		return false
+	}
+	if v, ok := s.plain(start); ok {
+		timeText(string(v), p, w) // on the stack: timeText keeps no part of it
+		return true
+	}
+	s.i = start
 	var v Str
-	if s.peek() != '"' || !s.str(&v) {
+	if !s.str(&v) {
 		return false
 	}
 	timeText(v.V, p, w)

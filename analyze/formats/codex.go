@@ -113,7 +113,7 @@ func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
 	return s.object(false, func(key string) bool {
 		switch key {
 		case "type":
-			return s.str(&it.Type)
+			return s.known(&it.Type)
 		case "id":
 			return s.str(&it.ID)
 		case "timestamp":
@@ -121,11 +121,11 @@ func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
 		case "model":
 			return s.str(&it.Model)
 		case "name":
-			return s.str(&it.Name)
+			return s.known(&it.Name)
 		case "call_id":
 			return s.str(&it.CallID)
 		case "role":
-			return s.str(&it.Role)
+			return s.known(&it.Role)
 		case "output":
 			return s.codexOutput(&it.Output, w)
 		case "status":
