@@ -17,6 +17,10 @@ import (
 // to the single-pass result.
 type Accumulator struct {
 	loc *time.Location
+	// The last day named (day): a run's calls fall on one day, and each
+	// was a string formatted and allocated.
+	lastDate    dateKey
+	lastDayName string
 
 	filesSeen, filesParsed, filesFiltered, runsFiltered int64
 	filesByFormat                                       map[string]int64
@@ -209,7 +213,18 @@ func (a *Accumulator) day(t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
-	return t.In(a.loc).Format(time.DateOnly)
+	t = t.In(a.loc)
+	y, m, d := t.Date()
+	if k := (dateKey{y, m, d}); k != a.lastDate || a.lastDayName == "" {
+		a.lastDate, a.lastDayName = k, t.Format(time.DateOnly)
+	}
+	return a.lastDayName
+}
+
+type dateKey struct {
+	y int
+	m time.Month
+	d int
 }
 
 func (a *Accumulator) dayAcc(d string) *dayAcc {

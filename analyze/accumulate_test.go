@@ -412,3 +412,27 @@ func TestRunIndexOrderIndependent(t *testing.T) {
 		}
 	}
 }
+
+// day names each time's date in the accumulator's zone, as Format does,
+// however the times follow one another (it keeps the last one's name).
+func TestDayNames(t *testing.T) {
+	shanghai := time.FixedZone("UTC+8", 8*3600)
+	a := NewAccumulator(shanghai)
+	base := time.Date(2026, 8, 23, 15, 30, 0, 0, time.UTC) // 23:30 in Shanghai
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := range 2000 {
+		at := base.Add(time.Duration(rng.IntN(4*24*60)-2*24*60) * time.Minute)
+		switch i % 100 {
+		case 0:
+			at = time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)
+		case 1:
+			at = time.Date(9999, 12, 31, 20, 0, 0, 0, time.UTC) // the next year in Shanghai
+		}
+		if got, want := a.day(at), at.In(shanghai).Format(time.DateOnly); got != want {
+			t.Fatalf("day(%v) = %q, want %q", at, got, want)
+		}
+	}
+	if a.day(time.Time{}) != "" {
+		t.Error("the zero time has a day")
+	}
+}
