@@ -76,10 +76,16 @@ func run(args []string, out io.Writer) error {
 	agentstat, self := filepath.Join(bin, "agentstat"), filepath.Join(bin, "benchrun")
 	fmt.Fprintf(out, "machine: %s, %d CPUs (GOMAXPROCS %d), %s/%s, %s\n", cpuModel(), runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	fmt.Fprintf(out, "medians of %d runs, the cases taking turns (a round of each, %d times); before each run: sync, a %s pause and a read of the corpus (untimed); × cat is the median of each round's ratio to that round's cat\n\n", *runs, *runs, *settle)
-	fmt.Fprintln(out, "| corpus | case | time | MB/s | files/s | × cat | peak RSS |")
-	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
 	var largest string  // the largest corpus measured
+	var table []string  // the table's rows
 	var rounds []string // each case's ratio to cat in each round
+	// Every corpus's rounds first, then every corpus's full set replacing
+	// the last report: its runs remove thousands of files each, as does
+	// clearing the fresh directories, and either slows the file creation
+	// of the runs after it (prepare). The fresh directories go at the end.
+	var replacing []func() error
+	outDir := filepath.Join(*cacheDir, "out")
+	defer os.RemoveAll(outDir)
 	for _, s := range strings.Split(*sizes, ",") {
 		size, err := humanize.ParseBytes(s)
 		if err != nil {
@@ -90,7 +96,9 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		largest = dir
-		outDir := filepath.Join(*cacheDir, "out")
+		fmt.Fprintf(os.Stderr, "measuring %s in %d rounds …\n", s, *runs)
+		fresh := filepath.Join(*cacheDir, "out-fresh-"+s)
+		defer os.RemoveAll(fresh)
 		report := func(args ...string) func(int) []string {
 			cmd := append([]string{agentstat, "report", "-q", "--force"}, args...)
 			return func(int) []string { return append(slices.Clip(cmd), "-o", outDir, dir) }
@@ -101,40 +109,51 @@ func run(args []string, out io.Writer) error {
 			{"report -f json", report("-f", "json")},
 			{"report -f md", report("-f", "md")},
 			// Each run into a directory of its own, none removed until the
-			// rounds are done: see prepare.
+			// end: see prepare.
 			{"report (full set)", func(run int) []string {
-				return []string{agentstat, "report", "-q", "-o", filepath.Join(outDir+"-fresh", strconv.Itoa(run)), dir}
+				return []string{agentstat, "report", "-q", "-o", filepath.Join(fresh, strconv.Itoa(run)), dir}
 			}},
 		}
 		warm := catAll(dir)
 		before := func() error { return prepare(warm, *settle) }
 		ms, err := measureRounds(cases, *runs, before)
-		os.RemoveAll(outDir + "-fresh")
 		if err != nil {
 			return err
 		}
 		cat := walls(ms[0])
-		row := func(name string, wall time.Duration, ratio float64, rss int64) {
+		row := func(name string, wall time.Duration, ratio float64, rss int64) string {
 			secs := wall.Seconds()
-			fmt.Fprintf(out, "| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MiB |\n", s, name, secs,
+			return fmt.Sprintf("| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MiB |", s, name, secs,
 				float64(bytes)/1e6/secs, float64(files)/secs, ratio, rss>>20)
 		}
 		for i, c := range cases {
 			w := walls(ms[i])
-			row(c.name, medianOf(w), medianRatio(w, cat), maxRSS(ms[i]))
+			table = append(table, row(c.name, medianOf(w), medianRatio(w, cat), maxRSS(ms[i])))
 			if i > 0 {
 				rounds = append(rounds, fmt.Sprintf("%s %s: %s", s, c.name, ratios(w, cat)))
 			}
 		}
-		// Replacing the last report removes 7,300 files in every run, which
-		// slows the next runs' file creation (prepare): measured after the
-		// rounds, its runs one after another, against cat's median.
-		m, err := median(report(), *runs, before)
-		if err != nil {
-			return fmt.Errorf("report (full set), replacing the last: %w", err)
+		// Its runs one after another, against cat's median in the rounds.
+		at := len(table)
+		table = append(table, "")
+		replacing = append(replacing, func() error {
+			m, err := median(report(), *runs, before)
+			if err != nil {
+				return fmt.Errorf("report (full set), replacing the last: %w", err)
+			}
+			table[at] = row("report (full set), replacing the last", m.wall, float64(m.wall)/float64(medianOf(cat)), m.rss)
+			return nil
+		})
+	}
+	for _, measure := range replacing {
+		if err := measure(); err != nil {
+			return err
 		}
-		row("report (full set), replacing the last", m.wall, float64(m.wall)/float64(medianOf(cat)), m.rss)
-		os.RemoveAll(outDir)
+	}
+	fmt.Fprintln(out, "| corpus | case | time | MB/s | files/s | × cat | peak RSS |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
+	for _, r := range table {
+		fmt.Fprintln(out, r)
 	}
 	fmt.Fprintf(out, "\nEach round's × cat:\n\n")
 	for _, r := range rounds {
