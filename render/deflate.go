@@ -105,10 +105,70 @@ func (p *parallelDeflate) writeOldest() {
 }
 
 // Close compresses the last block, final, and writes every block left.
-func (p *parallelDeflate) Close() error {
-	p.start(true)
+func (p *parallelDeflate) Close() error { return p.finish(true) }
+
+// closeSegment ends the output with a sync flush instead of the final block:
+// it is then a segment that more deflate data, compressed apart, may follow
+// in one stream (spliceRows).
+func (p *parallelDeflate) closeSegment() error { return p.finish(false) }
+
+func (p *parallelDeflate) finish(final bool) error {
+	if p.buf == nil {
+		p.buf = (*deflateBlocks.Get().(*[]byte))[:0]
+	}
+	p.start(final)
 	for len(p.inFlight) > 0 {
 		p.writeOldest()
 	}
 	return p.err
+}
+
+// crc32Combine is the IEEE CRC-32 of a‖b from a's, b's and b's length
+// (zlib's crc32_combine; hash/crc32 has none): a sheet's rows are deflated
+// and summed as they are made, before the sheet around them is known.
+func crc32Combine(crcA, crcB uint32, lenB int64) uint32 {
+	if lenB <= 0 {
+		return crcA
+	}
+	// odd is the operator that appends one zero bit; squared, two; and so on.
+	var odd, even [32]uint32
+	odd[0] = 0xedb88320 // the reflected polynomial
+	for i, row := 1, uint32(1); i < 32; i, row = i+1, row<<1 {
+		odd[i] = row
+	}
+	gf2Square(&even, &odd) // two zero bits
+	gf2Square(&odd, &even) // four
+	for {
+		gf2Square(&even, &odd) // appends a byte, then 2, 4, … zero bytes per step
+		if lenB&1 != 0 {
+			crcA = gf2Times(&even, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+		gf2Square(&odd, &even)
+		if lenB&1 != 0 {
+			crcA = gf2Times(&odd, crcA)
+		}
+		if lenB >>= 1; lenB == 0 {
+			break
+		}
+	}
+	return crcA ^ crcB
+}
+
+func gf2Times(mat *[32]uint32, vec uint32) uint32 {
+	var sum uint32
+	for i := 0; vec != 0; i, vec = i+1, vec>>1 {
+		if vec&1 != 0 {
+			sum ^= mat[i]
+		}
+	}
+	return sum
+}
+
+func gf2Square(square, mat *[32]uint32) {
+	for i := range 32 {
+		square[i] = gf2Times(mat, mat[i])
+	}
 }

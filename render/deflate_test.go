@@ -2,6 +2,7 @@ package render
 
 import (
 	"bytes"
+	"hash/crc32"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -60,5 +61,66 @@ func TestParallelDeflate(t *testing.T) {
 	}
 	if _, err := newParallelDeflate(io.Discard, 42); err == nil {
 		t.Fatal("level 42 accepted")
+	}
+}
+
+// Segments ended by closeSegment, then a stream Close ends, inflate as one
+// stream to what was written to each in turn, and crc32Combine gives the
+// CRC-32 of the whole from the parts'.
+func TestDeflateSegments(t *testing.T) {
+	defer func(n int) { deflateBlock = n }(deflateBlock)
+	deflateBlock = 40 << 10
+	rng := rand.New(rand.NewPCG(13, 14))
+	phrase := []byte(`<c r="B7" t="inlineStr"><is><t>源 source</t></is></c>`)
+	for _, sizes := range [][]int{{0, 0, 0}, {10, 0, 10}, {100, 3*deflateBlock + 5, 7}, {deflateBlock, deflateBlock, 1}} {
+		var stream, whole []byte
+		crc := crc32.ChecksumIEEE(nil)
+		for i, size := range sizes {
+			data := make([]byte, 0, size)
+			for len(data) < size {
+				data = append(data, phrase[:rng.IntN(len(phrase))]...)
+			}
+			data = data[:size]
+			var out bytes.Buffer
+			w, err := newParallelDeflate(&out, 6)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w.Write(data)
+			if i == len(sizes)-1 {
+				err = w.Close()
+			} else {
+				err = w.closeSegment()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream = append(stream, out.Bytes()...)
+			whole = append(whole, data...)
+			crc = crc32Combine(crc, crc32.ChecksumIEEE(data), int64(len(data)))
+		}
+		got, err := io.ReadAll(kflate.NewReader(bytes.NewReader(stream)))
+		if err != nil || !bytes.Equal(got, whole) {
+			t.Fatalf("segments of %v: inflate to %d bytes (%v), want %d", sizes, len(got), err, len(whole))
+		}
+		if want := crc32.ChecksumIEEE(whole); crc != want {
+			t.Errorf("segments of %v: combined CRC %08x, want %08x", sizes, crc, want)
+		}
+	}
+}
+
+func TestCRC32Combine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	for _, n := range []int{0, 1, 2, 3, 7, 8, 255, 256, 4097, 1 << 20} {
+		b := make([]byte, n+37)
+		for i := range b {
+			b[i] = byte(rng.IntN(256))
+		}
+		for _, cut := range []int{0, 1, 37, len(b) - n} {
+			a, c := b[:cut], b[cut:]
+			if got, want := crc32Combine(crc32.ChecksumIEEE(a), crc32.ChecksumIEEE(c), int64(len(c))), crc32.ChecksumIEEE(b); got != want {
+				t.Errorf("%d+%d bytes: %08x, want %08x", len(a), len(c), got, want)
+			}
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"os"
 	"regexp"
@@ -16,6 +17,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	kflate "github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/agentstat/agentstat/analyze"
@@ -83,7 +85,7 @@ type xlsxWriter struct {
 	styles map[string]int
 	loc    *time.Location
 	r      *analyze.Report
-	rows   map[string]*tempfile.File // a streamed sheet's data rows, by sheet name
+	rows   map[string]*sheetRows // a streamed sheet's data rows, by sheet name
 }
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
@@ -94,11 +96,11 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 		return err
 	}
 	defer tmp.Close()
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, rows: map[string]*tempfile.File{}}
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, rows: map[string]*sheetRows{}}
 	defer x.f.Close()
 	defer func() {
-		for _, f := range x.rows {
-			f.Close()
+		for _, r := range x.rows {
+			r.Close()
 		}
 	}()
 	// excelize assembles the package in a bytes.Buffer (the whole workbook
@@ -137,14 +139,14 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 func newXLSXZip(w io.Writer) *zip.Writer {
 	zw := zip.NewWriter(w)
 	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return newParallelDeflate(out, 6)
+		return newParallelDeflate(out, xlsxLevel)
 	})
 	return zw
 }
 
 // partsOfSheets maps the package's part of each sheet in rows to that
 // sheet's rows, through the workbook's sheet list and its relationships.
-func partsOfSheets(zr *zip.Reader, rows map[string]*tempfile.File) (map[string]*tempfile.File, error) {
+func partsOfSheets(zr *zip.Reader, rows map[string]*sheetRows) (map[string]*sheetRows, error) {
 	if len(rows) == 0 {
 		return nil, nil
 	}
@@ -175,7 +177,7 @@ func partsOfSheets(zr *zip.Reader, rows map[string]*tempfile.File) (map[string]*
 	for _, r := range rels.Rels {
 		targets[r.ID] = r.Target
 	}
-	parts := map[string]*tempfile.File{}
+	parts := map[string]*sheetRows{}
 	for _, sh := range book.Sheets {
 		if r := rows[sh.Name]; r != nil {
 			target, ok := targets[sh.Rel]
@@ -195,10 +197,50 @@ func partsOfSheets(zr *zip.Reader, rows map[string]*tempfile.File) (map[string]*
 	return parts, nil
 }
 
+// sheetRows are a streamed sheet's data rows, deflated as they are written
+// into a scratch file (a segment that ends in a sync flush), with the
+// CRC-32 and length of the XML: spliceRows puts them between the sheet's
+// start and end, each deflated apart, without inflating or deflating them
+// again. The rows of a long transcript's tool calls are ~150 MB of XML:
+// kept plain, they were written out and read back, then deflated after
+// every other output was done, both cores waiting on it.
+type sheetRows struct {
+	file *tempfile.File
+	z    *parallelDeflate
+	crc  uint32
+	n    int64
+}
+
+func newSheetRows() (*sheetRows, error) {
+	f, err := tempfile.New("agentstat-rows-")
+	if err != nil {
+		return nil, err
+	}
+	z, err := newParallelDeflate(f, xlsxLevel)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return &sheetRows{file: f, z: z}, nil
+}
+
+func (r *sheetRows) Write(b []byte) (int, error) {
+	r.crc = crc32.Update(r.crc, crc32.IEEETable, b)
+	r.n += int64(len(b))
+	return r.z.Write(b)
+}
+
+// end ends the deflated rows: written, they are ready to be spliced.
+func (r *sheetRows) end() error { return r.z.closeSegment() }
+
+func (r *sheetRows) Close() error { return r.file.Close() }
+
 // spliceRows writes the sheet part f with rows inserted where its sheet
 // data ends (after the header row excelize wrote). The end tag is found
-// by its text, which no cell's escaped text can hold.
-func spliceRows(zw *zip.Writer, f *zip.File, rows *tempfile.File) error {
+// by its text, which no cell's escaped text can hold. The part is one
+// deflate stream of three segments: the start, the rows as deflated when
+// written, and the end.
+func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows) error {
 	rc, err := f.Open()
 	if err != nil {
 		return err
@@ -212,18 +254,59 @@ func spliceRows(zw *zip.Writer, f *zip.File, rows *tempfile.File) error {
 	if end < 0 {
 		return errors.New("no end of sheet data")
 	}
-	fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
+	head, err := deflateSegment(sheet[:end], false)
 	if err != nil {
 		return err
 	}
-	if _, err := fw.Write(sheet[:end]); err != nil {
+	tail, err := deflateSegment(sheet[end:], true)
+	if err != nil {
 		return err
 	}
-	if _, err := io.Copy(fw, rows.Section()); err != nil {
+	info, err := rows.file.Stat()
+	if err != nil {
 		return err
 	}
-	_, err = fw.Write(sheet[end:])
+	crc := crc32.ChecksumIEEE(sheet[:end])
+	crc = crc32Combine(crc, rows.crc, rows.n)
+	crc = crc32Combine(crc, crc32.ChecksumIEEE(sheet[end:]), int64(len(sheet)-end))
+	fw, err := zw.CreateRaw(&zip.FileHeader{
+		Name: f.Name, Method: zip.Deflate, CreatorVersion: 20, ReaderVersion: 20,
+		CRC32: crc, UncompressedSize64: uint64(int64(len(sheet)) + rows.n),
+		CompressedSize64: uint64(int64(len(head)+len(tail)) + info.Size()),
+	})
+	if err != nil {
+		return err
+	}
+	if _, err := fw.Write(head); err != nil {
+		return err
+	}
+	if _, err := io.Copy(fw, io.NewSectionReader(rows.file, 0, info.Size())); err != nil {
+		return err
+	}
+	_, err = fw.Write(tail)
 	return err
+}
+
+// xlsxLevel is the workbook's deflate level.
+const xlsxLevel = 6
+
+// deflateSegment deflates b on its own, ending in a sync flush, or in the
+// final block when last.
+func deflateSegment(b []byte, last bool) ([]byte, error) {
+	var out bytes.Buffer
+	w, err := kflate.NewWriter(&out, xlsxLevel)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if last {
+		err = w.Close()
+	} else {
+		err = w.Flush()
+	}
+	return out.Bytes(), err
 }
 
 var contentTypeREs = []*regexp.Regexp{
@@ -236,7 +319,7 @@ var contentTypeREs = []*regexp.Regexp{
 // iteration, and the same report must be the same bytes. Parts are copied
 // raw, without recompressing them, but for the sheets whose data rows were
 // written apart (rows, by sheet name): those get their rows back.
-func canonicalZip(src *os.File, w io.Writer, rows map[string]*tempfile.File) error {
+func canonicalZip(src *os.File, w io.Writer, rows map[string]*sheetRows) error {
 	info, err := src.Stat()
 	if err != nil {
 		return err
@@ -401,9 +484,9 @@ type sheetTable struct {
 	sw    *excelize.StreamWriter // the sheet around its data rows, and the header
 	sheet string
 	row   int
-	rows  *tempfile.File // this part's data rows as XML, spliced in by canonicalZip
-	out   *bufio.Writer  // to rows
-	buf   []byte         // one row's XML
+	rows  *sheetRows    // this part's data rows, spliced in by canonicalZip
+	out   *bufio.Writer // to rows
+	buf   []byte        // one row's XML
 }
 
 func (x *xlsxWriter) newTable(name string, cols ...column) (*sheetTable, error) {
@@ -477,12 +560,12 @@ func (t *sheetTable) next() (int, error) {
 		}
 	}
 	if t.rows == nil {
-		f, err := tempfile.New("agentstat-rows-")
+		r, err := newSheetRows()
 		if err != nil {
 			return 0, err
 		}
-		t.rows, t.out = f, bufio.NewWriterSize(f, 256<<10)
-		t.x.rows[t.sheet] = f
+		t.rows, t.out = r, bufio.NewWriterSize(r, 256<<10)
+		t.x.rows[t.sheet] = r
 	}
 	t.row++
 	return t.row, nil
@@ -491,6 +574,9 @@ func (t *sheetTable) next() (int, error) {
 func (t *sheetTable) close() error {
 	if t.rows != nil {
 		if err := t.out.Flush(); err != nil {
+			return err
+		}
+		if err := t.rows.end(); err != nil {
 			return err
 		}
 		t.rows, t.out = nil, nil

@@ -12,7 +12,6 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // sheetCapture is a zip writer that keeps the first sheet's XML and drops the
@@ -152,7 +151,7 @@ func FuzzRowXML(f *testing.F) {
 // TestCallRowSameAsCells: a tool call's row written straight from the call is
 // the row made of its cells, for every kind of field a call holds.
 func TestCallRowSameAsCells(t *testing.T) {
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", 9*3600), rows: map[string]*tempfile.File{}}
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", 9*3600), rows: map[string]*sheetRows{}}
 	defer x.f.Close()
 	if err := x.makeStyles(); err != nil {
 		t.Fatal(err)

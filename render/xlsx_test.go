@@ -414,3 +414,38 @@ func TestXLSXSheetContinues(t *testing.T) {
 		t.Errorf("tool calls across the parts: %s", got)
 	}
 }
+
+// Every part of the package inflates whole and to its CRC-32 and size,
+// the sheets whose rows were deflated apart (in several blocks here) and
+// spliced between their start and end included.
+func TestXLSXPartsWhole(t *testing.T) {
+	defer func(n, b int) { maxSheetRows, deflateBlock = n, b }(maxSheetRows, deflateBlock)
+	maxSheetRows, deflateBlock = 3, 100
+	_, path := xlsxReport(t)
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	spliced := 0
+	for _, f := range zr.File {
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		b, err := io.ReadAll(rc) // archive/zip checks the CRC-32 and size at the end
+		rc.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f.Name, err)
+		}
+		if strings.HasPrefix(f.Name, "xl/worksheets/") && bytes.Contains(b, []byte(`<row r="2">`)) {
+			spliced++
+			if !bytes.HasSuffix(b, []byte("</worksheet>")) || bytes.Count(b, []byte("<sheetData>")) != 1 || bytes.Count(b, []byte("</sheetData>")) != 1 {
+				t.Errorf("%s: not one sheet around its rows:\n%s", f.Name, b)
+			}
+		}
+	}
+	if spliced < 3 {
+		t.Errorf("%d sheets with rows spliced in, want Runs and both parts of Tool calls at least", spliced)
+	}
+}
