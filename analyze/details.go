@@ -150,9 +150,10 @@ type PageRun struct {
 // (150,000: 23 MB) are never held together.
 func (d *Details) Pages(whole int) iter.Seq2[PageRun, error] {
 	return func(yield func(PageRun, error) bool) {
+		var sc callScratch
 		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
 			if k.Calls <= whole {
-				r, err := readRun(dec, k.Calls)
+				r, err := readRun(dec, k.Calls, &sc)
 				if err != nil {
 					return false, err
 				}
@@ -169,7 +170,7 @@ func (d *Details) Pages(whole int) iter.Seq2[PageRun, error] {
 					return errors.New("run details: calls read twice")
 				}
 				read = true
-				_, readErr = readCalls(dec, k.Calls, func(_ int, chunk []model.ToolCall) bool {
+				_, readErr = readCalls(dec, k.Calls, &sc, func(_ int, chunk []model.ToolCall) bool {
 					if !done {
 						done = !use(chunk)
 					}
@@ -184,7 +185,7 @@ func (d *Details) Pages(whole int) iter.Seq2[PageRun, error] {
 				return more, nil
 			}
 			// Read past the calls the caller did not want: the next run follows them.
-			_, err := readCalls(dec, k.Calls, func(int, []model.ToolCall) bool { return true })
+			_, err := readCalls(dec, k.Calls, &sc, func(int, []model.ToolCall) bool { return true })
 			return true, err
 		}, func(err error) { yield(PageRun{}, err) })
 	}
@@ -203,12 +204,13 @@ type CallChunk struct {
 // them, never a long session's hundreds of thousands.
 func (d *Details) Calls() iter.Seq2[CallChunk, error] {
 	return func(yield func(CallChunk, error) bool) {
+		var sc callScratch
 		d.merge(func(dec *gob.Decoder, k *detailKey) (bool, error) {
 			r := new(model.Run)
 			if err := dec.Decode(r); err != nil {
 				return false, err
 			}
-			return readCalls(dec, k.Calls, func(first int, calls []model.ToolCall) bool {
+			return readCalls(dec, k.Calls, &sc, func(first int, calls []model.ToolCall) bool {
 				return yield(CallChunk{Run: r, First: first, Calls: calls}, nil)
 			})
 		}, func(err error) { yield(CallChunk{}, err) })
@@ -273,7 +275,7 @@ func (d *Details) merge(run func(*gob.Decoder, *detailKey) (bool, error), fail f
 }
 
 // readRun decodes a run and its calls, into a slice made at its size.
-func readRun(dec *gob.Decoder, calls int) (*model.Run, error) {
+func readRun(dec *gob.Decoder, calls int, sc *callScratch) (*model.Run, error) {
 	r := new(model.Run)
 	if err := dec.Decode(r); err != nil {
 		return nil, err
@@ -281,34 +283,38 @@ func readRun(dec *gob.Decoder, calls int) (*model.Run, error) {
 	if calls > 0 {
 		r.ToolCalls = make([]model.ToolCall, 0, calls)
 	}
-	_, err := readCalls(dec, calls, func(_ int, chunk []model.ToolCall) bool {
+	_, err := readCalls(dec, calls, sc, func(_ int, chunk []model.ToolCall) bool {
 		r.ToolCalls = append(r.ToolCalls, chunk...)
 		return true
 	})
 	return r, err
 }
 
-// readCalls decodes the n calls that follow a run, chunk by chunk into one
-// reused buffer, handing each to use with the index of its first call; it
+// callScratch is what reading calls reuses from run to run of a merge:
+// most runs have a few calls, and each run's buffers grown afresh and its
+// names made strings again were a sixth of reading a full report's calls.
+type callScratch struct {
+	raw   []byte
+	chunk []model.ToolCall
+	names callReader
+}
+
+// readCalls decodes the n calls that follow a run, chunk by chunk into
+// sc's buffer, handing each to use with the index of its first call; it
 // stops early when use says so.
-func readCalls(dec *gob.Decoder, n int, use func(first int, chunk []model.ToolCall) bool) (bool, error) {
-	var (
-		raw   []byte
-		chunk []model.ToolCall
-		calls callReader
-		err   error
-	)
-	for first := 0; first < n; first += len(chunk) {
-		if err := dec.Decode(&raw); err != nil {
+func readCalls(dec *gob.Decoder, n int, sc *callScratch, use func(first int, chunk []model.ToolCall) bool) (bool, error) {
+	var err error
+	for first := 0; first < n; first += len(sc.chunk) {
+		if err := dec.Decode(&sc.raw); err != nil {
 			return false, err
 		}
-		if chunk, err = calls.decode(chunk[:0], raw); err != nil {
+		if sc.chunk, err = sc.names.decode(sc.chunk[:0], sc.raw); err != nil {
 			return false, err
 		}
-		if len(chunk) == 0 || first+len(chunk) > n {
+		if len(sc.chunk) == 0 || first+len(sc.chunk) > n {
 			return false, errCorruptCalls
 		}
-		if !use(first, chunk) {
+		if !use(first, sc.chunk) {
 			return false, nil
 		}
 	}
