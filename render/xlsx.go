@@ -17,7 +17,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	kflate "github.com/klauspost/compress/flate"
 	"github.com/xuri/excelize/v2"
 
 	"github.com/agentstat/agentstat/analyze"
@@ -130,6 +129,10 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	}
 	return canonicalZip(tmp.File, w, x.rows)
 }
+
+// xlsxLevel is the workbook's deflate level: level 1 would save a third of
+// a full report's deflate for a workbook a quarter larger (BENCHMARKS.md).
+const xlsxLevel = 6
 
 // newXLSXZip is excelize's zip writer with klauspost/compress's deflate
 // (level 6), on every core (parallelDeflate): faster than compress/flate
@@ -287,24 +290,19 @@ func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows) error {
 	return err
 }
 
-// xlsxLevel is the workbook's deflate level.
-const xlsxLevel = 6
-
 // deflateSegment deflates b on its own, ending in a sync flush, or in the
-// final block when last.
+// final block when last (with the pooled compressors).
 func deflateSegment(b []byte, last bool) ([]byte, error) {
 	var out bytes.Buffer
-	w, err := kflate.NewWriter(&out, xlsxLevel)
+	z, err := newParallelDeflate(&out, xlsxLevel)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := w.Write(b); err != nil {
-		return nil, err
-	}
+	z.Write(b) // a bytes.Buffer takes every write
 	if last {
-		err = w.Close()
+		err = z.Close()
 	} else {
-		err = w.Flush()
+		err = z.closeSegment()
 	}
 	return out.Bytes(), err
 }
