@@ -121,14 +121,14 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		cat := walls(ms[0])
-		row := func(name string, wall time.Duration, ratio float64, rss int64) string {
+		row := func(name string, wall, cpu time.Duration, ratio float64, rss int64) string {
 			secs := wall.Seconds()
-			return fmt.Sprintf("| %s | %s | %.2f s | %.0f | %.0f | %.1f | %d MiB |", s, name, secs,
+			return fmt.Sprintf("| %s | %s | %.2f s | %.2f s | %.0f | %.0f | %.1f | %d MiB |", s, name, secs, cpu.Seconds(),
 				float64(bytes)/1e6/secs, float64(files)/secs, ratio, rss>>20)
 		}
 		for i, c := range cases {
 			w := walls(ms[i])
-			table = append(table, row(c.name, medianOf(w), medianRatio(w, cat), maxRSS(ms[i])))
+			table = append(table, row(c.name, medianOf(w), medianOf(cpus(ms[i])), medianRatio(w, cat), maxRSS(ms[i])))
 			if i > 0 {
 				rounds = append(rounds, fmt.Sprintf("%s %s: %s", s, c.name, ratios(w, cat)))
 			}
@@ -141,7 +141,7 @@ func run(args []string, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("report (full set), replacing the last: %w", err)
 			}
-			table[at] = row("report (full set), replacing the last", m.wall, float64(m.wall)/float64(medianOf(cat)), m.rss)
+			table[at] = row("report (full set), replacing the last", m.wall, m.cpu, float64(m.wall)/float64(medianOf(cat)), m.rss)
 			return nil
 		})
 	}
@@ -150,8 +150,8 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprintln(out, "| corpus | case | time | MB/s | files/s | × cat | peak RSS |")
-	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(out, "| corpus | case | time | CPU | MB/s | files/s | × cat | peak RSS |")
+	fmt.Fprintln(out, "|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, r := range table {
 		fmt.Fprintln(out, r)
 	}
@@ -174,8 +174,8 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		name, _ := filepath.Rel(largest, file)
-		fmt.Fprintf(out, "\n`agentstat report -f json` on the largest file alone (%s, %.0f MB): %.2f s, peak RSS %d MiB\n",
-			name, float64(size)/1e6, m.wall.Seconds(), m.rss>>20)
+		fmt.Fprintf(out, "\n`agentstat report -f json` on the largest file alone (%s, %.0f MB): %.2f s (CPU %.2f s), peak RSS %d MiB\n",
+			name, float64(size)/1e6, m.wall.Seconds(), m.cpu.Seconds(), m.rss>>20)
 	}
 	// The /report case: Markdown on stdout for a typical project.
 	dir, _, _, err := corpus(*cacheDir, 10e6)
@@ -187,7 +187,7 @@ func run(args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s, peak RSS %d MiB\n", m.wall.Seconds(), m.rss>>20)
+	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s (CPU %.2f s), peak RSS %d MiB\n", m.wall.Seconds(), m.cpu.Seconds(), m.rss>>20)
 	return nil
 }
 
@@ -219,7 +219,11 @@ func catAll(dir string) []string {
 
 type measurement struct {
 	wall time.Duration
-	rss  int64 // bytes
+	// User and system time of the process and the children it waited for
+	// (cat's pipeline): on this VM a run's CPU drifts less than its wall
+	// time, and 2 cores give a run of wall time w at most 2w of it.
+	cpu time.Duration
+	rss int64 // bytes
 }
 
 // prepare puts the machine in the same state before every run: the disk
@@ -275,6 +279,14 @@ func walls(ms []measurement) []time.Duration {
 	return w
 }
 
+func cpus(ms []measurement) []time.Duration {
+	c := make([]time.Duration, len(ms))
+	for i, m := range ms {
+		c[i] = m.cpu
+	}
+	return c
+}
+
 func maxRSS(ms []measurement) (rss int64) {
 	for _, m := range ms {
 		rss = max(rss, m.rss)
@@ -310,10 +322,9 @@ func medianRatio(ws, floor []time.Duration) float64 {
 }
 
 // median runs cmd n times, each after before, and returns the median wall
-// time and the largest peak RSS.
+// and CPU time and the largest peak RSS.
 func median(cmd func(run int) []string, n int, before func() error) (measurement, error) {
-	var walls []time.Duration
-	var rss int64
+	var ms []measurement
 	for run := range n {
 		if err := before(); err != nil {
 			return measurement{}, err
@@ -322,10 +333,9 @@ func median(cmd func(run int) []string, n int, before func() error) (measurement
 		if err != nil {
 			return m, err
 		}
-		walls, rss = append(walls, m.wall), max(rss, m.rss)
+		ms = append(ms, m)
 	}
-	slices.Sort(walls)
-	return measurement{wall: walls[len(walls)/2], rss: rss}, nil
+	return measurement{wall: medianOf(walls(ms)), cpu: medianOf(cpus(ms)), rss: maxRSS(ms)}, nil
 }
 
 // measure runs cmd once; its peak RSS comes from the kernel's rusage of the
@@ -343,6 +353,7 @@ func measure(cmd []string) (measurement, error) {
 	m := measurement{wall: time.Since(start)}
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.rss = ru.Maxrss << 10 // Linux reports kilobytes
+		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return m, nil
 }

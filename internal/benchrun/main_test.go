@@ -3,6 +3,7 @@
 package main
 
 import (
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -40,5 +41,17 @@ func TestRounds(t *testing.T) {
 	}
 	if want := "ababab"; strings.Join(order, "") != want {
 		t.Errorf("runs in the order %s, want %s", strings.Join(order, ""), want)
+	}
+}
+
+// A run's CPU is its process tree's: a grandchild's busy loop counts, as
+// cat's does under find and xargs, and no more than the cores allow.
+func TestMeasureCPU(t *testing.T) {
+	m, err := measure([]string{"sh", "-c", `sh -c 'i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done'`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.cpu < 10*time.Millisecond || m.cpu > time.Duration(runtime.NumCPU())*m.wall+10*time.Millisecond {
+		t.Errorf("CPU %v in %v of wall time", m.cpu, m.wall)
 	}
 }
