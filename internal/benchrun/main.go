@@ -121,14 +121,14 @@ func run(args []string, out io.Writer) error {
 			return err
 		}
 		cat := walls(ms[0])
-		row := func(name string, wall, cpu time.Duration, ratio float64, rss int64) string {
-			secs := wall.Seconds()
-			return fmt.Sprintf("| %s | %s | %.2f s | %.2f s | %.0f | %.0f | %.1f | %d MiB |", s, name, secs, cpu.Seconds(),
-				float64(bytes)/1e6/secs, float64(files)/secs, ratio, rss>>20)
+		row := func(name string, m measurement, ratio float64) string {
+			secs := m.wall.Seconds()
+			return fmt.Sprintf("| %s | %s | %.2f s | %.2f s | %.0f | %.0f | %.1f | %d MiB |", s, name, secs, m.cpu.Seconds(),
+				float64(bytes)/1e6/secs, float64(files)/secs, ratio, m.rss>>20)
 		}
 		for i, c := range cases {
 			w := walls(ms[i])
-			table = append(table, row(c.name, medianOf(w), medianOf(cpus(ms[i])), medianRatio(w, cat), maxRSS(ms[i])))
+			table = append(table, row(c.name, summarize(ms[i]), medianRatio(w, cat)))
 			if i > 0 {
 				rounds = append(rounds, fmt.Sprintf("%s %s: %s", s, c.name, ratios(w, cat)))
 			}
@@ -141,7 +141,7 @@ func run(args []string, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("report (full set), replacing the last: %w", err)
 			}
-			table[at] = row("report (full set), replacing the last", m.wall, m.cpu, float64(m.wall)/float64(medianOf(cat)), m.rss)
+			table[at] = row("report (full set), replacing the last", m, float64(m.wall)/float64(medianOf(cat)))
 			return nil
 		})
 	}
@@ -335,7 +335,12 @@ func median(cmd func(run int) []string, n int, before func() error) (measurement
 		}
 		ms = append(ms, m)
 	}
-	return measurement{wall: medianOf(walls(ms)), cpu: medianOf(cpus(ms)), rss: maxRSS(ms)}, nil
+	return summarize(ms), nil
+}
+
+// summarize is runs' median wall and CPU time and their largest peak RSS.
+func summarize(ms []measurement) measurement {
+	return measurement{wall: medianOf(walls(ms)), cpu: medianOf(cpus(ms)), rss: maxRSS(ms)}
 }
 
 // measure runs cmd once; its peak RSS comes from the kernel's rusage of the
