@@ -209,13 +209,19 @@ type claudeLine struct {
 	// nanoseconds: a time.Time holds a pointer, and a long session's
 	// lines are the bulk of the heap the collector scans at its join.
 	sec               int64
-	nsec              int32
+	nsec              int32 // the nanoseconds, and sidechainBit: 40 bytes a line rather than 48 with a bool
 	agent             int32 // index in words
 	usage, prompt     int32 // index+1 in usages, prompts; 0 for none
 	usesLo, resultsLo int32 // first index in uses, results
 	nUses, nResults   int32
-	sidechain         bool
 }
+
+// sidechainBit marks a sidechain's line in claudeLine.nsec, above any nanosecond count.
+const sidechainBit = 1 << 30
+
+func (l *claudeLine) nanos() int32    { return l.nsec &^ sidechainBit }
+func (l *claudeLine) sidechain() bool { return l.nsec&sidechainBit != 0 }
+func (l *claudeLine) setSidechain()   { l.nsec |= sidechainBit }
 
 // claudeUsage is a message's token use; it counts once per key (message id
 // and request id), the largest copy winning.
@@ -232,7 +238,7 @@ type claudeEntry struct {
 }
 
 func (e claudeEntry) agentID() string   { return e.f.wordAt(e.agent) }
-func (e claudeEntry) at() time.Time     { return time.Unix(e.sec, int64(e.nsec)).In(e.f.loc) }
+func (e claudeEntry) at() time.Time     { return time.Unix(e.sec, int64(e.nanos())).In(e.f.loc) }
 func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
 func (e claudeEntry) results() []claudeResult {
 	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
@@ -299,7 +305,9 @@ func readClaude(d *document, c *readCtx) {
 	f := c.claudeFile(d.SessionIDCamel.V)
 	at := d.Timestamp.In(c.loc)
 	l := claudeLine{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
-	l.sidechain = d.IsSidechain != nil && *d.IsSidechain
+	if d.IsSidechain != nil && *d.IsSidechain {
+		l.setSidechain()
+	}
 	apiError := d.IsAPIError != nil && *d.IsAPIError
 	prompt := ""
 	if m := d.Message; m != nil {
@@ -346,7 +354,7 @@ func readClaude(d *document, c *readCtx) {
 		f.prompts = append(f.prompts, prompt)
 		l.prompt = f.base.prompts + int32(len(f.prompts))
 	}
-	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain && l.agent == 0 {
+	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain() && l.agent == 0 {
 		// Only its time counts, and counting a time twice changes nothing.
 		if !f.quiet || at.Before(f.first) {
 			f.first = at

@@ -36,10 +36,7 @@ func joinClaude(s claudeSessions, owner map[*Fragment]*model.Run, w Warner, emit
 			r, calls = first.r, first.calls
 			first.warns.hand()
 		} else {
-			for _, f := range fs {
-				f.loadRecords(linesAndUsages)
-			}
-			r, calls = claudeRun(id, fs, w)
+			r, calls = claudeRun(id, fs, w) // it reads the records back
 		}
 		if emitParts != nil {
 			emitParts(r, calls)
@@ -97,9 +94,6 @@ func (s *claudeSessions) joinFirst(w Warner) {
 	go func() {
 		id := s.order[0]
 		fs := s.bySession[id]
-		for _, f := range fs {
-			f.loadRecords(linesAndUsages)
-		}
 		warns := &aheadWarner{w: w}
 		r, calls := claudeRun(id, fs, warns)
 		s.first <- joinedSession{r, calls, warns}
@@ -317,11 +311,39 @@ type claudeRef struct{ pos, k int32 }
 func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
+	for i, f := range fs {
+		s.start[i+1] = s.start[i] + f.lineCount()
+	}
+	n := s.start[len(fs)]
+
+	// Each uuid counts once: the first line that bears it, in file order.
+	// The uuids come first and alone (uuidKeys), the other tables after.
+	repeated := newBitset(n)
+	byUUID := make([]idKey, 0, n)
+	for i, f := range fs {
+		byUUID = f.uuidKeys(s.start[i], byUUID)
+	}
+	sortIDKeys(byUUID)
+	for i := 1; i < len(byUUID); i++ {
+		if byUUID[i].id == byUUID[i-1].id {
+			repeated.set(byUUID[i].i)
+		}
+	}
+	byUUID = nil
+
 	var first, last time.Time
 	quiet := false
 	for i, f := range fs {
+		spill := f.recordSpill()
+		f.loadRecords(linesAndUsages)
 		cf := f.claude
-		s.files[i], s.start[i+1] = cf, s.start[i]+int32(len(cf.lines))
+		s.files[i] = cf
+		if s.start[i+1]-s.start[i] != int32(len(cf.lines)) && spill != nil {
+			// Read back otherwise than counted: the spill failed (Err), and
+			// the lines are numbered as they came, with no repeats known.
+			spill.fail(errSpillCorrupt)
+			repeated = nil
+		}
 		if cf.quiet {
 			if !quiet || cf.first.Before(first) {
 				first = cf.first
@@ -332,28 +354,13 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			quiet = true
 		}
 	}
-	n := s.start[len(fs)]
-
-	// Each uuid counts once: the first line that bears it, in file order.
-	repeated := newBitset(n)
-	byUUID := make([]idKey, 0, n)
-	for i, f := range s.files {
-		for j, uuid := range f.uuids {
-			if uuid != (digest{}) {
-				byUUID = append(byUUID, idKey{uuid, s.start[i] + int32(j)})
-			}
+	if repeated == nil {
+		for i, cf := range s.files {
+			s.start[i+1] = s.start[i] + int32(len(cf.lines))
 		}
-		if fs[i].spill != nil { // read back for this join alone (release): the keys hold them now
-			f.uuids = nil
-		}
+		n = s.start[len(fs)]
+		repeated = newBitset(n)
 	}
-	sortIDKeys(byUUID)
-	for i := 1; i < len(byUUID); i++ {
-		if byUUID[i].id == byUUID[i-1].id {
-			repeated.set(byUUID[i].i)
-		}
-	}
-	byUUID = nil
 
 	// Tokens, before the chain is sorted, so that the usage table can go
 	// first: once per message, the largest copy (the first of equals); the
@@ -380,7 +387,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		r.Tokens.Add(best.tokens)
 		e := s.entry(bestG)
 		perModel[e.f.wordAt(best.model)] += best.tokens.Total()
-		if e.sidechain || e.agent != 0 {
+		if e.sidechain() || e.agent != 0 {
 			sideTokens = append(sideTokens, lineTokens{bestG, best.tokens.Total()})
 		}
 		i = end
@@ -404,11 +411,11 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 				continue
 			}
 			l := &f.lines[j]
-			if l.sidechain || l.agent != 0 {
+			if l.sidechain() || l.agent != 0 {
 				side = append(side, g)
 				continue
 			}
-			byTime = append(byTime, timeKey{l.sec, l.nsec, g})
+			byTime = append(byTime, timeKey{l.sec, l.nanos(), g})
 			if r.Source == "" {
 				r.Source = fs[i].Source
 			}
@@ -522,43 +529,42 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 	}
 	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
 	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
-	// Both sides by id, then in chain order.
-	useIDs, resultIDs := make([]idKey, len(uses)), make([]idKey, len(results))
+	// The uses by id, then in chain order: the first of each id is the
+	// call. The results next, once the uses' keys are gone: each call
+	// looks up the first result that names it. The keys of both at once
+	// were a fifth of a long session's join at its peak.
+	keys := make([]idKey, len(uses))
 	for i, ref := range uses {
-		useIDs[i] = idKey{useOf(ref).id, int32(i)}
+		keys[i] = idKey{useOf(ref).id, int32(i)}
 	}
-	for i, ref := range results {
-		resultIDs[i] = idKey{resultOf(ref).useID, int32(i)}
-	}
-	sortIDKeys(useIDs)
-	sortIDKeys(resultIDs)
+	sortIDKeys(keys)
 	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
 	paired, kept := make([]int32, len(uses)), 0
-	j := 0
-	for i := 0; i < len(useIDs); {
-		id := useIDs[i].id
-		end := i + 1
-		for end < len(useIDs) && useIDs[end].id == id {
-			end++
+	for i, k := range keys {
+		if i > 0 && k.id == keys[i-1].id && k.id != (digest{}) { // no id is no identity: those never repeat
+			paired[k.i] = -1
+			continue
 		}
-		for j < len(resultIDs) && cmpDigest(&resultIDs[j].id, &id) < 0 {
-			j++
-		}
-		res := int32(0)
-		if j < len(resultIDs) && resultIDs[j].id == id {
-			res = resultIDs[j].i + 1
-		}
-		for x := i; x < end; x++ {
-			if x > i && id != (digest{}) {
-				paired[useIDs[x].i] = -1 // no id is no identity: those never repeat
-				continue
-			}
-			paired[useIDs[x].i] = res
-			kept++
-		}
-		i = end
+		kept++
 	}
-	useIDs, resultIDs = nil, nil
+	if keys = keys[:0]; cap(keys) < len(results) {
+		keys = make([]idKey, 0, len(results))
+	}
+	for i, ref := range results {
+		keys = append(keys, idKey{resultOf(ref).useID, int32(i)})
+	}
+	sortIDKeys(keys)
+	for i, ref := range uses {
+		if paired[i] < 0 {
+			continue
+		}
+		id := &useOf(ref).id
+		// The first key with the id: the result that comes first in the chain.
+		if j, ok := slices.BinarySearchFunc(keys, id, func(k idKey, id *digest) int { return cmpDigest(&k.id, id) }); ok {
+			paired[i] = keys[j].i + 1
+		}
+	}
+	keys = nil
 
 	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
 		if paired[i] < 0 {

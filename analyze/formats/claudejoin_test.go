@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/logsynth"
@@ -109,7 +110,10 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 		for range pick(40 * scale) {
 			uuid := id(30 * scale)
 			t := at()
-			l := claudeLine{sec: t.Unix(), nsec: int32(t.Nanosecond()), sidechain: pick(6) == 0, usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+			l := claudeLine{sec: t.Unix(), nsec: int32(t.Nanosecond()), usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+			if pick(6) == 0 {
+				l.setSidechain()
+			}
 			if pick(6) == 0 {
 				l.agent = int32(1 + pick(2))
 			}
@@ -186,7 +190,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 					usage[u.key] = e
 				}
 			}
-			if e.sidechain || e.agent != 0 {
+			if e.sidechain() || e.agent != 0 {
 				side = append(side, e)
 			} else {
 				main = append(main, e)
@@ -409,7 +413,6 @@ func TestClaudeJoinSpilled(t *testing.T) {
 			if f.spill == nil {
 				t.Fatal("not spilled")
 			}
-			f.loadRecords(linesAndUsages)
 		}
 		w1, w2 := newCollector(), newCollector()
 		want, wantCalls := claudeRun("s", mem, w1)
@@ -418,6 +421,24 @@ func TestClaudeJoinSpilled(t *testing.T) {
 		got.ToolCalls = gotCalls.All()
 		if spill.Err() != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
 			t.Fatalf("seed %d: the spilled session joins otherwise (%v)", seed, spill.Err())
+		}
+	}
+}
+
+// A line takes 40 bytes (a long session's lines are the bulk of its join),
+// and its sidechain mark leaves its nanoseconds as they are.
+func TestClaudeLineSize(t *testing.T) {
+	if n := unsafe.Sizeof(claudeLine{}); n != 40 {
+		t.Errorf("a line takes %d bytes, want 40", n)
+	}
+	for _, ns := range []int32{0, 1, 999_999_999} {
+		l := claudeLine{nsec: ns}
+		if l.sidechain() || l.nanos() != ns {
+			t.Errorf("%d: sidechain %v, nanos %d", ns, l.sidechain(), l.nanos())
+		}
+		l.setSidechain()
+		if !l.sidechain() || l.nanos() != ns {
+			t.Errorf("%d marked: sidechain %v, nanos %d", ns, l.sidechain(), l.nanos())
 		}
 	}
 }

@@ -141,15 +141,17 @@ func (s *RecordSpill) put(frag *Fragment) {
 type tableSet uint8
 
 const (
-	linesAndUsages tableSet = 1 << iota // and the file's header: what a join needs first
+	linesAndUsages tableSet = 1 << iota // and the file's header: what a join needs once its uuids are counted (uuidKeys)
 	usesAndResults                      // and the prompts: what it needs once the usages are counted
+	uuidTable                           // the lines' uuids, read back with the rest only into memory
 	allTables      = linesAndUsages | usesAndResults
 )
 
 // loadRecords brings a fragment's records back into memory: the tables of
 // keep for one read back from the spill, every table otherwise (the
-// second half then adds nothing). A long session is joined in two halves,
-// so that its usages are gone before its uses and results come.
+// second half then adds nothing). A long session is joined in three
+// steps, so that its uuids (uuidKeys) are gone before its lines and
+// usages come, and its usages before its uses and results.
 func (frag *Fragment) loadRecords(keep tableSet) {
 	switch {
 	case frag.spill != nil:
@@ -162,7 +164,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 	case frag.claude != nil && len(frag.claude.segments) > 0 && keep&linesAndUsages != 0: // the end did not reach the disk
 		rest, cf := frag.claude, &claudeFile{}
 		for _, ref := range rest.segments {
-			rest.spill.read(ref, cf, false, allTables)
+			rest.spill.read(ref, cf, false, allTables|uuidTable)
 		}
 		cf.lines = append(cf.lines, rest.lines...)
 		cf.uuids = append(cf.uuids, rest.uuids...)
@@ -185,7 +187,7 @@ func makeRoom(refs []spillRef, cf *claudeFile, keep tableSet) {
 		}
 	}
 	if keep&linesAndUsages != 0 {
-		cf.lines, cf.uuids, cf.usages = withRoom[claudeLine](total[0]), withRoom[digest](total[0]), withRoom[claudeUsage](total[1])
+		cf.lines, cf.usages = withRoom[claudeLine](total[0]), withRoom[claudeUsage](total[1])
 	}
 	if keep&usesAndResults != 0 {
 		cf.uses, cf.results, cf.prompts = withRoom[claudeUse](total[2]), withRoom[claudeResult](total[3]), withRoom[string](total[4])
@@ -293,7 +295,7 @@ func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
 	for i, ref := range refs {
 		st, n := &stretches[i], ref.tables
 		if keep&linesAndUsages != 0 {
-			st.lines, st.uuids, st.usages = stretch(cf.lines, at[0], n[0]), stretch(cf.uuids, at[0], n[0]), stretch(cf.usages, at[1], n[1])
+			st.lines, st.usages = stretch(cf.lines, at[0], n[0]), stretch(cf.usages, at[1], n[1])
 		}
 		if keep&usesAndResults != 0 {
 			st.uses, st.results, st.prompts = stretch(cf.uses, at[2], n[2]), stretch(cf.results, at[3], n[3]), stretch(cf.prompts, at[4], n[4])
@@ -322,7 +324,7 @@ func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
 		}
 	}
 	if keep&linesAndUsages != 0 {
-		cf.lines, cf.uuids, cf.usages = cf.lines[:at[0]], cf.uuids[:at[0]], cf.usages[:at[1]]
+		cf.lines, cf.usages = cf.lines[:at[0]], cf.usages[:at[1]]
 	}
 	if keep&usesAndResults != 0 {
 		cf.uses, cf.results, cf.prompts = cf.uses[:at[2]], cf.results[:at[3]], cf.prompts[:at[4]]
@@ -353,6 +355,74 @@ func (s *RecordSpill) fail(err error) {
 	s.mu.Lock()
 	s.err = cmp.Or(s.err, err)
 	s.mu.Unlock()
+}
+
+// recordSpill is where the fragment's records are, nil for none.
+func (frag *Fragment) recordSpill() *RecordSpill {
+	if frag.spill == nil && frag.claude != nil {
+		return frag.claude.spill // nil unless a segment went there
+	}
+	return frag.spill
+}
+
+// lineCount is how many lines the fragment's records hold, in memory or not.
+func (frag *Fragment) lineCount() int32 {
+	var n int32
+	for _, ref := range frag.refs {
+		n += ref.tables[0]
+	}
+	if f := frag.claude; f != nil {
+		for _, ref := range f.segments {
+			n += ref.tables[0]
+		}
+		n += int32(len(f.lines))
+	}
+	return n
+}
+
+// uuidKeys appends to keys the uuid of each of the fragment's lines that
+// has one, with its number (the first line's is start). A record on the
+// spill is read for its uuids alone: a long session's dedupe comes before
+// its other tables are read back, so that they are not live together.
+func (frag *Fragment) uuidKeys(start int32, keys []idKey) []idKey {
+	add := func(uuid digest) {
+		if uuid != (digest{}) {
+			keys = append(keys, idKey{uuid, start})
+		}
+		start++
+	}
+	switch f := frag.claude; {
+	case frag.spill != nil: // what is in memory (loadRecords) holds no uuids
+		for i, ref := range frag.refs {
+			frag.spill.readUUIDs(ref, i == len(frag.refs)-1, add)
+		}
+	case f != nil:
+		for _, ref := range f.segments { // the end did not reach the disk
+			f.spill.readUUIDs(ref, false, add)
+		}
+		for _, uuid := range f.uuids {
+			add(uuid)
+		}
+	}
+	return keys
+}
+
+// readUUIDs passes each uuid of one record's lines to add, in order; the
+// record holds a file's header first if header is set.
+func (s *RecordSpill) readUUIDs(ref spillRef, header bool, add func(digest)) {
+	r := s.reader(ref)
+	if header {
+		decodeHeader(r, &claudeFile{}, s.loc)
+	}
+	var n [5]int
+	for i := range n {
+		n[i] = r.uvarint()
+	}
+	for range n[0] {
+		add(digest(r.take(lineBytes)[:len(digest{})]))
+	}
+	r.skip(int(r.left())) // the usages, uses, results and prompts
+	s.done(r)
 }
 
 // recordSize is about how many bytes a fragment's records take on the spill.
@@ -408,10 +478,10 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 		l := &f.lines[i]
 		b = append(b, f.uuids[i][:]...)
 		b = binary.LittleEndian.AppendUint64(b, uint64(l.sec)) // in the spill's zone, loc
-		for _, v := range []int32{l.nsec, l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
+		for _, v := range []int32{l.nanos(), l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
 			b = binary.LittleEndian.AppendUint32(b, uint32(v))
 		}
-		b = appendBool(b, l.sidechain)
+		b = appendBool(b, l.sidechain())
 		put()
 	}
 	for i := range f.usages {
@@ -701,7 +771,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 	for range n[0] {
 		var l claudeLine
 		var uuid digest
-		b := r.take(len(uuid) + 8 + 8*4 + 1)
+		b := r.take(lineBytes)
 		copy(uuid[:], b)
 		b = b[len(uuid):]
 		l.sec, l.nsec = int64(le.Uint64(b)), int32(le.Uint32(b[8:]))
@@ -709,9 +779,14 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		l.agent, l.usage, l.prompt = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
 		l.usesLo, l.resultsLo = int32(le.Uint32(b[12:])), int32(le.Uint32(b[16:]))
 		l.nUses, l.nResults = int32(le.Uint32(b[20:])), int32(le.Uint32(b[24:]))
-		l.sidechain = b[28] == 1
+		if b[28] == 1 {
+			l.setSidechain()
+		}
 		if keep&linesAndUsages != 0 {
-			f.lines, f.uuids = append(f.lines, l), append(f.uuids, uuid)
+			f.lines = append(f.lines, l)
+		}
+		if keep&uuidTable != 0 {
+			f.uuids = append(f.uuids, uuid)
 		}
 	}
 	if keep&linesAndUsages == 0 {
@@ -756,6 +831,9 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		f.prompts = append(f.prompts, r.string())
 	}
 }
+
+// lineBytes is how many bytes encodeTables writes for a line (its uuid first).
+const lineBytes = len(digest{}) + 8 + 8*4 + 1
 
 // usageBytes is how many bytes encodeTables writes for a usage.
 const usageBytes = len(digest{}) + 5*8 + 4

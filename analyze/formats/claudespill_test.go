@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,9 +67,14 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					if segment == 5 && name == "synth.jsonl" && len(f.refs) < 10 {
 						t.Fatalf("%s: %d segments", name, len(f.refs))
 					}
+					// The uuids come back alone, before the other tables.
+					if got, want := f.uuidKeys(3, nil), mem.frags[i].uuidKeys(3, nil); !reflect.DeepEqual(got, want) || len(want) == 0 {
+						t.Fatalf("%s (%s): fragment %d's uuids differ after the spill: %d, want %d", name, loc, i, len(got), len(want))
+					}
 					f.loadRecords(allTables)
 					want := *mem.frags[i].claude
 					want.wordIdx = nil // used while reading only
+					want.uuids = nil   // read back by uuidKeys alone
 					if !reflect.DeepEqual(*f.claude, want) {
 						t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
 					}
@@ -88,14 +94,7 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 // and the runs as they are, and the next file spills again: the reused
 // write buffer does not keep the failure.
 func TestRecordSpillWriteFailure(t *testing.T) {
-	defer func(n int) { segmentLines = n }(segmentLines)
-	segmentLines = 5
-	spill, err := NewRecordSpill(time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spill.Close()
-	good, ro := spill.f, unwritable(t)
+	spill, good, ro := segmentedSpill(t)
 	for seed, failing := range []bool{true, false} {
 		data, err := logsynth.File("claudecode", uint64(seed))
 		if err != nil {
@@ -127,6 +126,77 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
 		}
 	}
+}
+
+// A file whose segments reached the spill but whose end did not (the disk
+// filled up meanwhile) keeps the end in memory, and joins as in memory.
+func TestRecordSpillEndInMemory(t *testing.T) {
+	spill, good, ro := segmentedSpill(t)
+	one, err := logsynth.File("claudecode", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat(one, 20) // read well past the first buffer: segments go out before the end is read
+	mem, spilled := newCollector(), newCollector()
+	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+		t.Fatal(err)
+	}
+	full := func() { // after the last line, before the file's end is written
+		spill.mu.Lock()
+		spill.f = ro
+		spill.mu.Unlock()
+	}
+	if err := Read(&atEOF{r: bytes.NewReader(data), then: full}, "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+		t.Fatal(err)
+	}
+	spill.f = good
+	split := 0
+	for i, f := range spilled.frags {
+		if f.spill == nil && f.claude != nil && len(f.claude.segments) > 0 {
+			split++
+		}
+		if got, want := f.uuidKeys(0, nil), mem.frags[i].uuidKeys(0, nil); !reflect.DeepEqual(got, want) {
+			t.Fatalf("fragment %d: uuids differ", i)
+		}
+	}
+	if split == 0 {
+		t.Fatal("no fragment has segments on the spill and its end in memory")
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("runs differ (%v)", spill.Err())
+	}
+}
+
+// atEOF is a reader that calls then when r is read to its end, 4 KB at a time.
+type atEOF struct {
+	r    io.Reader
+	then func()
+}
+
+func (a *atEOF) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p[:min(len(p), 4<<10)])
+	if err == io.EOF && a.then != nil {
+		a.then()
+		a.then = nil
+	}
+	return n, err
+}
+
+// segmentedSpill is a spill that takes a segment every five lines, with its
+// file and one every write to fails (a full disk), to put in its place.
+func segmentedSpill(t *testing.T) (spill *RecordSpill, good, ro *tempfile.File) {
+	t.Helper()
+	n := segmentLines
+	t.Cleanup(func() { segmentLines = n })
+	segmentLines = 5
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spill.Close() })
+	return spill, spill.f, unwritable(t)
 }
 
 // unwritable is a spill file every write to fails (a full disk).
