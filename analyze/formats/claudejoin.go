@@ -316,16 +316,17 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	}
 	n := s.start[len(fs)]
 
-	// Each uuid counts once: the first line that bears it, in file order.
-	// The uuids come first and alone (uuidKeys), the other tables after.
+	// Each uuid counts once: the first line that bears it, in file order;
+	// a line without is no repeat. The uuids come first and alone
+	// (uuidKeys), the other tables after.
 	repeated := newBitset(n)
-	byUUID := make([]idKey, 0, n)
+	byUUID := make([]idKey, n)
 	for i, f := range fs {
-		byUUID = f.uuidKeys(s.start[i], byUUID)
+		f.uuidKeys(s.start[i], byUUID[s.start[i]:s.start[i+1]])
 	}
 	sortIDKeys(byUUID)
 	for i := 1; i < len(byUUID); i++ {
-		if byUUID[i].id == byUUID[i-1].id {
+		if byUUID[i].id == byUUID[i-1].id && byUUID[i].id != (digest{}) {
 			repeated.set(byUUID[i].i)
 		}
 	}
@@ -364,8 +365,14 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 
 	// Tokens, before the chain is sorted, so that the usage table can go
 	// first: once per message, the largest copy (the first of equals); the
-	// model with most tokens names the run.
-	var withUsage []idKey
+	// model with most tokens names the run. The keys, sorted, find each
+	// message's copies; the usages that count are then summed in line
+	// order (in key order each was a cache miss, a third of the join).
+	nUsages := 0
+	for _, f := range s.files {
+		nUsages += len(f.usages)
+	}
+	withUsage := make([]idKey, 0, nUsages)
 	for i, f := range s.files {
 		for j := range f.lines {
 			if g := s.start[i] + int32(j); f.lines[j].usage != 0 && !repeated.has(g) {
@@ -374,27 +381,51 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		}
 	}
 	sortIDKeys(withUsage)
-	var sideTokens []lineTokens // the counted usages of subagent lines, by line
-	perModel := map[string]int64{}
+	counted := newBitset(n)
 	for i := 0; i < len(withUsage); {
 		bestG, end := withUsage[i].i, i+1
-		best := s.entry(bestG).usageOf()
-		for ; end < len(withUsage) && withUsage[end].id == withUsage[i].id; end++ {
-			if u := s.entry(withUsage[end].i).usageOf(); u.tokens.Total() > best.tokens.Total() {
-				best, bestG = u, withUsage[end].i
+		for end < len(withUsage) && withUsage[end].id == withUsage[i].id {
+			end++
+		}
+		if end-i > 1 {
+			best := s.entry(bestG).usageOf().tokens.Total()
+			for _, k := range withUsage[i+1 : end] {
+				if t := s.entry(k.i).usageOf().tokens.Total(); t > best {
+					best, bestG = t, k.i
+				}
 			}
 		}
-		r.Tokens.Add(best.tokens)
-		e := s.entry(bestG)
-		perModel[e.f.wordAt(best.model)] += best.tokens.Total()
-		if e.sidechain() || e.agent != 0 {
-			sideTokens = append(sideTokens, lineTokens{bestG, best.tokens.Total()})
-		}
+		counted.set(bestG)
 		i = end
 	}
 	withUsage = nil
+	var sideTokens []lineTokens // the counted usages of subagent lines, in line order
+	perModel := map[string]int64{}
+	for i, f := range s.files {
+		byModel := make([]int64, max(len(f.words), 1)) // by index in words (0 is "", with no words too)
+		seen := newBitset(int32(len(byModel)))
+		for j := range f.lines {
+			g := s.start[i] + int32(j)
+			if !counted.has(g) {
+				continue
+			}
+			l := &f.lines[j]
+			u := &f.usages[l.usage-1]
+			r.Tokens.Add(u.tokens)
+			t := u.tokens.Total()
+			byModel[u.model] += t
+			seen.set(u.model)
+			if l.sidechain() || l.agent != 0 {
+				sideTokens = append(sideTokens, lineTokens{g, t})
+			}
+		}
+		for m, t := range byModel {
+			if seen.has(int32(m)) {
+				perModel[f.wordAt(int32(m))] += t
+			}
+		}
+	}
 	r.Model = topModel(perModel)
-	slices.SortFunc(sideTokens, func(a, b lineTokens) int { return cmp.Compare(a.g, b.g) })
 	for i, f := range fs {
 		if f.spill != nil { // records read back for this join alone (release)
 			s.files[i].usages = nil
@@ -529,42 +560,43 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 	}
 	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
 	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
-	// The uses by id, then in chain order: the first of each id is the
-	// call. The results next, once the uses' keys are gone: each call
-	// looks up the first result that names it. The keys of both at once
-	// were a fifth of a long session's join at its peak.
-	keys := make([]idKey, len(uses))
+	// Both sides by id, then in chain order.
+	useIDs, resultIDs := make([]idKey, len(uses)), make([]idKey, len(results))
 	for i, ref := range uses {
-		keys[i] = idKey{useOf(ref).id, int32(i)}
-	}
-	sortIDKeys(keys)
-	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
-	paired, kept := make([]int32, len(uses)), 0
-	for i, k := range keys {
-		if i > 0 && k.id == keys[i-1].id && k.id != (digest{}) { // no id is no identity: those never repeat
-			paired[k.i] = -1
-			continue
-		}
-		kept++
-	}
-	if keys = keys[:0]; cap(keys) < len(results) {
-		keys = make([]idKey, 0, len(results))
+		useIDs[i] = idKey{useOf(ref).id, int32(i)}
 	}
 	for i, ref := range results {
-		keys = append(keys, idKey{resultOf(ref).useID, int32(i)})
+		resultIDs[i] = idKey{resultOf(ref).useID, int32(i)}
 	}
-	sortIDKeys(keys)
-	for i, ref := range uses {
-		if paired[i] < 0 {
-			continue
+	sortIDKeys(useIDs)
+	sortIDKeys(resultIDs)
+	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
+	paired, kept := make([]int32, len(uses)), 0
+	j := 0
+	for i := 0; i < len(useIDs); {
+		id := useIDs[i].id
+		end := i + 1
+		for end < len(useIDs) && useIDs[end].id == id {
+			end++
 		}
-		id := &useOf(ref).id
-		// The first key with the id: the result that comes first in the chain.
-		if j, ok := slices.BinarySearchFunc(keys, id, func(k idKey, id *digest) int { return cmpDigest(&k.id, id) }); ok {
-			paired[i] = keys[j].i + 1
+		for j < len(resultIDs) && cmpDigest(&resultIDs[j].id, &id) < 0 {
+			j++
 		}
+		res := int32(0)
+		if j < len(resultIDs) && resultIDs[j].id == id {
+			res = resultIDs[j].i + 1
+		}
+		for x := i; x < end; x++ {
+			if x > i && id != (digest{}) {
+				paired[useIDs[x].i] = -1 // no id is no identity: those never repeat
+				continue
+			}
+			paired[useIDs[x].i] = res
+			kept++
+		}
+		i = end
 	}
-	keys = nil
+	useIDs, resultIDs = nil, nil
 
 	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
 		if paired[i] < 0 {

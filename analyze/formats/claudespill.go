@@ -380,36 +380,48 @@ func (frag *Fragment) lineCount() int32 {
 	return n
 }
 
-// uuidKeys appends to keys the uuid of each of the fragment's lines that
-// has one, with its number (the first line's is start). A record on the
-// spill is read for its uuids alone: a long session's dedupe comes before
-// its other tables are read back, so that they are not live together.
-func (frag *Fragment) uuidKeys(start int32, keys []idKey) []idKey {
-	add := func(uuid digest) {
-		if uuid != (digest{}) {
-			keys = append(keys, idKey{uuid, start})
-		}
-		start++
-	}
+// uuidKeys fills keys, one for each of the fragment's lines, with the
+// line's uuid (zero for none) and number (the first line's is start). A
+// record on the spill is read for its uuids alone: a long session's dedupe
+// comes before its other tables are read back, so that they are not live
+// together. A long fragment's records are read on both cores.
+func (frag *Fragment) uuidKeys(start int32, keys []idKey) {
+	put := func(at int, uuid digest) { keys[at] = idKey{uuid, start + int32(at)} }
 	switch f := frag.claude; {
 	case frag.spill != nil: // what is in memory (loadRecords) holds no uuids
-		for i, ref := range frag.refs {
-			frag.spill.readUUIDs(ref, i == len(frag.refs)-1, add)
+		refs, at := frag.refs, make([]int, len(frag.refs)+1) // at[i]: keys of the records before refs[i]
+		for i, ref := range refs {
+			at[i+1] = at[i] + int(ref.tables[0])
 		}
+		read := func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				frag.spill.readUUIDs(refs[i], i == len(refs)-1, keys[at[i]:at[i+1]], start+int32(at[i]))
+			}
+		}
+		if len(refs) < 2 {
+			read(0, len(refs))
+			return
+		}
+		half := len(refs) / 2
+		both(at[len(refs)], func() { read(0, half) }, func() { read(half, len(refs)) })
 	case f != nil:
+		k := 0
 		for _, ref := range f.segments { // the end did not reach the disk
-			f.spill.readUUIDs(ref, false, add)
+			n := int(ref.tables[0])
+			f.spill.readUUIDs(ref, false, keys[k:k+n], start+int32(k))
+			k += n
 		}
 		for _, uuid := range f.uuids {
-			add(uuid)
+			put(k, uuid)
+			k++
 		}
 	}
-	return keys
 }
 
-// readUUIDs passes each uuid of one record's lines to add, in order; the
-// record holds a file's header first if header is set.
-func (s *RecordSpill) readUUIDs(ref spillRef, header bool, add func(digest)) {
+// readUUIDs reads the uuids of one record's lines into keys, numbered from
+// g, and fails the spill unless there are as many; the record holds a
+// file's header first if header is set.
+func (s *RecordSpill) readUUIDs(ref spillRef, header bool, keys []idKey, g int32) {
 	r := s.reader(ref)
 	if header {
 		decodeHeader(r, &claudeFile{}, s.loc)
@@ -418,8 +430,11 @@ func (s *RecordSpill) readUUIDs(ref spillRef, header bool, add func(digest)) {
 	for i := range n {
 		n[i] = r.uvarint()
 	}
-	for range n[0] {
-		add(digest(r.take(lineBytes)[:len(digest{})]))
+	if n[0] != len(keys) {
+		r.err = cmp.Or(r.err, errSpillCorrupt)
+	}
+	for k := range min(n[0], len(keys)) {
+		keys[k] = idKey{digest(r.take(lineBytes)[:len(digest{})]), g + int32(k)}
 	}
 	r.skip(int(r.left())) // the usages, uses, results and prompts
 	s.done(r)
