@@ -11,6 +11,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/templates"
 )
@@ -248,4 +249,43 @@ func FuzzRunRows(f *testing.F) {
 			t.Fatalf("rows\n%s\nwant\n%s", got, want.String())
 		}
 	})
+}
+
+// FuzzRunFrame: a run page written into its frame is the page run.html
+// writes, whatever the log put in its title, with a chart or without.
+func FuzzRunFrame(f *testing.F) {
+	for _, s := range []string{`"><img src=x onerror=alert(1)>`, "</title><script>", "a+b&c", "'\"&<>\x00", "\xff\xfe bad utf-8", "\ufdd0\uffff", "工具 🛠", "", frameTitle, frameBody} {
+		f.Add(s, "<p>"+s+"</p>", true)
+		f.Add(s+" · agentstat", "", false)
+	}
+	f.Fuzz(func(t *testing.T, title, body string, chart bool) {
+		h := &htmlWriter{r: &analyze.Report{Summary: analyze.Summary{GeneratedAt: "2026-11-25T20:00:00Z", TZ: "UTC+8"}}}
+		var want, got bytes.Buffer
+		data := runPageData{h.page(title, "../assets/", "runs/x.html", chart), template.HTML(body)}
+		if err := pageTemplates.ExecuteTemplate(&want, "run.html", data); err != nil {
+			t.Fatal(err)
+		}
+		fr := h.runFrameOf(chart)
+		if fr == nil {
+			t.Fatal("no frame")
+		}
+		if err := fr.write(&got, title, []byte(body)); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("page\n%s\nwant\n%s", got.String(), want.String())
+		}
+	})
+}
+
+// A page under --base-url names its own address: it has no shared frame.
+func TestRunFrameCanonical(t *testing.T) {
+	h := &htmlWriter{r: &analyze.Report{}, o: Options{BaseURL: "https://x.example/r"}}
+	if h.runFrameOf(false) != nil || h.runFrameOf(true) != nil {
+		t.Fatal("a frame with a canonical link")
+	}
+	h.o.BaseURL = ""
+	if h.runFrameOf(false) == nil || h.runFrameOf(true) == nil || h.runFrameOf(true) == h.runFrameOf(false) {
+		t.Fatal("no frame for each kind of page")
+	}
 }
