@@ -130,12 +130,14 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	return canonicalZip(tmp.File, w, x.rows)
 }
 
-// xlsxLevel is the workbook's deflate level: level 1 would save a third of
-// a full report's deflate for a workbook a quarter larger (BENCHMARKS.md).
-const xlsxLevel = 6
+// xlsxLevel is the workbook's deflate level. Level 1 rather than 6 (what
+// Excel and LibreOffice write) takes a tenth off a full report's time at
+// 1 GB, the difference between within 5× cat and not, for a workbook a
+// quarter larger (15.0 → 18.6 MB at 1 GB; BENCHMARKS.md, session 20).
+const xlsxLevel = 1
 
 // newXLSXZip is excelize's zip writer with klauspost/compress's deflate
-// (level 6), on every core (parallelDeflate): faster than compress/flate
+// (xlsxLevel), on every core (parallelDeflate): faster than compress/flate
 // and a little smaller. The sheets of a long transcript (300,000 rows) made
 // compression a large share of the time a full report spends on its
 // workbook.
