@@ -3,6 +3,7 @@ package formats
 import (
 	"bytes"
 	"cmp"
+	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
@@ -439,6 +440,40 @@ func TestClaudeLineSize(t *testing.T) {
 		l.setSidechain()
 		if !l.sidechain() || l.nanos() != ns {
 			t.Errorf("%d marked: sidechain %v, nanos %d", ns, l.sidechain(), l.nanos())
+		}
+	}
+}
+
+// A record read back with more or fewer lines than its reference counts
+// fails the spill (the run cannot be trusted), and the join goes on
+// without reading past its tables.
+func TestClaudeJoinSpillMiscounted(t *testing.T) {
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	for _, miscount := range []func(n int32) int32{
+		func(int32) int32 { return 0 },           // none: the lines after it numbered as if it held none
+		func(n int32) int32 { return n/2 + 1 },   // fewer
+		func(n int32) int32 { return 2*n + 100 }, // more
+	} {
+		// A session of several files, the first's miscounted, so that the
+		// others' lines are numbered wrong too.
+		var fs []*Fragment
+		for seed := uint64(1); len(fs) < 3 || len(fs[0].claude.lines) < 200; seed++ {
+			fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
+		}
+		for _, f := range fs {
+			spill.put(f)
+		}
+		fs[0].refs[0].tables[0] = miscount(fs[0].refs[0].tables[0])
+		spill.err = nil
+		if r, calls := claudeRun("s", fs, newCollector()); r == nil || calls == nil {
+			t.Fatal("no run")
+		}
+		if !errors.Is(spill.Err(), errSpillCorrupt) {
+			t.Errorf("lines miscounted: spill error %v", spill.Err())
 		}
 	}
 }
