@@ -206,6 +206,17 @@ func both(n int, f, g func()) {
 	<-done
 }
 
+// bothHalves runs f over items [0, n) in two halves at once (both, on
+// work items of work), or whole when there is a single one.
+func bothHalves(work, n int, f func(lo, hi int)) {
+	if n < 2 {
+		f(0, n)
+		return
+	}
+	half := n / 2
+	both(work, func() { f(0, half) }, func() { f(half, n) })
+}
+
 // bothMin is the least work both shares (a variable for tests).
 var bothMin = 1 << 12
 

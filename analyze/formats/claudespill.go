@@ -304,8 +304,7 @@ func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
 			at[k] += int(n[k])
 		}
 	}
-	half := len(refs) / 2
-	readRange := func(lo, hi int) {
+	bothHalves(lines, len(refs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var header *claudeFile
 			if i == len(refs)-1 {
@@ -313,8 +312,7 @@ func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
 			}
 			s.readInto(refs[i], header, &stretches[i], keep)
 		}
-	}
-	both(lines, func() { readRange(0, half) }, func() { readRange(half, len(refs)) })
+	})
 	for i, ref := range refs {
 		// A record holding other counts than its reference would have
 		// appended past its stretch, where nothing reads it.
@@ -386,24 +384,17 @@ func (frag *Fragment) lineCount() int32 {
 // comes before its other tables are read back, so that they are not live
 // together. A long fragment's records are read on both cores.
 func (frag *Fragment) uuidKeys(start int32, keys []idKey) {
-	put := func(at int, uuid digest) { keys[at] = idKey{uuid, start + int32(at)} }
 	switch f := frag.claude; {
 	case frag.spill != nil: // what is in memory (loadRecords) holds no uuids
 		refs, at := frag.refs, make([]int, len(frag.refs)+1) // at[i]: keys of the records before refs[i]
 		for i, ref := range refs {
 			at[i+1] = at[i] + int(ref.tables[0])
 		}
-		read := func(lo, hi int) {
+		bothHalves(at[len(refs)], len(refs), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
 				frag.spill.readUUIDs(refs[i], i == len(refs)-1, keys[at[i]:at[i+1]], start+int32(at[i]))
 			}
-		}
-		if len(refs) < 2 {
-			read(0, len(refs))
-			return
-		}
-		half := len(refs) / 2
-		both(at[len(refs)], func() { read(0, half) }, func() { read(half, len(refs)) })
+		})
 	case f != nil:
 		k := 0
 		for _, ref := range f.segments { // the end did not reach the disk
@@ -412,7 +403,7 @@ func (frag *Fragment) uuidKeys(start int32, keys []idKey) {
 			k += n
 		}
 		for _, uuid := range f.uuids {
-			put(k, uuid)
+			keys[k] = idKey{uuid, start + int32(k)}
 			k++
 		}
 	}
@@ -580,12 +571,12 @@ var errSpillCorrupt = errors.New("corrupt data read back")
 // spillReader reads what encodeHeader and encodeTables wrote; the first
 // short read sticks, and repeated strings (models, tool names) and zones
 // are shared again. It parses from a slice of what it buffered, so that a
-// field costs a bounds check: the join reads a long session back twice.
+// field costs a bounds check: the join reads a long session back in three steps.
 type spillReader struct {
-	src   io.Reader // the record's bytes not buffered yet
-	rest  int64     // how many there are
-	buf   []byte    // the buffer
-	b     []byte    // what buf holds not read yet
+	src   io.ReadSeeker // the record's bytes not buffered yet (a section of the spill)
+	rest  int64         // how many there are
+	buf   []byte        // the buffer
+	b     []byte        // what buf holds not read yet
 	err   error
 	zero  [16]byte // what a failed take returns
 	strs  map[string]string
@@ -670,7 +661,7 @@ func (r *spillReader) varint() int64 {
 	return v
 }
 
-// skip reads past n bytes.
+// skip moves past n bytes.
 func (r *spillReader) skip(n int) {
 	if r.err != nil {
 		return
@@ -685,7 +676,9 @@ func (r *spillReader) skip(n int) {
 	}
 	n -= len(r.b)
 	r.b = r.b[:0]
-	if _, err := io.CopyN(io.Discard, r.src, int64(n)); err != nil {
+	// Seeked past, not read: each step of a long session's join skips the
+	// tables it leaves to another (the uuids' step all but the lines).
+	if _, err := r.src.Seek(int64(n), io.SeekCurrent); err != nil {
 		r.err = errSpillCorrupt
 	}
 	r.rest -= int64(n)

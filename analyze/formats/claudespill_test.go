@@ -221,6 +221,51 @@ func unwritable(t *testing.T) *tempfile.File {
 	return &tempfile.File{File: ro}
 }
 
+// A record larger than the spill's read-ahead window is read through the
+// file itself: its tables come back in the join's steps (the uuids alone,
+// the lines and usages, the uses and results), the tables each step leaves
+// out skipped, as they went in.
+func TestRecordSpillLongRecord(t *testing.T) {
+	one, err := logsynth.File("claudecode", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat(one, 20)
+	mem, spilled := newCollector(), newCollector()
+	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+		t.Fatal(err)
+	}
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+		t.Fatal(err)
+	}
+	long := 0
+	for i, f := range spilled.frags {
+		for _, ref := range f.refs {
+			if ref.n > spillWindow/4 {
+				long++
+			}
+		}
+		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
+			t.Fatalf("fragment %d: uuids differ", i)
+		}
+		f.loadRecords(linesAndUsages)
+		f.loadRecords(usesAndResults)
+		want := *mem.frags[i].claude
+		want.wordIdx, want.uuids = nil, nil
+		if !reflect.DeepEqual(*f.claude, want) {
+			t.Fatalf("fragment %d differs after the spill", i)
+		}
+	}
+	if long == 0 || spill.Err() != nil {
+		t.Fatalf("%d records past the window, spill error %v", long, spill.Err())
+	}
+}
+
 // A record that ends before its bytes do (a read failing under the join)
 // sets the reader's error, and every read after it gives zeros: no panic,
 // whatever the field.
