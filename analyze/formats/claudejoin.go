@@ -307,6 +307,11 @@ type timeKey struct {
 	nsec, g int32
 }
 
+// cmpTimeKey orders by time, equal times by line number (file order).
+func cmpTimeKey(a, b timeKey) int {
+	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
+}
+
 // lineTokens is the tokens of the usage a line bears.
 type lineTokens struct {
 	g      int32
@@ -320,6 +325,9 @@ type claudeRef struct{ pos, k int32 }
 // claudeRun joins one session; its calls are made as they are taken from
 // the parts, which must be before the fragments' records are released.
 func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
+	if pageable(fs) {
+		return claudePagedRun(id, fs, w)
+	}
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {
@@ -330,18 +338,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	// Each uuid counts once: the first line that bears it, in file order;
 	// a line without is no repeat. The uuids come first and alone
 	// (uuidKeys), the other tables after.
-	repeated := newBitset(n)
-	byUUID := make([]idKey, n)
-	for i, f := range fs {
-		f.uuidKeys(s.start[i], byUUID[s.start[i]:s.start[i+1]])
-	}
-	sortIDKeys(byUUID)
-	for i := 1; i < len(byUUID); i++ {
-		if byUUID[i].id == byUUID[i-1].id && byUUID[i].id != (digest{}) {
-			repeated.set(byUUID[i].i)
-		}
-	}
-	byUUID = nil
+	repeated := repeatedLines(fs, s.start)
 
 	var first, last time.Time
 	quiet := false
@@ -356,15 +353,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			spill.fail(errSpillCorrupt)
 			repeated = nil
 		}
-		if cf.quiet {
-			if !quiet || cf.first.Before(first) {
-				first = cf.first
-			}
-			if !quiet || cf.last.After(last) {
-				last = cf.last
-			}
-			quiet = true
-		}
+		quiet = widenQuiet(&first, &last, quiet, cf)
 	}
 	if repeated == nil {
 		for i, cf := range s.files {
@@ -470,9 +459,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		r.Source = fs[0].Source
 	}
 	// In time order, equal times in file order.
-	slices.SortFunc(byTime, func(a, b timeKey) int {
-		return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
-	})
+	slices.SortFunc(byTime, cmpTimeKey)
 	main := make([]int32, len(byTime))
 	for i, k := range byTime {
 		main[i] = k.g
@@ -551,6 +538,39 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	return r, calls
 }
 
+// repeatedLines marks the lines (numbered from start[i] in fs[i]) whose
+// uuid a line before them bore; a line without one is no repeat.
+func repeatedLines(fs []*Fragment, start []int32) bitset {
+	n := start[len(fs)]
+	repeated := newBitset(n)
+	byUUID := make([]idKey, n)
+	for i, f := range fs {
+		f.uuidKeys(start[i], byUUID[start[i]:start[i+1]])
+	}
+	sortIDKeys(byUUID)
+	for i := 1; i < len(byUUID); i++ {
+		if byUUID[i].id == byUUID[i-1].id && byUUID[i].id != (digest{}) {
+			repeated.set(byUUID[i].i)
+		}
+	}
+	return repeated
+}
+
+// widenQuiet takes first and last out to a file's quiet lines (if it has
+// any), and reports whether they now hold a span (set, before).
+func widenQuiet(first, last *time.Time, set bool, f *claudeFile) bool {
+	if !f.quiet {
+		return set
+	}
+	if !set || f.first.Before(*first) {
+		*first = f.first
+	}
+	if !set || f.last.After(*last) {
+		*last = f.last
+	}
+	return true
+}
+
 // claudeCalls pairs the main chain's tool uses with their results by id, in
 // chain order: a use whose id came before is the same call again, and a use
 // takes the first result that names it. Both sides are sorted by id and
@@ -579,11 +599,25 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 	for i, ref := range results {
 		resultIDs[i] = idKey{resultOf(ref).useID, int32(i)}
 	}
+	paired := make([]int32, len(uses))
+	kept := pairUses(useIDs, resultIDs, paired)
+	useIDs, resultIDs = nil, nil
+
+	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
+		if paired[i] < 0 {
+			return model.ToolCall{}, false
+		}
+		return claudeCall(s, main, uses[i], results, paired[i], agent, w), true
+	})
+}
+
+// pairUses pairs uses (their ids, numbered in chain order) with results
+// (the same): paired[i] is 1 + the number of use i's result, 0 for none, -1
+// for a repeat. It sorts both, and returns how many uses are no repeat.
+func pairUses(useIDs, resultIDs []idKey, paired []int32) int {
 	sortIDKeys(useIDs)
 	sortIDKeys(resultIDs)
-	// paired[i]: 1 + the index in results of use i's result, 0 for none, -1 for a repeat.
-	paired, kept := make([]int32, len(uses)), 0
-	j := 0
+	kept, j := 0, 0
 	for i := 0; i < len(useIDs); {
 		id := useIDs[i].id
 		end := i + 1
@@ -607,25 +641,26 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 		}
 		i = end
 	}
-	useIDs, resultIDs = nil, nil
-
-	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
-		if paired[i] < 0 {
-			return model.ToolCall{}, false
-		}
-		return claudeCall(s, main, uses[i], results, paired[i], agent, w), true
-	})
+	return kept
 }
 
 // claudeCall is the call of the use at ref, paired with results[paired-1]
 // (none for 0).
 func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w Warner) model.ToolCall {
 	e := s.entry(main[ref.pos])
-	call := model.ToolCall{Name: e.f.wordAt(e.use(ref.k).name), Agent: agent, Span: model.Span{Started: e.at()}}
-	if paired > 0 {
-		got := results[paired-1]
-		re := s.entry(main[got.pos])
-		res, text := re.result(got.k), ""
+	if paired <= 0 {
+		return claudeCallOf(e, ref.k, claudeEntry{}, 0, agent, w)
+	}
+	got := results[paired-1]
+	return claudeCallOf(e, ref.k, s.entry(main[got.pos]), got.k, agent, w)
+}
+
+// claudeCallOf is the call of e's use k, paired with re's result rk (none
+// if re has no line).
+func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string, w Warner) model.ToolCall {
+	call := model.ToolCall{Name: e.f.wordAt(e.use(k).name), Agent: agent, Span: model.Span{Started: e.at()}}
+	if re.claudeLine != nil {
+		res, text := re.result(rk), ""
 		if res.text != 0 {
 			text = re.f.wordAt(res.text)
 		}

@@ -3,9 +3,11 @@ package formats
 import (
 	"bytes"
 	"cmp"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -401,11 +403,7 @@ func TestCmpDigest(t *testing.T) {
 // usages dropped along the way, joins as it does in memory: made-up
 // sessions with every kind of repeat, over several files.
 func TestClaudeJoinSpilled(t *testing.T) {
-	spill, err := NewRecordSpill(time.UTC)
-	if err != nil {
-		t.Skip("no temporary directory:", err)
-	}
-	defer spill.Close()
+	spill := testSpill(t)
 	for seed := range uint64(300) {
 		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
@@ -415,13 +413,8 @@ func TestClaudeJoinSpilled(t *testing.T) {
 				t.Fatal("not spilled")
 			}
 		}
-		w1, w2 := newCollector(), newCollector()
-		want, wantCalls := claudeRun("s", mem, w1)
-		want.ToolCalls = wantCalls.All()
-		got, gotCalls := claudeRun("s", spilled, w2)
-		got.ToolCalls = gotCalls.All()
-		if spill.Err() != nil || !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
-			t.Fatalf("seed %d: the spilled session joins otherwise (%v)", seed, spill.Err())
+		if got, want, same := joinsAlike(mem, spilled); spill.Err() != nil || !same {
+			t.Fatalf("seed %d: the spilled session joins otherwise (%v)\n%+v\nwant\n%+v", seed, spill.Err(), got, want)
 		}
 	}
 }
@@ -448,33 +441,79 @@ func TestClaudeLineSize(t *testing.T) {
 // fails the spill (the run cannot be trusted), and the join goes on
 // without reading past its tables.
 func TestClaudeJoinSpillMiscounted(t *testing.T) {
-	spill, err := NewRecordSpill(time.UTC)
-	if err != nil {
-		t.Skip("no temporary directory:", err)
+	spill := testSpill(t)
+	defer func(n int64) { pagedJoinSize = n }(pagedJoinSize)
+	for _, pagedJoinSize = range []int64{tightJoinSize, 0} { // in memory, then a page at a time
+		for _, miscount := range []func(n int32) int32{
+			func(int32) int32 { return 0 },           // none: the lines after it numbered as if it held none
+			func(n int32) int32 { return n/2 + 1 },   // fewer
+			func(n int32) int32 { return 2*n + 100 }, // more
+		} {
+			// A session of several files, the first's miscounted, so that the
+			// others' lines are numbered wrong too.
+			var fs []*Fragment
+			for seed := uint64(1); len(fs) < 3 || len(fs[0].claude.lines) < 200; seed++ {
+				fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
+			}
+			for _, f := range fs {
+				spill.put(f)
+			}
+			fs[0].refs[0].tables[0] = miscount(fs[0].refs[0].tables[0])
+			spill.err = nil
+			if r, calls := claudeRun("s", fs, newCollector()); r == nil || calls == nil {
+				t.Fatal("no run")
+			}
+			if !errors.Is(spill.Err(), errSpillCorrupt) {
+				t.Errorf("lines miscounted: spill error %v", spill.Err())
+			}
+		}
 	}
-	defer spill.Close()
-	for _, miscount := range []func(n int32) int32{
-		func(int32) int32 { return 0 },           // none: the lines after it numbered as if it held none
-		func(n int32) int32 { return n/2 + 1 },   // fewer
-		func(n int32) int32 { return 2*n + 100 }, // more
-	} {
-		// A session of several files, the first's miscounted, so that the
-		// others' lines are numbered wrong too.
-		var fs []*Fragment
-		for seed := uint64(1); len(fs) < 3 || len(fs[0].claude.lines) < 200; seed++ {
-			fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
+}
+
+// A paged session whose records were damaged on disk (counts that still
+// agree, indexes that do not) joins without a panic, and what it reads
+// outside its tables fails the spill.
+func TestClaudeJoinPagedDamaged(t *testing.T) {
+	spill := testSpill(t)
+	defer func(n int64, m int) { pagedJoinSize, segmentLines = n, m }(pagedJoinSize, segmentLines)
+	pagedJoinSize, segmentLines = 0, 16
+	rng := rand.New(rand.NewPCG(3, 4))
+	failed := 0
+	for seed := range uint64(200) {
+		fs := randomClaudeSession(rand.New(rand.NewPCG(seed, 5)), 3)
+		spillInSegments(spill, fs)
+		// Damage one line's fixed fields (past its uuid and time): the
+		// indexes into the record's tables and the words.
+		ref := fs[0].refs[0]
+		if len(fs[0].refs) < 2 || ref.tables[0] == 0 { // the first record, with no header before its tables
+			continue
 		}
-		for _, f := range fs {
-			spill.put(f)
+		var counts []byte
+		for _, n := range ref.tables {
+			counts = binary.AppendUvarint(counts, uint64(n))
 		}
-		fs[0].refs[0].tables[0] = miscount(fs[0].refs[0].tables[0])
+		for range 4 {
+			line := rng.Int64N(int64(ref.tables[0]))
+			at := ref.off + int64(len(counts)) + line*int64(lineBytes) + int64(len(digest{})) + 12 + rng.Int64N(7)*4
+			spill.f.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
+		}
+		if n := int64(ref.tables[2]); n > 0 { // a use's name or subagent type
+			at := ref.off + int64(len(counts)) + int64(ref.tables[0])*int64(lineBytes) + int64(ref.tables[1])*int64(usageBytes) +
+				rng.Int64N(n)*int64(len(digest{})+8) + int64(len(digest{})) + rng.Int64N(2)*4
+			spill.f.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
+		}
 		spill.err = nil
-		if r, calls := claudeRun("s", fs, newCollector()); r == nil || calls == nil {
+		r, calls := claudeRun("s", fs, newCollector())
+		calls.Drain()
+		if r == nil {
 			t.Fatal("no run")
 		}
-		if !errors.Is(spill.Err(), errSpillCorrupt) {
-			t.Errorf("lines miscounted: spill error %v", spill.Err())
+		if spill.Err() != nil {
+			failed++
 		}
+	}
+	if failed < 100 {
+		t.Errorf("only %d damaged sessions failed the spill", failed)
 	}
 }
 
@@ -491,4 +530,144 @@ func TestTightenGC(t *testing.T) {
 			t.Errorf("GOGC %d: %d during the join, %d after; want %d, %d", tc.user, during, after, tc.during, tc.user)
 		}
 	}
+}
+
+// spillInSegments writes each fragment's records to spill as reading
+// would: a segment every segmentLines lines, the rest with the header.
+func spillInSegments(spill *RecordSpill, fs []*Fragment) {
+	for _, frag := range fs {
+		f := frag.claude
+		out := &claudeFile{spill: spill, loc: f.loc, words: f.words, quiet: f.quiet, first: f.first, last: f.last}
+		for i, l := range f.lines {
+			uses, results := f.uses[l.usesLo:l.usesLo+l.nUses], f.results[l.resultsLo:l.resultsLo+l.nResults]
+			l.usesLo, l.resultsLo = out.base.uses+int32(len(out.uses)), out.base.results+int32(len(out.results))
+			out.uses, out.results = append(out.uses, uses...), append(out.results, results...)
+			if l.usage != 0 {
+				out.usages = append(out.usages, f.usages[l.usage-1])
+				l.usage = out.base.usages + int32(len(out.usages))
+			}
+			if l.prompt != 0 {
+				out.prompts = append(out.prompts, f.prompts[l.prompt-1])
+				l.prompt = out.base.prompts + int32(len(out.prompts))
+			}
+			out.lines, out.uuids = append(out.lines, l), append(out.uuids, f.uuids[i])
+			if len(out.lines) >= segmentLines {
+				spill.flush(out)
+			}
+		}
+		frag.claude = out
+		spill.put(frag)
+	}
+}
+
+// A session joined a page at a time gives what it gives in memory:
+// made-up sessions with every kind of repeat, over several files of
+// several segments, read back through a page cache that must evict.
+func TestClaudeJoinPaged(t *testing.T) {
+	spill := testSpill(t)
+	defer func(n int64, m, b int) { pagedJoinSize, segmentLines, bothMin = n, m, b }(pagedJoinSize, segmentLines, bothMin)
+	pagedJoinSize, bothMin = 0, 1
+	paged := 0
+	for seed := range uint64(400) {
+		segmentLines = 1 + int(seed%13)
+		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 9)), 1+int(seed%4))
+		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 9)), 1+int(seed%4))
+		if seed%5 == 0 { // a first file of quiet lines alone names the source
+			for _, f := range []*Fragment{mem[0], spilled[0]} {
+				at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+				*f.claude = claudeFile{loc: time.UTC, words: f.claude.words, quiet: true, first: at, last: at}
+			}
+		}
+		spillInSegments(spill, spilled)
+		if pageable(spilled) {
+			paged++
+		}
+		if got, want, same := joinsAlike(mem, spilled); spill.Err() != nil || !same {
+			t.Fatalf("seed %d: the paged session joins otherwise (%v)\n%+v\nwant\n%+v", seed, spill.Err(), got, want)
+		}
+	}
+	if paged < 300 {
+		t.Fatalf("only %d sessions paged", paged)
+	}
+}
+
+// Real transcripts (testdata, ../shared/corpus, synthetic ones) read into
+// the spill in short segments and joined a page at a time give the runs
+// they give in memory.
+func TestClaudeJoinPagedFiles(t *testing.T) {
+	spill := testSpill(t)
+	defer func(n int64, m int) { pagedJoinSize, segmentLines = n, m }(pagedJoinSize, segmentLines)
+	pagedJoinSize, segmentLines = 0, 5
+	files := map[string][]byte{}
+	for _, root := range []string{filepath.Join("..", "..", "testdata", "logs"), filepath.Join("..", "..", "..", "shared", "corpus")} {
+		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+				if b, err := os.ReadFile(p); err == nil {
+					files[p] = b
+				}
+			}
+			return nil
+		})
+	}
+	for seed := range 3 {
+		b, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[fmt.Sprint("synth", seed, ".jsonl")] = b
+	}
+	mem, spilled := newCollector(), newCollector()
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		Read(bytes.NewReader(files[name]), name, Options{Location: time.UTC}, mem)
+		Read(bytes.NewReader(files[name]), name, Options{Location: time.UTC, Spill: spill}, spilled)
+	}
+	paged := 0
+	var claude []*Fragment
+	for _, f := range spilled.frags {
+		if f.Kind == FragmentClaude {
+			claude = append(claude, f)
+		}
+	}
+	s := orderClaude(claude)
+	for _, id := range s.order {
+		if fs := s.bySession[id]; pageable(fs) && len(fs[0].refs) > 1 {
+			paged++
+		}
+	}
+	if paged < 5 {
+		t.Fatalf("only %d sessions paged over several records", paged)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	byID := func(a, b *model.Run) int {
+		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Source, b.Source), strings.Compare(a.Format, b.Format))
+	} // sessions are joined largest first, as sized in memory or on disk
+	slices.SortFunc(memRuns, byID)
+	slices.SortFunc(spillRuns, byID)
+	if spill.Err() != nil || len(memRuns) < paged || !reflect.DeepEqual(memRuns, spillRuns) || !reflect.DeepEqual(mem.warnings, spilled.warnings) {
+		t.Fatalf("%d runs, %d paged (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
+	}
+}
+
+// testSpill is an empty spill, removed when the test ends; the test is
+// skipped without a temporary directory.
+func testSpill(t *testing.T) *RecordSpill {
+	t.Helper()
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	t.Cleanup(func() { spill.Close() })
+	return spill
+}
+
+// joinsAlike joins a session as mem holds it and as other does, and
+// reports whether the runs (with their calls) and the warnings agree.
+func joinsAlike(mem, other []*Fragment) (got, want *model.Run, same bool) {
+	w1, w2 := newCollector(), newCollector()
+	want, wantCalls := claudeRun("s", mem, w1)
+	want.ToolCalls = wantCalls.All()
+	got, gotCalls := claudeRun("s", other, w2)
+	got.ToolCalls = gotCalls.All()
+	return got, want, reflect.DeepEqual(got, want) && reflect.DeepEqual(w1.warnings, w2.warnings)
 }

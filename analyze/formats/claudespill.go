@@ -144,6 +144,7 @@ const (
 	linesAndUsages tableSet = 1 << iota // and the file's header: what a join needs once its uuids are counted (uuidKeys)
 	usesAndResults                      // and the prompts: what it needs once the usages are counted
 	uuidTable                           // the lines' uuids, read back with the rest only into memory
+	noUsages                            // with linesAndUsages: the lines, their usages read past (a paged join's chain)
 	allTables      = linesAndUsages | usesAndResults
 )
 
@@ -797,7 +798,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 			f.uuids = append(f.uuids, uuid)
 		}
 	}
-	if keep&linesAndUsages == 0 {
+	if keep&linesAndUsages == 0 || keep&noUsages != 0 {
 		r.skip(n[1] * usageBytes)
 		n[1] = 0
 	}

@@ -1,0 +1,489 @@
+package formats
+
+import (
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/model"
+)
+
+// A long session is joined from its records on the spill, a record (a
+// page) at a time, never with its tables in memory: only its sort keys
+// and a few bytes a line (marks, the chain's order, the pairing) are held.
+// Its join is otherwise the peak of memory, and grows with the session (a
+// 500 MB transcript's tables are ~25 MB); this way it holds ~8 MB. Each
+// step reads the records again: in file order on both cores to count
+// tokens and order the chain, then in chain order through a few cached
+// pages to pair the calls and to make them. It gives what claudeRun
+// gives (TestClaudeJoinPaged).
+
+// pagedJoinSize is the size of a session's records from which its join
+// reads them a page at a time (a variable for tests).
+var pagedJoinSize int64 = tightJoinSize
+
+// pageable reports whether a session is joined a page at a time: every
+// record of it on the spill, pagedJoinSize or more of them.
+func pageable(fs []*Fragment) bool {
+	var size int64
+	for _, f := range fs {
+		if f.spill == nil || f.claude != nil || len(f.refs) == 0 {
+			return false
+		}
+		size += f.recordSize()
+	}
+	return size >= pagedJoinSize
+}
+
+// pageRec is one record of a paged session.
+type pageRec struct {
+	spill  *RecordSpill
+	ref    spillRef
+	file   int32      // index of its fragment
+	g      int32      // the number of its first line
+	base   claudeBase // what the file's records before it hold: a line's indexes count those
+	header bool       // it holds its file's header first (the last record of a file)
+}
+
+// claudePages is a session's records, read back a page at a time.
+type claudePages struct {
+	recs  []pageRec
+	files []*claudeFile // each fragment's header: words, zone, the span of its quiet lines
+	n     int32         // lines in all
+	cache [pageCache]claudePage
+	last  int // the page of the last entry
+	tick  uint64
+}
+
+// pageCache is how many pages the chain's walks keep: a use's and its
+// result's are most often the same or next to each other.
+const pageCache = 4
+
+type claudePage struct {
+	rec  int // the record it holds, -1 for none
+	f    claudeFile
+	used uint64
+}
+
+func newClaudePages(fs []*Fragment) *claudePages {
+	p := &claudePages{files: make([]*claudeFile, len(fs))}
+	for i, frag := range fs {
+		var base claudeBase
+		for j, ref := range frag.refs {
+			p.recs = append(p.recs, pageRec{spill: frag.spill, ref: ref, file: int32(i), g: p.n, base: base, header: j == len(frag.refs)-1})
+			p.n += ref.tables[0]
+			base.usages += ref.tables[1]
+			base.uses += ref.tables[2]
+			base.results += ref.tables[3]
+			base.prompts += ref.tables[4]
+		}
+		p.files[i] = frag.spill.header(frag.refs[len(frag.refs)-1])
+	}
+	for i := range p.cache {
+		p.cache[i].rec = -1
+	}
+	return p
+}
+
+// header reads a file's header from the record that holds it (its last).
+func (s *RecordSpill) header(ref spillRef) *claudeFile {
+	r, f := s.reader(ref), &claudeFile{}
+	decodeHeader(r, f, s.loc)
+	if r.err != nil {
+		s.fail(r.err)
+	}
+	return f
+}
+
+// load reads record i's tables of keep into cf, its indexes made its own.
+func (p *claudePages) load(i int, cf *claudeFile, keep tableSet) {
+	rec := &p.recs[i]
+	clear(cf.prompts)
+	cf.lines, cf.usages, cf.uses, cf.results, cf.prompts = cf.lines[:0], cf.usages[:0], cf.uses[:0], cf.results[:0], cf.prompts[:0]
+	var header *claudeFile
+	if rec.header {
+		header = &claudeFile{} // read past: the file's is p.files'
+	}
+	rec.spill.readInto(rec.ref, header, cf, keep)
+	file := p.files[rec.file]
+	cf.words, cf.loc = file.words, file.loc
+	if !rebase(rec, cf, keep) {
+		rec.spill.fail(errSpillCorrupt)
+	}
+}
+
+// rebase makes the indexes of a record's lines count its own tables alone,
+// and holds it to the lines its reference counts. Whatever falls outside
+// its tables is dropped (false): the spill has failed then, and the join
+// must still stay in bounds.
+func rebase(rec *pageRec, cf *claudeFile, keep tableSet) bool {
+	ok := len(cf.lines) == int(rec.ref.tables[0])
+	if n := int(rec.ref.tables[0]); len(cf.lines) > n {
+		cf.lines = cf.lines[:n]
+	} else {
+		for len(cf.lines) < n {
+			cf.lines = append(cf.lines, claudeLine{})
+		}
+	}
+	words := int32(len(cf.words))
+	word := func(i *int32) bool {
+		if *i != 0 && (*i < 0 || *i >= words) {
+			*i = 0
+			return false
+		}
+		return true
+	}
+	within := func(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
+	b := rec.base
+	for i := range cf.lines {
+		l := &cf.lines[i]
+		good := word(&l.agent) && within(0, l.nUses, int(rec.ref.tables[2])) && within(0, l.nResults, int(rec.ref.tables[3]))
+		switch {
+		case keep&noUsages != 0:
+			l.usage = 0 // not read
+		case l.usage != 0:
+			l.usage -= b.usages
+			good = good && within(l.usage-1, 1, len(cf.usages))
+		}
+		if keep&usesAndResults != 0 {
+			if l.prompt != 0 {
+				l.prompt -= b.prompts
+				good = good && within(l.prompt-1, 1, len(cf.prompts))
+			}
+			l.usesLo -= b.uses
+			l.resultsLo -= b.results
+			good = good && within(l.usesLo, l.nUses, len(cf.uses)) && within(l.resultsLo, l.nResults, len(cf.results))
+		}
+		if !good {
+			*l = claudeLine{sec: l.sec, nsec: l.nsec}
+			ok = false
+		}
+	}
+	for i := range cf.usages {
+		ok = word(&cf.usages[i].model) && ok
+	}
+	for i := range cf.uses {
+		ok = word(&cf.uses[i].name) && word(&cf.uses[i].subagent) && ok
+	}
+	for i := range cf.results {
+		ok = word(&cf.results[i].text) && word(&cf.results[i].agentID) && ok
+	}
+	return ok
+}
+
+// lines is how many lines record i holds.
+func (p *claudePages) lines(i int) int32 { return p.recs[i].ref.tables[0] }
+
+// entry is line g, from the cached page that holds it, read if none does.
+// It stays valid while the next pageCache-1 entries are taken.
+func (p *claudePages) entry(g int32) claudeEntry {
+	pg := &p.cache[p.last]
+	if pg.rec < 0 || g < p.recs[pg.rec].g || g >= p.recs[pg.rec].g+p.lines(pg.rec) {
+		pg = p.page(sort.Search(len(p.recs), func(i int) bool { return p.recs[i].g+p.lines(i) > g }))
+	}
+	p.tick++
+	pg.used = p.tick
+	return claudeEntry{&pg.f, &pg.f.lines[g-p.recs[pg.rec].g]}
+}
+
+// page is the cached page of record i, read into the least recently used.
+func (p *claudePages) page(i int) *claudePage {
+	lru := 0
+	for k := range p.cache {
+		if p.cache[k].rec == i {
+			p.last = k
+			return &p.cache[k]
+		}
+		if p.cache[k].used < p.cache[lru].used {
+			lru = k
+		}
+	}
+	pg := &p.cache[lru]
+	p.load(i, &pg.f, allTables|noUsages)
+	pg.rec, p.last = i, lru
+	return pg
+}
+
+// each runs f on every record of keep, in file order on both cores: half
+// is 0 for the first half's records, 1 for the second's, so that each
+// half keeps its own sums.
+func (p *claudePages) each(keep tableSet, f func(half, rec int, cf *claudeFile)) {
+	bothHalves(int(p.n), len(p.recs), func(lo, hi int) {
+		half := 0
+		if lo > 0 {
+			half = 1
+		}
+		var cf claudeFile
+		for i := lo; i < hi; i++ {
+			p.load(i, &cf, keep)
+			f(half, i, &cf)
+		}
+	})
+}
+
+// countedUsages marks the lines whose usage counts: once per message, the
+// largest copy (the first of equals), among lines that are no repeat.
+func (p *claudePages) countedUsages(repeated bitset) bitset {
+	room := make([]int, len(p.recs)+1) // room[i]: the usages of the records before i
+	for i, rec := range p.recs {
+		room[i+1] = room[i] + int(rec.ref.tables[1])
+	}
+	keys, totals, lineOf := make([]idKey, room[len(p.recs)]), make([]int64, room[len(p.recs)]), make([]int32, room[len(p.recs)])
+	got := make([]int, len(p.recs))
+	p.each(linesAndUsages, func(_, i int, cf *claudeFile) {
+		k := room[i]
+		for j := range cf.lines {
+			l, g := &cf.lines[j], p.recs[i].g+int32(j)
+			if l.usage == 0 || repeated.has(g) {
+				continue
+			}
+			if k == room[i+1] { // more than it holds: lines share a usage
+				p.recs[i].spill.fail(errSpillCorrupt)
+				break
+			}
+			u := &cf.usages[l.usage-1]
+			keys[k], totals[k], lineOf[k] = idKey{id: u.key}, u.tokens.Total(), g
+			k++
+		}
+		got[i] = k - room[i]
+	})
+	n := 0 // numbered in line order: the first of equals is the first key
+	for i := range p.recs {
+		for k := room[i]; k < room[i]+got[i]; k++ {
+			keys[n], totals[n], lineOf[n] = idKey{keys[k].id, int32(n)}, totals[k], lineOf[k]
+			n++
+		}
+	}
+	keys = keys[:n]
+	sortIDKeys(keys)
+	counted := newBitset(p.n)
+	for i := 0; i < len(keys); {
+		best, end := keys[i].i, i+1
+		for ; end < len(keys) && keys[end].id == keys[i].id; end++ {
+			if totals[keys[end].i] > totals[best] {
+				best = keys[end].i
+			}
+		}
+		counted.set(lineOf[best])
+		i = end
+	}
+	return counted
+}
+
+// pagedTally is what one half of a session's records count.
+type pagedTally struct {
+	tokens   model.Tokens
+	byModel  map[int32][]int64 // by file, then by index in its words
+	seen     map[int32]bitset  // the models of byModel counted
+	subs     map[string]*model.Subagent
+	mainFile int32 // the first file with a line of the main chain, len(files) for none
+	uses     int   // the main chain's uses and results
+	results  int
+}
+
+// tally counts the tokens of the counted usages, the subagents' calls and
+// tokens, and keys the main chain's lines by time (byTime, in line order).
+func (p *claudePages) tally(repeated, counted bitset) (t [2]pagedTally, byTime []timeKey) {
+	byTime = make([]timeKey, p.n)
+	got := make([]int32, len(p.recs))
+	for h := range t {
+		t[h] = pagedTally{byModel: map[int32][]int64{}, seen: map[int32]bitset{}, subs: map[string]*model.Subagent{}, mainFile: int32(len(p.files))}
+	}
+	p.each(linesAndUsages, func(half, i int, cf *claudeFile) {
+		rec, tl := &p.recs[i], &t[half]
+		k := rec.g
+		for j := range cf.lines {
+			l, g := &cf.lines[j], rec.g+int32(j)
+			if repeated.has(g) {
+				continue
+			}
+			side := l.sidechain() || l.agent != 0
+			var tokens int64
+			if counted.has(g) && l.usage != 0 {
+				u := &cf.usages[l.usage-1]
+				tl.tokens.Add(u.tokens)
+				tokens = u.tokens.Total()
+				byModel := tl.byModel[rec.file]
+				if byModel == nil {
+					byModel = make([]int64, max(len(cf.words), 1))
+					tl.byModel[rec.file], tl.seen[rec.file] = byModel, newBitset(int32(len(byModel)))
+				}
+				byModel[u.model] += tokens
+				tl.seen[rec.file].set(u.model)
+			}
+			if side {
+				id := cf.wordAt(l.agent)
+				sub := tl.subs[id]
+				if sub == nil {
+					sub = &model.Subagent{}
+					tl.subs[id] = sub
+				}
+				sub.Calls += int64(l.nUses)
+				sub.Tokens += tokens
+				continue
+			}
+			byTime[k] = timeKey{l.sec, l.nanos(), g}
+			k++
+			tl.mainFile = min(tl.mainFile, rec.file)
+			tl.uses += int(l.nUses)
+			tl.results += int(l.nResults)
+		}
+		got[i] = k - rec.g
+	})
+	n := 0
+	for i, rec := range p.recs {
+		n += copy(byTime[n:], byTime[rec.g:rec.g+got[i]])
+	}
+	return t, byTime[:n]
+}
+
+// claudePagedRun is claudeRun for a session read a page at a time.
+func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
+	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
+	p := newClaudePages(fs)
+	start := make([]int32, len(fs)+1)
+	for i, f := range fs {
+		start[i+1] = start[i] + f.lineCount()
+	}
+	repeated := repeatedLines(fs, start)
+	counted := p.countedUsages(repeated)
+	halves, byTime := p.tally(repeated, counted)
+
+	perModel := map[string]int64{}
+	subs := map[string]*model.Subagent{}
+	mainFile, uses, results := int32(len(fs)), 0, 0
+	for _, t := range halves {
+		uses, results = uses+t.uses, results+t.results
+		r.Tokens.Add(t.tokens)
+		for file, byModel := range t.byModel {
+			for m, n := range byModel {
+				if t.seen[file].has(int32(m)) {
+					perModel[p.files[file].wordAt(int32(m))] += n
+				}
+			}
+		}
+		for agent, s := range t.subs {
+			if sub := subs[agent]; sub != nil {
+				sub.Calls += s.Calls
+				sub.Tokens += s.Tokens
+			} else {
+				subs[agent] = s
+			}
+		}
+		mainFile = min(mainFile, t.mainFile)
+	}
+	r.Model = topModel(perModel)
+
+	var first, last time.Time
+	quiet := false
+	for i, cf := range p.files {
+		if cf.quiet {
+			quiet = widenQuiet(&first, &last, quiet, cf)
+			mainFile = min(mainFile, int32(i))
+		}
+	}
+	r.Source = fs[0].Source
+	if int(mainFile) < len(fs) {
+		r.Source = fs[mainFile].Source
+	}
+
+	// In time order, equal times in file order.
+	slices.SortFunc(byTime, cmpTimeKey)
+	main := make([]int32, len(byTime))
+	for i, k := range byTime {
+		main[i] = k.g
+	}
+	if len(byTime) > 0 {
+		at := func(k timeKey) time.Time { return time.Unix(k.sec, int64(k.nsec)).In(p.entry(k.g).f.loc) }
+		if t := at(byTime[0]); !quiet || t.Before(first) {
+			first = t
+		}
+		if t := at(byTime[len(byTime)-1]); !quiet || t.After(last) {
+			last = t
+		}
+		quiet = true
+	}
+	byTime = nil
+
+	// The chain's uses and results, by id for the pairing; the subagents'
+	// types (Task calls whose result names an agent); the first prompt.
+	useIDs, resultIDs := make([]idKey, 0, uses), make([]idKey, 0, results)
+	resultRefs := make([]claudeRef, 0, results)
+	type agentResult struct {
+		agent string
+		useID digest
+	}
+	var agentResults []agentResult
+	taskType := map[digest]string{} // tool_use id → subagent_type
+	prompted := false
+	for pos, g := range main {
+		e := p.entry(g)
+		for _, u := range e.uses() {
+			useIDs = append(useIDs, idKey{u.id, int32(len(useIDs))})
+			if u.subagent != 0 {
+				taskType[u.id] = e.f.wordAt(u.subagent)
+			}
+		}
+		for k, res := range e.results() {
+			resultIDs = append(resultIDs, idKey{res.useID, int32(len(resultIDs))})
+			resultRefs = append(resultRefs, claudeRef{int32(pos), int32(k)})
+			if res.agentID != 0 {
+				agentResults = append(agentResults, agentResult{e.f.wordAt(res.agentID), res.useID})
+			}
+		}
+		if !prompted && e.prompt != 0 {
+			r.Request, prompted = e.promptOf(), true
+		}
+	}
+	agentType := map[string]string{}
+	for _, a := range agentResults {
+		if t := taskType[a.useID]; t != "" {
+			agentType[a.agent] = t
+		}
+	}
+	subOrder := make([]string, 0, len(subs))
+	for agent := range subs {
+		subOrder = append(subOrder, agent)
+	}
+	slices.Sort(subOrder)
+	for _, agent := range subOrder {
+		sub := subs[agent]
+		sub.Type = cmpOr(agentType[agent], "subagent")
+		r.Context.Subagents = append(r.Context.Subagents, *sub)
+	}
+
+	if quiet {
+		r.Span = spanOf(first, last, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+	}
+	if r.Title == "" {
+		r.Title = id
+	}
+	if len(useIDs) == 0 {
+		return r, &CallParts{}
+	}
+	paired := make([]int32, len(useIDs))
+	kept, uses := pairUses(useIDs, resultIDs, paired), len(useIDs)
+	useIDs, resultIDs = nil, nil
+
+	// The calls in chain order, as they are taken (partsOf takes the uses
+	// in order): pos and k are the next use's.
+	pos, k := 0, int32(0)
+	return r, partsOf(kept, uses, func(i int) (model.ToolCall, bool) {
+		e := p.entry(main[pos])
+		for k >= e.nUses {
+			pos, k = pos+1, 0
+			e = p.entry(main[pos])
+		}
+		k++
+		if paired[i] < 0 {
+			return model.ToolCall{}, false
+		}
+		if paired[i] == 0 {
+			return claudeCallOf(e, k-1, claudeEntry{}, 0, r.Agent, w), true
+		}
+		got := resultRefs[paired[i]-1]
+		return claudeCallOf(e, k-1, p.entry(main[got.pos]), got.k, r.Agent, w), true
+	})
+}
