@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/binary"
+	"math"
 	"slices"
+	"time"
 
 	"github.com/agentstat/agentstat/analyze/model"
 )
@@ -22,7 +24,7 @@ var bundleFormat = &Format{
 			return false
 		}
 		for i := range d.Events.List.n {
-			if e := d.Events.List.at(i); !e.typSet || !e.at.Set {
+			if e := d.Events.List.at(i); !e.typSet() || e.flags&eventAtSet == 0 {
 				return false
 			}
 		}
@@ -70,18 +72,32 @@ type bundleMeta struct {
 	Error    Str `json:"error"`
 }
 
-// keptEvent is what a bundle reader reads of an event, in about 90 bytes
-// rather than the ~220 of a decoded bundleEvent with its strings (a 200 MB
-// bundle has ~90,000 events, held until its document ends): the id as a
-// digest (dedupe only compares it), repeated strings as indexes into the
-// document's table, and an error text only where one can be shown.
+// keptEvent is what a bundle reader reads of an event, in 56 bytes rather
+// than the ~220 of a decoded bundleEvent with its strings (a 200 MB bundle
+// has ~95,000 events, held until its document ends): the id as a digest
+// (dedupe only compares it), the time as Unix seconds and nanoseconds in a
+// zone of the list's table, repeated strings as indexes into the
+// document's table, and an error text only where one can be shown, in the
+// list's own table.
 type keptEvent struct {
-	at                      Time
 	id                      digest
-	typ, node, status, tool int32  // into eventsField.Strs
-	errText                 string // a failed tool result's: its metadata error, else its summary
-	idSet, typSet           bool
+	sec                     int64 // the timestamp's, in zones[zone]
+	nsec                    uint32
+	typ, node, status, tool int32 // into eventsField.Strs
+	errText                 int32 // 1 + its index in the list's errs (a failed tool result's: its metadata error, else its summary), 0 for none
+	zone                    uint16
+	flags                   uint8 // eventAtSet, eventNaive, eventIDSet, eventTypSet
 }
+
+const (
+	eventAtSet  = 1 << iota // a timestamp was given
+	eventNaive              // written without a zone (Time.naive)
+	eventIDSet              // an id was given
+	eventTypSet             // a type was given
+)
+
+func (e *keptEvent) idSet() bool  { return e.flags&eventIDSet != 0 }
+func (e *keptEvent) typSet() bool { return e.flags&eventTypSet != 0 }
 
 // eventList is a document's kept events, in blocks of eventBlock: grown as
 // one slice, a 200 MB bundle's list had its old and new arrays live
@@ -89,6 +105,24 @@ type keptEvent struct {
 type eventList struct {
 	blocks [][]keptEvent // all full but the last
 	n      int
+	zones  []*time.Location // what the events' zone indexes name
+	errs   []string         // the events' error texts
+}
+
+// when is e's timestamp, as it was read.
+func (l *eventList) when(e *keptEvent) Time {
+	if e.flags&eventAtSet == 0 {
+		return Time{}
+	}
+	return Time{t: time.Unix(e.sec, int64(e.nsec)).In(l.zones[e.zone]), naive: e.flags&eventNaive != 0, Set: true}
+}
+
+// errOf is e's error text, "" for none.
+func (l *eventList) errOf(e *keptEvent) string {
+	if e.errText == 0 {
+		return ""
+	}
+	return l.errs[e.errText-1]
 }
 
 const eventBlock = 4096
@@ -120,11 +154,13 @@ func (l *eventList) truncate(n int) {
 	l.n = n
 }
 
-// eventKeeper turns decoded events into kept ones, interning their strings.
+// eventKeeper turns decoded events into kept ones, interning their strings
+// and their zones.
 type eventKeeper struct {
 	list  eventList
 	strs  []string
 	index map[string]int32
+	zones map[fixedZone]uint16 // the list's zones but UTC (0) and Local (1)
 }
 
 func newEventKeeper() *eventKeeper {
@@ -141,18 +177,65 @@ func (k *eventKeeper) str(s string) int32 {
 	return i
 }
 
+// zone is the index of t's zone in the list's table, added once: a zone
+// is its name and offset at t (a timestamp's own is a fixed offset).
+func (k *eventKeeper) zone(t time.Time) uint16 {
+	if k.list.zones == nil {
+		k.list.zones = []*time.Location{time.UTC, time.Local}
+	}
+	switch loc := t.Location(); loc {
+	case time.UTC:
+		return 0
+	case time.Local:
+		return 1
+	}
+	name, offset := t.Zone()
+	z := fixedZone{name, offset}
+	i, ok := k.zones[z]
+	if !ok && len(k.list.zones) <= math.MaxUint16 {
+		if k.zones == nil {
+			k.zones = map[fixedZone]uint16{}
+		}
+		i = uint16(len(k.list.zones))
+		k.list.zones = append(k.list.zones, time.FixedZone(name, offset))
+		k.zones[z] = i
+	}
+	return i // past 65,536 zones (never written by hand), UTC: the same instant
+}
+
 func (k *eventKeeper) add(e *bundleEvent) {
-	kept := keptEvent{at: e.Timestamp, id: idDigest(e.ID.V), typ: k.str(e.Type.V), node: k.str(e.NodeID.V), status: k.str(e.Status.V),
-		idSet: e.ID.Set, typSet: e.Type.Set}
+	kept := keptEvent{id: idDigest(e.ID.V), typ: k.str(e.Type.V), node: k.str(e.NodeID.V), status: k.str(e.Status.V)}
+	k.stamp(&kept, e.Timestamp)
+	if e.ID.Set {
+		kept.flags |= eventIDSet
+	}
+	if e.Type.Set {
+		kept.flags |= eventTypSet
+	}
 	tool, metaErr := "", ""
 	if e.Metadata != nil {
 		tool, metaErr = e.Metadata.ToolName.V, e.Metadata.Error.V
 	}
 	kept.tool = k.str(tool)
 	if model.Fold(e.Type.V) == "tool_result" && model.Fold(e.Status.V) == "failure" {
-		kept.errText = cmpOr(metaErr, e.Summary.V)
+		if text := cmpOr(metaErr, e.Summary.V); text != "" {
+			k.list.errs = append(k.list.errs, text)
+			kept.errText = int32(len(k.list.errs))
+		}
 	}
 	k.list.add(kept)
+}
+
+// stamp gives e the time at.
+func (k *eventKeeper) stamp(e *keptEvent, at Time) {
+	if !at.Set {
+		return
+	}
+	e.sec, e.nsec, e.zone = at.t.Unix(), uint32(at.t.Nanosecond()), k.zone(at.t)
+	e.flags |= eventAtSet
+	if at.naive {
+		e.flags |= eventNaive
+	}
 }
 
 // into stores the events kept in e.
@@ -185,7 +268,7 @@ func readBundle(d *document, c *readCtx) {
 			}
 		}
 	} else if events.n > 0 { // an EventsExport alone spans its first to last event
-		r.Span = c.span(events.at(0).at, events.at(events.n-1).at)
+		r.Span = c.span(events.when(events.at(0)), events.when(events.at(events.n-1)))
 	}
 	if r.ID == "" {
 		r.ID = c.fallbackID()
@@ -262,8 +345,9 @@ func dedupeEvents(list *eventList, c *readCtx) *eventList {
 	}
 	sameKey := func(a, b int32) int {
 		x, y := list.at(int(a)), list.at(int(b))
+		xt, yt := list.when(x), list.when(y)
 		return cmp.Or(bytes.Compare(x.id[8:], y.id[8:]), cmp.Compare(x.typ, y.typ),
-			cmp.Compare(x.at.In(c.loc).UnixNano(), y.at.In(c.loc).UnixNano()), cmpBool(x.at.Set, y.at.Set))
+			cmp.Compare(xt.In(c.loc).UnixNano(), yt.In(c.loc).UnixNano()), cmpBool(xt.Set, yt.Set))
 	}
 	// By key (the id's first bytes are hash bits: ties are rare), then position.
 	slices.SortFunc(keys, func(a, b eventKey) int {
@@ -274,7 +358,7 @@ func dedupeEvents(list *eventList, c *readCtx) *eventList {
 	})
 	repeat := newBitset(int32(list.n))
 	for j := 1; j < len(keys); j++ {
-		if k := keys[j]; k.h == keys[j-1].h && list.at(int(k.i)).idSet && sameKey(keys[j-1].i, k.i) == 0 {
+		if k := keys[j]; k.h == keys[j-1].h && list.at(int(k.i)).idSet() && sameKey(keys[j-1].i, k.i) == 0 {
 			repeat.set(k.i) // a later copy of the first of its key
 		}
 	}
@@ -359,13 +443,14 @@ func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *CallPa
 
 	return partsOf(len(calls), len(calls), func(n int) (model.ToolCall, bool) {
 		ev := events.at(int(calls[n]))
-		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: ev.at.In(c.loc)}}
+		at := events.when(ev)
+		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: at.In(c.loc)}}
 		if pair[n] != 0 {
 			res := events.at(int(pair[n] - 1))
-			call.Span = c.span(ev.at, res.at)
+			call.Span = c.span(at, events.when(res))
 			if folded[res.status] == "failure" {
 				call.Outcome = model.OutcomeError
-				call.Error = res.errText
+				call.Error = events.errOf(res)
 			} else {
 				call.Outcome = model.OutcomeOK
 			}
