@@ -180,6 +180,16 @@ func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+// any reports whether any number is marked.
+func (b bitset) any() bool {
+	for _, w := range b {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // cmpDigest orders digests as bytes.Compare does, eight bytes at a time.
 func cmpDigest(a, b *digest) int {
 	if x, y := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8]); x != y {

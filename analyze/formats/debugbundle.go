@@ -99,61 +99,6 @@ const (
 func (e *keptEvent) idSet() bool  { return e.flags&eventIDSet != 0 }
 func (e *keptEvent) typSet() bool { return e.flags&eventTypSet != 0 }
 
-// eventList is a document's kept events, in blocks of eventBlock: grown as
-// one slice, a 200 MB bundle's list had its old and new arrays live
-// together at each growth, twice its size at the peak of its read.
-type eventList struct {
-	blocks [][]keptEvent // all full but the last
-	n      int
-	zones  []*time.Location // what the events' zone indexes name
-	errs   []string         // the events' error texts
-}
-
-// when is e's timestamp, as it was read.
-func (l *eventList) when(e *keptEvent) Time {
-	if e.flags&eventAtSet == 0 {
-		return Time{}
-	}
-	return Time{t: time.Unix(e.sec, int64(e.nsec)).In(l.zones[e.zone]), naive: e.flags&eventNaive != 0, Set: true}
-}
-
-// errOf is e's error text, "" for none.
-func (l *eventList) errOf(e *keptEvent) string {
-	if e.errText == 0 {
-		return ""
-	}
-	return l.errs[e.errText-1]
-}
-
-const eventBlock = 4096
-
-func (l *eventList) add(e keptEvent) {
-	switch {
-	case len(l.blocks) == 0:
-		l.blocks = [][]keptEvent{nil} // grown by append: most documents hold a few events
-	case len(l.blocks[len(l.blocks)-1]) == eventBlock:
-		l.blocks = append(l.blocks, make([]keptEvent, 0, eventBlock))
-	}
-	last := &l.blocks[len(l.blocks)-1]
-	*last = append(*last, e)
-	l.n++
-}
-
-func (l *eventList) at(i int) *keptEvent { return &l.blocks[i/eventBlock][i%eventBlock] }
-
-// truncate keeps the first n events.
-func (l *eventList) truncate(n int) {
-	if n == 0 {
-		l.blocks, l.n = nil, 0
-		return
-	}
-	nb := (n + eventBlock - 1) / eventBlock
-	clear(l.blocks[nb:])
-	l.blocks = l.blocks[:nb]
-	l.blocks[nb-1] = l.blocks[nb-1][:n-(nb-1)*eventBlock]
-	l.n = n
-}
-
 // eventKeeper turns decoded events into kept ones, interning their strings
 // and their zones.
 type eventKeeper struct {
@@ -163,8 +108,9 @@ type eventKeeper struct {
 	zones map[fixedZone]uint16 // the list's zones but UTC (0) and Local (1)
 }
 
-func newEventKeeper() *eventKeeper {
-	return &eventKeeper{index: map[string]int32{}}
+// newEventKeeper keeps events, their full blocks on spill (nil: in memory).
+func newEventKeeper(spill *RecordSpill) *eventKeeper {
+	return &eventKeeper{index: map[string]int32{}, list: eventList{spill: spill}}
 }
 
 func (k *eventKeeper) str(s string) int32 {
@@ -239,7 +185,10 @@ func (k *eventKeeper) stamp(e *keptEvent, at Time) {
 }
 
 // into stores the events kept in e.
-func (k *eventKeeper) into(e *eventsField) { e.List, e.Strs = k.list, k.strs }
+func (k *eventKeeper) into(e *eventsField) {
+	k.list.strs = int32(len(k.strs))
+	e.List, e.Strs = k.list, k.strs
+}
 
 func readBundle(d *document, c *readCtx) {
 	ev := &d.Events
@@ -363,17 +312,18 @@ func dedupeEvents(list *eventList, c *readCtx) *eventList {
 		}
 	}
 	keys = nil
-	n := 0 // in place: a copy would hold a second list at the peak
+	if !repeat.any() {
+		return list
+	}
+	kept := list.emptyCopy() // a new list: the old one's blocks may be on the spill
 	for i := range list.n {
 		if repeat.has(int32(i)) {
 			c.Warn(WarnDuplicateEvent)
 			continue
 		}
-		*list.at(n) = *list.at(i)
-		n++
+		kept.add(*list.at(i))
 	}
-	list.truncate(n)
-	return list
+	return kept
 }
 
 // eventKey is an event's position and the first eight bytes of its id's digest.

@@ -37,7 +37,7 @@ func TestDedupeEvents(t *testing.T) {
 		if round%3 == 0 {
 			n = rng.IntN(40)
 		}
-		keep := newEventKeeper()
+		keep := newEventKeeper(nil)
 		var events []keptEvent
 		for i := range n {
 			var e keptEvent
@@ -80,7 +80,7 @@ func TestKeptEventTime(t *testing.T) {
 	if n := unsafe.Sizeof(keptEvent{}); n != 56 {
 		t.Errorf("a kept event takes %d bytes, want 56", n)
 	}
-	k := newEventKeeper()
+	k := newEventKeeper(nil)
 	east := time.FixedZone("", 8*3600)
 	times := []Time{
 		{},

@@ -247,7 +247,11 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	keep := newEventKeeper()
+	var spill *RecordSpill // where a long list's blocks go while the document is read
+	if c, ok := w.(*readCtx); ok {
+		spill = c.spill
+	}
+	keep := newEventKeeper(spill)
 	tab := map[string]string{}
 	for dec.PeekKind() != ']' {
 		var e bundleEvent

@@ -33,11 +33,12 @@ const (
 
 // rawStream is a window over a stream for the raw scanner.
 type rawStream struct {
-	r    io.Reader
-	buf  []byte // backing array of s.b
-	s    rawScan
-	eof  bool
-	need int
+	r     io.Reader
+	spill *RecordSpill // where a long events array's blocks go (eventList)
+	buf   []byte       // backing array of s.b
+	s     rawScan
+	eof   bool
+	need  int
 }
 
 // fill reads until the window holds need bytes past the scan position, or
@@ -220,6 +221,7 @@ func readRawAsIs(in io.Reader, c *readCtx) error {
 }
 
 func rawDocument(r *rawStream, c *readCtx) error {
+	r.spill = c.spill
 	var (
 		d      document
 		w      warnList
@@ -304,7 +306,7 @@ func (r *rawStream) eventsValue(e *eventsField, w *warnList) bool {
 
 // eventArray reads an events array as decodeEvents does, one event a step.
 func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
-	keep := newEventKeeper()
+	keep := newEventKeeper(r.spill)
 	tab := map[string]string{}
 	if !r.elements(func() bool {
 		var e bundleEvent

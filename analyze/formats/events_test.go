@@ -3,11 +3,14 @@ package formats
 import (
 	"bytes"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -22,7 +25,7 @@ func referenceEvents(dec *jsontext.Decoder, w Warner) (eventsField, error) {
 	var e eventsField
 	opts := decodeOptions(w)
 	kept := func(list []bundleEvent) eventsField {
-		k := newEventKeeper()
+		k := newEventKeeper(nil)
 		for i := range list {
 			k.add(&list[i])
 		}
@@ -179,40 +182,113 @@ func TestBundlePartsSameAsWhole(t *testing.T) {
 	}
 }
 
-// eventList keeps events in order across its blocks, and truncate keeps the
-// first ones.
+// eventList keeps events in order across its blocks, in memory or with
+// its full blocks on the spill, read back in any order, two at a time.
 func TestEventList(t *testing.T) {
-	for _, n := range []int{0, 1, eventBlock - 1, eventBlock, eventBlock + 1, 3*eventBlock + 7} {
-		var l eventList
-		for i := range n {
-			l.add(keptEvent{typ: int32(i)})
-		}
-		check := func(want int) {
-			t.Helper()
-			if l.n != want {
-				t.Fatalf("%d events: n = %d, want %d", n, l.n, want)
+	spill := testSpill(t)
+	for _, sp := range []*RecordSpill{nil, spill} {
+		for _, n := range []int{0, 1, eventBlock - 1, eventBlock, eventBlock + 1, 3*eventBlock + 7} {
+			l := eventList{spill: sp, strs: int32(4 * eventBlock), zones: []*time.Location{time.UTC}}
+			for i := range n {
+				l.add(keptEvent{typ: int32(i), tool: int32(n - i)})
 			}
-			total := 0
+			inMemory := 0
 			for _, b := range l.blocks {
-				total += len(b)
+				inMemory += len(b)
 			}
-			for i := range want {
-				if l.at(i).typ != int32(i) {
-					t.Fatalf("%d events: event %d is %d", n, i, l.at(i).typ)
+			if want := n; sp != nil && n > 0 {
+				want = n - (n-1)/eventBlock*eventBlock // the last block only
+				if inMemory != want {
+					t.Fatalf("%d events spilled: %d in memory, want %d", n, inMemory, want)
+				}
+			} else if inMemory != want {
+				t.Fatalf("%d events: %d in memory", n, inMemory)
+			}
+			rng := rand.New(rand.NewPCG(uint64(n), 1))
+			order := append(rng.Perm(n), rng.Perm(n)...)
+			for k := 0; k+1 < len(order); k += 2 {
+				a, b := l.at(order[k]), l.at(order[k+1]) // both valid at once
+				if a.typ != int32(order[k]) || a.tool != int32(n-order[k]) || b.typ != int32(order[k+1]) {
+					t.Fatalf("%d events: events %d and %d read as %d and %d", n, order[k], order[k+1], a.typ, b.typ)
 				}
 			}
-			if total != want {
-				t.Fatalf("%d events: blocks hold %d, want %d", n, total, want)
+			if l.n != n || sp.Err() != nil {
+				t.Fatalf("%d events: n = %d (%v)", n, l.n, sp.Err())
 			}
 		}
-		check(n)
-		for _, keep := range []int{n, n / 2, eventBlock, 1, 0} {
-			if keep <= l.n {
-				l.truncate(keep)
-				check(keep)
+	}
+}
+
+// A bundle whose events go to the spill a few at a time (read back a
+// block at a time, in any order) reads as it does in memory: its run, its
+// calls and its warnings, with repeats dropped across blocks.
+func TestBundleSpilled(t *testing.T) {
+	spill := testSpill(t)
+	defer func(n int) { eventBlock = n }(eventBlock)
+	docs := bundleDocs(t)
+	var b strings.Builder // an export with repeats, calls paired by tool and by node across blocks
+	b.WriteString(`{"events":[`)
+	for i := range 60 {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		typ, status := []string{"tool_call", "tool_result", "node_end", "tool_result"}[i%4], []string{"success", "failure"}[i%3%2]
+		fmt.Fprintf(&b, `{"id":"e%d","timestamp":"2026-01-01T00:00:%02d+08:00","type":%q,"status":%q,"nodeId":"n%d","summary":"s%d","metadata":{"toolName":"t%d","error":"x%d"}}`,
+			i%23, i, typ, status, i%5, i, i%3, i%7)
+	}
+	b.WriteString(`]}`)
+	docs = append(docs, []byte(b.String()))
+	spilled := 0
+	for _, block := range []int{1, 3, 64} {
+		eventBlock = block
+		for i, doc := range docs {
+			mem, disk := newCollector(), newCollector()
+			errMem := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC}, mem)
+			errDisk := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC, Spill: spill}, disk)
+			if (errMem == nil) != (errDisk == nil) || !reflect.DeepEqual(mem.runs, disk.runs) || !reflect.DeepEqual(mem.warnings, disk.warnings) || spill.Err() != nil {
+				t.Fatalf("blocks of %d, document %d: read otherwise with a spill (%v, %v; %v)", block, i, errMem, errDisk, spill.Err())
+			}
+			if len(mem.runs) == 1 && len(mem.runs[0].ToolCalls) > block {
+				spilled++
 			}
 		}
-		l.add(keptEvent{typ: int32(l.n)}) // grows again after a truncation
-		check(l.n)
+	}
+	if spilled < len(docs) {
+		t.Errorf("only %d documents spilled", spilled)
+	}
+}
+
+// Blocks damaged on disk read back with every index inside its table
+// (none can crash a reader), and fail the spill.
+func TestEventListDamaged(t *testing.T) {
+	spill := testSpill(t)
+	defer func(n int) { eventBlock = n }(eventBlock)
+	eventBlock = 8
+	rng := rand.New(rand.NewPCG(5, 6))
+	failed := 0
+	for round := range 100 {
+		l := eventList{spill: spill, strs: 3, zones: []*time.Location{time.UTC}, errs: []string{"e"}}
+		for i := range 40 {
+			l.add(keptEvent{typ: int32(i % 3), errText: int32(i % 2), flags: eventAtSet})
+		}
+		ref := l.disk[rng.IntN(len(l.disk))]
+		for range 3 {
+			spill.f.WriteAt([]byte{byte(rng.IntN(256)), 0xff}, ref.off+rng.Int64N(ref.n-1))
+		}
+		spill.err = nil
+		for i := range l.n {
+			e := l.at(i)
+			_ = l.errOf(e)
+			_ = l.when(e)
+			if e.typ < 0 || e.typ >= l.strs || e.node >= l.strs || e.status >= l.strs || e.tool >= l.strs {
+				t.Fatalf("round %d: event %d names string %d of %d", round, i, e.typ, l.strs)
+			}
+		}
+		if spill.Err() != nil {
+			failed++
+		}
+	}
+	if failed < 50 {
+		t.Errorf("only %d of 100 damaged lists failed the spill", failed)
 	}
 }
