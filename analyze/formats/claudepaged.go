@@ -13,7 +13,7 @@ import (
 // page) at a time, never with its tables in memory: only its sort keys
 // and a few bytes a line (marks, the chain's order, the pairing) are held.
 // Its join is otherwise the peak of memory, and grows with the session (a
-// 500 MB transcript's tables are ~25 MB); this way it holds ~8 MB. Each
+// 500 MB transcript's tables are ~25 MB); this way it holds ~10 MB. Each
 // step reads the records again: in file order on both cores to count
 // tokens and order the chain, then in chain order through a few cached
 // pages to pair the calls and to make them. It gives what claudeRun
@@ -180,11 +180,16 @@ func (p *claudePages) lines(i int) int32 { return p.recs[i].ref.tables[0] }
 func (p *claudePages) entry(g int32) claudeEntry {
 	pg := &p.cache[p.last]
 	if pg.rec < 0 || g < p.recs[pg.rec].g || g >= p.recs[pg.rec].g+p.lines(pg.rec) {
-		pg = p.page(sort.Search(len(p.recs), func(i int) bool { return p.recs[i].g+p.lines(i) > g }))
+		pg = p.page(p.recOf(g))
 	}
 	p.tick++
 	pg.used = p.tick
 	return claudeEntry{&pg.f, &pg.f.lines[g-p.recs[pg.rec].g]}
+}
+
+// recOf is the index of the record that holds line g.
+func (p *claudePages) recOf(g int32) int {
+	return sort.Search(len(p.recs), func(i int) bool { return p.recs[i].g+p.lines(i) > g })
 }
 
 // page is the cached page of record i, read into the least recently used.
@@ -395,7 +400,9 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 		main[i] = k.g
 	}
 	if len(byTime) > 0 {
-		at := func(k timeKey) time.Time { return time.Unix(k.sec, int64(k.nsec)).In(p.entry(k.g).f.loc) }
+		at := func(k timeKey) time.Time {
+			return time.Unix(k.sec, int64(k.nsec)).In(p.files[p.recs[p.recOf(k.g)].file].loc)
+		}
 		if t := at(byTime[0]); !quiet || t.Before(first) {
 			first = t
 		}

@@ -3,6 +3,7 @@ package formats
 import (
 	"bufio"
 	"encoding/binary"
+	"slices"
 	"time"
 )
 
@@ -127,7 +128,7 @@ func encodeEvents(w *bufio.Writer, events []keptEvent) {
 // An index outside its table (a spill damaged on disk) is read as 0, and
 // fails the spill: the report cannot be trusted, and must not crash.
 func (s *RecordSpill) readEvents(ref spillRef, into []keptEvent, l *eventList) []keptEvent {
-	r := s.reader(ref)
+	r, into := s.reader(ref), slices.Grow(into, eventBlock)
 	le := binary.LittleEndian
 	in := func(v uint32, n int) int32 {
 		if v >= uint32(n) {
