@@ -237,11 +237,16 @@ func TestBundleSpilled(t *testing.T) {
 			i%23, i, typ, status, i%5, i, i%3, i%7)
 	}
 	b.WriteString(`]}`)
-	docs = append(docs, []byte(b.String()))
+	export := b.String()
+	// The same events written twice: the raw path leaves such a document to
+	// the token path, whose events go to the spill too.
+	twice := strings.Replace(export, `{"events":[`, `{"events":[],"events":[`, 1)
+	docs = append(docs, []byte(export), []byte(twice))
 	spilled := 0
 	for _, block := range []int{1, 3, 64} {
 		eventBlock = block
 		for i, doc := range docs {
+			before := spill.off
 			mem, disk := newCollector(), newCollector()
 			errMem := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC}, mem)
 			errDisk := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC, Spill: spill}, disk)
@@ -249,6 +254,9 @@ func TestBundleSpilled(t *testing.T) {
 				t.Fatalf("blocks of %d, document %d: read otherwise with a spill (%v, %v; %v)", block, i, errMem, errDisk, spill.Err())
 			}
 			if len(mem.runs) == 1 && len(mem.runs[0].ToolCalls) > block {
+				if spill.off == before {
+					t.Errorf("blocks of %d, document %d: %d calls, nothing spilled", block, i, len(mem.runs[0].ToolCalls))
+				}
 				spilled++
 			}
 		}
