@@ -155,8 +155,24 @@ func appendFloatCell(dst []byte, col, row, style int, f float64, bits int) []byt
 	}
 	dst = appendCellStart(dst, col, row, style, "")
 	dst = append(dst, `<v>`...)
-	dst = strconv.AppendFloat(dst, f, 'f', -1, bits)
+	dst = appendShortestFloat(dst, f, bits)
 	return append(dst, `</v></c>`...)
+}
+
+// appendShortestFloat is strconv.AppendFloat(dst, f, 'f', -1, bits). A
+// whole number small enough that every whole number near it is a float of
+// that size is its own shortest form: most durations are whole
+// milliseconds, and formatting them as floats was ~3% of the full report's
+// CPU (two million cells at 1 GB).
+func appendShortestFloat(dst []byte, f float64, bits int) []byte {
+	exact := float64(1 << 53)
+	if bits == 32 {
+		exact = 1 << 24
+	}
+	if f == math.Trunc(f) && math.Abs(f) < exact && (f != 0 || !math.Signbit(f)) {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'f', -1, bits)
 }
 
 // appendTextCell appends an inline string cell.

@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,45 @@ func TestCallRowSameAsCells(t *testing.T) {
 		got := x.appendCallRow(nil, i+2, &callRun{id: xlsxText(run.ID), source: xlsxText(run.Source)}, i+1, &c)
 		if string(got) != string(want) {
 			t.Fatalf("call %d:\n direct: %.400s\n cells:  %.400s", i, got, want)
+		}
+	}
+}
+
+// appendShortestFloat writes what strconv.AppendFloat writes, whole
+// numbers or not, at both sizes.
+func TestShortestFloat(t *testing.T) {
+	values := []float64{0, math.Copysign(0, -1), 1, -1, 543, 0.5, 1e-7, 1234.5678, 1e15, 1e21, 1 << 24, 1<<24 + 1, 1<<24 + 2,
+		1 << 53, 1<<53 - 1, -(1 << 53), 1 << 60, 16777217, 3.4e38, math.MaxFloat64, -math.MaxFloat64, 5e-324}
+	for i := range 2000 {
+		values = append(values, float64(i*i*i), -float64(i)*7.25, float64(i)/3)
+	}
+	for _, f := range values {
+		checkShortestFloat(t, f)
+	}
+}
+
+func FuzzShortestFloat(f *testing.F) {
+	f.Add(543.0)
+	f.Add(float64(1 << 53))
+	f.Fuzz(func(t *testing.T, v float64) {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			checkShortestFloat(t, v)
+		}
+	})
+}
+
+func checkShortestFloat(t *testing.T, f float64) {
+	t.Helper()
+	for _, bits := range []int{32, 64} {
+		v := f
+		if bits == 32 {
+			if math.Abs(f) > math.MaxFloat32 {
+				continue
+			}
+			v = float64(float32(f))
+		}
+		if got, want := string(appendShortestFloat(nil, v, bits)), strconv.FormatFloat(v, 'f', -1, bits); got != want {
+			t.Errorf("%v at %d bits: %q, want %q", v, bits, got, want)
 		}
 	}
 }
