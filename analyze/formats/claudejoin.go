@@ -357,6 +357,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		f.loadRecords(linesAndUsages)
 		cf := f.claude
 		s.files[i] = cf
+		if !checkTables(cf, linesAndUsages) && spill != nil {
+			spill.fail(errSpillCorrupt)
+		}
 		if s.start[i+1]-s.start[i] != int32(len(cf.lines)) && spill != nil {
 			// Read back otherwise than counted: the spill failed (Err), and
 			// the lines are numbered as they came, with no repeats known.
@@ -478,6 +481,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 
 	for _, f := range fs {
 		f.loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
+		if !checkTables(f.claude, usesAndResults) && f.recordSpill() != nil {
+			f.recordSpill().fail(errSpillCorrupt)
+		}
 	}
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is

@@ -470,13 +470,19 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 	}
 }
 
-// A paged session whose records were damaged on disk (counts that still
-// agree, indexes that do not) joins without a panic, and what it reads
-// outside its tables fails the spill.
-func TestClaudeJoinPagedDamaged(t *testing.T) {
-	spill := testSpill(t)
+// A session whose records were damaged on disk (counts that still agree,
+// indexes that do not) joins without a panic, a page at a time or in
+// memory, and what it reads outside its tables fails the spill.
+func TestClaudeJoinDamaged(t *testing.T) {
 	defer func(n int64, m int) { pagedJoinSize, segmentLines = n, m }(pagedJoinSize, segmentLines)
-	pagedJoinSize, segmentLines = 0, 16
+	segmentLines = 16
+	for _, pagedJoinSize = range []int64{0, 1 << 40} {
+		checkJoinDamaged(t)
+	}
+}
+
+func checkJoinDamaged(t *testing.T) {
+	spill := testSpill(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	failed := 0
 	for seed := range uint64(200) {
@@ -513,7 +519,7 @@ func TestClaudeJoinPagedDamaged(t *testing.T) {
 		}
 	}
 	if failed < 100 {
-		t.Errorf("only %d damaged sessions failed the spill", failed)
+		t.Errorf("paged from %d bytes: only %d damaged sessions failed the spill", pagedJoinSize, failed)
 	}
 }
 

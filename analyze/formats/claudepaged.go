@@ -126,6 +126,37 @@ func rebase(rec *pageRec, cf *claudeFile, keep tableSet) bool {
 			cf.lines = append(cf.lines, claudeLine{})
 		}
 	}
+	b := rec.base
+	for i := range cf.lines {
+		l := &cf.lines[i]
+		// The counts bound what the passes without uses and results add up.
+		if !within(0, l.nUses, int(rec.ref.tables[2])) || !within(0, l.nResults, int(rec.ref.tables[3])) {
+			*l = claudeLine{sec: l.sec, nsec: l.nsec}
+			ok = false
+		}
+		switch {
+		case keep&noUsages != 0:
+			l.usage = 0 // not read
+		case l.usage != 0:
+			l.usage -= b.usages
+		}
+		if keep&usesAndResults != 0 {
+			if l.prompt != 0 {
+				l.prompt -= b.prompts
+			}
+			l.usesLo -= b.uses
+			l.resultsLo -= b.results
+		}
+	}
+	return checkTables(cf, keep) && ok
+}
+
+// checkTables holds the indexes of cf's tables of keep (read back from a
+// spill) to those tables: one outside is dropped (a line keeps only its
+// time), and false says the spill is damaged. Nothing else bounds them, and
+// the join must not crash on a disk's fault.
+func checkTables(cf *claudeFile, keep tableSet) bool {
+	ok := true
 	words := int32(len(cf.words))
 	word := func(i *int32) bool {
 		if *i != 0 && (*i < 0 || *i >= words) {
@@ -134,26 +165,15 @@ func rebase(rec *pageRec, cf *claudeFile, keep tableSet) bool {
 		}
 		return true
 	}
-	within := func(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
-	b := rec.base
 	for i := range cf.lines {
 		l := &cf.lines[i]
-		good := word(&l.agent) && within(0, l.nUses, int(rec.ref.tables[2])) && within(0, l.nResults, int(rec.ref.tables[3]))
-		switch {
-		case keep&noUsages != 0:
-			l.usage = 0 // not read
-		case l.usage != 0:
-			l.usage -= b.usages
+		good := word(&l.agent)
+		if keep&linesAndUsages != 0 && l.usage != 0 {
 			good = good && within(l.usage-1, 1, len(cf.usages))
 		}
 		if keep&usesAndResults != 0 {
-			if l.prompt != 0 {
-				l.prompt -= b.prompts
-				good = good && within(l.prompt-1, 1, len(cf.prompts))
-			}
-			l.usesLo -= b.uses
-			l.resultsLo -= b.results
-			good = good && within(l.usesLo, l.nUses, len(cf.uses)) && within(l.resultsLo, l.nResults, len(cf.results))
+			good = good && (l.prompt == 0 || within(l.prompt-1, 1, len(cf.prompts))) &&
+				within(l.usesLo, l.nUses, len(cf.uses)) && within(l.resultsLo, l.nResults, len(cf.results))
 		}
 		if !good {
 			*l = claudeLine{sec: l.sec, nsec: l.nsec}
@@ -171,6 +191,9 @@ func rebase(rec *pageRec, cf *claudeFile, keep tableSet) bool {
 	}
 	return ok
 }
+
+// within reports whether [lo, lo+n) lies in a table of size entries.
+func within(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
 
 // lines is how many lines record i holds.
 func (p *claudePages) lines(i int) int32 { return p.recs[i].ref.tables[0] }
