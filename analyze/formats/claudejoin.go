@@ -366,7 +366,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			spill.fail(errSpillCorrupt)
 			repeated = nil
 		}
-		quiet = widenQuiet(&first, &last, quiet, cf)
+		if cf.quiet {
+			quiet = stretchSpan(&first, &last, quiet, cf.first, cf.last)
+		}
 	}
 	if repeated == nil {
 		for i, cf := range s.files {
@@ -395,22 +397,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	}
 	sortIDKeys(withUsage)
 	counted := newBitset(n)
-	for i := 0; i < len(withUsage); {
-		bestG, end := withUsage[i].i, i+1
-		for end < len(withUsage) && withUsage[end].id == withUsage[i].id {
-			end++
-		}
-		if end-i > 1 {
-			best := s.entry(bestG).usageOf().tokens.Total()
-			for _, k := range withUsage[i+1 : end] {
-				if t := s.entry(k.i).usageOf().tokens.Total(); t > best {
-					best, bestG = t, k.i
-				}
-			}
-		}
-		counted.set(bestG)
-		i = end
-	}
+	markLargest(withUsage, func(g int32) int64 { return s.entry(g).usageOf().tokens.Total() }, counted.set)
 	withUsage = nil
 	var sideTokens []lineTokens // the counted usages of subagent lines, in line order
 	perModel := map[string]int64{}
@@ -536,22 +523,44 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		}
 	}
 	if len(main) > 0 {
-		if at := s.entry(main[0]).at(); !quiet || at.Before(first) {
-			first = at
-		}
-		if at := s.entry(main[len(main)-1]).at(); !quiet || at.After(last) {
-			last = at
-		}
-		quiet = true
+		quiet = stretchSpan(&first, &last, quiet, s.entry(main[0]).at(), s.entry(main[len(main)-1]).at())
 	}
-	if quiet {
+	spanAndTitle(r, first, last, quiet, w)
+	return r, calls
+}
+
+// markLargest marks, for each id of keys (sorted by id, then by i), the
+// copy whose total is largest, the first of equals; total is asked only
+// for an id with several copies.
+func markLargest(keys []idKey, total func(i int32) int64, mark func(i int32)) {
+	for i := 0; i < len(keys); {
+		best, end := keys[i].i, i+1
+		for end < len(keys) && keys[end].id == keys[i].id {
+			end++
+		}
+		if end-i > 1 {
+			bestTotal := total(best)
+			for _, k := range keys[i+1 : end] {
+				if t := total(k.i); t > bestTotal {
+					best, bestTotal = k.i, t
+				}
+			}
+		}
+		mark(best)
+		i = end
+	}
+}
+
+// spanAndTitle sets a joined session's span, if it has one (set), and its
+// title: its request, clipped, else its id.
+func spanAndTitle(r *model.Run, first, last time.Time, set bool, w Warner) {
+	if set {
 		r.Span = spanOf(first, last, w)
 		r.Title = clipString(strings.TrimSpace(r.Request), 120)
 	}
 	if r.Title == "" {
-		r.Title = id
+		r.Title = r.ID
 	}
-	return r, calls
 }
 
 // repeatedLines marks the lines (numbered from start[i] in fs[i]) whose
@@ -572,17 +581,14 @@ func repeatedLines(fs []*Fragment, start []int32) bitset {
 	return repeated
 }
 
-// widenQuiet takes first and last out to a file's quiet lines (if it has
-// any), and reports whether they now hold a span (set, before).
-func widenQuiet(first, last *time.Time, set bool, f *claudeFile) bool {
-	if !f.quiet {
-		return set
+// stretchSpan takes [first, last] out to [lo, hi], or sets it there if
+// it held nothing yet (set), and reports that it holds a span.
+func stretchSpan(first, last *time.Time, set bool, lo, hi time.Time) bool {
+	if !set || lo.Before(*first) {
+		*first = lo
 	}
-	if !set || f.first.Before(*first) {
-		*first = f.first
-	}
-	if !set || f.last.After(*last) {
-		*last = f.last
+	if !set || hi.After(*last) {
+		*last = hi
 	}
 	return true
 }

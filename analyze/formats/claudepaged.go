@@ -3,7 +3,6 @@ package formats
 import (
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/agentstat/agentstat/analyze/model"
@@ -286,16 +285,7 @@ func (p *claudePages) countedUsages(repeated bitset) bitset {
 	keys = keys[:n]
 	sortIDKeys(keys)
 	counted := newBitset(p.n)
-	for i := 0; i < len(keys); {
-		best, end := keys[i].i, i+1
-		for ; end < len(keys) && keys[end].id == keys[i].id; end++ {
-			if totals[keys[end].i] > totals[best] {
-				best = keys[end].i
-			}
-		}
-		counted.set(lineOf[best])
-		i = end
-	}
+	markLargest(keys, func(k int32) int64 { return totals[k] }, func(k int32) { counted.set(lineOf[k]) })
 	return counted
 }
 
@@ -407,7 +397,7 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 	quiet := false
 	for i, cf := range p.files {
 		if cf.quiet {
-			quiet = widenQuiet(&first, &last, quiet, cf)
+			quiet = stretchSpan(&first, &last, quiet, cf.first, cf.last)
 			mainFile = min(mainFile, int32(i))
 		}
 	}
@@ -426,13 +416,7 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 		at := func(k timeKey) time.Time {
 			return time.Unix(k.sec, int64(k.nsec)).In(p.files[p.recs[p.recOf(k.g)].file].loc)
 		}
-		if t := at(byTime[0]); !quiet || t.Before(first) {
-			first = t
-		}
-		if t := at(byTime[len(byTime)-1]); !quiet || t.After(last) {
-			last = t
-		}
-		quiet = true
+		quiet = stretchSpan(&first, &last, quiet, at(byTime[0]), at(byTime[len(byTime)-1]))
 	}
 	byTime = nil
 
@@ -483,24 +467,18 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 		r.Context.Subagents = append(r.Context.Subagents, *sub)
 	}
 
-	if quiet {
-		r.Span = spanOf(first, last, w)
-		r.Title = clipString(strings.TrimSpace(r.Request), 120)
-	}
-	if r.Title == "" {
-		r.Title = id
-	}
+	spanAndTitle(r, first, last, quiet, w)
 	if len(useIDs) == 0 {
 		return r, &CallParts{}
 	}
 	paired := make([]int32, len(useIDs))
-	kept, uses := pairUses(useIDs, resultIDs, paired), len(useIDs)
+	kept := pairUses(useIDs, resultIDs, paired)
 	useIDs, resultIDs = nil, nil
 
 	// The calls in chain order, as they are taken (partsOf takes the uses
 	// in order): pos and k are the next use's.
 	pos, k := 0, int32(0)
-	return r, partsOf(kept, uses, func(i int) (model.ToolCall, bool) {
+	return r, partsOf(kept, len(paired), func(i int) (model.ToolCall, bool) {
 		e := p.entry(main[pos])
 		for k >= e.nUses {
 			pos, k = pos+1, 0
