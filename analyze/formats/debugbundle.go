@@ -24,7 +24,7 @@ var bundleFormat = &Format{
 			return false
 		}
 		for i := range d.Events.List.n {
-			if e := d.Events.List.at(i); !e.typSet() || e.flags&eventAtSet == 0 {
+			if e := d.Events.List.at(i); !e.typSet() || !e.atSet() {
 				return false
 			}
 		}
@@ -96,6 +96,7 @@ const (
 	eventTypSet             // a type was given
 )
 
+func (e *keptEvent) atSet() bool  { return e.flags&eventAtSet != 0 }
 func (e *keptEvent) idSet() bool  { return e.flags&eventIDSet != 0 }
 func (e *keptEvent) typSet() bool { return e.flags&eventTypSet != 0 }
 

@@ -18,6 +18,7 @@ type eventList struct {
 	blocks [][]keptEvent // all full but the last; nil for a block on the spill
 	disk   []spillRef    // where each block on the spill is
 	spill  *RecordSpill  // where full blocks go; nil keeps them in memory
+	full   bool          // a write to the spill failed: the blocks after stay in memory
 	cache  [eventCache]eventSlot
 	tick   uint64
 	n      int
@@ -61,13 +62,13 @@ func (l *eventList) add(e keptEvent) {
 // putFull writes the last block, full, to the spill; on failure it stays
 // in memory.
 func (l *eventList) putFull() {
-	if l.spill == nil {
+	if l.spill == nil || l.full {
 		return
 	}
 	b := len(l.blocks) - 1
 	ref, ok := l.spill.write(func(w *bufio.Writer) { encodeEvents(w, l.blocks[b]) })
 	if !ok {
-		l.spill = nil
+		l.full = true // the blocks written before are read back from it still
 		return
 	}
 	for len(l.disk) < b {
@@ -147,7 +148,7 @@ func (s *RecordSpill) readEvents(ref spillRef, into []keptEvent, l *eventList) [
 		e.status, e.tool = in(le.Uint32(b[20:]), int(l.strs)), in(le.Uint32(b[24:]), int(l.strs))
 		e.errText = in(le.Uint32(b[28:]), len(l.errs)+1)
 		e.zone = uint16(in(uint32(le.Uint16(b[32:])), max(len(l.zones), 1)))
-		if e.flags = b[34]; e.flags&eventAtSet != 0 && len(l.zones) == 0 { // a time in no zone
+		if e.flags = b[34]; e.atSet() && len(l.zones) == 0 { // a time in no zone
 			e.flags &^= eventAtSet
 			r.err = errSpillCorrupt
 		}
@@ -159,7 +160,7 @@ func (s *RecordSpill) readEvents(ref spillRef, into []keptEvent, l *eventList) [
 
 // when is e's timestamp, as it was read.
 func (l *eventList) when(e *keptEvent) Time {
-	if e.flags&eventAtSet == 0 {
+	if !e.atSet() {
 		return Time{}
 	}
 	return Time{t: time.Unix(e.sec, int64(e.nsec)).In(l.zones[e.zone]), naive: e.flags&eventNaive != 0, Set: true}

@@ -300,3 +300,31 @@ func TestEventListDamaged(t *testing.T) {
 		t.Errorf("only %d of 100 damaged lists failed the spill", failed)
 	}
 }
+
+// A list whose spill stops taking writes (a full disk) keeps its later
+// blocks in memory and still reads back the blocks written before.
+func TestEventListSpillFills(t *testing.T) {
+	spill := testSpill(t)
+	good, full := spill.f, unwritable(t)
+	defer func(n int) { eventBlock = n }(eventBlock)
+	eventBlock = 4
+	l := eventList{spill: spill, strs: 100, zones: []*time.Location{time.UTC}}
+	for i := range 30 {
+		if i == 13 { // three blocks written, the fourth fails
+			spill.f = full
+		}
+		l.add(keptEvent{typ: int32(i)})
+	}
+	spill.f = good
+	if len(l.disk) != 3 || l.blocks[0] != nil || l.blocks[4] == nil {
+		t.Fatalf("%d blocks on disk, first in memory %v, fifth %v", len(l.disk), l.blocks[0] != nil, l.blocks[4] != nil)
+	}
+	for i := range l.n {
+		if got := l.at(i).typ; got != int32(i) {
+			t.Fatalf("event %d read as %d", i, got)
+		}
+	}
+	if spill.Err() != nil {
+		t.Fatal(spill.Err())
+	}
+}
