@@ -62,6 +62,7 @@ type Accumulator struct {
 
 	redacted    int64 // values that looked like credentials, replaced
 	keepSecrets bool
+	noIndex     bool     // Options.NoIndex: a row for each run is most of what grows with the runs read
 	redact      redactor // this worker's: its memo outlives a run
 
 	details *detailWriter // this worker's spill of run details, when kept
@@ -394,6 +395,9 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	a.budgetExceed += ctx.BudgetExceeded
 	a.retries += ctx.Retries
 
+	if a.noIndex {
+		return
+	}
 	row := RunRow{
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
 		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: n, Errors: errs,

@@ -154,6 +154,9 @@ type PartialInfo struct {
 // when they were kept (Options.KeepDetails), to w.
 func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) error {
 	opt.defaults()
+	if a.noIndex {
+		return errors.New("partial state needs the run index (accumulated with Options.NoIndex)")
+	}
 	if _, err := io.WriteString(w, partialMagic); err != nil {
 		return err
 	}

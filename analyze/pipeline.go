@@ -38,6 +38,7 @@ type Options struct {
 	Title            string
 	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
+	NoIndex          bool // no per-run index (Report.Runs is nil): only HTML and the workbook list runs
 	Shard            Shard
 	Progress         *Progress // counted into when set
 
@@ -109,7 +110,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	workers := make([]*worker, opt.Jobs)
 	for i := range workers {
 		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
-		w.acc.keepSecrets = opt.KeepSecrets
+		w.acc.keepSecrets, w.acc.noIndex = opt.KeepSecrets, opt.NoIndex
 		if details != nil {
 			dw, err := details.writer()
 			if err != nil {
@@ -157,7 +158,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	}
 
 	total := NewAccumulator(opt.Location)
-	total.keepSecrets = opt.KeepSecrets
+	total.keepSecrets, total.noIndex = opt.KeepSecrets, opt.NoIndex
 	if details != nil {
 		// Runs joined from fragments (planagent, transcripts, traces) go to one more spill file.
 		dw, err := details.writer()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"math"
@@ -940,4 +941,36 @@ func TestDetailsKeepEveryZone(t *testing.T) {
 			t.Errorf("%q in %v: %d runs in the details, want 1", tc.zone, tc.tz, runs)
 		}
 	}
+}
+
+// Without the run index the summary is the same, duplicate ids included
+// (../shared/corpus repeats one), and no partial can be written from it.
+func TestNoIndex(t *testing.T) {
+	for _, root := range []string{testdataLogs, corpusDir(t)} {
+		with := analyzeOpt(t, Options{Roots: []string{root}})
+		without := analyzeOpt(t, Options{Roots: []string{root}, NoIndex: true})
+		if len(with.Runs) == 0 || without.Runs != nil {
+			t.Fatalf("%s: %d runs indexed, %d without the index", root, len(with.Runs), len(without.Runs))
+		}
+		a, b := summaryBytes(t, with), summaryBytes(t, without)
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s: the summary differs without the index", root)
+		}
+	}
+	acc, err := Accumulate(context.Background(), Options{Roots: []string{testdataLogs}, NoIndex: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := acc.WritePartial(io.Discard, Options{}, PartialInfo{}); err == nil {
+		t.Error("a partial written without the run index")
+	}
+}
+
+func summaryBytes(t *testing.T, r *Report) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := jsonEncoder(&b).Encode(r.Summary); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }

@@ -361,6 +361,9 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		}
 		opt.KeepDetails = (slices.Contains(c.formats, "html") && !c.singleFile) || slices.Contains(c.formats, "xlsx") || c.partial != "" || c.cmd == "export"
 	}
+	// Only the dashboard, the workbook and a partial (merged into either later) list runs.
+	lists := slices.Contains(c.formats, "html") || slices.Contains(c.formats, "xlsx") || c.partial != ""
+	opt.NoIndex = c.cmd == "summary" || c.cmd == "export" || !lists
 	if c.partial != "" && c.cmd != "report" && c.cmd != "merge" {
 		return opt, nil, fmt.Errorf("--partial is for report and merge")
 	}

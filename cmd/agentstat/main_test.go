@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentstat/agentstat/analyze"
 )
 
 const logs = "../../testdata/logs"
@@ -122,5 +124,41 @@ func TestRefusesForeignOutput(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
 	if code, _, stderr := runCLI(t, "report", logs, "-o", out); code != exitNoInput || !strings.Contains(stderr, "--force") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// The run index is built only where a run list is written: the dashboard,
+// the workbook, and a partial merged into either later.
+func TestRunIndexWhereListed(t *testing.T) {
+	for _, tc := range []struct {
+		cmd, partial string
+		formats      []string
+		index        bool
+	}{
+		{"report", "", []string{"json"}, false},
+		{"report", "", []string{"json", "md"}, false},
+		{"report", "", []string{"html"}, true},
+		{"report", "", []string{"xlsx"}, true},
+		{"report", "", []string{"md", "html", "json", "xlsx"}, true},
+		{"report", "p.gob", []string{"json"}, true},
+		{"check", "", []string{"html"}, true},
+		{"check", "", []string{"json"}, false},
+		{"summary", "", []string{"md", "html", "json", "xlsx"}, false},
+		{"export", "", []string{"md", "html", "json", "xlsx"}, false},
+	} {
+		c := config{cmd: tc.cmd, formats: tc.formats, partial: tc.partial, tz: "UTC", maxSize: "1MB", out: t.TempDir(), thresholds: map[string]*[]string{}}
+		for _, f := range analyze.ThresholdFlags {
+			c.thresholds[f.Flag] = new([]string)
+		}
+		if tc.cmd == "check" {
+			*c.thresholds["max-error-rate"] = []string{"0.5"}
+		}
+		opt, _, err := c.options([]string{logs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if opt.NoIndex == tc.index {
+			t.Errorf("%s -f %v partial %q: NoIndex %v", tc.cmd, tc.formats, tc.partial, opt.NoIndex)
+		}
 	}
 }
