@@ -224,8 +224,10 @@ func histogram(counts []int64) []HistogramBin {
 }
 
 // RunIndex returns the per-run rows sorted by source, then id, then start.
+// It sorts the accumulator's own rows and hands them out: the index is the
+// render phase's largest table, and a copy doubled it.
 func (a *Accumulator) RunIndex() []RunRow {
-	rows := slices.Clone(a.index)
+	rows := a.index
 	// Page names each run uniquely (format, source, position, id): the last
 	// key makes the order total, so runs sharing source, id and start (a file
 	// repeating an id) do not follow the order the workers merged in.

@@ -262,16 +262,13 @@ func (h *htmlWriter) index() error {
 	}
 	data.Sections = h.sections()
 
-	recent := slices.Clone(h.r.Runs)
-	slices.SortStableFunc(recent, func(a, b analyze.RunRow) int {
-		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(a.Source, b.Source), cmp.Compare(a.ID, b.ID))
-	})
+	recent := newestFirst(h.r.Runs)
 	if len(recent) > htmlRecentRuns {
 		recent = recent[:htmlRecentRuns]
 	}
 	rows := make([]runRowView, len(recent))
-	for i := range recent {
-		rows[i] = h.runRow(&recent[i], "")
+	for i, k := range recent {
+		rows[i] = h.runRow(&h.r.Runs[k], "")
 	}
 	b, err := appendRunRows(nil, rows)
 	if err != nil {
@@ -455,12 +452,24 @@ type pageLink struct {
 	Current     bool
 }
 
-// runLists writes runs.html, runs-2.html, …: every run, newest first.
-func (h *htmlWriter) runLists() error {
-	runs := slices.Clone(h.r.Runs)
-	slices.SortStableFunc(runs, func(a, b analyze.RunRow) int {
+// newestFirst is the positions of runs, newest first (then by source and
+// id, then in index order): sorting positions rather than a copy of the
+// rows keeps 4 bytes a run instead of ~200 beside the index.
+func newestFirst(runs []analyze.RunRow) []int32 {
+	order := make([]int32, len(runs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(i, j int32) int {
+		a, b := &runs[i], &runs[j]
 		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(a.Source, b.Source), cmp.Compare(a.ID, b.ID))
 	})
+	return order
+}
+
+// runLists writes runs.html, runs-2.html, …: every run, newest first.
+func (h *htmlWriter) runLists() error {
+	runs := newestFirst(h.r.Runs)
 	pages := max(1, (len(runs)+htmlRunsPerPage-1)/htmlRunsPerPage)
 	name := func(i int) string {
 		if i == 0 {
@@ -485,8 +494,8 @@ func (h *htmlWriter) runLists() error {
 			}
 		}
 		rows = rows[:0]
-		for i := lo; i < hi; i++ {
-			rows = append(rows, h.runRow(&runs[i], ""))
+		for _, k := range runs[lo:hi] {
+			rows = append(rows, h.runRow(&h.r.Runs[k], ""))
 		}
 		b, err := appendRunRows(buf[:0], rows)
 		if err != nil {
