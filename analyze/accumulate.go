@@ -55,7 +55,7 @@ type Accumulator struct {
 	budgetExceed int64
 	retries      int64
 	errors       map[string]*errorAcc
-	index        []RunRow
+	index        RunIndex
 	ids          map[string]int64 // format NUL id → runs, for duplicate ids
 	runHist      [len(HistogramEdgesMS) + 1]int64
 	callHist     [len(HistogramEdgesMS) + 1]int64
@@ -152,6 +152,7 @@ type errorAcc struct {
 func NewAccumulator(loc *time.Location) *Accumulator {
 	return &Accumulator{
 		loc:           loc,
+		index:         RunIndex{home: loc},
 		filesByFormat: map[string]int64{},
 		warnings:      map[string]int64{},
 		warnFiles:     map[string]string{},
@@ -406,7 +407,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	if r.HasDuration {
 		row.DurationMS = ptr(r.DurationMS)
 	}
-	a.index = append(a.index, row)
+	a.index.add(&row)
 }
 
 // addCalls folds a part of r's calls; f and day are r's format and day,
@@ -680,7 +681,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		addCounts(e.tools, v.tools)
 		e.example(v.exSource, v.exRunID)
 	}
-	a.index = append(a.index, o.index...)
+	a.index.merge(&o.index)
 	addCounts(a.ids, o.ids)
 	for i := range a.runHist {
 		a.runHist[i] += o.runHist[i]

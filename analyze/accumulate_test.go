@@ -403,7 +403,7 @@ func TestRunIndexOrderIndependent(t *testing.T) {
 			}
 			total.Merge(w)
 		}
-		return total.RunIndex()
+		return total.RunIndex().Rows()
 	}
 	want := index([]int{0, 1, 2})
 	for _, order := range [][]int{{2, 1, 0}, {1, 0, 2}, {2, 0, 1}} {

@@ -223,18 +223,16 @@ func histogram(counts []int64) []HistogramBin {
 	return bins
 }
 
-// RunIndex returns the per-run rows sorted by source, then id, then start.
-// It sorts the accumulator's own rows and hands them out: the index is the
-// render phase's largest table, and a copy doubled it.
-func (a *Accumulator) RunIndex() []RunRow {
-	rows := a.index
-	// Page names each run uniquely (format, source, position, id): the last
-	// key makes the order total, so runs sharing source, id and start (a file
-	// repeating an id) do not follow the order the workers merged in.
-	slices.SortFunc(rows, func(x, y RunRow) int {
-		return cmp.Or(cmp.Compare(x.Source, y.Source), cmp.Compare(x.ID, y.ID), x.Started.Compare(y.Started), cmp.Compare(x.Page, y.Page))
-	})
-	return rows
+// RunIndex returns the per-run rows sorted by source, then id, then start
+// (nil with Options.NoIndex). It sorts the accumulator's own rows and hands
+// them out: the index is the render phase's largest table, and a copy
+// doubled it.
+func (a *Accumulator) RunIndex() *RunIndex {
+	if a.noIndex {
+		return nil
+	}
+	a.index.sort()
+	return &a.index
 }
 
 // topKey is the most frequent key, the smallest on a tie; "" for none.

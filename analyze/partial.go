@@ -168,7 +168,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	enc := gob.NewEncoder(bw)
 	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard}
 	if a.spill != nil {
-		h.Details = int64(len(a.index))
+		h.Details = int64(a.index.Len())
 	}
 	if err := enc.Encode(&h); err != nil {
 		return err
@@ -253,7 +253,7 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v); %s with --tz %s, window [%v, %v)",
 				p, ErrPartial, h.TZ, h.Since, h.Until, paths[0], m.Location, m.Since, m.Until)
 		}
-		if keepDetails && h.Details != int64(len(acc.index)) {
+		if keepDetails && h.Details != int64(acc.index.Len()) {
 			return nil, fmt.Errorf("%s: %w: it holds no run details (written by a run that kept none)", p, ErrPartial)
 		}
 		m.Acc.Merge(acc)
@@ -301,8 +301,8 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 	if err != nil {
 		return nil, nil, corrupt("state", err)
 	}
-	if h.Details != 0 && h.Details != int64(len(acc.index)) {
-		return nil, nil, corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, len(acc.index)))
+	if h.Details != 0 && h.Details != int64(acc.index.Len()) {
+		return nil, nil, corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, acc.index.Len()))
 	}
 	for range h.Details {
 		r := new(model.Run)
@@ -384,7 +384,7 @@ func (a *Accumulator) wire() (*partialState, error) {
 		Subagents:  a.subagents,
 		BudgetTool: a.budgetTool.wire(), BudgetDur: a.budgetDur.wire(), BudgetStep: a.budgetStep.wire(),
 		BudgetWarn: a.budgetWarn, BudgetExceed: a.budgetExceed, Retries: a.retries,
-		Errors: map[string]errorWire{}, Index: a.index, IDs: a.ids,
+		Errors: map[string]errorWire{}, Index: a.index.Rows(), IDs: a.ids,
 		RunHist: a.runHist[:], CallHist: a.callHist[:], Redacted: a.redacted,
 	}
 	for k, v := range a.tools {
@@ -481,7 +481,9 @@ func fromWire(s *partialState) (*Accumulator, error) {
 		addCounts(e.tools, v.Tools)
 		a.errors[k] = e
 	}
-	a.index = s.Index
+	for i := range s.Index {
+		a.index.add(&s.Index[i])
+	}
 	addCounts(a.ids, s.IDs)
 	if len(s.RunHist) != len(a.runHist) || len(s.CallHist) != len(a.callHist) {
 		errs = append(errs, fmt.Errorf("histograms of %d and %d bins, want %d", len(s.RunHist), len(s.CallHist), len(a.runHist)))
@@ -490,8 +492,8 @@ func fromWire(s *partialState) (*Accumulator, error) {
 		copy(a.callHist[:], s.CallHist)
 	}
 	a.redacted = s.Redacted
-	if int64(len(a.index)) != a.runs {
-		errs = append(errs, fmt.Errorf("%d runs indexed for a count of %d", len(a.index), a.runs))
+	if int64(a.index.Len()) != a.runs {
+		errs = append(errs, fmt.Errorf("%d runs indexed for a count of %d", a.index.Len(), a.runs))
 	}
 	return a, errors.Join(errs...)
 }

@@ -31,7 +31,7 @@ func outcomeOf(t *testing.T, acc *Accumulator, opt Options) outcome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	idx, err := json.Marshal(rep.Runs)
+	idx, err := json.Marshal(rep.Runs.Rows())
 	if err != nil {
 		t.Fatal(err)
 	}

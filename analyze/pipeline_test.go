@@ -87,8 +87,8 @@ func TestTestdata(t *testing.T) {
 			t.Errorf("runs of %s = %d, want %d", f, r.Summary.Runs.ByFormat[f], n)
 		}
 	}
-	if r.Summary.Runs.Total != 28 || len(r.Runs) != 28 {
-		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, len(r.Runs))
+	if r.Summary.Runs.Total != 28 || r.Runs.Len() != 28 {
+		t.Errorf("runs = %d, index %d", r.Summary.Runs.Total, r.Runs.Len())
 	}
 }
 
@@ -319,8 +319,8 @@ func TestDuplicateFiles(t *testing.T) {
 	}
 	r := analyzeOpt(t, Options{Roots: []string{dir, sub}})
 	in := r.Summary.Inputs
-	if in.FilesSeen != 3 || in.FilesParsed != 1 || len(r.Runs) != 1 {
-		t.Errorf("seen %d, parsed %d, %d runs: want one file read once", in.FilesSeen, in.FilesParsed, len(r.Runs))
+	if in.FilesSeen != 3 || in.FilesParsed != 1 || r.Runs.Len() != 1 {
+		t.Errorf("seen %d, parsed %d, %d runs: want one file read once", in.FilesSeen, in.FilesParsed, r.Runs.Len())
 	}
 	got := skippedMap(r)
 	if len(got) != 2 || got[filepath.ToSlash(dir)+"/z-hardlink.json"] != formats.ReasonDuplicate {
@@ -346,7 +346,7 @@ func TestLinkedRoot(t *testing.T) {
 	if in := r.Summary.Inputs; in.FilesSeen != 1 || in.FilesParsed != 1 {
 		t.Errorf("seen %d, parsed %d: want a.json only", in.FilesSeen, in.FilesParsed)
 	}
-	if len(r.Runs) != 1 || r.Runs[0].Source != "a.json" {
+	if r.Runs.Len() != 1 || r.Runs.At(0).Source != "a.json" {
 		t.Errorf("runs %+v", r.Runs)
 	}
 }
@@ -378,7 +378,7 @@ func TestDeterministicAcrossJobs(t *testing.T) {
 		var b bytes.Buffer
 		enc := jsonEncoder(&b)
 		enc.Encode(r.Summary)
-		enc.Encode(r.Runs)
+		enc.Encode(r.Runs.Rows())
 		if first == nil {
 			first = b.Bytes()
 		} else if !bytes.Equal(first, b.Bytes()) {
@@ -404,12 +404,12 @@ func TestJoinedChunks(t *testing.T) {
 		var b bytes.Buffer
 		enc := jsonEncoder(&b)
 		enc.Encode(r.Summary)
-		enc.Encode(r.Runs)
+		enc.Encode(r.Runs.Rows())
 		// Without details, every run is folded as soon as it is joined.
 		var lean bytes.Buffer
 		nr := analyzeOpt(t, Options{Roots: roots, Jobs: 2})
 		jsonEncoder(&lean).Encode(nr.Summary)
-		jsonEncoder(&lean).Encode(nr.Runs)
+		jsonEncoder(&lean).Encode(nr.Runs.Rows())
 		if !bytes.Equal(lean.Bytes(), b.Bytes()) {
 			t.Fatalf("chunks of %d: other results without details", size)
 		}
@@ -582,8 +582,8 @@ func TestNoTempDir(t *testing.T) {
 	want := analyzeOpt(t, Options{Roots: []string{filepath.Join("..", "testdata", "logs")}})
 	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
 	got := analyzeOpt(t, Options{Roots: []string{filepath.Join("..", "testdata", "logs")}})
-	if !reflect.DeepEqual(got.Summary, want.Summary) || len(got.Runs) == 0 {
-		t.Errorf("without a temporary directory the summary differs (%d runs)", len(got.Runs))
+	if !reflect.DeepEqual(got.Summary, want.Summary) || got.Runs.Len() == 0 {
+		t.Errorf("without a temporary directory the summary differs (%d runs)", got.Runs.Len())
 	}
 }
 
@@ -949,8 +949,8 @@ func TestNoIndex(t *testing.T) {
 	for _, root := range []string{testdataLogs, corpusDir(t)} {
 		with := analyzeOpt(t, Options{Roots: []string{root}})
 		without := analyzeOpt(t, Options{Roots: []string{root}, NoIndex: true})
-		if len(with.Runs) == 0 || without.Runs != nil {
-			t.Fatalf("%s: %d runs indexed, %d without the index", root, len(with.Runs), len(without.Runs))
+		if with.Runs.Len() == 0 || without.Runs != nil {
+			t.Fatalf("%s: %d runs indexed, %d without the index", root, with.Runs.Len(), without.Runs.Len())
 		}
 		a, b := summaryBytes(t, with), summaryBytes(t, without)
 		if !bytes.Equal(a, b) {

@@ -9,7 +9,7 @@ const SchemaVersion = "agentstat.summary/v1"
 // function of it. Summary is exactly what summary.json holds.
 type Report struct {
 	Summary  Summary
-	Runs     []RunRow // the compact per-run index, sorted by source then id
+	Runs     *RunIndex // the compact per-run index, sorted by source then id
 	Title    string
 	Location *time.Location
 	Details  *Details // every run's detail, when Options.KeepDetails; Close it when done

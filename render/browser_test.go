@@ -169,8 +169,8 @@ func TestDashboardInBrowser(t *testing.T) {
 			runLinks++
 		}
 	}
-	if runLinks < len(r2.Runs) {
-		t.Errorf("%d run links for %d runs", runLinks, len(r2.Runs))
+	if runLinks < r2.Runs.Len() {
+		t.Errorf("%d run links for %d runs", runLinks, r2.Runs.Len())
 	}
 	pl.check(t)
 
@@ -196,7 +196,7 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// A run page: its timeline is drawn.
 	page := ""
-	for _, run := range r2.Runs {
+	for _, run := range r2.Runs.All() {
 		if run.ID == "1702886400000-abc123" {
 			page = run.Page
 		}
@@ -253,7 +253,7 @@ func TestHostileTextInBrowser(t *testing.T) {
 	if err := Write(context.Background(), out, FormatNames(), r, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	page := r.Runs[0].Page
+	page := r.Runs.At(0).Page
 	if strings.ContainsAny(page, "/\\<>\"'") || strings.HasPrefix(page, ".") {
 		t.Errorf("unsafe page name %q", page)
 	}
@@ -363,5 +363,5 @@ func sessionSite(t *testing.T, calls string) (out, page string) {
 	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
-	return out, r.Runs[0].Page
+	return out, r.Runs.At(0).Page
 }

@@ -262,13 +262,14 @@ func (h *htmlWriter) index() error {
 	}
 	data.Sections = h.sections()
 
-	recent := newestFirst(h.r.Runs)
+	recent := h.r.Runs.NewestFirst()
 	if len(recent) > htmlRecentRuns {
 		recent = recent[:htmlRecentRuns]
 	}
 	rows := make([]runRowView, len(recent))
 	for i, k := range recent {
-		rows[i] = h.runRow(&h.r.Runs[k], "")
+		r := h.r.Runs.At(int(k))
+		rows[i] = h.runRow(&r, "")
 	}
 	b, err := appendRunRows(nil, rows)
 	if err != nil {
@@ -276,8 +277,8 @@ func (h *htmlWriter) index() error {
 	}
 	data.Runs = template.HTML(b)
 	data.RunsNote = fmt.Sprintf("The %d most recent runs.", len(recent))
-	if !h.o.SingleFile && len(h.r.Runs) > 0 {
-		data.AllRunsHref, data.RunCount = "runs.html", Count(int64(len(h.r.Runs)))
+	if !h.o.SingleFile && h.r.Runs.Len() > 0 {
+		data.AllRunsHref, data.RunCount = "runs.html", Count(int64(h.r.Runs.Len()))
 	}
 	return h.execute("index.html", "index.html", data)
 }
@@ -334,17 +335,12 @@ func (h *htmlWriter) sections() []sectionView {
 			numPtr(Millis(t.DurationMS.P95), t.DurationMS.P95), numPtr(Millis(t.DurationMS.P99), t.DurationMS.P99), numPtr(Millis(t.DurationMS.Max), t.DurationMS.Max)})
 	}
 	errs := htmlTable("Most common errors", ">Count", "Tool", "Message", "Example run")
-	runPage := map[string]string{}
-	for _, r := range h.r.Runs {
-		runPage[r.Source+"\x00"+r.ID] = r.Page
-	}
-	for i, e := range s.Errors {
-		if i == mdErrors {
-			break
-		}
+	shown := s.Errors[:min(len(s.Errors), mdErrors)]
+	example := exampleRuns(h.r.Runs, shown, h.r.Runs.Len())
+	for _, e := range shown {
 		ex := txt(e.ExampleRun)
-		if p, ok := runPage[e.ExampleSource+"\x00"+e.ExampleRun]; ok && !h.o.SingleFile {
-			ex.Href = "runs/" + p
+		if i, ok := example[runKey{e.ExampleSource, e.ExampleRun}]; ok && !h.o.SingleFile {
+			ex.Href = "runs/" + h.r.Runs.At(i).Page
 		}
 		errs.Rows = append(errs.Rows, []cellView{num(Count(e.Count), float64(e.Count)), txt(e.Tool), txt(e.Message), ex})
 	}
@@ -452,24 +448,32 @@ type pageLink struct {
 	Current     bool
 }
 
-// newestFirst is the positions of runs, newest first (then by source and
-// id, then in index order): sorting positions rather than a copy of the
-// rows keeps 4 bytes a run instead of ~200 beside the index.
-func newestFirst(runs []analyze.RunRow) []int32 {
-	order := make([]int32, len(runs))
-	for i := range order {
-		order[i] = int32(i)
+// runKey is a run by its source and id, as an error's example names it.
+type runKey struct{ source, id string }
+
+// exampleRuns finds the errors' example runs among the first n of runs:
+// the position of the last run of each source and id. It keeps a few
+// entries, where a map of every run held the whole index again.
+func exampleRuns(runs *analyze.RunIndex, errs []analyze.ErrorRow, n int) map[runKey]int {
+	want := map[runKey]bool{}
+	for _, e := range errs {
+		want[runKey{e.ExampleSource, e.ExampleRun}] = true
 	}
-	slices.SortStableFunc(order, func(i, j int32) int {
-		a, b := &runs[i], &runs[j]
-		return cmp.Or(b.Started.Compare(a.Started), cmp.Compare(a.Source, b.Source), cmp.Compare(a.ID, b.ID))
-	})
-	return order
+	found := map[runKey]int{}
+	for i, r := range runs.All() {
+		if i >= n {
+			break
+		}
+		if k := (runKey{r.Source, r.ID}); want[k] {
+			found[k] = i
+		}
+	}
+	return found
 }
 
 // runLists writes runs.html, runs-2.html, …: every run, newest first.
 func (h *htmlWriter) runLists() error {
-	runs := newestFirst(h.r.Runs)
+	runs := h.r.Runs.NewestFirst()
 	pages := max(1, (len(runs)+htmlRunsPerPage-1)/htmlRunsPerPage)
 	name := func(i int) string {
 		if i == 0 {
@@ -495,7 +499,8 @@ func (h *htmlWriter) runLists() error {
 		}
 		rows = rows[:0]
 		for _, k := range runs[lo:hi] {
-			rows = append(rows, h.runRow(&h.r.Runs[k], ""))
+			r := h.r.Runs.At(int(k))
+			rows = append(rows, h.runRow(&r, ""))
 		}
 		b, err := appendRunRows(buf[:0], rows)
 		if err != nil {

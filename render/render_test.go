@@ -77,7 +77,7 @@ func TestGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := ""
-	for _, run := range rd.Runs {
+	for _, run := range rd.Runs.All() {
 		if run.ID == "1702886400000-abc123" {
 			page = run.Page
 		}
@@ -396,26 +396,5 @@ func TestPeriodsMarkGaps(t *testing.T) {
 	got = labels(ps)
 	if unit != "month" || slices.Contains(got[:len(got)-2], gapLabel) || got[len(got)-2] != gapLabel || got[len(got)-1] != "2026-12" {
 		t.Errorf("months: %s %v", unit, got)
-	}
-}
-
-// Run lists are newest first, then by source and id, then in index order,
-// and the index itself is left as it was.
-func TestNewestFirst(t *testing.T) {
-	at := func(h int) time.Time { return time.Date(2026, 1, 1, h, 0, 0, 0, time.UTC) }
-	runs := []analyze.RunRow{
-		{ID: "a", Source: "s1", Started: at(1)},
-		{ID: "b", Source: "s2", Started: at(3)},
-		{ID: "a", Source: "s2", Started: at(3)},
-		{ID: "c", Source: "s0", Started: at(2)},
-		{ID: "a", Source: "s2", Started: at(3), Page: "second"},
-		{ID: "z", Source: "s9"}, // no start: last
-	}
-	before := slices.Clone(runs)
-	if got, want := newestFirst(runs), []int32{2, 4, 1, 3, 0, 5}; !slices.Equal(got, want) {
-		t.Errorf("order %v, want %v", got, want)
-	}
-	if !slices.Equal(runs, before) {
-		t.Error("the index was reordered")
 	}
 }

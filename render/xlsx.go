@@ -622,7 +622,7 @@ func (x *xlsxWriter) runs() error {
 	if err != nil {
 		return err
 	}
-	for _, r := range x.r.Runs {
+	for _, r := range x.r.Runs.All() {
 		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.DurationMS,
 			r.ToolCalls, r.Errors, r.Steps, r.Tokens); err != nil {
 			return err
@@ -760,13 +760,8 @@ func (x *xlsxWriter) errors() error {
 		f.SetCellValue(sheet, name+"1", c.head)
 	}
 	f.SetCellStyle(sheet, "A1", "E1", x.styles["head"])
-	runRow := map[string]int{} // source NUL id → its row on the Runs sheet
-	for i, r := range x.r.Runs {
-		if i+2 <= maxSheetRows {
-			runRow[r.Source+"\x00"+r.ID] = i + 2
-		}
-	}
 	errs := x.r.Summary.Errors
+	runRow := exampleRuns(x.r.Runs, errs, maxSheetRows-1) // → its row on the Runs sheet, less 2
 	for i, e := range errs {
 		row := i + 2
 		for c, v := range []any{e.Count, xlsxText(e.Tool), xlsxText(e.Message), xlsxText(e.ExampleRun), xlsxText(e.ExampleSource)} {
@@ -775,9 +770,9 @@ func (x *xlsxWriter) errors() error {
 				return err
 			}
 		}
-		if target, ok := runRow[e.ExampleSource+"\x00"+e.ExampleRun]; ok { // the example run links to its row
+		if i, ok := runRow[runKey{e.ExampleSource, e.ExampleRun}]; ok { // the example run links to its row
 			cell := fmt.Sprintf("D%d", row)
-			if err := f.SetCellHyperLink(sheet, cell, fmt.Sprintf("Runs!A%d", target), "Location"); err != nil {
+			if err := f.SetCellHyperLink(sheet, cell, fmt.Sprintf("Runs!A%d", i+2), "Location"); err != nil {
 				return err
 			}
 			f.SetCellStyle(sheet, cell, cell, x.styles["link"])

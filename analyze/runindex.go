@@ -1,0 +1,296 @@
+package analyze
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"encoding/hex"
+	"iter"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// RunIndex is the compact per-run index: each run's row packed into blocks
+// of bytes (strings as a length and their bytes, numbers as varints). It is
+// what the dashboard and the workbook list runs from, and it grows with the
+// runs read: as RunRow values with their strings a row took ~510 bytes
+// (7,300 runs at 1 GB, 30,000 at 4 GB); packed it takes about half, holds
+// no pointer for the collector to follow, and a page name made by RunPage
+// takes 6 bytes. The zero value is empty; a nil *RunIndex is empty too.
+type RunIndex struct {
+	blocks [][]byte
+	rows   []rowPos
+	zones  []*time.Location // the start times' zones: UTC, Local, home, then the others
+	byZone map[zoneKey]int  // the others' places in zones
+	home   *time.Location   // the report's zone (--tz), kept as itself
+}
+
+// zoneKey is a zone other than UTC, Local and home: its name and offset at
+// a time (a timestamp's own zone is a fixed offset, a new Location for
+// each time parsed).
+type zoneKey struct {
+	name   string
+	offset int
+}
+
+// rowPos is where a row's bytes are.
+type rowPos struct{ block, off, n uint32 }
+
+// indexBlock is the size of a block of rows: appending never copies the
+// rows before, as one growing array would.
+const indexBlock = 64 << 10
+
+// Len is the number of runs.
+func (x *RunIndex) Len() int {
+	if x == nil {
+		return 0
+	}
+	return len(x.rows)
+}
+
+// At is the i-th row.
+func (x *RunIndex) At(i int) RunRow {
+	d := rowDecoder{b: x.bytes(i)}
+	var r RunRow
+	r.Source, r.ID = string(d.bytes()), string(d.bytes())
+	r.Page = d.page(r.ID)
+	r.Title, r.Format, r.Status = string(d.bytes()), string(d.bytes()), string(d.bytes())
+	r.Agent, r.Model = string(d.bytes()), string(d.bytes())
+	r.Started = d.time(x.zones)
+	if d.b[0] == 1 {
+		ms := math.Float64frombits(binary.LittleEndian.Uint64(d.b[1:]))
+		r.DurationMS = &ms
+		d.b = d.b[9:]
+	} else {
+		d.b = d.b[1:]
+	}
+	r.ToolCalls, r.Errors, r.Steps = int(d.varint()), int(d.varint()), int(d.varint())
+	r.Tokens = d.varint()
+	return r
+}
+
+// All yields every row with its position, in index order.
+func (x *RunIndex) All() iter.Seq2[int, RunRow] {
+	return func(yield func(int, RunRow) bool) {
+		for i := range x.Len() {
+			if !yield(i, x.At(i)) {
+				return
+			}
+		}
+	}
+}
+
+// Rows is every row, in index order.
+func (x *RunIndex) Rows() []RunRow {
+	rows := make([]RunRow, 0, x.Len())
+	for _, r := range x.All() {
+		rows = append(rows, r)
+	}
+	return rows
+}
+
+func (x *RunIndex) bytes(i int) []byte {
+	p := x.rows[i]
+	return x.blocks[p.block][p.off : p.off+p.n]
+}
+
+// add appends r.
+func (x *RunIndex) add(r *RunRow) {
+	b := make([]byte, 0, 64+len(r.Source)+len(r.ID)+len(r.Title)+len(r.Format)+len(r.Status)+len(r.Agent)+len(r.Model))
+	b = appendBytes(b, r.Source)
+	b = appendBytes(b, r.ID)
+	if sum, ok := pageSum(r.Page, r.ID); ok {
+		b = append(append(b, 1), sum...)
+	} else {
+		b = appendBytes(append(b, 0), r.Page)
+	}
+	for _, s := range [...]string{r.Title, r.Format, r.Status, r.Agent, r.Model} {
+		b = appendBytes(b, s)
+	}
+	b = binary.AppendVarint(b, r.Started.Unix())
+	b = binary.AppendUvarint(b, uint64(r.Started.Nanosecond()))
+	b = binary.AppendUvarint(b, uint64(x.zone(r.Started)))
+	if r.DurationMS != nil {
+		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*r.DurationMS))
+	} else {
+		b = append(b, 0)
+	}
+	for _, v := range [...]int64{int64(r.ToolCalls), int64(r.Errors), int64(r.Steps), r.Tokens} {
+		b = binary.AppendVarint(b, v)
+	}
+	x.put(b)
+}
+
+// put stores a packed row.
+func (x *RunIndex) put(row []byte) {
+	n := len(x.blocks)
+	if n == 0 || cap(x.blocks[n-1])-len(x.blocks[n-1]) < len(row) {
+		x.blocks = append(x.blocks, make([]byte, 0, max(indexBlock, len(row))))
+		n++
+	}
+	blk := &x.blocks[n-1]
+	x.rows = append(x.rows, rowPos{uint32(n - 1), uint32(len(*blk)), uint32(len(row))})
+	*blk = append(*blk, row...)
+}
+
+// zone is the place of t's zone in x.zones, added once.
+func (x *RunIndex) zone(t time.Time) int {
+	if x.zones == nil {
+		x.zones = []*time.Location{time.UTC, time.Local, cmp.Or(x.home, time.UTC)}
+	}
+	if i := slices.Index(x.zones[:3], t.Location()); i >= 0 {
+		return i
+	}
+	name, offset := t.Zone()
+	k := zoneKey{name, offset}
+	i, ok := x.byZone[k]
+	if !ok {
+		if x.byZone == nil {
+			x.byZone = map[zoneKey]int{}
+		}
+		i = len(x.zones)
+		x.zones = append(x.zones, time.FixedZone(name, offset))
+		x.byZone[k] = i
+	}
+	return i
+}
+
+// merge appends o's rows.
+func (x *RunIndex) merge(o *RunIndex) {
+	for _, r := range o.All() {
+		x.add(&r)
+	}
+}
+
+// sort orders the rows by source, then id, then start, then page name
+// (which names each run uniquely: the order is total, whatever order the
+// workers merged in).
+func (x *RunIndex) sort() {
+	slices.SortFunc(x.rows, func(a, b rowPos) int {
+		da := rowDecoder{b: x.blocks[a.block][a.off : a.off+a.n]}
+		db := rowDecoder{b: x.blocks[b.block][b.off : b.off+b.n]}
+		if c := bytes.Compare(da.bytes(), db.bytes()); c != 0 {
+			return c
+		}
+		ida, idb := da.bytes(), db.bytes()
+		if c := bytes.Compare(ida, idb); c != 0 {
+			return c
+		}
+		pa, pb := da, db // the page name, for a tie
+		da.skipPage()
+		db.skipPage()
+		for range 5 {
+			da.bytes()
+			db.bytes()
+		}
+		if c := cmp.Or(cmp.Compare(da.varint(), db.varint()), cmp.Compare(da.uvarint(), db.uvarint())); c != 0 {
+			return c
+		}
+		return strings.Compare(pa.page(string(ida)), pb.page(string(idb)))
+	})
+}
+
+// newestFirst is the row positions, newest run first, then by source and
+// id, then in index order: the run lists' order.
+func (x *RunIndex) NewestFirst() []int32 {
+	type key struct {
+		sec        int64
+		nsec       uint64
+		source, id []byte
+		i          int32
+	}
+	keys := make([]key, x.Len())
+	for i := range keys {
+		d := rowDecoder{b: x.bytes(i)}
+		k := key{source: d.bytes(), id: d.bytes(), i: int32(i)}
+		d.skipPage()
+		for range 5 {
+			d.bytes()
+		}
+		k.sec, k.nsec = d.varint(), d.uvarint()
+		keys[i] = k
+	}
+	slices.SortStableFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(b.sec, a.sec), cmp.Compare(b.nsec, a.nsec), bytes.Compare(a.source, b.source), bytes.Compare(a.id, b.id))
+	})
+	order := make([]int32, len(keys))
+	for i, k := range keys {
+		order[i] = k.i
+	}
+	return order
+}
+
+// pageSum is the six bytes of a page name that RunPage made for id.
+func pageSum(page, id string) ([]byte, bool) {
+	stem, ok := strings.CutSuffix(page, ".html")
+	if !ok || len(stem) < 13 || stem[len(stem)-13] != '-' {
+		return nil, false
+	}
+	sum, err := hex.DecodeString(stem[len(stem)-12:])
+	if err != nil || hex.EncodeToString(sum) != stem[len(stem)-12:] || stem[:len(stem)-13] != SafeName(id, 48) {
+		return nil, false
+	}
+	return sum, true
+}
+
+func appendBytes(b []byte, s string) []byte {
+	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
+}
+
+// rowDecoder reads a packed row's fields in order. Rows are only ever
+// packed by add, so it does not check for short input.
+type rowDecoder struct{ b []byte }
+
+func (d *rowDecoder) uvarint() uint64 {
+	v, n := binary.Uvarint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *rowDecoder) varint() int64 {
+	v, n := binary.Varint(d.b)
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *rowDecoder) bytes() []byte {
+	n := d.uvarint()
+	s := d.b[:n]
+	d.b = d.b[n:]
+	return s
+}
+
+func (d *rowDecoder) page(id string) string {
+	if d.b[0] == 1 {
+		sum := d.b[1:7]
+		d.b = d.b[7:]
+		return SafeName(id, 48) + "-" + hex.EncodeToString(sum) + ".html"
+	}
+	d.b = d.b[1:]
+	return string(d.bytes())
+}
+
+func (d *rowDecoder) skipPage() {
+	if d.b[0] == 1 {
+		d.b = d.b[7:]
+		return
+	}
+	d.b = d.b[1:]
+	d.bytes()
+}
+
+func (d *rowDecoder) time(zones []*time.Location) time.Time {
+	sec, nsec := d.varint(), d.uvarint()
+	return time.Unix(sec, int64(nsec)).In(zones[d.uvarint()])
+}
+
+// NewRunIndex is an index of rows, in their order.
+func NewRunIndex(rows ...RunRow) *RunIndex {
+	x := new(RunIndex)
+	for i := range rows {
+		x.add(&rows[i])
+	}
+	return x
+}
