@@ -80,6 +80,7 @@ type config struct {
 	shard      string
 	thresholds map[string]*[]string
 	stdout     io.Writer // where GitHub Actions reads workflow commands
+	outSet     bool      // --out given: check writes a report only then
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -143,6 +144,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	roots := fs.Args()
+	c.outSet = fs.Changed("out")
 	if len(roots) == 0 {
 		what := "log directory"
 		if cmd == "merge" {
@@ -227,7 +229,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	case "check":
 		printCheck(stdout, rep.Summary.Check)
-		if fs.Changed("out") {
+		if c.outSet {
 			if err := writeReport(ctx, &c, rep, stderr); err != nil {
 				return exitNoInput
 			}
@@ -359,11 +361,14 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		if abs, err := filepath.Abs(c.out); err == nil {
 			opt.SkipDirs = []string{abs}
 		}
-		opt.KeepDetails = (slices.Contains(c.formats, "html") && !c.singleFile) || slices.Contains(c.formats, "xlsx") || c.partial != "" || c.cmd == "export"
 	}
-	// Only the dashboard, the workbook and a partial (merged into either later) list runs.
-	lists := slices.Contains(c.formats, "html") || slices.Contains(c.formats, "xlsx") || c.partial != ""
-	opt.NoIndex = c.cmd == "summary" || c.cmd == "export" || !lists
+	writes := c.cmd == "report" || c.cmd == "merge" || c.cmd == "check" && c.outSet // a report, to --out
+	// Run details feed the run pages and the workbook; only the dashboard,
+	// the workbook and a partial (merged into either later) list runs.
+	pages := slices.Contains(c.formats, "html") && !c.singleFile
+	lists := slices.Contains(c.formats, "html") || slices.Contains(c.formats, "xlsx")
+	opt.KeepDetails = writes && (pages || slices.Contains(c.formats, "xlsx")) || c.partial != "" || c.cmd == "export"
+	opt.NoIndex = !(writes && lists || c.partial != "")
 	if c.partial != "" && c.cmd != "report" && c.cmd != "merge" {
 		return opt, nil, fmt.Errorf("--partial is for report and merge")
 	}

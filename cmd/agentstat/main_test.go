@@ -127,26 +127,32 @@ func TestRefusesForeignOutput(t *testing.T) {
 	}
 }
 
-// The run index is built only where a run list is written: the dashboard,
-// the workbook, and a partial merged into either later.
+// The run index is built only where a run list is written (the dashboard,
+// the workbook, and a partial merged into either later), run details only
+// for run pages, the workbook, a partial and export: check writes a report
+// only with --out.
 func TestRunIndexWhereListed(t *testing.T) {
+	all := []string{"md", "html", "json", "xlsx"}
 	for _, tc := range []struct {
-		cmd, partial string
-		formats      []string
-		index        bool
+		cmd, partial   string
+		formats        []string
+		out            bool
+		index, details bool
 	}{
-		{"report", "", []string{"json"}, false},
-		{"report", "", []string{"json", "md"}, false},
-		{"report", "", []string{"html"}, true},
-		{"report", "", []string{"xlsx"}, true},
-		{"report", "", []string{"md", "html", "json", "xlsx"}, true},
-		{"report", "p.gob", []string{"json"}, true},
-		{"check", "", []string{"html"}, true},
-		{"check", "", []string{"json"}, false},
-		{"summary", "", []string{"md", "html", "json", "xlsx"}, false},
-		{"export", "", []string{"md", "html", "json", "xlsx"}, false},
+		{"report", "", []string{"json"}, false, false, false},
+		{"report", "", []string{"json", "md"}, true, false, false},
+		{"report", "", []string{"html"}, false, true, true},
+		{"report", "", []string{"xlsx"}, false, true, true},
+		{"report", "", all, false, true, true},
+		{"report", "p.gob", []string{"json"}, false, true, true},
+		{"check", "", all, false, false, false},
+		{"check", "", all, true, true, true},
+		{"check", "", []string{"json"}, true, false, false},
+		{"summary", "", all, false, false, false},
+		{"export", "", all, false, false, true},
+		{"merge", "", all, false, true, true},
 	} {
-		c := config{cmd: tc.cmd, formats: tc.formats, partial: tc.partial, tz: "UTC", maxSize: "1MB", out: t.TempDir(), thresholds: map[string]*[]string{}}
+		c := config{cmd: tc.cmd, formats: tc.formats, partial: tc.partial, outSet: tc.out, tz: "UTC", maxSize: "1MB", out: t.TempDir(), thresholds: map[string]*[]string{}}
 		for _, f := range analyze.ThresholdFlags {
 			c.thresholds[f.Flag] = new([]string)
 		}
@@ -157,8 +163,8 @@ func TestRunIndexWhereListed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if opt.NoIndex == tc.index {
-			t.Errorf("%s -f %v partial %q: NoIndex %v", tc.cmd, tc.formats, tc.partial, opt.NoIndex)
+		if opt.NoIndex == tc.index || opt.KeepDetails != tc.details {
+			t.Errorf("%s -f %v partial %q out %v: NoIndex %v, KeepDetails %v", tc.cmd, tc.formats, tc.partial, tc.out, opt.NoIndex, opt.KeepDetails)
 		}
 	}
 }
