@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -396,5 +397,32 @@ func TestPeriodsMarkGaps(t *testing.T) {
 	got = labels(ps)
 	if unit != "month" || slices.Contains(got[:len(got)-2], gapLabel) || got[len(got)-2] != gapLabel || got[len(got)-1] != "2026-12" {
 		t.Errorf("months: %s %v", unit, got)
+	}
+}
+
+// An error's example run links to the last run of its source and id among
+// the first n (the workbook's sheet ends at maxSheetRows), as a map of
+// every run, overwritten in index order, did.
+func TestExampleRuns(t *testing.T) {
+	runs := analyze.NewRunIndex(
+		analyze.RunRow{Source: "a", ID: "1", Page: "p0"},
+		analyze.RunRow{Source: "a", ID: "2", Page: "p1"},
+		analyze.RunRow{Source: "a", ID: "1", Page: "p2"},
+		analyze.RunRow{Source: "b", ID: "1", Page: "p3"},
+		analyze.RunRow{Source: "a", ID: "1", Page: "p4"},
+	)
+	errs := []analyze.ErrorRow{{ExampleSource: "a", ExampleRun: "1"}, {ExampleSource: "b", ExampleRun: "1"}, {ExampleSource: "c", ExampleRun: "1"}}
+	for n, want := range map[int]map[runKey]int{
+		5: {{"a", "1"}: 4, {"b", "1"}: 3},
+		4: {{"a", "1"}: 2, {"b", "1"}: 3},
+		1: {{"a", "1"}: 0},
+		0: {},
+	} {
+		if got := exampleRuns(runs, errs, n); !maps.Equal(got, want) {
+			t.Errorf("first %d: %v, want %v", n, got, want)
+		}
+	}
+	if got := exampleRuns(nil, errs, 0); len(got) != 0 {
+		t.Errorf("no index: %v", got)
 	}
 }
