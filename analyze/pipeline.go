@@ -109,7 +109,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	// Everything that can fail is set up before any goroutine starts.
 	workers := make([]*worker, opt.Jobs)
 	for i := range workers {
-		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location), pending: map[string]bool{}}
+		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location)}
 		w.acc.keepSecrets, w.acc.noIndex = opt.KeepSecrets, opt.NoIndex
 		if details != nil {
 			dw, err := details.writer()
@@ -168,14 +168,14 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		total.details = dw
 	}
 	var frags []*formats.Fragment
-	pending := map[string]bool{}
+	var pending []string
 	for _, w := range workers {
 		total.Merge(w.acc)
 		frags = append(frags, w.frags...)
-		for s := range w.pending {
-			pending[s] = true
-		}
+		pending = append(pending, w.pending...)
 	}
+	slices.Sort(pending)
+	pending = slices.Compact(pending) // each source once, in order
 	if err := joinFragments(total, frags, pending, &opt, details); err != nil {
 		return fail(err)
 	}
@@ -205,7 +205,7 @@ type discovery struct {
 // Claude Code transcript entries) into runs. A file that held only
 // fragments counts as parsed when one fed or joined a kept run, as filtered
 // when its runs all fell outside the window, else it is an orphan.
-func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[string]bool, opt *Options, details *Details) error {
+func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string, opt *Options, details *Details) error {
 	if len(frags) == 0 {
 		return nil
 	}
@@ -306,7 +306,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending map[stri
 		}
 		fate[f.Source] = max(fate[f.Source], v)
 	}
-	for _, src := range sortedKeys(pending) {
+	for _, src := range pending {
 		switch fate[src] {
 		case parsed:
 			acc.filesParsed++
@@ -437,7 +437,7 @@ type worker struct {
 	opt     *Options
 	acc     *Accumulator
 	frags   []*formats.Fragment
-	pending map[string]bool // sources whose only yield is fragments
+	pending []string // sources whose only yield is fragments, each once (a file is read once)
 }
 
 // fileEmitter collects one file's runs and fragments; they are committed
@@ -516,7 +516,7 @@ func (w *worker) file(c candidate) {
 			a.filesByFormat[f]++
 		}
 	case len(em.frags) > 0:
-		w.pending[c.source] = true
+		w.pending = append(w.pending, c.source)
 	case len(em.runs) > 0:
 		a.filesFiltered++
 	default:
