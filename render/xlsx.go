@@ -770,9 +770,9 @@ func (x *xlsxWriter) errors() error {
 				return err
 			}
 		}
-		if i, ok := runRow[runKey{e.ExampleSource, e.ExampleRun}]; ok { // the example run links to its row
+		if k, ok := runRow[runKey{e.ExampleSource, e.ExampleRun}]; ok { // the example run links to its row
 			cell := fmt.Sprintf("D%d", row)
-			if err := f.SetCellHyperLink(sheet, cell, fmt.Sprintf("Runs!A%d", i+2), "Location"); err != nil {
+			if err := f.SetCellHyperLink(sheet, cell, fmt.Sprintf("Runs!A%d", k+2), "Location"); err != nil {
 				return err
 			}
 			f.SetCellStyle(sheet, cell, cell, x.styles["link"])

@@ -136,6 +136,15 @@ func TestXLSXMatchesSummary(t *testing.T) {
 	// The example run of an error links to its row on the Runs sheet.
 	if ok, link, _ := f.GetCellHyperLink("Errors", "D2"); !ok || !strings.HasPrefix(link, "Runs!A") {
 		t.Errorf("error example link = %v %q", ok, link)
+	} else {
+		run, _ := f.GetCellValue("Errors", "D2")
+		src, _ := f.GetCellValue("Errors", "E2")
+		id, _ := f.GetCellValue("Runs", strings.TrimPrefix(link, "Runs!"))
+		row := strings.TrimPrefix(link, "Runs!A")
+		rowSrc, _ := f.GetCellValue("Runs", "C"+row)
+		if id != run || rowSrc != src {
+			t.Errorf("error example %q of %q links to %s: run %q of %q", run, src, link, id, rowSrc)
+		}
 	}
 	// Frozen header and a filter on every table sheet.
 	for _, sheet := range want[1:] {
