@@ -56,7 +56,7 @@ type Accumulator struct {
 	retries      int64
 	errors       map[string]*errorAcc
 	index        RunIndex
-	ids          map[string]int64 // format NUL id → runs, for duplicate ids
+	ids          []runID // each run's format and id, for duplicate ids
 	runHist      [len(HistogramEdgesMS) + 1]int64
 	callHist     [len(HistogramEdgesMS) + 1]int64
 
@@ -170,7 +170,6 @@ func NewAccumulator(loc *time.Location) *Accumulator {
 		contribs:      map[string]int64{},
 		subagents:     SubagentSummary{ByType: map[string]int64{}},
 		errors:        map[string]*errorAcc{},
-		ids:           map[string]int64{},
 	}
 }
 
@@ -294,7 +293,7 @@ func onePart(calls []model.ToolCall) func() []model.ToolCall {
 func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) {
 	a.runs++
 	a.runsByStatus[r.Status]++
-	a.ids[r.Format+"\x00"+r.ID]++
+	a.ids = append(a.ids, runIDOf(r.Format, r.ID))
 	decided := r.Status != model.StatusRunning && r.Status != model.StatusUnknown
 	success := r.Status == model.StatusSuccess
 	if r.HasDuration {
@@ -682,7 +681,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		e.example(v.exSource, v.exRunID)
 	}
 	a.index.merge(&o.index)
-	addCounts(a.ids, o.ids)
+	a.ids = append(a.ids, o.ids...)
 	for i := range a.runHist {
 		a.runHist[i] += o.runHist[i]
 		a.callHist[i] += o.callHist[i]

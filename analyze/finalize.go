@@ -54,10 +54,8 @@ func (a *Accumulator) Summary() Summary {
 	s := Summary{Schema: SchemaVersion, TZ: a.loc.String()}
 
 	warnings := copyCounts(a.warnings)
-	for _, n := range a.ids {
-		if n > 1 {
-			warnings[formats.WarnDuplicateRunID] += n - 1
-		}
+	if dup := duplicateRuns(a.ids); dup > 0 {
+		warnings[formats.WarnDuplicateRunID] += dup
 	}
 	skipped := slices.Clone(a.skipped)
 	slices.SortFunc(skipped, func(x, y SkippedFile) int {

@@ -21,7 +21,7 @@ import (
 // into the report a single pass over all their files would give (docs in
 // docs/partials.md):
 //
-//	agentstat.partial/v1\n                      the magic line: schema and version
+//	agentstat.partial/v2\n                      the magic line: schema and version
 //	gzip( gob(partialHeader)                     what was read and how
 //	      gob(partialState)                      every counter, sum and sketch
 //	      gob(model.Run) × header.Details )       each kept run's detail, in discovery order
@@ -29,7 +29,7 @@ import (
 // gzip's CRC-32 covers everything after the magic line, so a corrupt or
 // truncated file is refused, never merged.
 const (
-	PartialSchema = "agentstat.partial/v1"
+	PartialSchema = "agentstat.partial/v2"
 	partialMagic  = PartialSchema + "\n"
 )
 
@@ -138,7 +138,7 @@ type partialState struct {
 	Retries      int64
 	Errors       map[string]errorWire
 	Index        []RunRow
-	IDs          map[string]int64
+	IDs          []runID
 	RunHist      []int64
 	CallHist     []int64
 	Redacted     int64
@@ -484,7 +484,7 @@ func fromWire(s *partialState) (*Accumulator, error) {
 	for i := range s.Index {
 		a.index.add(&s.Index[i])
 	}
-	addCounts(a.ids, s.IDs)
+	a.ids = append(a.ids, s.IDs...)
 	if len(s.RunHist) != len(a.runHist) || len(s.CallHist) != len(a.callHist) {
 		errs = append(errs, fmt.Errorf("histograms of %d and %d bins, want %d", len(s.RunHist), len(s.CallHist), len(a.runHist)))
 	} else {

@@ -224,9 +224,10 @@ func TestPartialRefused(t *testing.T) {
 	}{
 		"truncated":    {[]string{write("truncated", data[:len(data)*2/3])}, "corrupt"},
 		"flipped byte": {[]string{write("flipped", flipped)}, "corrupt"},
-		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v1 header"},
-		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v1 header"},
-		"newer schema": {[]string{write("v2", append([]byte("agentstat.partial/v2\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v2"`},
+		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v2 header"},
+		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v2 header"},
+		"older schema": {[]string{write("v1", append([]byte("agentstat.partial/v1\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v1"`},
+		"newer schema": {[]string{write("v3", append([]byte("agentstat.partial/v3\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v3"`},
 		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
 		"none":         {nil, "no partial files"},
 	}
