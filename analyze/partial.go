@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/DataDog/sketches-go/ddsketch"
@@ -182,11 +183,11 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	if a.spill != nil {
 		n := int64(0)
-		for r, err := range a.spill.All() {
+		for pr, err := range a.spill.Pages(callChunk) {
 			if err != nil {
 				return fmt.Errorf("run details: %w", err)
 			}
-			if err := enc.Encode(r); err != nil {
+			if err := writePartialRun(enc, pr); err != nil {
 				return err
 			}
 			n++
@@ -305,12 +306,8 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 		return nil, nil, corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, acc.index.Len()))
 	}
 	for range h.Details {
-		r := new(model.Run)
-		if err := dec.Decode(r); err != nil {
+		if err := readPartialRun(dec, dw); err != nil {
 			return nil, nil, corrupt("run details", err)
-		}
-		if dw != nil {
-			dw.write(r)
 		}
 	}
 	// Read to the end: gzip checks its CRC and length only there.
@@ -318,6 +315,72 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 		return nil, nil, corrupt("file", err)
 	}
 	return &h, acc, nil
+}
+
+// A run's detail in a partial is its number of calls, the run without
+// them, then its calls in chunks of at most callChunk: a long session's
+// calls (tens of MB) were one gob value, held whole on both sides.
+type partialRunHead struct{ Calls int }
+
+func writePartialRun(enc *gob.Encoder, pr PageRun) error {
+	r := *pr.Run
+	r.ToolCalls = nil
+	if err := enc.Encode(partialRunHead{pr.Calls}); err != nil {
+		return err
+	}
+	if err := enc.Encode(&r); err != nil {
+		return err
+	}
+	var encErr error
+	each := func(chunk []model.ToolCall) bool {
+		encErr = enc.Encode(chunk)
+		return encErr == nil
+	}
+	if pr.Read == nil {
+		for chunk := range slices.Chunk(pr.Run.ToolCalls, callChunk) {
+			if !each(chunk) {
+				break
+			}
+		}
+		return encErr
+	}
+	if err := pr.Read(each); err != nil {
+		return err
+	}
+	return encErr
+}
+
+// readPartialRun reads one run's detail into dw (nil: read past it).
+func readPartialRun(dec *gob.Decoder, dw *detailWriter) error {
+	var head partialRunHead
+	if err := dec.Decode(&head); err != nil {
+		return err
+	}
+	if head.Calls < 0 {
+		return fmt.Errorf("%d calls", head.Calls)
+	}
+	r := new(model.Run)
+	if err := dec.Decode(r); err != nil {
+		return err
+	}
+	if dw != nil {
+		dw.writeRun(r, head.Calls)
+	}
+	var chunk []model.ToolCall
+	for left := head.Calls; left > 0; left -= len(chunk) {
+		clear(chunk[:cap(chunk)]) // gob leaves a field the stream holds no value for as it was
+		chunk = chunk[:0]
+		if err := dec.Decode(&chunk); err != nil {
+			return err
+		}
+		if len(chunk) == 0 || len(chunk) > left {
+			return fmt.Errorf("a chunk of %d calls where %d are left", len(chunk), left)
+		}
+		if dw != nil {
+			dw.writeCalls(chunk)
+		}
+	}
+	return nil
 }
 
 func trimLine(b []byte) string {
