@@ -390,3 +390,77 @@ func SafeName(s string, max int) string {
 	}
 	return out
 }
+
+// EncodeRun writes a kept run's detail to enc as its number of calls, the
+// run without them, then its calls in chunks of at most callChunk: a long
+// session's calls (tens of MB) as one gob value were held whole by the
+// writer and the reader (partials, the export's tables).
+func EncodeRun(enc *gob.Encoder, pr PageRun) error {
+	r := *pr.Run
+	r.ToolCalls = nil
+	if err := enc.Encode(runHead{pr.Calls}); err != nil {
+		return err
+	}
+	if err := enc.Encode(&r); err != nil {
+		return err
+	}
+	var encErr error
+	each := func(chunk []model.ToolCall) bool {
+		encErr = enc.Encode(chunk)
+		return encErr == nil
+	}
+	if pr.Read == nil {
+		for chunk := range slices.Chunk(pr.Run.ToolCalls, callChunk) {
+			if !each(chunk) {
+				break
+			}
+		}
+		return encErr
+	}
+	if err := pr.Read(each); err != nil {
+		return err
+	}
+	return encErr
+}
+
+// runHead is how many calls follow a run EncodeRun wrote.
+type runHead struct{ Calls int }
+
+// DecodeRun reads a run EncodeRun wrote: run gets it (without its calls)
+// and its number of calls, then calls gets its calls a chunk at a time,
+// each valid until the next. At the end of the stream it returns io.EOF.
+func DecodeRun(dec *gob.Decoder, run func(r *model.Run, calls int), calls func([]model.ToolCall)) error {
+	var head runHead
+	if err := dec.Decode(&head); err != nil {
+		return err
+	}
+	if head.Calls < 0 {
+		return fmt.Errorf("run details: %d calls", head.Calls)
+	}
+	r := new(model.Run)
+	if err := dec.Decode(r); err != nil {
+		return noEOF(err)
+	}
+	run(r, head.Calls)
+	var chunk []model.ToolCall
+	for left := head.Calls; left > 0; left -= len(chunk) {
+		clear(chunk[:cap(chunk)]) // gob leaves a field the stream holds no value for as it was
+		chunk = chunk[:0]
+		if err := dec.Decode(&chunk); err != nil {
+			return noEOF(err)
+		}
+		if len(chunk) == 0 || len(chunk) > left {
+			return fmt.Errorf("run details: a chunk of %d calls where %d are left", len(chunk), left)
+		}
+		calls(chunk)
+	}
+	return nil
+}
+
+// noEOF is err, an unexpected EOF when the stream ended inside a run.
+func noEOF(err error) error {
+	if errors.Is(err, io.EOF) {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}

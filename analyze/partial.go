@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/DataDog/sketches-go/ddsketch"
@@ -187,7 +186,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 			if err != nil {
 				return fmt.Errorf("run details: %w", err)
 			}
-			if err := writePartialRun(enc, pr); err != nil {
+			if err := EncodeRun(enc, pr); err != nil {
 				return err
 			}
 			n++
@@ -317,70 +316,12 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 	return &h, acc, nil
 }
 
-// A run's detail in a partial is its number of calls, the run without
-// them, then its calls in chunks of at most callChunk: a long session's
-// calls (tens of MB) were one gob value, held whole on both sides.
-type partialRunHead struct{ Calls int }
-
-func writePartialRun(enc *gob.Encoder, pr PageRun) error {
-	r := *pr.Run
-	r.ToolCalls = nil
-	if err := enc.Encode(partialRunHead{pr.Calls}); err != nil {
-		return err
-	}
-	if err := enc.Encode(&r); err != nil {
-		return err
-	}
-	var encErr error
-	each := func(chunk []model.ToolCall) bool {
-		encErr = enc.Encode(chunk)
-		return encErr == nil
-	}
-	if pr.Read == nil {
-		for chunk := range slices.Chunk(pr.Run.ToolCalls, callChunk) {
-			if !each(chunk) {
-				break
-			}
-		}
-		return encErr
-	}
-	if err := pr.Read(each); err != nil {
-		return err
-	}
-	return encErr
-}
-
 // readPartialRun reads one run's detail into dw (nil: read past it).
 func readPartialRun(dec *gob.Decoder, dw *detailWriter) error {
-	var head partialRunHead
-	if err := dec.Decode(&head); err != nil {
-		return err
+	if dw == nil {
+		return DecodeRun(dec, func(*model.Run, int) {}, func([]model.ToolCall) {})
 	}
-	if head.Calls < 0 {
-		return fmt.Errorf("%d calls", head.Calls)
-	}
-	r := new(model.Run)
-	if err := dec.Decode(r); err != nil {
-		return err
-	}
-	if dw != nil {
-		dw.writeRun(r, head.Calls)
-	}
-	var chunk []model.ToolCall
-	for left := head.Calls; left > 0; left -= len(chunk) {
-		clear(chunk[:cap(chunk)]) // gob leaves a field the stream holds no value for as it was
-		chunk = chunk[:0]
-		if err := dec.Decode(&chunk); err != nil {
-			return err
-		}
-		if len(chunk) == 0 || len(chunk) > left {
-			return fmt.Errorf("a chunk of %d calls where %d are left", len(chunk), left)
-		}
-		if dw != nil {
-			dw.writeCalls(chunk)
-		}
-	}
-	return nil
+	return DecodeRun(dec, dw.writeRun, dw.writeCalls)
 }
 
 func trimLine(b []byte) string {

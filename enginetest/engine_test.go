@@ -149,7 +149,7 @@ func exportShards(t *testing.T, opt analyze.Options, n int, tables string) {
 			t.Fatal(err)
 		}
 		part := filepath.Join(t.TempDir(), "part")
-		err = render.Tables(context.Background(), part, acc.Details().All(), opt.Location, render.TablesOptions{Part: i})
+		err = render.Tables(context.Background(), part, acc.Details(), opt.Location, render.TablesOptions{Part: i})
 		acc.Details().Close()
 		if err != nil {
 			t.Fatal(err)
@@ -192,7 +192,7 @@ func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	tables := filepath.Join(t.TempDir(), "tables")
 	if shards > 1 {
 		exportShards(t, opt, shards, tables)
-	} else if err := render.Tables(context.Background(), tables, acc.Details().All(), loc, render.TablesOptions{}); err != nil {
+	} else if err := render.Tables(context.Background(), tables, acc.Details(), loc, render.TablesOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := json.Marshal(acc.Report(opt).Summary)

@@ -2,12 +2,12 @@ package render
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
-	"iter"
 	"os"
 	"slices"
 	"strings"
@@ -99,23 +99,28 @@ type dayRuns struct {
 // NoDate is the partition of runs whose start is unknown.
 const NoDate = "unknown"
 
+// tableChunk is the most calls of a run Tables holds at once; a run of
+// more comes from the spill a chunk at a time.
+var tableChunk = 4096 // a variable for tests
+
 // TablesOptions tune Tables.
 type TablesOptions struct {
 	Force bool // replace an out directory agentstat did not write
 	Part  int  // numbers the files (part-<Part>.parquet): shards of one tree write distinct names
 }
 
-// Tables writes every run as Parquet tables under out, partitioned by the
-// day the run started in loc: out/<table>/date=YYYY-MM-DD/part-0.parquet.
-// Like Write, it fills a temporary directory and swaps it into place.
-func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], loc *time.Location, o TablesOptions) error {
+// Tables writes every kept run as Parquet tables under out, partitioned by
+// the day the run started in loc: out/<table>/date=YYYY-MM-DD/part-0.parquet.
+// Like Write, it fills a temporary directory and swaps it into place. A
+// long run's calls go through a chunk at a time (analyze.EncodeRun).
+func Tables(ctx context.Context, out string, details *analyze.Details, loc *time.Location, o TablesOptions) error {
 	days := map[string]*dayRuns{}
 	defer func() {
 		for _, d := range days {
 			d.f.Close()
 		}
 	}()
-	for r, err := range runs {
+	for pr, err := range details.Pages(tableChunk) {
 		if err == nil {
 			err = ctx.Err()
 		}
@@ -123,8 +128,8 @@ func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], 
 			return err
 		}
 		day := NoDate
-		if !r.Started.IsZero() {
-			day = r.Started.In(loc).Format(time.DateOnly)
+		if !pr.Run.Started.IsZero() {
+			day = pr.Run.Started.In(loc).Format(time.DateOnly)
 		}
 		d := days[day]
 		if d == nil {
@@ -136,7 +141,7 @@ func Tables(ctx context.Context, out string, runs iter.Seq2[*model.Run, error], 
 			d.enc = gob.NewEncoder(d.buf)
 			days[day] = d
 		}
-		if err := d.enc.Encode(r); err != nil {
+		if err := analyze.EncodeRun(d.enc, pr); err != nil {
 			return err
 		}
 	}
@@ -210,38 +215,50 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		r := new(model.Run)
-		if err := dec.Decode(r); errors.Is(err, io.EOF) {
+		var (
+			r      *model.Run
+			key    string
+			row    runRow
+			called int64
+			rowErr error
+		)
+		err := analyze.DecodeRun(dec, func(run *model.Run, n int) {
+			r, key = run, strings.TrimSuffix(analyze.RunPage(run), ".html")
+			row = runRow{RunKey: key, RunID: r.ID, Format: r.Format, Source: r.Source, Title: r.Title, Agent: optString(r.Agent), Model: optString(r.Model),
+				Status: string(r.Status), Started: optTime(r.Started), Ended: optTime(r.Ended), DurationMS: optFloat(r.DurationMS, r.HasDuration),
+				Steps: int64(len(r.Steps)), ToolCalls: int64(n)}
+			if day != NoDate {
+				row.RunDate = new(day)
+			}
+			for i, s := range r.Steps {
+				if rowErr = steps.write(stepRow{RunKey: key, StepIndex: int64(i + 1), Name: s.Name, Agent: optString(s.Agent), Status: string(s.Status),
+					Started: optTime(s.Started), Ended: optTime(s.Ended), DurationMS: optFloat(s.DurationMS, s.HasDuration)}); rowErr != nil {
+					return
+				}
+			}
+		}, func(chunk []model.ToolCall) {
+			for _, c := range chunk {
+				if rowErr != nil {
+					return
+				}
+				called++
+				if c.Outcome == model.OutcomeError {
+					row.Errors++
+				}
+				callDate := row.RunDate
+				if !c.Started.IsZero() {
+					callDate = new(c.Started.In(loc).Format(time.DateOnly))
+				}
+				rowErr = calls.write(toolCallRow{RunKey: key, CallIndex: called, Name: c.Name, Category: optString(c.Category), Agent: optString(c.Agent),
+					Started: optTime(c.Started), Ended: optTime(c.Ended), DurationMS: optFloat(c.DurationMS, c.HasDuration), Outcome: c.Outcome.String(),
+					Error: optString(c.Error), ThinkMS: optFloat(c.ThinkMS, c.HasThink), CallDate: callDate})
+			}
+		})
+		if errors.Is(err, io.EOF) {
 			return nil
-		} else if err != nil {
+		}
+		if err = cmp.Or(err, rowErr); err != nil {
 			return err
-		}
-		key := strings.TrimSuffix(analyze.RunPage(r), ".html")
-		row := runRow{RunKey: key, RunID: r.ID, Format: r.Format, Source: r.Source, Title: r.Title, Agent: optString(r.Agent), Model: optString(r.Model),
-			Status: string(r.Status), Started: optTime(r.Started), Ended: optTime(r.Ended), DurationMS: optFloat(r.DurationMS, r.HasDuration),
-			Steps: int64(len(r.Steps)), ToolCalls: int64(len(r.ToolCalls))}
-		if day != NoDate {
-			row.RunDate = new(day)
-		}
-		for i, s := range r.Steps {
-			if err := steps.write(stepRow{RunKey: key, StepIndex: int64(i + 1), Name: s.Name, Agent: optString(s.Agent), Status: string(s.Status),
-				Started: optTime(s.Started), Ended: optTime(s.Ended), DurationMS: optFloat(s.DurationMS, s.HasDuration)}); err != nil {
-				return err
-			}
-		}
-		for i, c := range r.ToolCalls {
-			if c.Outcome == model.OutcomeError {
-				row.Errors++
-			}
-			callDate := row.RunDate
-			if !c.Started.IsZero() {
-				callDate = new(c.Started.In(loc).Format(time.DateOnly))
-			}
-			if err := calls.write(toolCallRow{RunKey: key, CallIndex: int64(i + 1), Name: c.Name, Category: optString(c.Category), Agent: optString(c.Agent),
-				Started: optTime(c.Started), Ended: optTime(c.Ended), DurationMS: optFloat(c.DurationMS, c.HasDuration), Outcome: c.Outcome.String(),
-				Error: optString(c.Error), ThinkMS: optFloat(c.ThinkMS, c.HasThink), CallDate: callDate}); err != nil {
-				return err
-			}
 		}
 		t := r.Tokens
 		if t.Total() > 0 {

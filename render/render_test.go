@@ -426,3 +426,41 @@ func TestExampleRuns(t *testing.T) {
 		t.Errorf("no index: %v", got)
 	}
 }
+
+// The Parquet tables are the same whether a run's calls come whole or
+// from the spill a chunk at a time.
+func TestTablesChunked(t *testing.T) {
+	defer func(n int) { tableChunk = n }(tableChunk)
+	var dirs []string
+	for _, chunk := range []int{4096, 1} {
+		tableChunk = chunk
+		r, err := analyzeWithDetails(filepath.Join("..", "testdata", "logs"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "tables")
+		err = Tables(context.Background(), out, r.Details, time.UTC, TablesOptions{})
+		r.Details.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, out)
+	}
+	files := 0
+	err := filepath.WalkDir(dirs[0], func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dirs[0], p)
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(dirs[1], rel))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s differs with calls a chunk at a time (%v)", rel, err)
+		}
+		files++
+		return nil
+	})
+	if err != nil || files < 5 {
+		t.Fatalf("%d files compared: %v", files, err)
+	}
+}

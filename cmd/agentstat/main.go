@@ -589,7 +589,7 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 	}
 	defer acc.Details().Close()
 	// Shard I writes part-I files, so the tables of N shards copy into one tree.
-	if err := render.Tables(ctx, c.out, acc.Details().All(), opt.Location, render.TablesOptions{Force: c.force, Part: opt.Shard.Index}); err != nil {
+	if err := render.Tables(ctx, c.out, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Part: opt.Shard.Index}); err != nil {
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
 		return exitNoInput
 	}
