@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/parquet-go/parquet-go"
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
@@ -462,5 +464,33 @@ func TestTablesChunked(t *testing.T) {
 	})
 	if err != nil || files < 5 {
 		t.Fatalf("%d files compared: %v", files, err)
+	}
+}
+
+// The export's zstd (a 1 MB window) writes the bytes parquet-go's own does
+// for any page (at most 256 KB), and what it writes of more decodes back.
+func TestPageZstd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	words := []string{"Read", "Bash", "error", "exit code 1", "2026-03-01T10:00:00Z", "日志", "\x00\x01"}
+	for _, size := range []int{0, 1, 100, 64 << 10, 256 << 10, 3 << 20} {
+		var src []byte
+		for len(src) < size {
+			src = append(src, words[rng.IntN(len(words))]...)
+		}
+		src = src[:size]
+		got, err := pageZstd.Encode(nil, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size <= 256<<10 {
+			want, _ := parquet.Zstd.Encode(nil, src)
+			if !bytes.Equal(got, want) {
+				t.Errorf("%d bytes: %d compressed, parquet-go's %d, or other bytes", size, len(got), len(want))
+			}
+		}
+		back, err := pageZstd.Decode(nil, got)
+		if err != nil || !bytes.Equal(back, src) {
+			t.Errorf("%d bytes: decoded %d bytes (%v)", size, len(back), err)
+		}
 	}
 }
