@@ -93,10 +93,9 @@ func (x *RunIndex) Rows() []RunRow {
 	return rows
 }
 
-func (x *RunIndex) bytes(i int) []byte {
-	p := x.rows[i]
-	return x.blocks[p.block][p.off : p.off+p.n]
-}
+func (x *RunIndex) bytes(i int) []byte { return x.at(x.rows[i]) }
+
+func (x *RunIndex) at(p rowPos) []byte { return x.blocks[p.block][p.off : p.off+p.n] }
 
 // add appends r.
 func (x *RunIndex) add(r *RunRow) {
@@ -171,8 +170,7 @@ func (x *RunIndex) merge(o *RunIndex) {
 // workers merged in).
 func (x *RunIndex) sort() {
 	slices.SortFunc(x.rows, func(a, b rowPos) int {
-		da := rowDecoder{b: x.blocks[a.block][a.off : a.off+a.n]}
-		db := rowDecoder{b: x.blocks[b.block][b.off : b.off+b.n]}
+		da, db := rowDecoder{b: x.at(a)}, rowDecoder{b: x.at(b)}
 		if c := bytes.Compare(da.bytes(), db.bytes()); c != 0 {
 			return c
 		}
@@ -181,13 +179,9 @@ func (x *RunIndex) sort() {
 			return c
 		}
 		pa, pb := da, db // the page name, for a tie
-		da.skipPage()
-		db.skipPage()
-		for range 5 {
-			da.bytes()
-			db.bytes()
-		}
-		if c := cmp.Or(cmp.Compare(da.varint(), db.varint()), cmp.Compare(da.uvarint(), db.uvarint())); c != 0 {
+		sa, na := da.start()
+		sb, nb := db.start()
+		if c := cmp.Or(cmp.Compare(sa, sb), cmp.Compare(na, nb)); c != 0 {
 			return c
 		}
 		return strings.Compare(pa.page(string(ida)), pb.page(string(idb)))
@@ -207,11 +201,7 @@ func (x *RunIndex) NewestFirst() []int32 {
 	for i := range keys {
 		d := rowDecoder{b: x.bytes(i)}
 		k := key{source: d.bytes(), id: d.bytes(), i: int32(i)}
-		d.skipPage()
-		for range 5 {
-			d.bytes()
-		}
-		k.sec, k.nsec = d.varint(), d.uvarint()
+		k.sec, k.nsec = d.start()
 		keys[i] = k
 	}
 	slices.SortStableFunc(keys, func(a, b key) int {
@@ -274,13 +264,20 @@ func (d *rowDecoder) page(id string) string {
 	return string(d.bytes())
 }
 
-func (d *rowDecoder) skipPage() {
+// start reads past the page name and the five strings after it (title,
+// format, status, agent, model) to the start time's seconds and
+// nanoseconds, what the orders compare.
+func (d *rowDecoder) start() (sec int64, nsec uint64) {
 	if d.b[0] == 1 {
 		d.b = d.b[7:]
-		return
+	} else {
+		d.b = d.b[1:]
+		d.bytes()
 	}
-	d.b = d.b[1:]
-	d.bytes()
+	for range 5 {
+		d.bytes()
+	}
+	return d.varint(), d.uvarint()
 }
 
 func (d *rowDecoder) time(zones []*time.Location) time.Time {
