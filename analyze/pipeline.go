@@ -216,8 +216,32 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 	// an order of their own (compareJoined), so that any split of the files
 	// into shards spills them alike. Each chunk is sorted and spilled to a
 	// file of its own, and the details' merge orders the chunks' runs.
-	kept := map[*model.Run]bool{}
-	var chunk []*model.Run
+	// What each file's joined runs came to is counted as they are folded,
+	// rather than from the runs kept to the end for it (~500 bytes each).
+	const filtered, parsed = 1, 2 // 0: an orphan
+	type fate struct {
+		fate    int
+		formats []string // of the kept runs it fed
+	}
+	fates := map[string]fate{}
+	folded := func(r *model.Run, from []*formats.Fragment, kept bool) {
+		for _, f := range from {
+			x := fates[f.Source]
+			x.fate = max(x.fate, filtered)
+			if kept {
+				x.fate = parsed
+				if !slices.Contains(x.formats, r.Format) {
+					x.formats = append(x.formats, r.Format)
+				}
+			}
+			fates[f.Source] = x
+		}
+	}
+	type joined struct {
+		r    *model.Run
+		from []*formats.Fragment
+	}
+	var chunk []joined
 	calls := 0
 	written := false // acc.details holds runs: the next chunk goes to a file of its own
 	var err error
@@ -235,26 +259,26 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 			return
 		}
 		nextFile()
-		slices.SortStableFunc(chunk, compareJoined)
-		for _, r := range chunk {
-			if inWindow(r, opt) {
-				kept[r] = true
-				acc.addKept(r, nil)
+		slices.SortStableFunc(chunk, func(a, b joined) int { return compareJoined(a.r, b.r) })
+		for _, j := range chunk {
+			kept := inWindow(j.r, opt)
+			folded(j.r, j.from, kept)
+			if kept {
+				acc.addKept(j.r, nil)
 			} else {
 				acc.runsFiltered++
 			}
-			*r = model.Run{Format: r.Format} // folded: only its identity and format are read after
 		}
 		written = true
 		clear(chunk)
 		chunk, calls = chunk[:0], 0
 	}
-	add := func(r *model.Run) {
+	add := func(r *model.Run, from []*formats.Fragment) {
 		// After every file's runs; each joined run has a source of its own, so Seq 0
 		// keeps its page name stable, and its chunk's sort and the details' merge
 		// put it in compareJoined order.
 		r.FileOrd = joinedOrd
-		chunk = append(chunk, r)
+		chunk = append(chunk, joined{r, from})
 		// Without details nothing needs the order: each run is folded at once.
 		if calls += 1 + len(r.ToolCalls); calls >= joinedChunk || acc.details == nil {
 			flush()
@@ -264,22 +288,22 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 	// others' calls) is folded and spilled on its own, a part of its calls
 	// at a time, in a file of its own: a long session's calls were the peak
 	// of memory.
-	addParts := func(r *model.Run, parts *formats.CallParts) {
+	addParts := func(r *model.Run, parts *formats.CallParts, from []*formats.Fragment) {
 		r.FileOrd = joinedOrd
-		switch {
-		case err != nil:
+		if err != nil {
 			return
-		case !inWindow(r, opt):
+		}
+		kept := inWindow(r, opt)
+		folded(r, from, kept)
+		if !kept {
 			acc.runsFiltered++
 			return
 		}
-		kept[r] = true
 		nextFile()
 		acc.addKept(r, parts)
 		written = true
-		*r = model.Run{Format: r.Format}
 	}
-	owners := joinAside(frags, acc, add, addParts)
+	joinAside(frags, acc, add, addParts)
 	flush()
 	// The join's records are garbage now, but the last collection may have
 	// counted a long session's live, and the heap would grow to twice that
@@ -289,33 +313,16 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 	if err != nil {
 		return fmt.Errorf("run details: %w", err)
 	}
-	const orphan, filtered, parsed = 0, 1, 2
-	fate := map[string]int{}
-	fed := map[string]map[string]bool{} // source → formats of the kept runs it fed
-	for _, f := range frags {
-		v := orphan
-		for _, r := range owners[f] {
-			v = max(v, filtered)
-			if kept[r] {
-				v = parsed
-				if fed[f.Source] == nil {
-					fed[f.Source] = map[string]bool{}
-				}
-				fed[f.Source][r.Format] = true
-			}
-		}
-		fate[f.Source] = max(fate[f.Source], v)
-	}
 	for _, src := range pending {
-		switch fate[src] {
+		switch fates[src].fate {
 		case parsed:
 			acc.filesParsed++
-			for format := range fed[src] {
+			for _, format := range fates[src].formats {
 				acc.filesByFormat[format]++
 			}
 		case filtered:
 			acc.filesFiltered++
-		default:
+		default: // it fed no run
 			acc.skip(src, formats.ReasonOrphan, "no plan in the scanned tree names it")
 		}
 	}
@@ -329,45 +336,44 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 // with its calls made; a longer one comes in parts, which hold the join
 // until they are folded, since they are made from records the join then
 // drops. The join's warnings are counted apart and added at the end.
-func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run), addParts func(*model.Run, *formats.CallParts)) map[*formats.Fragment][]*model.Run {
+func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run, []*formats.Fragment), addParts func(*model.Run, *formats.CallParts, []*formats.Fragment)) {
 	type joinedRun struct {
 		r     *model.Run
+		from  []*formats.Fragment
 		parts *formats.CallParts
 		taken chan struct{} // closed once the parts are folded
 	}
 	runs := make(chan joinedRun, 256)
 	handed := newCallBudget() // bounds the calls handed over and not taken yet
 	warns := &lockedWarnings{counts: map[string]int64{}}
-	var owners map[*formats.Fragment][]*model.Run
 	go func() {
 		defer close(runs)
-		emit := func(r *model.Run) {
+		emit := func(r *model.Run, from []*formats.Fragment) {
 			handed.take(1 + len(r.ToolCalls))
-			runs <- joinedRun{r: r}
+			runs <- joinedRun{r: r, from: from}
 		}
-		owners = formats.JoinEach(frags, warns, emit, func(r *model.Run, parts *formats.CallParts) {
+		formats.JoinEach(frags, warns, emit, func(r *model.Run, parts *formats.CallParts, from []*formats.Fragment) {
 			if parts.N < joinedChunk {
 				r.ToolCalls = parts.All()
-				emit(r)
+				emit(r, from)
 				return
 			}
 			taken := make(chan struct{})
-			runs <- joinedRun{r, parts, taken}
+			runs <- joinedRun{r, from, parts, taken}
 			<-taken
 		})
 	}()
 	for j := range runs {
 		if j.parts != nil {
-			addParts(j.r, j.parts)
+			addParts(j.r, j.parts, j.from)
 			close(j.taken)
 			continue
 		}
 		n := 1 + len(j.r.ToolCalls)
-		add(j.r)
+		add(j.r, j.from)
 		handed.give(n)
 	}
 	addCounts(acc.warnings, warns.counts)
-	return owners
 }
 
 // callBudget bounds how many calls a producer has handed over and the

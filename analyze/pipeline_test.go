@@ -224,6 +224,26 @@ func TestWindowTraceOfTwoAgents(t *testing.T) {
 	}
 }
 
+// A trace split over two files, one agent's spans in each: a file counts
+// by the runs it fed, not by every run of its trace.
+func TestWindowTraceOverTwoFiles(t *testing.T) {
+	dir := t.TempDir()
+	span := func(id, start string) string {
+		return `{"resourceSpans":[{"scopeSpans":[{"spans":[{"traceId":"t","spanId":"` + id + `","name":"invoke_agent ` + id +
+			`","startTimeUnixNano":"` + start + `","endTimeUnixNano":"` + start +
+			`","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]}]}]}]}`
+	}
+	for name, doc := range map[string]string{"a.otlp.json": span("early", "1767225600000000000"), "b.otlp.json": span("late", "1767398400000000000")} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := analyzeOpt(t, Options{Roots: []string{dir}, Until: at("2026-01-02T00:00:00Z")}).Summary // keeps 2026-01-01's
+	if s.Runs.Total != 1 || s.Inputs.RunsFiltered != 1 || s.Inputs.FilesParsed != 1 || s.Inputs.FilesFiltered != 1 {
+		t.Errorf("runs %d, filtered %d; files parsed %d, filtered %d", s.Runs.Total, s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
+	}
+}
+
 func TestSizeLimits(t *testing.T) {
 	dir := t.TempDir()
 	big := `{"session_id":"s","status":"success","tool_calls":[],"pad":"` + strings.Repeat("x", 70000) + `"}`

@@ -19,7 +19,7 @@ import (
 // ones first), and sidechain entries (subagents) are subagent work.
 // The GC target is tightened (JoinEach) until the long sessions are joined;
 // loosen restores it.
-func joinClaude(s claudeSessions, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts), loosen func()) {
+func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment), loosen func()) {
 	order, bySession, size := s.order, s.bySession, s.size
 	for i, id := range order {
 		if size[id] < tightJoinSize && (i == 0 || size[order[i-1]] >= tightJoinSize) {
@@ -39,17 +39,16 @@ func joinClaude(s claudeSessions, owner map[*Fragment]*model.Run, w Warner, emit
 			r, calls = claudeRun(id, fs, w) // it reads the records back
 		}
 		if emitParts != nil {
-			emitParts(r, calls)
+			emitParts(r, calls, fs)
 		} else {
 			r.ToolCalls = calls.All()
 		}
 		calls.Drain() // the calls emitParts left
 		for _, f := range fs {
-			owner[f] = r
 			f.release() // one session's records in memory at a time
 		}
 		if emitParts == nil {
-			emit(r)
+			emit(r, fs)
 		}
 	}
 }

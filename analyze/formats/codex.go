@@ -312,7 +312,7 @@ func readCodex(d *document, c *readCtx) {
 
 // joinCodex builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
-func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
+func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 	for fs, entries := range loaded(frags, func(f *Fragment) *codexLog { return f.codex }) {
 		id := fs[0].key
 		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
@@ -380,10 +380,7 @@ func joinCodex(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit
 		if r.Title == "" {
 			r.Title = id
 		}
-		for _, f := range fs {
-			owner[f] = r
-		}
-		emit(r)
+		emit(r, fs)
 	}
 }
 

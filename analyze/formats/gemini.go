@@ -178,7 +178,7 @@ func geminiMessage(m *document, c *readCtx) {
 	c.geminiLog().add(c, e)
 }
 
-func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emit func(*model.Run)) {
+func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 	for fs, entries := range loaded(frags, func(f *Fragment) *geminiLog { return f.gemini }) {
 		id := fs[0].key
 		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
@@ -210,12 +210,9 @@ func joinGemini(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner, emi
 				}
 			}
 		}
-		for _, f := range fs {
-			owner[f] = r
-		}
 		r.Model = topModel(perModel)
 		r.Span = spanOf(first, last, w)
 		r.Title = cmpOr(clipString(strings.TrimSpace(r.Request), 120), id)
-		emit(r)
+		emit(r, fs)
 	}
 }

@@ -315,7 +315,7 @@ func (s *otelSpan) isModelCall() bool {
 // joinOtel makes the runs of every trace: its invoke_agent spans, or the
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 // A fragment holds a file's spans of one trace, which may feed several runs.
-func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner, emit func(*model.Run)) {
+func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 	for fs, held := range loaded(frags, func(f *Fragment) *otelLog { return f.otel }) {
 		trace := fs[0].key
 		var runs []*model.Run
@@ -415,17 +415,18 @@ func joinOtel(frags []*Fragment, owners map[*Fragment][]*model.Run, w Warner, em
 		for r, m := range perModel {
 			r.Model = topModel(m)
 		}
+		from := map[*model.Run][]*Fragment{} // the files that fed each run
 		for i, f := range fs {
 			fed := map[*model.Run]bool{} // a trace may have thousands of agents
 			for k := range held[i] {
 				if r := find(&held[i][k]); !fed[r] {
 					fed[r] = true
-					owners[f] = append(owners[f], r)
+					from[r] = append(from[r], f)
 				}
 			}
 		}
 		for _, r := range runs {
-			emit(r)
+			emit(r, from[r])
 		}
 	}
 }

@@ -132,22 +132,29 @@ func readPlanagent(d *document, c *readCtx) {
 // owners maps every fragment to the runs it fed or joined (none for an
 // orphan): one, but for a file's spans of a trace with several agents.
 func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
-	owners = JoinEach(frags, w, func(r *model.Run) { runs = append(runs, r) }, nil)
+	owners = map[*Fragment][]*model.Run{}
+	JoinEach(frags, w, func(r *model.Run, from []*Fragment) {
+		runs = append(runs, r)
+		for _, f := range from {
+			owners[f] = append(owners[f], r)
+		}
+	}, nil)
 	return runs, owners
 }
 
 // JoinEach is Join handing each run to emit as soon as it is complete,
 // rather than holding every joined run (and its calls) to the end: one
 // session or trace at a time, plans all at once. Emitted runs are no
-// longer read by the join, so emit may keep, fold or empty them.
+// longer read by the join, so emit may keep, fold or empty them. Each
+// comes with the fragments that fed it (from, in source order), and the
+// join keeps no run once emitted (a run is ~500 bytes, and there is one
+// per session).
 //
 // A Claude Code session goes to emitParts instead, when it is set, with
 // its calls still to be made (CallParts): a long session's calls are most
 // of the join's memory, and emitParts may fold them a part at a time.
-func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func(*model.Run, *CallParts)) (owners map[*Fragment][]*model.Run) {
+func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragment), emitParts func(r *model.Run, calls *CallParts, from []*Fragment)) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
-	owner := map[*Fragment]*model.Run{}
-	owners = map[*Fragment][]*model.Run{}
 	var claude, codex, otel, gemini, plan []*Fragment
 	for _, f := range frags {
 		switch f.Kind {
@@ -178,22 +185,30 @@ func JoinEach(frags []*Fragment, w Warner, emit func(*model.Run), emitParts func
 	// records come back a session at a time).
 	sessions := orderClaude(claude)
 	sessions.joinFirst(w)
-	for _, r := range joinPlans(plan, owner, w) {
-		emit(r)
-	}
-	joinCodex(codex, owner, w, emit)
-	joinOtel(otel, owners, w, emit)
-	joinGemini(gemini, owner, w, emit)
+	emitPlans(plan, w, emit)
+	joinCodex(codex, w, emit)
+	joinOtel(otel, w, emit)
+	joinGemini(gemini, w, emit)
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
-	joinClaude(sessions, owner, w, emit, emitParts, loosen)
-	for f, r := range owner {
-		if r != nil {
-			owners[f] = []*model.Run{r}
+	joinClaude(sessions, w, emit, emitParts, loosen)
+}
+
+// emitPlans joins the planagent fragments and emits each run with the
+// fragments it owns, in the order joinPlans gives the runs.
+func emitPlans(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
+	owner := map[*Fragment]*model.Run{}
+	runs := joinPlans(frags, owner, w)
+	from := make(map[*model.Run][]*Fragment, len(runs))
+	for _, f := range frags {
+		if r := owner[f]; r != nil {
+			from[r] = append(from[r], f)
 		}
 	}
-	return owners
+	for _, r := range runs {
+		emit(r, from[r])
+	}
 }
 
 // joinPlans resolves the planagent records.
