@@ -268,6 +268,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 			} else {
 				acc.runsFiltered++
 			}
+			*j.r = model.Run{} // folded: what it holds goes now, though the join may still point at it
 		}
 		written = true
 		clear(chunk)
@@ -302,6 +303,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 		nextFile()
 		acc.addKept(r, parts)
 		written = true
+		*r = model.Run{}
 	}
 	joinAside(frags, acc, add, addParts)
 	flush()
