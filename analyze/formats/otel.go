@@ -415,13 +415,12 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 		for r, m := range perModel {
 			r.Model = topModel(m)
 		}
-		from := map[*model.Run][]*Fragment{} // the files that fed each run
+		from := map[*model.Run][]*Fragment{} // the files that fed each run, each once
 		for i, f := range fs {
-			fed := map[*model.Run]bool{} // a trace may have thousands of agents
 			for k := range held[i] {
-				if r := find(&held[i][k]); !fed[r] {
-					fed[r] = true
-					from[r] = append(from[r], f)
+				r := find(&held[i][k])
+				if got := from[r]; len(got) == 0 || got[len(got)-1] != f {
+					from[r] = append(got, f)
 				}
 			}
 		}
