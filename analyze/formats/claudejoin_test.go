@@ -370,7 +370,7 @@ func TestSortIDKeys(t *testing.T) {
 		}
 		keys := make([]idKey, tc.n)
 		for i := range keys {
-			keys[i] = idKey{ids[rng.IntN(len(ids))], int32(i)}
+			keys[i] = idKey{keyOf(ids[rng.IntN(len(ids))]), int32(i)}
 		}
 		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
 		want := slices.Clone(keys)
@@ -382,19 +382,19 @@ func TestSortIDKeys(t *testing.T) {
 	}
 }
 
-// cmpDigest orders digests as their bytes do, the last eight too.
-func TestCmpDigest(t *testing.T) {
+// cmpKeyID orders ids as their bytes do, the last four too.
+func TestCmpKeyID(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for range 10000 {
-		var a, b digest
+		var a, b keyID
 		for i := range a {
 			a[i], b[i] = byte(rng.IntN(3)), byte(rng.IntN(3))
 		}
-		if i := rng.IntN(17); i < 16 {
-			copy(b[:i], a[:i]) // a common prefix, as long as the whole or longer than half
+		if i := rng.IntN(13); i < 12 {
+			copy(b[:i], a[:i]) // a common prefix, as long as the whole or longer than eight bytes
 		}
-		if got, want := cmpDigest(&a, &b), bytes.Compare(a[:], b[:]); got != want {
-			t.Fatalf("cmpDigest(%x, %x) = %d, want %d", a, b, got, want)
+		if got, want := cmpKeyID(&a, &b), bytes.Compare(a[:], b[:]); got != want {
+			t.Fatalf("cmpKeyID(%x, %x) = %d, want %d", a, b, got, want)
 		}
 	}
 }

@@ -270,7 +270,7 @@ func (p *claudePages) countedUsages(repeated bitset) bitset {
 				break
 			}
 			u := &cf.usages[l.usage-1]
-			keys[k], totals[k], lineOf[k] = idKey{id: u.key}, u.tokens.Total(), g
+			keys[k], totals[k], lineOf[k] = idKey{id: keyOf(u.key)}, u.tokens.Total(), g
 			k++
 		}
 		got[i] = k - room[i]
@@ -434,13 +434,13 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 	for pos, g := range main {
 		e := p.entry(g)
 		for _, u := range e.uses() {
-			useIDs = append(useIDs, idKey{u.id, int32(len(useIDs))})
+			useIDs = append(useIDs, idKey{keyOf(u.id), int32(len(useIDs))})
 			if u.subagent != 0 {
 				taskType[u.id] = e.f.wordAt(u.subagent)
 			}
 		}
 		for k, res := range e.results() {
-			resultIDs = append(resultIDs, idKey{res.useID, int32(len(resultIDs))})
+			resultIDs = append(resultIDs, idKey{keyOf(res.useID), int32(len(resultIDs))})
 			resultRefs = append(resultRefs, claudeRef{int32(pos), int32(k)})
 			if res.agentID != 0 {
 				agentResults = append(agentResults, agentResult{e.f.wordAt(res.agentID), res.useID})

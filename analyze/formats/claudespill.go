@@ -406,7 +406,7 @@ func (frag *Fragment) uuidKeys(start int32, keys []idKey) {
 			k += n
 		}
 		for _, uuid := range f.uuids {
-			keys[k] = idKey{uuid, start + int32(k)}
+			keys[k] = idKey{keyOf(uuid), start + int32(k)}
 			k++
 		}
 	}
@@ -428,7 +428,7 @@ func (s *RecordSpill) readUUIDs(ref spillRef, header bool, keys []idKey, g int32
 		r.err = cmp.Or(r.err, errSpillCorrupt)
 	}
 	for k := range min(n[0], len(keys)) {
-		keys[k] = idKey{digest(r.take(lineBytes)[:len(digest{})]), g + int32(k)}
+		keys[k] = idKey{keyID(r.take(lineBytes)[:len(keyID{})]), g + int32(k)}
 	}
 	r.skip(int(r.left())) // the usages, uses, results and prompts
 	s.done(r)
