@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -224,5 +225,33 @@ func BenchmarkDecodeLineRaw(b *testing.B) {
 				b.Fatalf("the raw path gave up: %.200s", l)
 			}
 		}
+	}
+}
+
+// BenchmarkClaudeJoinPaged measures the join of one long session read back
+// from the spill a page at a time, as a long transcript's is: thirty
+// copies of longTranscript as one session of about 49,000 lines.
+func BenchmarkClaudeJoinPaged(b *testing.B) {
+	one := regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(longTranscript(b), []byte(`"sessionId":"long"`))
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		b.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	c := newCollector()
+	if err := Read(bytes.NewReader(bytes.Repeat(one, 30)), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
+		b.Fatal(err)
+	}
+	if len(c.frags) != 1 || !pageable(c.frags) {
+		b.Fatalf("%d fragments, not one long session to page", len(c.frags))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, calls := claudeRun("long", c.frags, newCollector()); len(calls.All()) == 0 {
+			b.Fatal("no calls")
+		}
+	}
+	if spill.Err() != nil {
+		b.Fatal(spill.Err())
 	}
 }

@@ -523,6 +523,74 @@ func checkJoinDamaged(t *testing.T) {
 	}
 }
 
+// Keys written to the spill in blocks come back a part at a time: every
+// key once, in its part, in the order added; and a damaged block fails the
+// spill without a key that points outside what was added.
+func TestKeyBlocks(t *testing.T) {
+	defer func(k int) { keyBlockKeys = k }(keyBlockKeys)
+	keyBlockKeys = 7
+	spill := testSpill(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	failed := 0
+	for round := range 50 {
+		var added []idKey
+		for i := range rng.IntN(200) {
+			var k idKey
+			k.id[0], k.id[11], k.i = byte(rng.IntN(256)), byte(rng.IntN(256)), int32(i)
+			added = append(added, k)
+		}
+		blocksOf := func() *keyBlocks {
+			b := &keyBlocks{spill: spill}
+			for _, k := range added {
+				b.add(k)
+			}
+			return b
+		}
+		b := blocksOf()
+		var got []idKey
+		for p := range keyParts {
+			part := b.part(p)
+			for _, k := range part {
+				if partOf(&k) != p {
+					t.Fatalf("round %d: key %v in part %d", round, k, p)
+				}
+			}
+			got = append(got, part...)
+		}
+		slices.SortFunc(got, func(a, b idKey) int { return cmp.Compare(a.i, b.i) })
+		if !slices.Equal(got, added) || spill.Err() != nil {
+			t.Fatalf("round %d: %d keys back of %d (%v)", round, len(got), len(added), spill.Err())
+		}
+		b = blocksOf()
+		damaged := false
+		for _, p := range b.parts {
+			if len(p.blocks) > 0 && !damaged {
+				ref := p.blocks[0].ref
+				spill.f.WriteAt([]byte{0xff, 0xff, 0xff, 0xff, 0xff}, ref.off+rng.Int64N(ref.n-4))
+				damaged = true
+			}
+		}
+		if !damaged {
+			continue
+		}
+		spill.win = spill.win[:0] // read it again
+		for p := range keyParts {
+			for _, k := range b.part(p) {
+				if k.i < 0 || int(k.i) >= b.n {
+					t.Fatalf("round %d: a damaged block gave key %v of %d", round, k, b.n)
+				}
+			}
+		}
+		if spill.Err() != nil {
+			failed++
+		}
+		spill.err = nil
+	}
+	if failed < 10 {
+		t.Errorf("only %d damaged blocks failed the spill", failed)
+	}
+}
+
 // The join's GC target is temporary and never loosens a tighter GOGC.
 func TestTightenGC(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
@@ -571,11 +639,13 @@ func spillInSegments(spill *RecordSpill, fs []*Fragment) {
 // several segments, read back through a page cache that must evict.
 func TestClaudeJoinPaged(t *testing.T) {
 	spill := testSpill(t)
-	defer func(n int64, m, b int) { pagedJoinSize, segmentLines, bothMin = n, m, b }(pagedJoinSize, segmentLines, bothMin)
+	defer func(n int64, m, b, k int) {
+		pagedJoinSize, segmentLines, bothMin, keyBlockKeys = n, m, b, k
+	}(pagedJoinSize, segmentLines, bothMin, keyBlockKeys)
 	pagedJoinSize, bothMin = 0, 1
 	paged := 0
 	for seed := range uint64(400) {
-		segmentLines = 1 + int(seed%13)
+		segmentLines, keyBlockKeys = 1+int(seed%13), 1+int(seed%5)
 		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 9)), 1+int(seed%4))
 		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 9)), 1+int(seed%4))
 		if seed%5 == 0 { // a first file of quiet lines alone names the source

@@ -1,6 +1,8 @@
 package formats
 
 import (
+	"bufio"
+	"encoding/binary"
 	"slices"
 	"sort"
 	"time"
@@ -422,7 +424,8 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 
 	// The chain's uses and results, by id for the pairing; the subagents'
 	// types (Task calls whose result names an agent); the first prompt.
-	useIDs, resultIDs := make([]idKey, 0, uses), make([]idKey, 0, results)
+	spill := p.recs[0].spill
+	useIDs, resultIDs := &keyBlocks{spill: spill}, &keyBlocks{spill: spill}
 	resultRefs := make([]claudeRef, 0, results)
 	type agentResult struct {
 		agent string
@@ -434,13 +437,13 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 	for pos, g := range main {
 		e := p.entry(g)
 		for _, u := range e.uses() {
-			useIDs = append(useIDs, idKey{keyOf(u.id), int32(len(useIDs))})
+			useIDs.add(idKey{keyOf(u.id), int32(useIDs.n)})
 			if u.subagent != 0 {
 				taskType[u.id] = e.f.wordAt(u.subagent)
 			}
 		}
 		for k, res := range e.results() {
-			resultIDs = append(resultIDs, idKey{keyOf(res.useID), int32(len(resultIDs))})
+			resultIDs.add(idKey{keyOf(res.useID), int32(resultIDs.n)})
 			resultRefs = append(resultRefs, claudeRef{int32(pos), int32(k)})
 			if res.agentID != 0 {
 				agentResults = append(agentResults, agentResult{e.f.wordAt(res.agentID), res.useID})
@@ -468,11 +471,14 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 	}
 
 	spanAndTitle(r, first, last, quiet, w)
-	if len(useIDs) == 0 {
+	if useIDs.n == 0 {
 		return r, &CallParts{}
 	}
-	paired := make([]int32, len(useIDs))
-	kept := pairUses(useIDs, resultIDs, paired)
+	paired := make([]int32, useIDs.n)
+	kept := 0
+	for part := range keyParts { // ids of different parts never pair
+		kept += pairUses(useIDs.part(part), resultIDs.part(part), paired)
+	}
 	useIDs, resultIDs = nil, nil
 
 	// The calls in chain order, as they are taken (partsOf takes the uses
@@ -494,4 +500,108 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 		got := resultRefs[paired[i]-1]
 		return claudeCallOf(e, k-1, p.entry(main[got.pos]), got.k, r.Agent, w), true
 	})
+}
+
+// keyBlocks is the keys of a long session's uses, or of its results, as the
+// chain's walk makes them, in four parts by id: each part is written to the
+// spill a block at a time and read back alone, so that the pairing holds a
+// quarter of the keys rather than all. Together they were the peak of the
+// long session's join (4 MB for the 500 MB transcript).
+type keyBlocks struct {
+	spill *RecordSpill
+	n     int
+	parts [keyParts]keyPart
+}
+
+// keyPart is the keys of one part: full blocks, on the spill or in memory
+// if they could not be written, and the block being filled.
+type keyPart struct {
+	n      int
+	blocks []keyBlock
+	last   []idKey
+}
+
+type keyBlock struct {
+	ref  spillRef
+	keys []idKey
+}
+
+const (
+	keyParts      = 4
+	keyBlockBytes = len(keyID{}) + 4
+)
+
+// keyBlockKeys is how many keys a block holds (a variable for tests).
+var keyBlockKeys = 1024
+
+// partOf is the part of k: the top two bits of its id.
+func partOf(k *idKey) int { return int(k.id[0] >> 6) }
+
+func (b *keyBlocks) add(k idKey) {
+	p := &b.parts[partOf(&k)]
+	if p.last == nil {
+		p.last = make([]idKey, 0, keyBlockKeys)
+	}
+	p.last = append(p.last, k)
+	p.n++
+	b.n++
+	if len(p.last) == keyBlockKeys {
+		b.put(p)
+	}
+}
+
+// put writes p's last block to the spill, or keeps it if that fails.
+func (b *keyBlocks) put(p *keyPart) {
+	ref, ok := b.spill.write(func(w *bufio.Writer) {
+		var rec [keyBlockBytes]byte
+		for _, k := range p.last {
+			copy(rec[:], k.id[:])
+			binary.LittleEndian.PutUint32(rec[len(keyID{}):], uint32(k.i))
+			w.Write(rec[:])
+		}
+	})
+	if !ok {
+		p.blocks = append(p.blocks, keyBlock{keys: p.last})
+		p.last = nil
+		return
+	}
+	p.blocks = append(p.blocks, keyBlock{ref: ref})
+	p.last = p.last[:0]
+}
+
+// part is the keys of part i, in the order they were added.
+func (b *keyBlocks) part(i int) []idKey {
+	p := &b.parts[i]
+	keys := make([]idKey, 0, p.n)
+	keep := func(k idKey) {
+		if partOf(&k) != i || k.i < 0 || int(k.i) >= b.n || len(keys) == p.n {
+			b.spill.fail(errSpillCorrupt) // the pairing stays in bounds
+			return
+		}
+		keys = append(keys, k)
+	}
+	var buf []byte
+	for _, blk := range p.blocks {
+		if blk.keys != nil {
+			for _, k := range blk.keys {
+				keep(k)
+			}
+			continue
+		}
+		// Read directly, not through the spill's window: the other joins
+		// read through it meanwhile.
+		buf = slices.Grow(buf[:0], int(blk.ref.n))[:blk.ref.n]
+		if n, _ := b.spill.f.ReadAt(buf, blk.ref.off); n < len(buf) || len(buf)%keyBlockBytes != 0 {
+			b.spill.fail(errSpillCorrupt)
+			continue
+		}
+		for rec := range slices.Chunk(buf, keyBlockBytes) {
+			keep(idKey{keyID(rec[:len(keyID{})]), int32(binary.LittleEndian.Uint32(rec[len(keyID{}):]))})
+		}
+	}
+	for _, k := range p.last {
+		keep(k)
+	}
+	p.blocks, p.last = nil, nil
+	return keys
 }
