@@ -127,6 +127,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		n, err := discover(ctx, &opt, files)
 		discovered <- discovery{n, err}
 	}()
+	loosen := boundHeadroom(readHeadroom)
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
@@ -141,6 +142,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}()
 	}
 	wg.Wait()
+	loosen()
 	found := <-discovered
 	discoverErr := found.err
 	for _, w := range workers {
