@@ -85,6 +85,9 @@ type xlsxWriter struct {
 	loc    *time.Location
 	r      *analyze.Report
 	rows   map[string]*sheetRows // a streamed sheet's data rows, by sheet name
+	// The styles of the tool-call sheet's cells, looked up once rather
+	// than by name in each of its rows.
+	intStyle, msStyle, timeStyle int
 }
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
@@ -407,6 +410,7 @@ func (x *xlsxWriter) makeStyles() error {
 		}
 		x.styles[s.name] = id
 	}
+	x.intStyle, x.msStyle, x.timeStyle = x.styles["int"], x.styles["ms"], x.styles["time"]
 	return nil
 }
 
@@ -463,13 +467,14 @@ func excelSerial(t time.Time) (float64, bool) {
 		return 0, false
 	}
 	const day = 24 * time.Hour
-	diff := t.Sub(time.Date(1899, time.December, 31, 0, 0, 0, 0, time.UTC))
+	diff := t.Sub(serialEpoch)
 	rem := diff % day
 	// +1: Excel counts a 29 February 1900 that never was (Lotus 1-2-3's bug).
 	return float64(diff-rem)/float64(day) + float64(rem)/float64(day) + 1, true
 }
 
 var (
+	serialEpoch = time.Date(1899, time.December, 31, 0, 0, 0, 0, time.UTC)
 	serialFrom  = time.Date(1900, time.March, 1, 0, 0, 0, 0, time.UTC)
 	serialUntil = time.Date(2150, time.January, 1, 0, 0, 0, 0, time.UTC)
 )
@@ -643,7 +648,7 @@ func (x *xlsxWriter) toolCalls() error {
 			if err != nil {
 				return fmt.Errorf("run details: %w", err)
 			}
-			run := callRun{id: xlsxText(chunk.Run.ID), source: xlsxText(chunk.Run.Source)}
+			run := newCallRun(chunk.Run)
 			for i := range chunk.Calls {
 				n, err := t.next()
 				if err != nil {
@@ -664,39 +669,59 @@ var toolCallColumns = []column{{"Run id", 30, ""}, {"Source", 40, ""}, {"#", 6, 
 	{"Category", 14, ""}, {"Agent", 16, ""}, {"Started", 20, "time"}, {"Ended", 20, "time"},
 	{"Duration (ms)", 14, "ms"}, {"Outcome", 9, ""}, {"Error", 50, ""}, {"Think (ms)", 12, "ms"}}
 
-// callRun is what the Tool calls sheet shows of a run on each of its rows.
-type callRun struct{ id, source string }
+// callRun is what the Tool calls sheet shows of a run on each of its rows,
+// made into cell text once (cellTextXML) rather than in every row.
+type callRun struct {
+	id, source                 string
+	idPreserve, sourcePreserve bool
+}
+
+func newCallRun(r *model.Run) callRun {
+	var c callRun
+	c.id, c.idPreserve = cellTextXML(xlsxText(r.ID))
+	c.source, c.sourcePreserve = cellTextXML(xlsxText(r.Source))
+	return c
+}
+
+// appendRunText appends one of a run's texts (already cellTextXML's) unless
+// it is blank, as appendTextValue does the text it came from.
+func appendRunText(dst []byte, col int, row []byte, text string, preserve bool) []byte {
+	if text == "" {
+		return dst
+	}
+	return appendTextXML(dst, col, row, 0, text, preserve)
+}
 
 // appendCallRow appends the Tool calls sheet's row for call c, the n-th of
-// its run: the bytes of appendRowXML(row, t.cells(run.ID, run.Source, n,
+// its run: the bytes of appendRowXML(rowNum, t.cells(run.ID, run.Source, n,
 // c.Name, …)), without a boxed value per cell (300,000 rows of a long
 // transcript; TestCallRowSameAsCells).
-func (x *xlsxWriter) appendCallRow(dst []byte, row int, run *callRun, n int, c *model.ToolCall) []byte {
-	dst = append(dst, `<row r="`...)
-	dst = strconv.AppendInt(dst, int64(row), 10)
-	dst = append(dst, `">`...)
-	dst = appendTextValue(dst, 0, row, run.id)
-	dst = appendTextValue(dst, 1, row, run.source)
-	dst = appendIntCell(dst, 2, row, x.styles["int"], int64(n))
+func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, c *model.ToolCall) []byte {
+	var num [20]byte
+	row := strconv.AppendInt(num[:0], int64(rowNum), 10) // once, for every cell's name
+	dst = append(append(append(dst, `<row r="`...), row...), `">`...)
+	dst = appendRunText(dst, 0, row, run.id, run.idPreserve)
+	dst = appendRunText(dst, 1, row, run.source, run.sourcePreserve)
+	dst = appendIntCell(dst, 2, row, x.intStyle, int64(n))
 	dst = appendTextValue(dst, 3, row, xlsxText(c.Name))
 	dst = appendTextValue(dst, 4, row, xlsxText(c.Category))
 	dst = appendTextValue(dst, 5, row, xlsxText(c.Agent))
 	dst = x.appendTimeValue(dst, 6, row, c.Started)
 	dst = x.appendTimeValue(dst, 7, row, c.Ended)
 	if c.HasDuration {
-		dst = appendFloatCell(dst, 8, row, x.styles["ms"], c.DurationMS, 64)
+		dst = appendFloatCell(dst, 8, row, x.msStyle, c.DurationMS, 64)
 	}
 	dst = appendTextValue(dst, 9, row, c.Outcome.String())
 	dst = appendTextValue(dst, 10, row, xlsxText(c.Error))
 	if c.HasThink {
-		dst = appendFloatCell(dst, 11, row, x.styles["ms"], c.ThinkMS, 64)
+		dst = appendFloatCell(dst, 11, row, x.msStyle, c.ThinkMS, 64)
 	}
 	return append(dst, `</row>`...)
 }
 
 // appendTextValue appends a text cell unless text (already xlsxText's) is
 // blank: cell leaves a blank cell out.
-func appendTextValue(dst []byte, col, row int, text string) []byte {
+func appendTextValue(dst []byte, col int, row []byte, text string) []byte {
 	if text == "" {
 		return dst
 	}
@@ -704,11 +729,11 @@ func appendTextValue(dst []byte, col, row int, text string) []byte {
 }
 
 // appendTimeValue appends a time in the "time" style as cell writes it.
-func (x *xlsxWriter) appendTimeValue(dst []byte, col, row int, t time.Time) []byte {
+func (x *xlsxWriter) appendTimeValue(dst []byte, col int, row []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return dst
 	}
-	style, wall := x.styles["time"], x.wallClock(t)
+	style, wall := x.timeStyle, x.wallClock(t)
 	if serial, ok := excelSerial(wall); ok {
 		return appendFloatCell(dst, col, row, style, serial, 64)
 	}

@@ -28,15 +28,15 @@ import (
 // a full report on one core that way. TestRowXMLSameAsExcelize and
 // FuzzRowXML hold the two to the same bytes.
 func appendRowXML(dst []byte, row int, cells []any) ([]byte, error) {
-	dst = append(dst, `<row r="`...)
-	dst = strconv.AppendInt(dst, int64(row), 10)
-	dst = append(dst, `">`...)
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(row), 10) // once, for every cell's name
+	dst = append(append(append(dst, `<row r="`...), digits...), `">`...)
 	var err error
 	for i, v := range cells {
 		if v == nil {
 			continue
 		}
-		if dst, err = appendCellXML(dst, i, row, v); err != nil {
+		if dst, err = appendCellXML(dst, i, digits, v); err != nil {
 			return dst, err
 		}
 	}
@@ -47,7 +47,7 @@ var errCellKind = errors.New("xlsx: a cell excelize would write otherwise (formu
 
 // appendCellXML appends one cell as excelize's writeCell does for what its
 // setCellValFunc makes of v.
-func appendCellXML(dst []byte, col, row int, v any) ([]byte, error) {
+func appendCellXML(dst []byte, col int, row []byte, v any) ([]byte, error) {
 	style := 0
 	switch c := v.(type) {
 	case excelize.Cell:
@@ -114,10 +114,10 @@ func appendCellXML(dst []byte, col, row int, v any) ([]byte, error) {
 
 // appendCellStart appends a cell's start tag: its reference, its style
 // unless 0 and its type unless "".
-func appendCellStart(dst []byte, col, row, style int, typ string) []byte {
+func appendCellStart(dst []byte, col int, row []byte, style int, typ string) []byte {
 	dst = append(dst, `<c r="`...)
 	dst = appendColumnName(dst, col)
-	dst = strconv.AppendInt(dst, int64(row), 10)
+	dst = append(dst, row...)
 	dst = append(dst, '"')
 	if style != 0 {
 		dst = append(dst, ` s="`...)
@@ -134,14 +134,14 @@ func appendCellStart(dst []byte, col, row, style int, typ string) []byte {
 
 // appendNumberCell appends a cell whose value num needs no escaping
 // (digits, sign, point; "1" or "0" for a boolean).
-func appendNumberCell(dst []byte, col, row, style int, typ, num string) []byte {
+func appendNumberCell(dst []byte, col int, row []byte, style int, typ, num string) []byte {
 	dst = appendCellStart(dst, col, row, style, typ)
 	dst = append(dst, `<v>`...)
 	dst = append(dst, num...)
 	return append(dst, `</v></c>`...)
 }
 
-func appendIntCell(dst []byte, col, row, style int, n int64) []byte {
+func appendIntCell(dst []byte, col int, row []byte, style int, n int64) []byte {
 	dst = appendCellStart(dst, col, row, style, "")
 	dst = append(dst, `<v>`...)
 	dst = strconv.AppendInt(dst, n, 10)
@@ -149,7 +149,7 @@ func appendIntCell(dst []byte, col, row, style int, n int64) []byte {
 }
 
 // appendFloatCell is excelize's setCellFloat: NaN and infinities are text.
-func appendFloatCell(dst []byte, col, row, style int, f float64, bits int) []byte {
+func appendFloatCell(dst []byte, col int, row []byte, style int, f float64, bits int) []byte {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return appendTextCell(dst, col, row, style, fmt.Sprint(f))
 	}
@@ -176,8 +176,13 @@ func appendShortestFloat(dst []byte, f float64, bits int) []byte {
 }
 
 // appendTextCell appends an inline string cell.
-func appendTextCell(dst []byte, col, row, style int, s string) []byte {
+func appendTextCell(dst []byte, col int, row []byte, style int, s string) []byte {
 	text, preserve := cellTextXML(s)
+	return appendTextXML(dst, col, row, style, text, preserve)
+}
+
+// appendTextXML appends an inline string cell of text as cellTextXML made it.
+func appendTextXML(dst []byte, col int, row []byte, style int, text string, preserve bool) []byte {
 	dst = appendCellStart(dst, col, row, style, "inlineStr")
 	dst = append(dst, `<is><t`...)
 	if preserve {
@@ -190,7 +195,7 @@ func appendTextCell(dst []byte, col, row, style int, s string) []byte {
 
 // appendTimeCell is excelize's setCellTime for a styled cell: the wall
 // clock as an Excel serial number, or as RFC 3339 text before 1900.
-func appendTimeCell(dst []byte, col, row, style int, t time.Time) []byte {
+func appendTimeCell(dst []byte, col int, row []byte, style int, t time.Time) []byte {
 	_, offset := t.Zone()
 	wall := t.Add(time.Duration(offset) * time.Second)
 	if serial := excelTime(wall); serial > 0 {
@@ -240,13 +245,25 @@ func plainCellText(s string) bool {
 		return false
 	}
 	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c < 0x20 || c > 0x7E, c == '"', c == '&', c == '\'', c == '<', c == '>', c == '_':
+		if !plainByte[s[i]] {
 			return false
 		}
 	}
 	return true
 }
+
+// plainByte marks the bytes plainCellText lets through: a table rather
+// than seven comparisons a byte, for the ~150 bytes of text each row of the
+// tool-call sheet holds.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c <= 0x7E; c++ {
+		t[c] = true
+	}
+	for _, c := range `"&'<>_` {
+		t[c] = false
+	}
+	return t
+}()
 
 // clipUTF16 is s cut after n UTF-16 units, at a character's start (s
 // itself when it is no longer).

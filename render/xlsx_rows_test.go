@@ -179,7 +179,8 @@ func TestCallRowSameAsCells(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := x.appendCallRow(nil, i+2, &callRun{id: xlsxText(run.ID), source: xlsxText(run.Source)}, i+1, &c)
+		cr := newCallRun(&run)
+		got := x.appendCallRow(nil, i+2, &cr, i+1, &c)
 		if string(got) != string(want) {
 			t.Fatalf("call %d:\n direct: %.400s\n cells:  %.400s", i, got, want)
 		}
