@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/gcheadroom"
 )
 
 // DefaultMaxFileSize is the default --max-file-size: larger files (after
@@ -127,7 +128,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		n, err := discover(ctx, &opt, files)
 		discovered <- discovery{n, err}
 	}()
-	loosen := boundHeadroom(readHeadroom)
+	loosen := gcheadroom.Bound(gcheadroom.Size)
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)

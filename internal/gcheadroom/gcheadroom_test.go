@@ -1,4 +1,4 @@
-package analyze
+package gcheadroom
 
 import (
 	"runtime"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-func TestHeadroomPercent(t *testing.T) {
+func TestPercent(t *testing.T) {
 	const mib = 1 << 20
 	for _, tc := range []struct {
 		live, headroom uint64
@@ -27,8 +27,8 @@ func TestHeadroomPercent(t *testing.T) {
 		{100 * mib, 60 * mib, 100, 60},   // the bound scales with headroom
 		{100 * mib, 200 * mib, 150, 150}, // and stops at the user's
 	} {
-		if got := headroomPercent(tc.live, tc.headroom, tc.user); got != tc.want {
-			t.Errorf("headroomPercent(%d MiB live, %d MiB, GOGC %d) = %d, want %d", tc.live/mib, tc.headroom/mib, tc.user, got, tc.want)
+		if got := Percent(tc.live, tc.headroom, tc.user); got != tc.want {
+			t.Errorf("Percent(%d MiB live, %d MiB, GOGC %d) = %d, want %d", tc.live/mib, tc.headroom/mib, tc.user, got, tc.want)
 		}
 	}
 }
@@ -42,13 +42,13 @@ func gcPercent() int {
 
 // While bound, a live heap past the headroom lowers the target after a
 // collection; stop restores the user's, and no later collection moves it.
-func TestBoundHeadroom(t *testing.T) {
+func TestBound(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	live := make([]byte, 16<<20)
 	for i := range live {
 		live[i] = byte(i)
 	}
-	stop := boundHeadroom(1 << 20)
+	stop := Bound(1 << 20)
 	for deadline := time.Now().Add(10 * time.Second); gcPercent() == 100; {
 		if time.Now().After(deadline) {
 			stop()
@@ -71,7 +71,7 @@ func TestBoundHeadroom(t *testing.T) {
 	}
 
 	debug.SetGCPercent(-1) // off: left alone
-	boundHeadroom(1 << 20)()
+	Bound(1 << 20)()
 	if got := debug.SetGCPercent(100); got != -1 {
 		t.Errorf("GOGC off became %d", got)
 	}

@@ -1,0 +1,68 @@
+// Package gcheadroom bounds how far the heap may grow past its live part
+// between collections.
+package gcheadroom
+
+import (
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"sync"
+)
+
+// Size is the headroom the stages that run at the default GC target (the
+// read and the renderers) are held to. What is live in them grows with
+// the tree (while files are read, each file's fragments, paths and the
+// run index: ~8 MB at 1 GB of logs, ~5 at 100 MB; while reports are
+// written, the run index, the merge of the run details and the outputs'
+// buffers: ~14 and ~9 MB), and the default target lets the heap grow by
+// as much again before each collection, so peak RSS grew with the tree
+// twice over. Past 6 MiB live the target is lowered so that the heap
+// grows by 6 MiB at most (never under 50%); below it nothing changes.
+// The join keeps its own, tighter target.
+const Size = 6 << 20
+
+// Bound keeps the GC target at Percent after every collection until stop
+// is called, which restores the target it found. A user's GOGC below what
+// it would set (or off) is left alone.
+func Bound(headroom uint64) (stop func()) {
+	user := debug.SetGCPercent(100)
+	debug.SetGCPercent(user)
+	if user <= 0 {
+		return func() {}
+	}
+	var mu sync.Mutex
+	stopped := false
+	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var arm func()
+	// A cleanup runs once its object is collected (16 bytes: a smaller
+	// one may share a block and outlive it): one new object after each
+	// cycle is a callback per collection.
+	arm = func() {
+		runtime.AddCleanup(new([16]byte), func(struct{}) {
+			mu.Lock()
+			defer mu.Unlock()
+			if stopped {
+				return
+			}
+			metrics.Read(sample)
+			debug.SetGCPercent(Percent(sample[0].Value.Uint64(), headroom, user))
+			arm()
+		}, struct{}{})
+	}
+	arm()
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		debug.SetGCPercent(user)
+	}
+}
+
+// Percent is the GC target that lets a heap of live bytes grow by headroom
+// at most, between 50 and the user's target.
+func Percent(live, headroom uint64, user int) int {
+	if live == 0 {
+		return user
+	}
+	return min(user, max(50, int(min(float64(headroom)*100/float64(live), 1<<20))))
+}
