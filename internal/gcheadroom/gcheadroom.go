@@ -23,39 +23,59 @@ const Size = 6 << 20
 
 // Bound keeps the GC target at Percent after every collection until stop
 // is called, which restores the target it found. A user's GOGC below what
-// it would set (or off) is left alone.
+// it would set (or off) is left alone. Bounds may overlap (concurrent
+// runs in one process): they share one callback and the headroom of the
+// first, and the last one stopped restores the target the first found.
 func Bound(headroom uint64) (stop func()) {
-	user := debug.SetGCPercent(100)
-	debug.SetGCPercent(user)
-	if user <= 0 {
-		return func() {}
+	state.mu.Lock()
+	defer state.mu.Unlock()
+	if state.bounds == 0 {
+		state.user = debug.SetGCPercent(100)
+		debug.SetGCPercent(state.user)
+		state.headroom = headroom
 	}
-	var mu sync.Mutex
-	stopped := false
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var arm func()
-	// A cleanup runs once its object is collected (16 bytes: a smaller
-	// one may share a block and outlive it): one new object after each
-	// cycle is a callback per collection.
-	arm = func() {
-		runtime.AddCleanup(new([16]byte), func(struct{}) {
-			mu.Lock()
-			defer mu.Unlock()
-			if stopped {
-				return
-			}
-			metrics.Read(sample)
-			debug.SetGCPercent(Percent(sample[0].Value.Uint64(), headroom, user))
-			arm()
-		}, struct{}{})
+	state.bounds++
+	if state.user > 0 && !state.armed {
+		state.armed = true
+		arm()
 	}
-	arm()
+	var once sync.Once
 	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
-		debug.SetGCPercent(user)
+		once.Do(func() {
+			state.mu.Lock()
+			defer state.mu.Unlock()
+			if state.bounds--; state.bounds == 0 && state.user > 0 {
+				debug.SetGCPercent(state.user)
+			}
+		})
 	}
+}
+
+var state struct {
+	mu       sync.Mutex
+	bounds   int    // not stopped yet
+	user     int    // the target the first found
+	headroom uint64 // the first's
+	armed    bool   // a callback is waiting for the next collection
+}
+
+// arm sets the target again after the next collection, and so on while a
+// bound lasts. A cleanup runs once its object is collected (16 bytes: a
+// smaller one may share a block and outlive it): one new object after
+// each cycle is a callback per collection.
+func arm() {
+	runtime.AddCleanup(new([16]byte), func(struct{}) {
+		state.mu.Lock()
+		defer state.mu.Unlock()
+		if state.bounds == 0 {
+			state.armed = false
+			return
+		}
+		sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+		metrics.Read(sample)
+		debug.SetGCPercent(Percent(sample[0].Value.Uint64(), state.headroom, state.user))
+		arm()
+	}, struct{}{})
 }
 
 // Percent is the GC target that lets a heap of live bytes grow by headroom

@@ -70,6 +70,29 @@ func TestBound(t *testing.T) {
 		t.Errorf("target %d after stop, want the user's 100", got)
 	}
 
+	// Overlapping bounds: the last stopped restores the first's target.
+	outer := Bound(1 << 20)
+	inner := Bound(1 << 20)
+	for deadline := time.Now().Add(10 * time.Second); gcPercent() == 100; {
+		if time.Now().After(deadline) {
+			t.Fatal("overlapping bounds never moved the target")
+		}
+		runtime.GC()
+		time.Sleep(time.Millisecond)
+	}
+	outer()
+	outer() // twice: counted once
+	runtime.GC()
+	time.Sleep(time.Millisecond)
+	if got := gcPercent(); got == 100 {
+		t.Error("one of two bounds stopped ended both")
+	}
+	inner()
+	if got := gcPercent(); got != 100 {
+		t.Errorf("target %d after both bounds stopped, want 100", got)
+	}
+	runtime.KeepAlive(live)
+
 	debug.SetGCPercent(-1) // off: left alone
 	Bound(1 << 20)()
 	if got := debug.SetGCPercent(100); got != -1 {
