@@ -14,7 +14,7 @@ import (
 // page) at a time, never with its tables in memory: only its sort keys
 // and a few bytes a line (marks, the chain's order, the pairing) are held.
 // Its join is otherwise the peak of memory, and grows with the session (a
-// 500 MB transcript's tables are ~25 MB); this way it holds ~10 MB. Each
+// 500 MB transcript's tables are ~25 MB); this way it holds ~6 MB. Each
 // step reads the records again: in file order on both cores to count
 // tokens and order the chain, then in chain order through a few cached
 // pages to pair the calls and to make them. It gives what claudeRun
