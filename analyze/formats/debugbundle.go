@@ -8,6 +8,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/zeebo/xxh3"
+
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
@@ -316,7 +318,8 @@ func dedupeEvents(list *eventList, c *readCtx) *eventList {
 	again = slices.Compact(again)
 	var keys []eventKey // every event of those hashes: the first of a key among them
 	for i := range int32(list.n) {
-		if h := hashOf(i); hashIn(again, h) {
+		h := hashOf(i)
+		if _, ok := slices.BinarySearch(again, h); ok {
 			keys = append(keys, eventKey{h, i})
 		}
 	}
@@ -364,29 +367,14 @@ type eventKey struct {
 // eventHash is the hash of what makes e's key (dedupeEvents), t its time
 // in the reader's zone: equal keys hash alike.
 func eventHash(e *keptEvent, t time.Time) uint64 {
-	h := binary.LittleEndian.Uint64(e.id[:8]) // hash bits already
-	h = mix64(h ^ binary.LittleEndian.Uint64(e.id[8:]))
-	h = mix64(h ^ uint64(uint32(e.typ)))
-	h = mix64(h ^ uint64(t.UnixNano()))
+	var key [len(digest{}) + 4 + 8 + 1]byte
+	copy(key[:], e.id[:])
+	binary.LittleEndian.PutUint32(key[16:], uint32(e.typ))
+	binary.LittleEndian.PutUint64(key[20:], uint64(t.UnixNano()))
 	if e.atSet() {
-		h = mix64(h ^ 1)
+		key[28] = 1
 	}
-	return h
-}
-
-// mix64 is SplitMix64's finalizer: every bit of x stirs every bit of the result.
-func mix64(x uint64) uint64 {
-	x ^= x >> 30
-	x *= 0xbf58476d1ce4e5b9
-	x ^= x >> 27
-	x *= 0x94d049bb133111eb
-	return x ^ x>>31
-}
-
-// hashIn reports whether h is in sorted.
-func hashIn(sorted []uint64, h uint64) bool {
-	_, ok := slices.BinarySearch(sorted, h)
-	return ok
+	return xxh3.Hash(key[:])
 }
 
 // keyFilter is a Bloom filter of hashes: 8 bits per key, 4 probes (about 2%
