@@ -12,7 +12,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -698,8 +697,7 @@ func appendRunText(dst []byte, col int, row []byte, text string, preserve bool) 
 // transcript; TestCallRowSameAsCells).
 func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, c *model.ToolCall) []byte {
 	var num [20]byte
-	row := strconv.AppendInt(num[:0], int64(rowNum), 10) // once, for every cell's name
-	dst = append(append(append(dst, `<row r="`...), row...), `">`...)
+	dst, row := appendRowStart(dst, &num, rowNum)
 	dst = appendRunText(dst, 0, row, run.id, run.idPreserve)
 	dst = appendRunText(dst, 1, row, run.source, run.sourcePreserve)
 	dst = appendIntCell(dst, 2, row, x.intStyle, int64(n))

@@ -29,8 +29,7 @@ import (
 // FuzzRowXML hold the two to the same bytes.
 func appendRowXML(dst []byte, row int, cells []any) ([]byte, error) {
 	var num [20]byte
-	digits := strconv.AppendInt(num[:0], int64(row), 10) // once, for every cell's name
-	dst = append(append(append(dst, `<row r="`...), digits...), `">`...)
+	dst, digits := appendRowStart(dst, &num, row)
 	var err error
 	for i, v := range cells {
 		if v == nil {
@@ -41,6 +40,13 @@ func appendRowXML(dst []byte, row int, cells []any) ([]byte, error) {
 		}
 	}
 	return append(dst, `</row>`...), nil
+}
+
+// appendRowStart appends row's start tag and returns its number's digits
+// (in num), formatted once for every cell's name.
+func appendRowStart(dst []byte, num *[20]byte, row int) (_, digits []byte) {
+	digits = strconv.AppendInt(num[:0], int64(row), 10)
+	return append(append(append(dst, `<row r="`...), digits...), `">`...), digits
 }
 
 var errCellKind = errors.New("xlsx: a cell excelize would write otherwise (formula, rich text or an unstyled time)")
