@@ -18,8 +18,12 @@ type File struct {
 
 // New creates a scratch file named from pattern (as os.CreateTemp) and
 // unlinks it at once where the system keeps an open unlinked file (Unix);
-// elsewhere Close removes it.
+// elsewhere Close removes it. On Linux the file never has a name at all,
+// where the file system allows (O_TMPFILE).
 func New(pattern string) (*File, error) {
+	if f, err := openUnnamed(os.TempDir(), pattern); err == nil {
+		return &File{File: f, unlinked: true}, nil
+	}
 	f, err := os.CreateTemp("", pattern)
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -41,5 +42,35 @@ func TestNew(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("closed scratch file left %v", entries)
+	}
+}
+
+// Where the file system can (Linux, O_TMPFILE), a scratch file never has a
+// name: no instant exists in which a killed run leaves it behind.
+func TestNewUnnamed(t *testing.T) {
+	dir := t.TempDir()
+	if f, err := openUnnamed(dir, "probe"); err != nil {
+		t.Skip("no unnamed files here:", err)
+	} else {
+		f.Close()
+	}
+	t.Setenv("TMPDIR", dir)
+	f, err := New("agentstat-test-*")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if !f.unlinked || !strings.HasSuffix(f.Name(), "(unnamed)") {
+		t.Errorf("scratch file %q made by name, not unnamed", f.Name())
+	}
+	if _, err := f.WriteAt([]byte("abc"), 0); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, 3)
+	if _, err := f.ReadAt(got, 0); err != nil || string(got) != "abc" {
+		t.Errorf("read back %q, %v", got, err)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("unnamed scratch file shows as %v", entries)
 	}
 }
