@@ -267,7 +267,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 			kept := inWindow(j.r, opt)
 			folded(j.r, j.from, kept)
 			if kept {
-				acc.addKept(j.r, nil)
+				acc.addKept(j.r, nil, false)
 			} else {
 				acc.runsFiltered++
 			}
@@ -304,7 +304,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 			return
 		}
 		nextFile()
-		acc.addKept(r, parts)
+		acc.addKept(r, parts, true) // the join waits for it: its core is free
 		written = true
 		*r = model.Run{}
 	}
@@ -517,7 +517,7 @@ func (w *worker) file(c candidate) {
 			continue
 		}
 		fed[r.Format] = true
-		a.addKept(r, em.parts[i])
+		a.addKept(r, em.parts[i], false)
 	}
 	w.frags = append(w.frags, em.frags...)
 	switch {

@@ -634,18 +634,22 @@ func TestWarningFiles(t *testing.T) {
 }
 
 // A session long enough to be folded a part of its calls at a time has
-// its calls' texts redacted all the same.
+// its calls' texts redacted all the same, and its calls in order: with
+// chunks of 1 its parts (two: more calls than a part holds) are made on a
+// goroutine of their own while the one before is folded (partsAhead; -race
+// sees a part overwritten while it is folded).
 func TestLongSessionRedacted(t *testing.T) {
 	const secret = "ghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
+	const n = 4100
 	var b strings.Builder
-	line := func(uuid, at, msg, extra string) {
-		fmt.Fprintf(&b, `{"sessionId":"s-long","type":"x","uuid":%q,"timestamp":"2026-03-05T10:00:%sZ","message":%s%s}`+"\n", uuid, at, msg, extra)
+	line := func(uuid string, at int, msg, extra string) {
+		fmt.Fprintf(&b, `{"sessionId":"s-long","type":"x","uuid":%q,"timestamp":"2026-03-05T%02d:%02d:%02dZ","message":%s%s}`+"\n", uuid, 10+at/3600, at/60%60, at%60, msg, extra)
 	}
-	line("u0", "00", `{"role":"user","content":"go"}`, "")
-	for i := range 5 {
-		line(fmt.Sprint("a", i), fmt.Sprintf("%02d", 1+2*i), fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{}}]}`, i), "")
-		line(fmt.Sprint("r", i), fmt.Sprintf("%02d", 2+2*i), fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","is_error":true,"content":"x"}]}`, i),
-			`,"toolUseResult":"Error: token `+secret+` rejected"`)
+	line("u0", 0, `{"role":"user","content":"go"}`, "")
+	for i := range n {
+		line(fmt.Sprint("a", i), 1+2*i, fmt.Sprintf(`{"role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{}}]}`, i), "")
+		line(fmt.Sprint("r", i), 2+2*i, fmt.Sprintf(`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","is_error":true,"content":"x"}]}`, i),
+			fmt.Sprintf(`,"toolUseResult":"Error: token `+secret+` rejected in call %d"`, i))
 	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, "s-long.jsonl"), []byte(b.String()), 0o644); err != nil {
@@ -655,8 +659,8 @@ func TestLongSessionRedacted(t *testing.T) {
 	for _, size := range []int{1 << 30, 1} {
 		joinedChunk = size
 		r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: true})
-		if got := r.Summary.Inputs.Redacted; got != 5 {
-			t.Errorf("chunks of %d: %d values redacted, want 5", size, got)
+		if got := r.Summary.Inputs.Redacted; got != n {
+			t.Errorf("chunks of %d: %d values redacted, want %d", size, got, n)
 		}
 		calls := 0
 		for run, err := range r.Details.All() {
@@ -664,18 +668,18 @@ func TestLongSessionRedacted(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range run.ToolCalls {
-				calls++
-				if strings.Contains(c.Error, secret) || !strings.Contains(c.Error, "[redacted]") {
-					t.Errorf("chunks of %d: call error %q", size, c.Error)
+				if strings.Contains(c.Error, secret) || !strings.Contains(c.Error, "[redacted]") || !strings.HasSuffix(c.Error, fmt.Sprint(" call ", calls)) {
+					t.Fatalf("chunks of %d: call %d error %q", size, calls, c.Error)
 				}
+				calls++
 			}
 		}
 		r.Details.Close()
-		if calls != 5 {
-			t.Errorf("chunks of %d: %d calls in the details, want 5", size, calls)
+		if calls != n {
+			t.Errorf("chunks of %d: %d calls in the details, want %d", size, calls, n)
 		}
-		if got := analyzeOpt(t, Options{Roots: []string{dir}}).Summary.Inputs.Redacted; got != 5 {
-			t.Errorf("chunks of %d, no details: %d values redacted, want 5", size, got)
+		if got := analyzeOpt(t, Options{Roots: []string{dir}}).Summary.Inputs.Redacted; got != n {
+			t.Errorf("chunks of %d, no details: %d values redacted, want %d", size, got, n)
 		}
 	}
 }

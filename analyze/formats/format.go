@@ -110,10 +110,12 @@ type PartsEmitter interface {
 type CallParts struct {
 	N    int                     // how many calls in all
 	next func() []model.ToolCall // the next part, nil after the last
+	two  bool                    // parts alternate between two buffers (KeepTwo)
 }
 
 // Next is the next part of the calls, nil after the last. A part is valid
-// until the next call; it holds at most callPart calls.
+// until the next call (until the one after it with KeepTwo); it holds at
+// most callPart calls.
 func (p *CallParts) Next() []model.ToolCall {
 	if p.next == nil {
 		return nil
@@ -124,6 +126,12 @@ func (p *CallParts) Next() []model.ToolCall {
 	}
 	return part
 }
+
+// KeepTwo makes each part valid until the call after the next, so that a
+// part may be used on one goroutine while the next is made on another:
+// the parts alternate between two buffers (a second one of callPart calls,
+// ~0.6 MB, so only for runs whose calls are folded that way).
+func (p *CallParts) KeepTwo() { p.two = true }
 
 // Drain makes every call not handed out yet and drops it: making a call
 // counts the warnings it raises, whoever takes it.
@@ -150,20 +158,30 @@ var callPart = 4096
 // partsOf is the parts of the n calls made by call(i) for i from 0 to
 // items, in order, but for the items call declines (false).
 func partsOf(n, items int, call func(i int) (model.ToolCall, bool)) *CallParts {
-	part := make([]model.ToolCall, 0, min(n, callPart))
-	i := 0
-	return &CallParts{N: n, next: func() []model.ToolCall {
-		part = part[:0]
+	var bufs [2][]model.ToolCall // the second only with KeepTwo
+	bufs[0] = make([]model.ToolCall, 0, min(n, callPart))
+	i, k := 0, 0
+	p := &CallParts{N: n}
+	p.next = func() []model.ToolCall {
+		if p.two {
+			k ^= 1
+			if bufs[k] == nil {
+				bufs[k] = make([]model.ToolCall, 0, min(n, callPart))
+			}
+		}
+		part := bufs[k][:0]
 		for ; i < items && len(part) < callPart; i++ {
 			if c, ok := call(i); ok {
 				part = append(part, c)
 			}
 		}
+		bufs[k] = part
 		if len(part) == 0 {
 			return nil
 		}
 		return part
-	}}
+	}
+	return p
 }
 
 // Options tune how files are read.
