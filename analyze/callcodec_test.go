@@ -158,3 +158,44 @@ func FuzzCallCodec(f *testing.F) {
 		}
 	})
 }
+
+// TestDetailKeyCodec: a run's key comes back from the spill as it was
+// written (its start the same instant: it only orders), the keys of every
+// field of detailKey; a cut, padded or damaged key is an error, never a
+// panic.
+func TestDetailKeyCodec(t *testing.T) {
+	var names []string
+	for f := range reflect.TypeFor[detailKey]().Fields() {
+		names = append(names, f.Name)
+	}
+	if want := []string{"FileOrd", "Seq", "Source", "Format", "ID", "Started", "Calls"}; !slices.Equal(names, want) {
+		t.Fatalf("detailKey has fields %v; appendKey and decodeKey know %v", names, want)
+	}
+	keys := []detailKey{
+		{},
+		{FileOrd: joinedOrd, Seq: 3, Source: "proj/会话.jsonl", Format: "claudecode", ID: "s-1", Started: time.Date(2026, 3, 1, 10, 0, 0, 123456789, time.FixedZone("", 8*3600)), Calls: 150000},
+		{FileOrd: 7, Seq: -1, ID: string(make([]byte, 300)), Started: time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC)},
+		{Started: time.Unix(-1, 999999999)},
+	}
+	for _, k := range keys {
+		b := appendKey(nil, &k)
+		got, err := decodeKey(b)
+		if err != nil || got.FileOrd != k.FileOrd || got.Seq != k.Seq || got.Source != k.Source || got.Format != k.Format ||
+			got.ID != k.ID || !got.Started.Equal(k.Started) || got.Calls != k.Calls {
+			t.Fatalf("%+v came back as %+v, %v", k, got, err)
+		}
+		for n := range len(b) {
+			if _, err := decodeKey(b[:n]); err == nil {
+				t.Errorf("%+v cut at %d of %d: no error", k, n, len(b))
+			}
+		}
+		if _, err := decodeKey(append(b, 0)); err == nil {
+			t.Errorf("%+v with a byte more: no error", k)
+		}
+		for i := range b {
+			damaged := bytes.Clone(b)
+			damaged[i] = 0xff
+			decodeKey(damaged) // an error or another key, never a panic
+		}
+	}
+}
