@@ -19,15 +19,28 @@ import (
 type parallelDeflate struct {
 	out      io.Writer
 	buf      []byte // the block being filled
-	dict     []byte // the last window of the block before it
-	inFlight []chan []byte
+	tail     []byte // the last window of the block before it
+	inFlight []chan *deflateSlot
+	free     []*deflateSlot // slots whose block was written, for the next
 	err      error
 	writers  *sync.Pool // of the level's compressors
 }
 
-// Compressors and block buffers are reused: each is large (~1 MB and
-// deflateBlock), a sheet of 180 MB makes hundreds of blocks, and pools of each stream's own (one per part
-// of a workbook) held ~60 MB of them at the end of a full report.
+// deflateSlot is what one block in flight uses: a compressor, its
+// dictionary and its output. A stream keeps its slots (GOMAXPROCS+2 at
+// most) from block to block: made anew for each block they were ~90 MB
+// of allocation at 1 GB of logs (a sheet of 150 MB is ~600 blocks), and
+// the compressors, in a pool the collector empties, were made again ~65
+// times a report.
+type deflateSlot struct {
+	w    *kflate.Writer
+	dict []byte
+	out  bytes.Buffer
+}
+
+// Compressors and block buffers are reused: each is large (~0.5 MB and
+// deflateBlock). A stream hands its compressors back here when it ends,
+// for the workbook's next part.
 var (
 	deflateWriters = map[int]*sync.Pool{} // by level
 	deflateMu      sync.Mutex
@@ -74,24 +87,29 @@ func (p *parallelDeflate) Write(b []byte) (int, error) {
 
 // start compresses the block filled so far on a goroutine of its own.
 func (p *parallelDeflate) start(final bool) {
-	block, dict := p.buf, p.dict
-	p.dict = bytes.Clone(block[max(0, len(block)-deflateWindow):])
+	var slot *deflateSlot
+	if n := len(p.free); n > 0 {
+		slot, p.free = p.free[n-1], p.free[:n-1]
+	} else {
+		slot = &deflateSlot{w: p.writers.Get().(*kflate.Writer)}
+	}
+	block := p.buf
+	slot.dict = append(slot.dict[:0], p.tail...)
+	p.tail = append(p.tail[:0], block[max(0, len(block)-deflateWindow):]...)
 	p.buf = nil
-	done := make(chan []byte, 1)
+	done := make(chan *deflateSlot, 1)
 	p.inFlight = append(p.inFlight, done)
 	go func() {
-		var out bytes.Buffer
-		w := p.writers.Get().(*kflate.Writer)
-		w.ResetDict(&out, dict)
-		w.Write(block) // a bytes.Buffer takes every write
+		slot.out.Reset()
+		slot.w.ResetDict(&slot.out, slot.dict)
+		slot.w.Write(block) // a bytes.Buffer takes every write
 		if final {
-			w.Close()
+			slot.w.Close()
 		} else {
-			w.Flush()
+			slot.w.Flush()
 		}
-		p.writers.Put(w)
 		deflateBlocks.Put(&block)
-		done <- out.Bytes()
+		done <- slot
 	}()
 	for len(p.inFlight) > runtime.GOMAXPROCS(0)+1 { // a few blocks in memory at most
 		p.writeOldest()
@@ -99,11 +117,12 @@ func (p *parallelDeflate) start(final bool) {
 }
 
 func (p *parallelDeflate) writeOldest() {
-	b := <-p.inFlight[0]
+	slot := <-p.inFlight[0]
 	p.inFlight = p.inFlight[1:]
 	if p.err == nil {
-		_, p.err = p.out.Write(b)
+		_, p.err = p.out.Write(slot.out.Bytes())
 	}
+	p.free = append(p.free, slot)
 }
 
 // Close compresses the last block, final, and writes every block left.
@@ -122,6 +141,10 @@ func (p *parallelDeflate) finish(final bool) error {
 	for len(p.inFlight) > 0 {
 		p.writeOldest()
 	}
+	for _, slot := range p.free {
+		p.writers.Put(slot.w)
+	}
+	p.free = nil
 	return p.err
 }
 
