@@ -736,7 +736,9 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 	defer pageBuffers.Put(rows)
 	defer pageBuffers.Put(body)
 	data.Calls = (*rows)[:0]
-	var tl timeline
+	tl := timelines.Get().(*timeline)
+	defer timelines.Put(tl)
+	tl.reset()
 	i, errs, shownErrs, listed := 0, 0, 0, 0
 	err := read(func(chunk []model.ToolCall) bool {
 		for k := range chunk {

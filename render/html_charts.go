@@ -406,9 +406,29 @@ func tokenChart(s *analyze.Summary) chartView {
 // first maxTimelineCalls timed calls, and the earliest start of all. Only
 // the calls drawn are kept: a long session has 150,000.
 type timeline struct {
-	calls []model.ToolCall
+	calls []timelineCall
 	t0    time.Time
 	timed int
+}
+
+// timelineCall is what the timeline shows of a call (a third of a
+// model.ToolCall: no error text held from page to page).
+type timelineCall struct {
+	name        string
+	started     time.Time
+	durationMS  float64
+	hasDuration bool
+	outcome     model.Outcome
+}
+
+// timelines are the run pages' timelines, reused from page to page: 7,300
+// pages at 1 GB of logs grew theirs afresh, 52 MB of allocation.
+var timelines = sync.Pool{New: func() any { return new(timeline) }}
+
+// reset empties t for the next page.
+func (t *timeline) reset() {
+	clear(t.calls) // no name kept alive
+	*t = timeline{calls: t.calls[:0]}
 }
 
 func (t *timeline) add(c *model.ToolCall) {
@@ -416,7 +436,7 @@ func (t *timeline) add(c *model.ToolCall) {
 		return
 	}
 	if t.timed++; t.timed <= maxTimelineCalls {
-		t.calls = append(t.calls, *c)
+		t.calls = append(t.calls, timelineCall{c.Name, c.Started, c.DurationMS, c.HasDuration, c.Outcome})
 	}
 	if t.t0.IsZero() || c.Started.Before(t.t0) {
 		t.t0 = c.Started
@@ -451,9 +471,12 @@ func roundMS(ms float64) float64 { return math.Round(ms*100) / 100 }
 // the bars and the label interval change from page to page, and they are
 // written as encoding/json writes them (TestTimelineOptionSameAsBuilt and
 // FuzzJSONValue hold them to it).
-func timelineOption(calls []model.ToolCall, t0 time.Time, interval int) string {
+func timelineOption(calls []timelineCall, t0 time.Time, interval int) string {
 	sk := timelineSkeleton()
-	b := make([]byte, 0, 1024+100*len(calls))
+	buf := optionBuffers.Get().(*[]byte)
+	defer optionBuffers.Put(buf)
+	b := (*buf)[:0]
+	defer func() { *buf = b }()
 	var label []byte
 	for i, seg := range sk.segs {
 		b = append(b, seg...)
@@ -473,16 +496,16 @@ func timelineOption(calls []model.ToolCall, t0 time.Time, interval int) string {
 			switch sk.marks[i] {
 			case markLabels: // "1. Bash (ok)"
 				label = strconv.AppendInt(label[:0], int64(k+1), 10)
-				label = append(append(append(append(label, ". "...), clipText(c.Name, 40)...), " ("...), c.Outcome.String()...)
+				label = append(append(append(append(label, ". "...), clipText(c.name, 40)...), " ("...), c.outcome.String()...)
 				b = appendJSONString(b, append(label, ')'))
 			case markOffsets: // the invisible offsets from the first call
-				b = append(appendJSONFloat(append(b, `{"value":`...), offsetMS(c.Started, t0)), '}')
+				b = append(appendJSONFloat(append(b, `{"value":`...), offsetMS(c.started, t0)), '}')
 			case markSpans: // the durations, in the outcome's colour
 				d := 0.0
-				if c.HasDuration {
-					d = roundMS(c.DurationMS)
+				if c.hasDuration {
+					d = roundMS(c.durationMS)
 				}
-				b = appendJSONString(append(b, `{"itemStyle":{"color":`...), []byte(outcomeColor[c.Outcome]))
+				b = appendJSONString(append(b, `{"itemStyle":{"color":`...), []byte(outcomeColor[c.outcome]))
 				b = append(appendJSONFloat(append(b, `},"value":`...), d), '}')
 			}
 		}
@@ -490,6 +513,10 @@ func timelineOption(calls []model.ToolCall, t0 time.Time, interval int) string {
 	}
 	return string(b)
 }
+
+// optionBuffers are timelineOption's, from page to page (the option is
+// copied out as a string).
+var optionBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendJSONFloat appends f as encoding/json writes a float64: like ES6,
 // 'f' between 1e-6 and 1e21, 'e' with an unpadded exponent beyond. NaN and
