@@ -94,6 +94,7 @@ func (s *RecordSpill) header(ref spillRef) *claudeFile {
 	if r.err != nil {
 		s.fail(r.err)
 	}
+	r.release()
 	return f
 }
 
