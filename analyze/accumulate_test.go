@@ -377,7 +377,14 @@ func TestDetailsRoundTrip(t *testing.T) {
 		}
 		r.ToolCalls = append(r.ToolCalls, c.Calls...)
 	}
-	if !reflect.DeepEqual(got, slices.DeleteFunc(want, func(r *model.Run) bool { return len(r.ToolCalls) == 0 })) {
+	// A chunk's run is what orders it, no other field.
+	var keys []*model.Run
+	for _, r := range want {
+		if len(r.ToolCalls) > 0 {
+			keys = append(keys, &model.Run{ID: r.ID, Source: r.Source, Format: r.Format, FileOrd: r.FileOrd, Seq: r.Seq, ToolCalls: r.ToolCalls})
+		}
+	}
+	if !reflect.DeepEqual(got, keys) {
 		t.Fatal("calls in chunks differ from the runs' calls")
 	}
 }

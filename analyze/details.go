@@ -281,8 +281,10 @@ func (d *Details) Pages(whole int) iter.Seq2[PageRun, error] {
 
 // CallChunk is a run's calls from First on, up to callChunk of them.
 type CallChunk struct {
-	Run   *model.Run // without its calls; the same for every chunk of a run
-	First int        // the index in the run of Calls[0]
+	// Run is what orders the run: its ID, Source, Format, FileOrd and Seq,
+	// no other field (the same for every chunk of a run).
+	Run   *model.Run
+	First int // the index in the run of Calls[0]
 	Calls []model.ToolCall
 }
 
@@ -294,10 +296,14 @@ func (d *Details) Calls() iter.Seq2[CallChunk, error] {
 	return func(yield func(CallChunk, error) bool) {
 		var sc callScratch
 		d.merge(func(st *detailStream, k *detailKey) (bool, error) {
-			r := new(model.Run)
-			if err := st.dec.Decode(r); err != nil {
+			// The run is read past: gob skips the fields a value has no
+			// room for without making them (a request of up to 64 KB, steps,
+			// context), and the key has what a call's row shows of its run.
+			var past struct{ Seq int }
+			if err := st.dec.Decode(&past); err != nil {
 				return false, err
 			}
+			r := &model.Run{ID: k.ID, Source: k.Source, Format: k.Format, FileOrd: k.FileOrd, Seq: k.Seq}
 			return readCalls(st, k.Calls, &sc, func(first int, calls []model.ToolCall) bool {
 				return yield(CallChunk{Run: r, First: first, Calls: calls}, nil)
 			})
