@@ -64,6 +64,27 @@ func TestParallelDeflate(t *testing.T) {
 	if _, err := newParallelDeflate(io.Discard, 42); err == nil {
 		t.Fatal("level 42 accepted")
 	}
+	// Blocks that repeat the window before them are deflated as references
+	// into their dictionary: a few hundred bytes each, not their size.
+	const period = deflateWindow - 2<<10
+	data := make([]byte, 3*deflateBlock)
+	for i := range data {
+		if i < deflateBlock {
+			data[i] = byte(rng.IntN(256))
+		} else {
+			data[i] = data[i-period]
+		}
+	}
+	var out bytes.Buffer
+	w, err := newParallelDeflate(&out, 6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	w.Close()
+	if out.Len() > deflateBlock+4<<10 {
+		t.Errorf("blocks repeating the window before them deflate to %d bytes of %d: no dictionary", out.Len(), len(data))
+	}
 }
 
 // Segments ended by closeSegment, then a stream Close ends, inflate as one
