@@ -94,8 +94,9 @@ func (p *parallelDeflate) start(final bool) {
 		slot = &deflateSlot{w: p.writers.Get().(*kflate.Writer)}
 	}
 	block := p.buf
-	slot.dict = append(slot.dict[:0], p.tail...)
-	p.tail = append(p.tail[:0], block[max(0, len(block)-deflateWindow):]...)
+	// The window before this block is its dictionary; its own last window
+	// goes into the slot's old dictionary buffer, for the next block.
+	slot.dict, p.tail = p.tail, append(slot.dict[:0], block[max(0, len(block)-deflateWindow):]...)
 	p.buf = nil
 	done := make(chan *deflateSlot, 1)
 	p.inFlight = append(p.inFlight, done)

@@ -703,7 +703,7 @@ type runPageView struct {
 	Refs                                            []model.ContextRef
 }
 
-// pageBuffers hold a run page's rows and body while it is made, for the next page.
+// pageBuffers hold a run page's rows, body and timeline option while it is made, for the next page.
 var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // runPageOf writes the page of r, whose n calls read hands over in order,

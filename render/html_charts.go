@@ -473,8 +473,8 @@ func roundMS(ms float64) float64 { return math.Round(ms*100) / 100 }
 // FuzzJSONValue hold them to it).
 func timelineOption(calls []timelineCall, t0 time.Time, interval int) string {
 	sk := timelineSkeleton()
-	buf := optionBuffers.Get().(*[]byte)
-	defer optionBuffers.Put(buf)
+	buf := pageBuffers.Get().(*[]byte) // the option is copied out as a string
+	defer pageBuffers.Put(buf)
 	b := (*buf)[:0]
 	defer func() { *buf = b }()
 	var label []byte
@@ -513,10 +513,6 @@ func timelineOption(calls []timelineCall, t0 time.Time, interval int) string {
 	}
 	return string(b)
 }
-
-// optionBuffers are timelineOption's, from page to page (the option is
-// copied out as a string).
-var optionBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // appendJSONFloat appends f as encoding/json writes a float64: like ES6,
 // 'f' between 1e-6 and 1e21, 'e' with an unpadded exponent beyond. NaN and
