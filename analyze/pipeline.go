@@ -20,6 +20,7 @@ import (
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/gcheadroom"
+	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
 // DefaultMaxFileSize is the default --max-file-size: larger files (after
@@ -570,7 +571,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 func readFile(c candidate, opt *Options, em formats.Emitter) error {
-	f, err := os.Open(c.path)
+	f, err := rawfile.Open(c.path)
 	if err != nil {
 		return err
 	}

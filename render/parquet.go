@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/internal/rawfile"
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
@@ -196,7 +196,7 @@ func (c *windowedZstd) Encode(dst, src []byte) ([]byte, error) {
 
 // tableWriter writes the rows of one table of one day.
 type tableWriter[T any] struct {
-	f *os.File
+	f *rawfile.File
 	w *parquet.GenericWriter[T]
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/internal/gcheadroom"
+	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
 // Dir is where a renderer writes its files: a temporary directory that
@@ -32,7 +33,7 @@ type Dir struct {
 
 // Create creates a file (and its parent directories) inside the directory.
 // name is '/'-separated and must stay inside the directory.
-func (d *Dir) Create(name string) (*os.File, error) {
+func (d *Dir) Create(name string) (*rawfile.File, error) {
 	if d.ctx != nil {
 		if err := d.ctx.Err(); err != nil {
 			return nil, err // interrupted: stop writing, the report is abandoned
@@ -56,7 +57,7 @@ func (d *Dir) Create(name string) (*os.File, error) {
 		d.made[dir] = true
 	}
 	d.mu.Unlock()
-	return os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	return rawfile.Create(p, 0o644)
 }
 
 // WriteFile writes one file through a buffer, checking every error including Close's.
