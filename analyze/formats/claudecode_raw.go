@@ -7,6 +7,8 @@ import (
 	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	simdutf8 "github.com/segmentio/asm/utf8"
 )
 
 // Half a transcript's bytes are payload text the metrics never read, and
@@ -827,10 +829,20 @@ func (s *rawScan) skipNumber() bool {
 
 // skipString validates and consumes a string (the scanner at its quote):
 // escapes as JSON has them (none a surrogate half: those are left to
-// jsontext), no control byte, UTF-8 only.
+// jsontext), no control byte, UTF-8 only. Past its first 32 bytes a
+// string is payload text, most of what is read: skipLong takes it on
+// where it can.
 func (s *rawScan) skipString() bool {
-	b, i := s.b, s.i+1
+	b, i, start := s.b, s.i+1, s.i
+text:
 	for {
+		if longStrings && i-start > 32 && len(b)-i >= 128 {
+			end, ok, done := s.skipLong(i)
+			if done {
+				return ok
+			}
+			i = end
+		}
 		// plainEnd, inline: a transcript's strings stop every twenty bytes
 		// or so, and a call at each stop cost a tenth of the scan.
 	plain:
@@ -840,6 +852,10 @@ func (s *rawScan) skipString() bool {
 			if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w | w) & highs; m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break plain
+			}
+			if longStrings && i-start > 24 && len(b)-i >= 136 {
+				i += 8
+				continue text // 32 plain bytes: a long string
 			}
 		}
 		if i+8 > len(b) {
@@ -856,24 +872,11 @@ func (s *rawScan) skipString() bool {
 			s.i = i + 1
 			return true
 		case c == '\\':
-			if i+1 >= len(b) {
+			n := escapeLen(b[i:])
+			if n == 0 {
 				return false
 			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if i+6 > len(b) {
-					return false
-				}
-				v, ok := hex4(b[i+2 : i+6])
-				if !ok || 0xD800 <= v && v < 0xE000 {
-					return false
-				}
-				i += 6
-			default:
-				return false
-			}
+			i += n
 		case c < 0x20:
 			return false
 		default: // a run of non-ASCII bytes: whole characters, or not UTF-8
@@ -961,4 +964,93 @@ func asciiStart(b []byte) int {
 		}
 	}
 	return i
+}
+
+// skipLong goes on with a long string from i, a character's start, as
+// skipString does: its quotes, backslashes and control bytes found 64
+// bytes at a time (stopWindow), its characters checked all at once when
+// its end is found (escapes are ASCII: the bytes between the quotes are
+// UTF-8 if and only if the string's text is), 11 GB/s on a transcript's
+// mix of Chinese and English where utf8.Valid makes 2.3. done says it
+// found the string's end (ok: a valid string, consumed) or a fault (not
+// ok). Else fewer than 64 bytes are left, and the string goes on from end,
+// a character's start, valid up to there.
+func (s *rawScan) skipLong(i int) (end int, ok, done bool) {
+	b, start := s.b, i
+	wide := false // a byte from 0x80 since start: the text is to be checked
+windows:
+	for {
+		off, m, highs, before := stopWindow(b[i:])
+		i += off
+		wide = wide || before
+		if m == 0 { // fewer than 64 bytes left: not into a character
+			for k := 0; k < 3 && i > start && i < len(b) && b[i]&0xC0 == 0x80; k++ {
+				i--
+			}
+			if wide && !validText(b[start:i]) {
+				return 0, false, true
+			}
+			return i, true, false
+		}
+		for m != 0 {
+			k := bits.TrailingZeros64(m)
+			j := i + k
+			switch c := b[j]; {
+			case c == '"':
+				if s.asIs && j-s.i-1 > maxString {
+					return 0, false, true
+				}
+				if (wide || highs&(1<<k-1) != 0) && !validText(b[start:j]) {
+					return 0, false, true
+				}
+				s.i = j + 1
+				return 0, true, true
+			case c == '\\':
+				e := escapeLen(b[j:])
+				if e == 0 {
+					return 0, false, true
+				}
+				if k+e >= 64 {
+					wide = wide || highs&(1<<k-1) != 0
+					i = j + e
+					continue windows
+				}
+				m &^= 1<<(k+e) - 1
+			default:
+				return 0, false, true
+			}
+		}
+		wide = wide || highs != 0
+		i += 64
+	}
+}
+
+// validText is utf8.Valid, 32 bytes at a time from 32 bytes on: ~15 GB/s
+// on a 200-byte mix of Chinese and English, where utf8.Valid makes 2.3.
+func validText(b []byte) bool {
+	if len(b) < 32 {
+		return utf8.Valid(b)
+	}
+	return simdutf8.Valid(b)
+}
+
+// escapeLen is the length of the escape b starts with (at its backslash),
+// 0 if it is not one skipString takes.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) < 6 {
+			return 0
+		}
+		if v, ok := hex4(b[2:6]); !ok || 0xD800 <= v && v < 0xE000 {
+			return 0
+		}
+		return 6
+	}
+	return 0
 }
