@@ -357,7 +357,7 @@ func measure(cmd []string) (measurement, error) {
 	}
 	m := measurement{wall: time.Since(start)}
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		m.rss = ru.Maxrss << 10 // Linux reports kilobytes
+		m.rss = int64(ru.Maxrss) << 10 // Linux reports kilobytes (an int32 on 32-bit systems)
 		m.cpu = time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	}
 	return m, nil

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -195,7 +196,7 @@ func (w *corpusWriter) transcript(name string, seed uint64, size int64) error {
 	g := newGen(seed, -2)
 	session := g.uuid()
 	return w.lines("claudecode", name, size, func(emit func(O) error) error {
-		return g.claudeLines(session, 1<<40, 2000, emit)
+		return g.claudeLines(session, math.MaxInt, 2000, emit) // turns until the size is written
 	})
 }
 
