@@ -968,13 +968,13 @@ func asciiStart(b []byte) int {
 
 // skipLong goes on with a long string from i, a character's start, as
 // skipString does: its quotes, backslashes and control bytes found 64
-// bytes at a time (stopWindow), its characters checked all at once when
-// its end is found (escapes are ASCII: the bytes between the quotes are
-// UTF-8 if and only if the string's text is), 11 GB/s on a transcript's
-// mix of Chinese and English where utf8.Valid makes 2.3. done says it
-// found the string's end (ok: a valid string, consumed) or a fault (not
-// ok). Else fewer than 64 bytes are left, and the string goes on from end,
-// a character's start, valid up to there.
+// bytes at a time (stopWindow), its text checked for UTF-8 all at once
+// when its end is found (validText; escapes are ASCII, so the bytes
+// between the quotes are UTF-8 if and only if the text is), and not at all
+// if no byte from 0x80 was passed. done says it found the string's end
+// (ok: a valid string, consumed) or a fault (not ok). Else fewer than 64
+// bytes are left, and the string goes on from end, a character's start,
+// valid up to there.
 func (s *rawScan) skipLong(i int) (end int, ok, done bool) {
 	b, start := s.b, i
 	wide := false // a byte from 0x80 since start: the text is to be checked
