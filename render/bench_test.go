@@ -79,7 +79,13 @@ func BenchmarkCallRow(b *testing.B) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.UTC)
 	c := model.ToolCall{Name: "Bash", Category: "shell", Agent: "claude-code", Outcome: model.OutcomeOK,
 		Span: model.Span{Started: at, Ended: at.Add(1234 * time.Millisecond), DurationMS: 1234, HasDuration: true}}
-	run := newCallRun(&model.Run{ID: "a3de83c7-ecad-42a0-8b66-3a2371f1ecc3", Source: "claudecode/projects/-home-dev-monorepo/a3de83c7-ecad-42a0-8b66-3a2371f1ecc3.jsonl"})
+	shared, err := newSharedText()
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer shared.Close()
+	x.shared = shared
+	run := x.newCallRun(&model.Run{ID: "a3de83c7-ecad-42a0-8b66-3a2371f1ecc3", Source: "claudecode/projects/-home-dev-monorepo/a3de83c7-ecad-42a0-8b66-3a2371f1ecc3.jsonl"})
 	var row []byte
 	for i := 0; b.Loop(); i++ {
 		row = x.appendCallRow(row[:0], i+2, &run, i+1, &c)

@@ -84,6 +84,7 @@ type xlsxWriter struct {
 	loc    *time.Location
 	r      *analyze.Report
 	rows   map[string]*sheetRows // a streamed sheet's data rows, by sheet name
+	shared *sharedText           // the tool-call sheet's shared strings, once it has rows
 	// The styles of the tool-call sheet's cells, looked up once rather
 	// than by name in each of its rows.
 	intStyle, msStyle, timeStyle int
@@ -102,6 +103,9 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	defer func() {
 		for _, r := range x.rows {
 			r.Close()
+		}
+		if x.shared != nil {
+			x.shared.Close()
 		}
 	}()
 	// excelize assembles the package in a bytes.Buffer (the whole workbook
@@ -129,7 +133,12 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	if _, err := x.f.WriteTo(io.Discard); err != nil { // nothing: the package is in tmp
 		return err
 	}
-	return canonicalZip(tmp.File, w, x.rows)
+	if x.shared != nil {
+		if err := x.shared.end(); err != nil {
+			return err
+		}
+	}
+	return canonicalZip(tmp.File, w, x.rows, x.shared)
 }
 
 // xlsxLevel is the workbook's deflate level. Level 1 rather than 6 (what
@@ -151,12 +160,17 @@ func newXLSXZip(w io.Writer) *zip.Writer {
 	return zw
 }
 
-// partsOfSheets maps the package's part of each sheet in rows to that
-// sheet's rows, through the workbook's sheet list and its relationships.
-func partsOfSheets(zr *zip.Reader, rows map[string]*sheetRows) (map[string]*sheetRows, error) {
-	if len(rows) == 0 {
-		return nil, nil
-	}
+// bookParts are the parts of a package canonicalZip rewrites.
+type bookParts struct {
+	rows   map[string]*sheetRows // a streamed sheet's data rows, by its part
+	sheets map[string]bool       // every sheet's part
+	shared string                // the shared string table's part, if any
+}
+
+// partsOf finds the parts of the package's sheets (rows maps the streamed
+// ones' names to their rows) and its shared string table, through the
+// workbook's sheet list and its relationships.
+func partsOf(zr *zip.Reader, rows map[string]*sheetRows) (bookParts, error) {
 	var book struct {
 		Sheets []struct {
 			Name string `xml:"name,attr"`
@@ -166,40 +180,47 @@ func partsOfSheets(zr *zip.Reader, rows map[string]*sheetRows) (map[string]*shee
 	var rels struct {
 		Rels []struct {
 			ID     string `xml:"Id,attr"`
+			Type   string `xml:"Type,attr"`
 			Target string `xml:"Target,attr"`
 		} `xml:"Relationship"`
 	}
+	parts := bookParts{rows: map[string]*sheetRows{}, sheets: map[string]bool{}}
 	for name, v := range map[string]any{"xl/workbook.xml": &book, "xl/_rels/workbook.xml.rels": &rels} {
 		f, err := zr.Open(name)
 		if err != nil {
-			return nil, err
+			return parts, err
 		}
 		err = xml.NewDecoder(f).Decode(v)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return parts, fmt.Errorf("%s: %w", name, err)
 		}
+	}
+	part := func(target string) string {
+		if path, abs := strings.CutPrefix(target, "/"); abs {
+			return path
+		}
+		return "xl/" + target
 	}
 	targets := map[string]string{}
 	for _, r := range rels.Rels {
-		targets[r.ID] = r.Target
-	}
-	parts := map[string]*sheetRows{}
-	for _, sh := range book.Sheets {
-		if r := rows[sh.Name]; r != nil {
-			target, ok := targets[sh.Rel]
-			if !ok {
-				return nil, fmt.Errorf("workbook: sheet %q has no part", sh.Name)
-			}
-			if path, abs := strings.CutPrefix(target, "/"); abs {
-				parts[path] = r
-			} else {
-				parts["xl/"+target] = r
-			}
+		targets[r.ID] = part(r.Target)
+		if strings.HasSuffix(r.Type, "/sharedStrings") {
+			parts.shared = part(r.Target)
 		}
 	}
-	if len(parts) != len(rows) {
-		return nil, fmt.Errorf("workbook: %d of %d streamed sheets found", len(parts), len(rows))
+	for _, sh := range book.Sheets {
+		path, ok := targets[sh.Rel]
+		if !ok {
+			return parts, fmt.Errorf("workbook: sheet %q has no part", sh.Name)
+		}
+		parts.sheets[path] = true
+		if r := rows[sh.Name]; r != nil {
+			parts.rows[path] = r
+		}
+	}
+	if len(parts.rows) != len(rows) {
+		return parts, fmt.Errorf("workbook: %d of %d streamed sheets found", len(parts.rows), len(rows))
 	}
 	return parts, nil
 }
@@ -243,29 +264,32 @@ func (r *sheetRows) end() error { return r.z.closeSegment() }
 func (r *sheetRows) Close() error { return r.file.Close() }
 
 // spliceRows writes the sheet part f with rows inserted where its sheet
-// data ends (after the header row excelize wrote). The end tag is found
-// by its text, which no cell's escaped text can hold. The part is one
-// deflate stream of three segments: the start, the rows as deflated when
-// written, and the end.
-func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows) error {
-	rc, err := f.Open()
+// data ends (after the header row excelize wrote), its shared string
+// indices moved by shift (shiftShared). The end tag is found by its text,
+// which no cell's escaped text can hold.
+func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows, shift int) error {
+	sheet, err := readPart(f)
 	if err != nil {
 		return err
 	}
-	sheet, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil {
+	if sheet, err = shiftShared(sheet, shift); err != nil {
 		return err
 	}
 	end := bytes.Index(sheet, []byte("</sheetData>"))
 	if end < 0 {
 		return errors.New("no end of sheet data")
 	}
-	head, err := deflateSegment(sheet[:end], false)
+	return splicePart(zw, f.Name, sheet[:end], rows, sheet[end:])
+}
+
+// splicePart writes part name as head, the deflated rows, then tail: one
+// deflate stream of three segments, the rows not inflated or deflated again.
+func splicePart(zw *zip.Writer, name string, head []byte, rows *sheetRows, tail []byte) error {
+	zhead, err := deflateSegment(head, false)
 	if err != nil {
 		return err
 	}
-	tail, err := deflateSegment(sheet[end:], true)
+	ztail, err := deflateSegment(tail, true)
 	if err != nil {
 		return err
 	}
@@ -273,25 +297,35 @@ func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows) error {
 	if err != nil {
 		return err
 	}
-	crc := crc32.ChecksumIEEE(sheet[:end])
+	crc := crc32.ChecksumIEEE(head)
 	crc = crc32Combine(crc, rows.crc, rows.n)
-	crc = crc32Combine(crc, crc32.ChecksumIEEE(sheet[end:]), int64(len(sheet)-end))
+	crc = crc32Combine(crc, crc32.ChecksumIEEE(tail), int64(len(tail)))
 	fw, err := zw.CreateRaw(&zip.FileHeader{
-		Name: f.Name, Method: zip.Deflate, CreatorVersion: 20, ReaderVersion: 20,
-		CRC32: crc, UncompressedSize64: uint64(int64(len(sheet)) + rows.n),
-		CompressedSize64: uint64(int64(len(head)+len(tail)) + info.Size()),
+		Name: name, Method: zip.Deflate, CreatorVersion: 20, ReaderVersion: 20,
+		CRC32: crc, UncompressedSize64: uint64(int64(len(head)+len(tail)) + rows.n),
+		CompressedSize64: uint64(int64(len(zhead)+len(ztail)) + info.Size()),
 	})
 	if err != nil {
 		return err
 	}
-	if _, err := fw.Write(head); err != nil {
+	if _, err := fw.Write(zhead); err != nil {
 		return err
 	}
 	if _, err := io.Copy(fw, io.NewSectionReader(rows.file, 0, info.Size())); err != nil {
 		return err
 	}
-	_, err = fw.Write(tail)
+	_, err = fw.Write(ztail)
 	return err
+}
+
+// readPart is the inflated content of a part.
+func readPart(f *zip.File) ([]byte, error) {
+	rc, err := f.Open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
 }
 
 // deflateSegment deflates b on its own, ending in a sync flush, or in the
@@ -320,8 +354,10 @@ var contentTypeREs = []*regexp.Regexp{
 // order and its content types sorted: excelize orders both by map
 // iteration, and the same report must be the same bytes. Parts are copied
 // raw, without recompressing them, but for the sheets whose data rows were
-// written apart (rows, by sheet name): those get their rows back.
-func canonicalZip(src *os.File, w io.Writer, rows map[string]*sheetRows) error {
+// written apart (rows, by sheet name), which get their rows back, and,
+// when the tool-call sheet has shared strings, the table, which gets them
+// first, and the sheets that name the table's other entries.
+func canonicalZip(src *os.File, w io.Writer, rows map[string]*sheetRows, shared *sharedText) error {
 	info, err := src.Stat()
 	if err != nil {
 		return err
@@ -330,62 +366,100 @@ func canonicalZip(src *os.File, w io.Writer, rows map[string]*sheetRows) error {
 	if err != nil {
 		return err
 	}
-	rowsOfPart, err := partsOfSheets(zr, rows)
+	parts, err := partsOf(zr, rows)
 	if err != nil {
 		return err
+	}
+	shift := 0
+	if shared != nil && shared.n > 0 {
+		if parts.shared == "" {
+			return errors.New("workbook: no shared string table for the tool calls' texts")
+		}
+		shift = shared.n
 	}
 	files := slices.Clone(zr.File)
 	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
 	zw := newXLSXZip(w)
 	for _, f := range files {
-		if r := rowsOfPart[f.Name]; r != nil {
-			if err := spliceRows(zw, f, r); err != nil {
-				return fmt.Errorf("%s: %w", f.Name, err)
-			}
-			continue
+		var err error
+		switch {
+		case parts.rows[f.Name] != nil:
+			err = spliceRows(zw, f, parts.rows[f.Name], shift)
+		case shift > 0 && f.Name == parts.shared:
+			err = spliceShared(zw, f, shared)
+		case shift > 0 && parts.sheets[f.Name]:
+			err = rewritePart(zw, f, func(b []byte) ([]byte, error) { return shiftShared(b, shift) })
+		case f.Name == "[Content_Types].xml":
+			err = rewritePart(zw, f, sortContentTypes)
+		default:
+			err = copyPart(zw, f)
 		}
-		if f.Name == "[Content_Types].xml" {
-			rc, err := f.Open()
-			if err != nil {
-				return err
-			}
-			b, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				return err
-			}
-			s := string(b)
-			for _, re := range contentTypeREs {
-				parts := re.FindAllString(s, -1)
-				slices.Sort(parts)
-				if i := re.FindStringIndex(s); i != nil {
-					s = re.ReplaceAllString(s, "")
-					s = s[:i[0]] + strings.Join(parts, "") + s[i[0]:]
-				}
-			}
-			fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
-			if err != nil {
-				return err
-			}
-			if _, err := io.WriteString(fw, s); err != nil {
-				return err
-			}
-			continue
-		}
-		raw, err := f.OpenRaw()
 		if err != nil {
-			return err
-		}
-		hdr := f.FileHeader
-		fw, err := zw.CreateRaw(&hdr)
-		if err != nil {
-			return err
-		}
-		if _, err := io.Copy(fw, raw); err != nil {
-			return err
+			return fmt.Errorf("%s: %w", f.Name, err)
 		}
 	}
 	return zw.Close()
+}
+
+// sortContentTypes sorts the defaults and the overrides of a package's
+// content types.
+func sortContentTypes(b []byte) ([]byte, error) {
+	s := string(b)
+	for _, re := range contentTypeREs {
+		parts := re.FindAllString(s, -1)
+		slices.Sort(parts)
+		if i := re.FindStringIndex(s); i != nil {
+			s = re.ReplaceAllString(s, "")
+			s = s[:i[0]] + strings.Join(parts, "") + s[i[0]:]
+		}
+	}
+	return []byte(s), nil
+}
+
+// spliceShared writes the shared string table f with the tool-call
+// sheet's entries first.
+func spliceShared(zw *zip.Writer, f *zip.File, shared *sharedText) error {
+	sst, err := readPart(f)
+	if err != nil {
+		return err
+	}
+	head, tail, err := splitShared(sst, shared.n, shared.refs)
+	if err != nil {
+		return err
+	}
+	return splicePart(zw, f.Name, head, shared.rows, tail)
+}
+
+// rewritePart writes part f as edit makes its content.
+func rewritePart(zw *zip.Writer, f *zip.File, edit func([]byte) ([]byte, error)) error {
+	b, err := readPart(f)
+	if err != nil {
+		return err
+	}
+	if b, err = edit(b); err != nil {
+		return err
+	}
+	fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
+	if err != nil {
+		return err
+	}
+	_, err = fw.Write(b)
+	return err
+}
+
+// copyPart writes part f as it is, without inflating it.
+func copyPart(zw *zip.Writer, f *zip.File) error {
+	raw, err := f.OpenRaw()
+	if err != nil {
+		return err
+	}
+	hdr := f.FileHeader
+	fw, err := zw.CreateRaw(&hdr)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(fw, raw)
+	return err
 }
 
 func (x *xlsxWriter) makeStyles() error {
@@ -647,7 +721,12 @@ func (x *xlsxWriter) toolCalls() error {
 			if err != nil {
 				return fmt.Errorf("run details: %w", err)
 			}
-			run := newCallRun(chunk.Run)
+			if x.shared == nil {
+				if x.shared, err = newSharedText(); err != nil {
+					return err
+				}
+			}
+			run := x.newCallRun(chunk.Run)
 			for i := range chunk.Calls {
 				n, err := t.next()
 				if err != nil {
@@ -668,69 +747,97 @@ var toolCallColumns = []column{{"Run id", 30, ""}, {"Source", 40, ""}, {"#", 6, 
 	{"Category", 14, ""}, {"Agent", 16, ""}, {"Started", 20, "time"}, {"Ended", 20, "time"},
 	{"Duration (ms)", 14, "ms"}, {"Outcome", 9, ""}, {"Error", 50, ""}, {"Think (ms)", 12, "ms"}}
 
-// callRun is what the Tool calls sheet shows of a run on each of its rows,
-// made into cell text once (cellTextXML) rather than in every row.
-type callRun struct {
-	id, source                 string
-	idPreserve, sourcePreserve bool
+// callRun is what the Tool calls sheet shows of a run on each of its rows:
+// the shared string entries of its id and source (-1 if blank).
+type callRun struct{ id, source int }
+
+func (x *xlsxWriter) newCallRun(r *model.Run) callRun {
+	s := x.shared
+	return callRun{s.runText(xlsxText(r.ID), &s.lastID, &s.lastIDAt), s.runText(xlsxText(r.Source), &s.lastSource, &s.lastSourceAt)}
 }
 
-func newCallRun(r *model.Run) callRun {
-	var c callRun
-	c.id, c.idPreserve = cellTextXML(xlsxText(r.ID))
-	c.source, c.sourcePreserve = cellTextXML(xlsxText(r.Source))
-	return c
+// cellRefs gives a row's cells their references: none for a cell right
+// after the one before it, which is a tenth of the tool-call sheet's XML.
+type cellRefs struct {
+	row  []byte // the row's number
+	next int    // the column that needs none
 }
 
-// appendRunText appends one of a run's texts (already cellTextXML's) unless
-// it is blank, as appendTextValue does the text it came from.
-func appendRunText(dst []byte, col int, row []byte, text string, preserve bool) []byte {
-	if text == "" {
-		return dst
+// at is the reference (row) of a cell at col, nil if it needs none.
+func (c *cellRefs) at(col int) []byte {
+	gap := col != c.next
+	c.next = col + 1
+	if gap {
+		return c.row
 	}
-	return appendTextXML(dst, col, row, 0, text, preserve)
+	return nil
 }
 
 // appendCallRow appends the Tool calls sheet's row for call c, the n-th of
-// its run: the bytes of appendRowXML(rowNum, t.cells(run.ID, run.Source, n,
-// c.Name, …)), without a boxed value per cell (300,000 rows of a long
-// transcript; TestCallRowSameAsCells).
+// its run: the cells of t.cells(run.ID, run.Source, n, c.Name, …), without
+// a boxed value per cell (300,000 rows of a long transcript), the texts
+// that repeat as shared strings and references only after a blank cell
+// (TestCallRowSameAsCells).
 func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, c *model.ToolCall) []byte {
 	var num [20]byte
-	dst, row := appendRowStart(dst, &num, rowNum)
-	dst = appendRunText(dst, 0, row, run.id, run.idPreserve)
-	dst = appendRunText(dst, 1, row, run.source, run.sourcePreserve)
-	dst = appendIntCell(dst, 2, row, x.intStyle, int64(n))
-	dst = appendTextValue(dst, 3, row, xlsxText(c.Name))
-	dst = appendTextValue(dst, 4, row, xlsxText(c.Category))
-	dst = appendTextValue(dst, 5, row, xlsxText(c.Agent))
-	dst = x.appendTimeValue(dst, 6, row, c.Started)
-	dst = x.appendTimeValue(dst, 7, row, c.Ended)
-	if c.HasDuration {
-		dst = appendFloatCell(dst, 8, row, x.msStyle, c.DurationMS, 64)
+	dst, digits := appendRowStart(dst, &num, rowNum)
+	refs := cellRefs{row: digits}
+	if run.id >= 0 {
+		dst = x.appendShared(dst, 0, refs.at(0), run.id)
 	}
-	dst = appendTextValue(dst, 9, row, c.Outcome.String())
-	dst = appendTextValue(dst, 10, row, xlsxText(c.Error))
+	if run.source >= 0 {
+		dst = x.appendShared(dst, 1, refs.at(1), run.source)
+	}
+	dst = appendIntCell(dst, 2, refs.at(2), x.intStyle, int64(n))
+	dst = x.appendWord(dst, 3, &refs, xlsxText(c.Name))
+	dst = x.appendWord(dst, 4, &refs, xlsxText(c.Category))
+	dst = x.appendWord(dst, 5, &refs, xlsxText(c.Agent))
+	if !c.Started.IsZero() {
+		dst = x.appendTimeValue(dst, 6, refs.at(6), c.Started)
+	}
+	if !c.Ended.IsZero() {
+		dst = x.appendTimeValue(dst, 7, refs.at(7), c.Ended)
+	}
+	if c.HasDuration {
+		dst = appendFloatCell(dst, 8, refs.at(8), x.msStyle, c.DurationMS, 64)
+	}
+	dst = x.appendWord(dst, 9, &refs, c.Outcome.String())
+	if text := xlsxText(c.Error); text != "" {
+		dst = appendTextCell(dst, 10, refs.at(10), 0, text)
+	}
 	if c.HasThink {
-		dst = appendFloatCell(dst, 11, row, x.msStyle, c.ThinkMS, 64)
+		dst = appendFloatCell(dst, 11, refs.at(11), x.msStyle, c.ThinkMS, 64)
 	}
 	return append(dst, `</row>`...)
 }
 
-// appendTextValue appends a text cell unless text (already xlsxText's) is
-// blank: cell leaves a blank cell out.
-func appendTextValue(dst []byte, col int, row []byte, text string) []byte {
+// appendShared appends a cell naming shared string entry i.
+func (x *xlsxWriter) appendShared(dst []byte, col int, row []byte, i int) []byte {
+	x.shared.refs++
+	return appendSharedCell(dst, col, row, i)
+}
+
+// appendWord appends a name (already xlsxText's) as a shared string, or
+// inline past the table's bound for names; nothing if it is blank.
+func (x *xlsxWriter) appendWord(dst []byte, col int, refs *cellRefs, text string) []byte {
 	if text == "" {
 		return dst
 	}
-	return appendTextCell(dst, col, row, 0, text)
+	s := x.shared
+	if text == s.lastWord[col] {
+		return x.appendShared(dst, col, refs.at(col), s.lastWordAt[col])
+	}
+	i, ok := s.word(text)
+	if !ok {
+		return appendTextCell(dst, col, refs.at(col), 0, text)
+	}
+	s.lastWord[col], s.lastWordAt[col] = text, i
+	return x.appendShared(dst, col, refs.at(col), i)
 }
 
-// appendTimeValue appends a time in the "time" style as cell writes it.
+// appendTimeValue appends a time (not zero) in the "time" style as cell
+// writes it.
 func (x *xlsxWriter) appendTimeValue(dst []byte, col int, row []byte, t time.Time) []byte {
-	if t.IsZero() {
-		return dst
-	}
 	style, wall := x.timeStyle, x.wallClock(t)
 	if serial, ok := excelSerial(wall); ok {
 		return appendFloatCell(dst, col, row, style, serial, 64)

@@ -118,13 +118,18 @@ func appendCellXML(dst []byte, col int, row []byte, v any) ([]byte, error) {
 	return appendTextCell(dst, col, row, style, fmt.Sprint(v)), nil
 }
 
-// appendCellStart appends a cell's start tag: its reference, its style
+// appendCellStart appends a cell's start tag: its reference unless row is
+// nil (a cell right after the one before it may go without), its style
 // unless 0 and its type unless "".
 func appendCellStart(dst []byte, col int, row []byte, style int, typ string) []byte {
-	dst = append(dst, `<c r="`...)
-	dst = appendColumnName(dst, col)
-	dst = append(dst, row...)
-	dst = append(dst, '"')
+	if row == nil {
+		dst = append(dst, `<c`...)
+	} else {
+		dst = append(dst, `<c r="`...)
+		dst = appendColumnName(dst, col)
+		dst = append(dst, row...)
+		dst = append(dst, '"')
+	}
 	if style != 0 {
 		dst = append(dst, ` s="`...)
 		dst = strconv.AppendInt(dst, int64(style), 10)

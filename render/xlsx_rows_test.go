@@ -2,9 +2,12 @@ package render
 
 import (
 	"bytes"
+	"compress/flate"
+	"fmt"
 	"io"
 	"io/fs"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,22 +152,30 @@ func FuzzRowXML(f *testing.F) {
 	})
 }
 
-// TestCallRowSameAsCells: a tool call's row written straight from the call is
-// the row made of its cells, for every kind of field a call holds.
+// TestCallRowSameAsCells: a tool call's row written straight from the call
+// is the row made of its cells, for every kind of field a call holds, once
+// its shared strings are put back inline and its cells' references filled in.
 func TestCallRowSameAsCells(t *testing.T) {
 	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", 9*3600), rows: map[string]*sheetRows{}}
 	defer x.f.Close()
 	if err := x.makeStyles(); err != nil {
 		t.Fatal(err)
 	}
+	shared, err := newSharedText()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer shared.Close()
+	x.shared = shared
 	table := &sheetTable{x: x, cols: toolCallColumns}
 	texts := []string{"", "Read", " lead", "=1+1", "a<b>&\"'", "_x0041_", "中文", "bell\x01", "\xff", "line\nbreak", strings.Repeat("é", 40000)}
 	times := []time.Time{{}, time.Date(2026, 3, 1, 23, 30, 0, 5, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
 		time.Date(1899, 12, 31, 20, 0, 0, 0, time.UTC), time.Date(3000, 1, 1, 0, 0, 0, 0, time.FixedZone("x", -7200))}
 	outcomes := []model.Outcome{model.OutcomeOK, model.OutcomeError, model.OutcomeUnknown}
+	var got, want []string
 	for i := range 200 {
 		pick := func(k int) string { return texts[(i*k+i/3)%len(texts)] }
-		c := model.ToolCall{Name: pick(1), Category: pick(3), Agent: pick(5), Error: pick(7), Outcome: outcomes[i%3],
+		c := model.ToolCall{Name: pick(1), Category: pick(3), Agent: pick(0), Error: pick(7), Outcome: outcomes[i%3],
 			Span:    model.Span{Started: times[i%len(times)], Ended: times[(i/2)%len(times)], DurationMS: float64(i) * 1.25, HasDuration: i%4 != 0},
 			ThinkMS: []float64{math.Inf(1), float64(i) / 3, math.NaN()}[i%3], HasThink: i%5 == 0}
 		run := model.Run{ID: pick(11), Source: pick(13)}
@@ -175,16 +186,112 @@ func TestCallRowSameAsCells(t *testing.T) {
 		if c.HasThink {
 			think = &c.ThinkMS
 		}
-		want, err := appendRowXML(nil, i+2, table.cells(run.ID, run.Source, i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think))
+		row, err := appendRowXML(nil, i+2, table.cells(run.ID, run.Source, i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think))
 		if err != nil {
 			t.Fatal(err)
 		}
-		cr := newCallRun(&run)
-		got := x.appendCallRow(nil, i+2, &cr, i+1, &c)
-		if string(got) != string(want) {
-			t.Fatalf("call %d:\n direct: %.400s\n cells:  %.400s", i, got, want)
+		want = append(want, string(row))
+		cr := x.newCallRun(&run)
+		got = append(got, string(x.appendCallRow(nil, i+2, &cr, i+1, &c)))
+	}
+	entries := sharedEntries(t, shared)
+	refs := 0
+	for i := range got {
+		row, n := inlineCallRow(t, got[i], entries)
+		if refs += n; row != want[i] {
+			t.Fatalf("call %d:\n direct: %.400s\n inline: %.400s\n cells:  %.400s", i, got[i], row, want[i])
 		}
 	}
+	if refs != shared.refs || len(entries) != shared.n {
+		t.Errorf("%d cells name %d entries; the table counts %d and %d", refs, len(entries), shared.refs, shared.n)
+	}
+}
+
+// sharedEntry is one entry of a shared string table, as written.
+type sharedEntry struct{ open, text string }
+
+var sharedEntryXML = regexp.MustCompile(`(?s)<si>(<t(?: xml:space="preserve")?>)(.*?)</t></si>`)
+
+// sharedEntries ends s and reads back its entries.
+func sharedEntries(t *testing.T, s *sharedText) []sharedEntry {
+	t.Helper()
+	if err := s.end(); err != nil {
+		t.Fatal(err)
+	}
+	z, err := io.ReadAll(io.NewSectionReader(s.rows.file, 0, 1<<40))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The entries end in a sync flush, not a final block.
+	b, err := io.ReadAll(flate.NewReader(bytes.NewReader(z)))
+	if err != io.ErrUnexpectedEOF {
+		t.Fatalf("entries: %v", err)
+	}
+	var entries []sharedEntry
+	rest := string(b)
+	for _, m := range sharedEntryXML.FindAllStringSubmatchIndex(rest, -1) {
+		entries = append(entries, sharedEntry{rest[m[2]:m[3]], rest[m[4]:m[5]]})
+	}
+	if joined := sharedEntryXML.ReplaceAllString(rest, ""); joined != "" {
+		t.Fatalf("the table holds more than entries: %.200q", joined)
+	}
+	return entries
+}
+
+var callCellXML = regexp.MustCompile(`(?s)<c(?: r="([A-Z]+)([0-9]+)")?((?: s="[0-9]+")?)((?: t="[a-zA-Z]+")?)>(.*?)</c>`)
+
+// inlineCallRow is a tool-call row as excelize would write it: every cell
+// with its reference, its shared strings (entries) inline. n counts them.
+func inlineCallRow(t *testing.T, row string, entries []sharedEntry) (_ string, n int) {
+	t.Helper()
+	start := strings.Index(row, ">") + 1
+	digits := strings.TrimSuffix(strings.TrimPrefix(row[:start], `<row r="`), `">`)
+	var b strings.Builder
+	b.WriteString(row[:start])
+	col, end := 0, start
+	for _, m := range callCellXML.FindAllStringSubmatchIndex(row[start:], -1) {
+		cell := func(k int) string {
+			if m[2*k] < 0 {
+				return ""
+			}
+			return row[start+m[2*k] : start+m[2*k+1]]
+		}
+		if start+m[0] != end {
+			t.Fatalf("not a cell at %d of %q", end, row)
+		}
+		end = start + m[1]
+		if letters := cell(1); letters != "" {
+			if cell(2) != digits {
+				t.Fatalf("cell %s%s on row %s", letters, cell(2), digits)
+			}
+			c, err := excelize.ColumnNameToNumber(letters)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c-1 <= col {
+				t.Fatalf("cell %s after column %d: %q (a reference only after a blank cell)", letters, col, row)
+			}
+			col = c - 1
+		}
+		name, _ := excelize.CoordinatesToCellName(col+1, 1)
+		fmt.Fprintf(&b, `<c r="%s%s"%s`, strings.TrimSuffix(name, "1"), digits, cell(3))
+		if cell(4) == ` t="s"` {
+			i, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(cell(5), "<v>"), "</v>"))
+			if err != nil || i >= len(entries) {
+				t.Fatalf("shared cell %q: %v", cell(5), err)
+			}
+			n++
+			fmt.Fprintf(&b, ` t="inlineStr"><is>%s%s</t></is></c>`, entries[i].open, entries[i].text)
+		} else {
+			fmt.Fprintf(&b, `%s>%s</c>`, cell(4), cell(5))
+		}
+		col++
+	}
+	if row[end:] != "</row>" {
+		t.Fatalf("row ends %q", row[end:])
+	}
+	b.WriteString("</row>")
+	return b.String(), n
 }
 
 // appendShortestFloat writes what strconv.AppendFloat writes, whole

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -268,9 +269,24 @@ func TestXLSXInLibreOffice(t *testing.T) {
 	if runs[1][0] != "=1+1" || runs[1][3] != `=HYPERLINK("http://x","y")` {
 		t.Errorf("Runs row shows %q / %q, want the log text literally", runs[1][0], runs[1][3])
 	}
+	// The tool calls' texts are shared strings; their cells, but after a
+	// blank one, have no reference.
 	calls := read("Tool calls")
-	if calls[1][3] != "@SUM(A1:A9)" || calls[2][3] != "-2+3" {
-		t.Errorf("tool names %q %q", calls[1][3], calls[2][3])
+	for i, want := range [][]string{
+		{"=1+1", "hostile.json", "1", "@SUM(A1:A9)", "", "", "2026-03-01 23:30:00", "", "1500", "error", "+cmd|' /C calc'!A0", ""},
+		{"=1+1", "hostile.json", "2", "-2+3", "", "", "", "", "20", "error", "\ttab\rcrbellend", ""},
+		{"plain", "more.json", "1", "Read", "", "", "", "", "100", "ok", "", ""},
+	} {
+		if got := calls[i+1]; !slices.Equal(got, want) {
+			t.Errorf("Tool calls row %d = %q, want %q", i+1, got, want)
+		}
+	}
+	// The other sheets' shared strings follow them in the table.
+	if summary := read("Summary"); summary[3][0] != "Figure" || summary[4][0] != "Runs" {
+		t.Errorf("Summary labels %q", summary[3:5])
+	}
+	if errs := read("Errors"); errs[1][1] != "@SUM(A1:A9)" || errs[1][3] != "=1+1" || errs[1][4] != "hostile.json" {
+		t.Errorf("Errors row %q", errs[1])
 	}
 	tools := read("Tools")
 	if len(tools) != len(r.Summary.Tools)+1 {
