@@ -207,6 +207,60 @@ func TestCallRowSameAsCells(t *testing.T) {
 	}
 }
 
+// FuzzSheetCallRow holds a tool call's row on the Tool calls sheet to the
+// row excelize writes for its cells, as TestCallRowSameAsCells does, for
+// any texts, times and numbers.
+func FuzzSheetCallRow(f *testing.F) {
+	f.Add("=1+1", "a/b.json", "Read", "fs", "claude-code", "boom", int64(1772368496000000005), int64(1772368497000000000), 1.25, true)
+	f.Add("", " lead", "_x0041_", "", "中文\x01", "line\nbreak", int64(0), int64(-2208988800000000000), math.Inf(1), false)
+	f.Fuzz(func(t *testing.T, id, source, name, category, agent, errText string, start, end int64, ms float64, has bool) {
+		x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", int(start%50000)), rows: map[string]*sheetRows{}}
+		defer x.f.Close()
+		if err := x.makeStyles(); err != nil {
+			t.Fatal(err)
+		}
+		shared, err := newSharedText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer shared.Close()
+		x.shared = shared
+		table := &sheetTable{x: x, cols: toolCallColumns}
+		when := func(n int64) time.Time {
+			if n == 0 {
+				return time.Time{}
+			}
+			return time.Unix(0, n).UTC()
+		}
+		c := model.ToolCall{Name: name, Category: category, Agent: agent, Error: errText, Outcome: model.Outcome(uint(start) % 3),
+			Span: model.Span{Started: when(start), Ended: when(end), DurationMS: ms, HasDuration: has}, ThinkMS: -ms, HasThink: !has}
+		run := model.Run{ID: id, Source: source}
+		var dur, think *float64
+		if c.HasDuration {
+			dur = &c.DurationMS
+		}
+		if c.HasThink {
+			think = &c.ThinkMS
+		}
+		var got, want []string
+		for i := range 2 { // the second row names the entries the first made
+			row, err := appendRowXML(nil, i+2, table.cells(run.ID, run.Source, i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended, dur, c.Outcome.String(), c.Error, think))
+			if err != nil {
+				t.Skip(err) // a cell excelize would write otherwise: not one a call makes
+			}
+			want = append(want, string(row))
+			cr := x.newCallRun(&run)
+			got = append(got, string(x.appendCallRow(nil, i+2, &cr, i+1, &c)))
+		}
+		entries := sharedEntries(t, shared)
+		for i := range got {
+			if row, _ := inlineCallRow(t, got[i], entries); row != want[i] {
+				t.Fatalf("row %d:\n direct: %.400s\n inline: %.400s\n cells:  %.400s", i, got[i], row, want[i])
+			}
+		}
+	})
+}
+
 // sharedEntry is one entry of a shared string table, as written.
 type sharedEntry struct{ open, text string }
 
