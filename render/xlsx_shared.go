@@ -18,7 +18,7 @@ import (
 // outcome name once, which its rows then name by index. Written inline,
 // these texts were two thirds of the sheet's XML (~150 MB at 1 GB of logs,
 // where a run's id and source repeat on each of its calls), and making and
-// deflating that XML was a sixth of a full report's CPU.
+// deflating that XML was an eighth of a full report's CPU.
 //
 // The entries go to a scratch file as they are written (~1.3 MB at 1 GB of
 // logs) and are deflated once the sheets are (end), with the compressors
@@ -32,8 +32,9 @@ type sharedText struct {
 	n     int            // entries written
 	refs  int            // cells that name one
 	words map[string]int // names' entries (at most maxSharedWords)
-	// The last name of each column and its entry: a run's calls mostly
-	// repeat the name above, which costs less to compare than to look up.
+	// The last name of each column (of toolCallColumns' 12) and its entry:
+	// a run's calls mostly repeat the name above, which costs less to
+	// compare than to look up.
 	lastWord   [16]string
 	lastWordAt [16]int
 	// The last run's texts, whose entries a long run's next chunk and a
@@ -129,7 +130,8 @@ func appendSharedCell(dst []byte, col int, row []byte, i int) []byte {
 	return append(dst, `</v></c>`...)
 }
 
-// sstStart is the start tag of the shared string table, with its counts.
+// The shared string table's start tag, its counts in it, and a cell that
+// names one of its entries, as excelize writes them.
 var (
 	sstStart       = regexp.MustCompile(`<sst\b[^>]*>`)
 	sstCount       = regexp.MustCompile(`\s(count|uniqueCount)="(\d+)"`)
