@@ -8,8 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xuri/excelize/v2"
-
 	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
@@ -71,20 +69,10 @@ func benchOutDir(b *testing.B) (dir string, tmpfs bool) {
 // sheet a long transcript fills with 300,000 rows on the workbook's own
 // goroutine (the last output a full report finishes).
 func BenchmarkCallRow(b *testing.B) {
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("X", 8*3600)}
-	defer x.f.Close()
-	if err := x.makeStyles(); err != nil {
-		b.Fatal(err)
-	}
+	x := callRowWriter(b, time.FixedZone("X", 8*3600))
 	at := time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.UTC)
 	c := model.ToolCall{Name: "Bash", Category: "shell", Agent: "claude-code", Outcome: model.OutcomeOK,
 		Span: model.Span{Started: at, Ended: at.Add(1234 * time.Millisecond), DurationMS: 1234, HasDuration: true}}
-	shared, err := newSharedText()
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer shared.Close()
-	x.shared = shared
 	run := x.newCallRun(&model.Run{ID: "a3de83c7-ecad-42a0-8b66-3a2371f1ecc3", Source: "claudecode/projects/-home-dev-monorepo/a3de83c7-ecad-42a0-8b66-3a2371f1ecc3.jsonl"})
 	var row []byte
 	for i := 0; b.Loop(); i++ {

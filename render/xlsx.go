@@ -753,7 +753,7 @@ type callRun struct{ id, source int }
 
 func (x *xlsxWriter) newCallRun(r *model.Run) callRun {
 	s := x.shared
-	return callRun{s.runText(xlsxText(r.ID), &s.lastID, &s.lastIDAt), s.runText(xlsxText(r.Source), &s.lastSource, &s.lastSourceAt)}
+	return callRun{s.runText(xlsxText(r.ID), &s.lastID), s.runText(xlsxText(r.Source), &s.lastSource)}
 }
 
 // cellRefs gives a row's cells their references: none for a cell right
@@ -823,16 +823,15 @@ func (x *xlsxWriter) appendWord(dst []byte, col int, refs *cellRefs, text string
 	if text == "" {
 		return dst
 	}
-	s := x.shared
-	if text == s.lastWord[col] {
-		return x.appendShared(dst, col, refs.at(col), s.lastWordAt[col])
+	last := &x.shared.lastWord[col]
+	if text != last.text {
+		i, ok := x.shared.word(text)
+		if !ok {
+			return appendTextCell(dst, col, refs.at(col), 0, text)
+		}
+		*last = lastEntry{text, i}
 	}
-	i, ok := s.word(text)
-	if !ok {
-		return appendTextCell(dst, col, refs.at(col), 0, text)
-	}
-	s.lastWord[col], s.lastWordAt[col] = text, i
-	return x.appendShared(dst, col, refs.at(col), i)
+	return x.appendShared(dst, col, refs.at(col), last.at)
 }
 
 // appendTimeValue appends a time (not zero) in the "time" style as cell

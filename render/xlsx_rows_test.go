@@ -156,17 +156,7 @@ func FuzzRowXML(f *testing.F) {
 // is the row made of its cells, for every kind of field a call holds, once
 // its shared strings are put back inline and its cells' references filled in.
 func TestCallRowSameAsCells(t *testing.T) {
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", 9*3600), rows: map[string]*sheetRows{}}
-	defer x.f.Close()
-	if err := x.makeStyles(); err != nil {
-		t.Fatal(err)
-	}
-	shared, err := newSharedText()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer shared.Close()
-	x.shared = shared
+	x := callRowWriter(t, time.FixedZone("tz", 9*3600))
 	table := &sheetTable{x: x, cols: toolCallColumns}
 	texts := []string{"", "Read", " lead", "=1+1", "a<b>&\"'", "_x0041_", "中文", "bell\x01", "\xff", "line\nbreak", strings.Repeat("é", 40000)}
 	times := []time.Time{{}, time.Date(2026, 3, 1, 23, 30, 0, 5, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC),
@@ -194,7 +184,7 @@ func TestCallRowSameAsCells(t *testing.T) {
 		cr := x.newCallRun(&run)
 		got = append(got, string(x.appendCallRow(nil, i+2, &cr, i+1, &c)))
 	}
-	entries := sharedEntries(t, shared)
+	entries := sharedEntries(t, x.shared)
 	refs := 0
 	for i := range got {
 		row, n := inlineCallRow(t, got[i], entries)
@@ -202,8 +192,8 @@ func TestCallRowSameAsCells(t *testing.T) {
 			t.Fatalf("call %d:\n direct: %.400s\n inline: %.400s\n cells:  %.400s", i, got[i], row, want[i])
 		}
 	}
-	if refs != shared.refs || len(entries) != shared.n {
-		t.Errorf("%d cells name %d entries; the table counts %d and %d", refs, len(entries), shared.refs, shared.n)
+	if refs != x.shared.refs || len(entries) != x.shared.n {
+		t.Errorf("%d cells name %d entries; the table counts %d and %d", refs, len(entries), x.shared.refs, x.shared.n)
 	}
 }
 
@@ -214,17 +204,7 @@ func FuzzSheetCallRow(f *testing.F) {
 	f.Add("=1+1", "a/b.json", "Read", "fs", "claude-code", "boom", int64(1772368496000000005), int64(1772368497000000000), 1.25, true)
 	f.Add("", " lead", "_x0041_", "", "中文\x01", "line\nbreak", int64(0), int64(-2208988800000000000), math.Inf(1), false)
 	f.Fuzz(func(t *testing.T, id, source, name, category, agent, errText string, start, end int64, ms float64, has bool) {
-		x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: time.FixedZone("tz", int(start%50000)), rows: map[string]*sheetRows{}}
-		defer x.f.Close()
-		if err := x.makeStyles(); err != nil {
-			t.Fatal(err)
-		}
-		shared, err := newSharedText()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer shared.Close()
-		x.shared = shared
+		x := callRowWriter(t, time.FixedZone("tz", int(start%50000)))
 		table := &sheetTable{x: x, cols: toolCallColumns}
 		when := func(n int64) time.Time {
 			if n == 0 {
@@ -252,13 +232,31 @@ func FuzzSheetCallRow(f *testing.F) {
 			cr := x.newCallRun(&run)
 			got = append(got, string(x.appendCallRow(nil, i+2, &cr, i+1, &c)))
 		}
-		entries := sharedEntries(t, shared)
+		entries := sharedEntries(t, x.shared)
 		for i := range got {
 			if row, _ := inlineCallRow(t, got[i], entries); row != want[i] {
 				t.Fatalf("row %d:\n direct: %.400s\n inline: %.400s\n cells:  %.400s", i, got[i], row, want[i])
 			}
 		}
 	})
+}
+
+// callRowWriter is a workbook writer ready to write tool-call rows in loc
+// (styles made, shared strings started), closed when tb ends.
+func callRowWriter(tb testing.TB, loc *time.Location) *xlsxWriter {
+	tb.Helper()
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: loc, rows: map[string]*sheetRows{}}
+	tb.Cleanup(func() { x.f.Close() })
+	if err := x.makeStyles(); err != nil {
+		tb.Fatal(err)
+	}
+	shared, err := newSharedText()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { shared.Close() })
+	x.shared = shared
+	return x
 }
 
 // sharedEntry is one entry of a shared string table, as written.
@@ -272,7 +270,7 @@ func sharedEntries(t *testing.T, s *sharedText) []sharedEntry {
 	if err := s.end(); err != nil {
 		t.Fatal(err)
 	}
-	z, err := io.ReadAll(io.NewSectionReader(s.rows.file, 0, 1<<40))
+	z, err := io.ReadAll(s.rows.file.Section())
 	if err != nil {
 		t.Fatal(err)
 	}

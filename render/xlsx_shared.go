@@ -32,15 +32,19 @@ type sharedText struct {
 	n     int            // entries written
 	refs  int            // cells that name one
 	words map[string]int // names' entries (at most maxSharedWords)
-	// The last name of each column (of toolCallColumns' 12) and its entry:
-	// a run's calls mostly repeat the name above, which costs less to
-	// compare than to look up.
-	lastWord   [16]string
-	lastWordAt [16]int
+	// The last name of each column (of toolCallColumns' 12): a run's calls
+	// mostly repeat the name above, which costs less to compare than to
+	// look up.
+	lastWord [16]lastEntry
 	// The last run's texts, whose entries a long run's next chunk and a
 	// file's next run reuse.
-	lastID, lastSource     string
-	lastIDAt, lastSourceAt int
+	lastID, lastSource lastEntry
+}
+
+// lastEntry is a text (not blank once set) and its entry.
+type lastEntry struct {
+	text string
+	at   int
 }
 
 // A name longer than maxSharedWord, or past maxSharedWords of them, stays
@@ -55,7 +59,7 @@ func newSharedText() (*sharedText, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sharedText{file: f, out: bufio.NewWriterSize(f, 64<<10), words: map[string]int{}, lastIDAt: -1, lastSourceAt: -1}, nil
+	return &sharedText{file: f, out: bufio.NewWriterSize(f, 64<<10), words: map[string]int{}}, nil
 }
 
 // add appends an entry for text, already cellTextXML's, and returns its
@@ -87,15 +91,15 @@ func (s *sharedText) word(text string) (int, bool) {
 }
 
 // runText is the entry of a run's id or source (already xlsxText's), -1
-// if blank; last and lastAt remember the previous run's.
-func (s *sharedText) runText(text string, last *string, lastAt *int) int {
+// if blank; last remembers the previous run's.
+func (s *sharedText) runText(text string, last *lastEntry) int {
 	if text == "" {
 		return -1
 	}
-	if *lastAt < 0 || text != *last {
-		*last, *lastAt = text, s.add(cellTextXML(text))
+	if text != last.text {
+		*last = lastEntry{text, s.add(cellTextXML(text))}
 	}
-	return *lastAt
+	return last.at
 }
 
 // end ends the entries and deflates them, ready to be spliced.
