@@ -19,11 +19,12 @@ func TestPercent(t *testing.T) {
 		{6 * mib, 6 * mib, 100, 100},     // the bound reached
 		{8 * mib, 6 * mib, 100, 75},      // past it: grows by 6 MiB
 		{12 * mib, 6 * mib, 100, 50},     // at 50%
-		{40 * mib, 6 * mib, 100, 50},     // never under 50%
+		{16 * mib, 6 * mib, 100, 37},     // the renderers' at 1 GB of logs: still 6 MiB
+		{40 * mib, 6 * mib, 100, 25},     // never under 25%
 		{8 * mib, 6 * mib, 60, 60},       // a lower GOGC stays
 		{3 * mib, 6 * mib, 400, 200},     // a higher one is bounded too
 		{1, 1 << 62, 100, 100},           // no overflow
-		{8 * mib, 6 * mib, 20, 20},       // under 50 is the user's
+		{8 * mib, 6 * mib, 20, 20},       // under 25 is the user's
 		{100 * mib, 60 * mib, 100, 60},   // the bound scales with headroom
 		{100 * mib, 200 * mib, 150, 150}, // and stops at the user's
 	} {
@@ -57,8 +58,8 @@ func TestBound(t *testing.T) {
 		runtime.GC()
 		time.Sleep(time.Millisecond) // cleanups run on a goroutine of their own
 	}
-	if got := gcPercent(); got != 50 {
-		t.Errorf("target %d with 16 MiB live, want 50", got)
+	if got := gcPercent(); got != 25 {
+		t.Errorf("target %d with 16 MiB live, want 25 (the floor)", got)
 	}
 	stop()
 	runtime.KeepAlive(live)
