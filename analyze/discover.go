@@ -171,7 +171,9 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 			if len(opt.Exclude) > 0 && matchAny(opt.Exclude, rel) {
 				return nil
 			}
-			c := candidate{path: p, source: prefix + rel}
+			// A copy: filepath.Rel's result is a slice of p, and a source
+			// outlives its path (the join's fragments, every file's fate).
+			c := candidate{path: p, source: strings.Clone(prefix + rel)}
 			if info, err := d.Info(); err == nil {
 				c.size = info.Size()
 				identify(&c, info)

@@ -19,6 +19,7 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
 
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
@@ -376,6 +377,27 @@ func TestIncludeExclude(t *testing.T) {
 	// session/: 7 files, less v2-phases and v2-nested
 	if r.Summary.Inputs.FilesSeen != 5 {
 		t.Errorf("seen %d", r.Summary.Inputs.FilesSeen)
+	}
+}
+
+// A file's source holds no more than its own bytes: a slice of its path
+// would keep the whole path alive as long as the source (every file's, to
+// the end of the run).
+func TestSourceNotInPath(t *testing.T) {
+	files := make(chan candidate, 1024)
+	if _, err := discover(context.Background(), &Options{Roots: []string{testdataLogs}}, files); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for c := range files {
+		n++
+		path, src := uintptr(unsafe.Pointer(unsafe.StringData(c.path))), uintptr(unsafe.Pointer(unsafe.StringData(c.source)))
+		if src >= path && src < path+uintptr(len(c.path)) {
+			t.Errorf("source %s is a slice of its path %s", c.source, c.path)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no file found")
 	}
 }
 
