@@ -428,7 +428,7 @@ func (w *lockedWarnings) Warn(kind string) {
 // together (a variable for tests): about a MB of calls. The chunk waiting
 // to be spilled was the join's peak of memory at 32,768 (46 MiB of RSS
 // for the workbook alone at 1 GB of logs, 40 at 8,192); each chunk is a
-// spill file, a stream in each merge of the details (11 at 1 GB).
+// spill file, a stream in each merge of the details (11 files at 1 GB).
 var joinedChunk = 1 << 13
 
 func inWindow(r *model.Run, opt *Options) bool {
