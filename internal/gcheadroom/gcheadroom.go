@@ -12,7 +12,7 @@ import (
 // Size is the headroom the stages that run at the default GC target (the
 // read and the renderers) are held to. What is live in them grows with
 // the tree (while files are read, each file's fragments, paths and the
-// run index: ~8 MB at 1 GB of logs, ~5 at 100 MB; while reports are
+// run index: ~9 MB at 1 GB of logs, ~5.5 at 100 MB; while reports are
 // written, the run index, the merge of the run details and the outputs'
 // buffers: ~16 and ~12 MB), and the default target lets the heap grow by
 // as much again before each collection, so peak RSS grew with the tree
