@@ -783,10 +783,10 @@ func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, 
 	dst, digits := appendRowStart(dst, &num, rowNum)
 	refs := cellRefs{row: digits}
 	if run.id >= 0 {
-		dst = x.appendShared(dst, 0, refs.at(0), run.id)
+		dst = x.shared.appendCell(dst, 0, refs.at(0), run.id)
 	}
 	if run.source >= 0 {
-		dst = x.appendShared(dst, 1, refs.at(1), run.source)
+		dst = x.shared.appendCell(dst, 1, refs.at(1), run.source)
 	}
 	dst = appendIntCell(dst, 2, refs.at(2), x.intStyle, int64(n))
 	dst = x.appendWord(dst, 3, &refs, xlsxText(c.Name))
@@ -811,12 +811,6 @@ func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, 
 	return append(dst, `</row>`...)
 }
 
-// appendShared appends a cell naming shared string entry i.
-func (x *xlsxWriter) appendShared(dst []byte, col int, row []byte, i int) []byte {
-	x.shared.refs++
-	return appendSharedCell(dst, col, row, i)
-}
-
 // appendWord appends a name (already xlsxText's) as a shared string, or
 // inline past the table's bound for names; nothing if it is blank.
 func (x *xlsxWriter) appendWord(dst []byte, col int, refs *cellRefs, text string) []byte {
@@ -831,7 +825,7 @@ func (x *xlsxWriter) appendWord(dst []byte, col int, refs *cellRefs, text string
 		}
 		*last = lastEntry{text, i}
 	}
-	return x.appendShared(dst, col, refs.at(col), last.at)
+	return x.shared.appendCell(dst, col, refs.at(col), last.at)
 }
 
 // appendTimeValue appends a time (not zero) in the "time" style as cell

@@ -126,6 +126,13 @@ func (s *sharedText) Close() error {
 	return err
 }
 
+// appendCell appends a cell that names entry i, counted in refs (small
+// enough to inline into a row's making, which calls it for most cells).
+func (s *sharedText) appendCell(dst []byte, col int, row []byte, i int) []byte {
+	s.refs++
+	return appendSharedCell(dst, col, row, i)
+}
+
 // appendSharedCell appends a cell that names shared string entry i.
 func appendSharedCell(dst []byte, col int, row []byte, i int) []byte {
 	dst = appendCellStart(dst, col, row, 0, "s")
