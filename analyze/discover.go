@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -64,21 +63,6 @@ func matchAny(patterns []string, rel string) bool {
 // out of a root cannot be walked; FIFOs and devices are never opened.
 func discover(ctx context.Context, opt *Options, out chan<- candidate) (found int, err error) {
 	defer close(out)
-	// Directories never scanned (the output's), compared as files: a path
-	// through a link or a relative spelling is the same directory.
-	var skip []os.FileInfo
-	for _, d := range opt.SkipDirs {
-		if info, err := os.Stat(d); err == nil {
-			skip = append(skip, info)
-		}
-	}
-	skipped := func(d fs.DirEntry) bool {
-		if len(skip) == 0 {
-			return false
-		}
-		info, err := d.Info()
-		return err == nil && slices.ContainsFunc(skip, func(s os.FileInfo) bool { return os.SameFile(s, info) })
-	}
 	ord := 0
 	seen := map[[2]uint64]string{} // file identity → the source it was first found as
 	identify := func(c *candidate, info fs.FileInfo) {
@@ -154,7 +138,7 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 				if p == walkRoot {
 					return nil
 				}
-				if strings.HasPrefix(d.Name(), TempPrefix) || skipped(d) {
+				if strings.HasPrefix(d.Name(), TempPrefix) {
 					return fs.SkipDir
 				}
 				if len(opt.Exclude) > 0 && matchAny(opt.Exclude, rel) {

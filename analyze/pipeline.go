@@ -35,7 +35,6 @@ type Options struct {
 	Location         *time.Location // --tz: dates, and timestamps written without a zone
 	Jobs             int            // parallel readers; 0 = GOMAXPROCS
 	MaxFileSize      int64          // 0 = DefaultMaxFileSize
-	SkipDirs         []string       // never scanned (the output directory)
 	Now              time.Time      // the report's generated_at
 	Title            string
 	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)

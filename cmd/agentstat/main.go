@@ -269,8 +269,11 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 		lockAt = filepath.Dir(filepath.Clean(c.out))
 	}
 	// Without flock (another system, some network file systems) runs go on unlocked.
-	unlock, _ := flock.Lock(lockAt)
+	unlock, ok := flock.Lock(ctx, lockAt)
 	defer unlock()
+	if !ok && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	prev, skipped, err := analyze.ReadHistory(src)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v (starting a new history)\n", c.cmd, err)
@@ -303,7 +306,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 		return err
 	}
 	defer os.Remove(f.Name())
-	unlock, _ := flock.Lock(f.Name())
+	unlock, _ := flock.Lock(context.Background(), f.Name()) // new: never waits
 	defer unlock()
 	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600; this is an ordinary output file
 		f.Close()
@@ -357,12 +360,17 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 			return opt, nil, fmt.Errorf("unknown output format %q (have %s)", f, strings.Join(render.FormatNames(), ", "))
 		}
 	}
-	if c.cmd == "report" || c.cmd == "check" || c.cmd == "merge" || c.cmd == "export" {
-		if abs, err := filepath.Abs(c.out); err == nil {
-			opt.SkipDirs = []string{abs}
+	writes := c.cmd == "report" || c.cmd == "merge" || c.cmd == "check" && c.outSet // a report, to --out
+	if (writes || c.cmd == "export") && c.partial == "" {
+		if err := apart("-o", c.out, roots, true); err != nil {
+			return opt, nil, err
 		}
 	}
-	writes := c.cmd == "report" || c.cmd == "merge" || c.cmd == "check" && c.outSet // a report, to --out
+	for _, f := range []struct{ flag, path string }{{"--partial", c.partial}, {"--history", c.history}} {
+		if err := apart(f.flag, f.path, roots, false); f.path != "" && err != nil {
+			return opt, nil, err
+		}
+	}
 	// Run details feed the run pages and the workbook; only the dashboard,
 	// the workbook and a partial (merged into either later) list runs.
 	pages := slices.Contains(c.formats, "html") && !c.singleFile
@@ -394,6 +402,50 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		return opt, nil, fmt.Errorf("give at least one threshold (--max-error-rate, --min-success-rate, --min-completion-rate, --min-quality, --max-p95, --max-run-p95)")
 	}
 	return opt, thresholds, nil
+}
+
+// apart refuses an output that would replace or write into an input: one
+// that is an input root or lies inside one, or, for a directory (which is
+// replaced whole), one that holds a root.
+func apart(flag, out string, roots []string, isDir bool) error {
+	o := resolved(out)
+	for _, root := range roots {
+		r := resolved(root)
+		switch {
+		case o == r:
+			return fmt.Errorf("%s %s is the input %s: name an output outside the inputs", flag, out, root)
+		case within(o, r):
+			return fmt.Errorf("%s %s lies inside the input %s: name an output outside the inputs", flag, out, root)
+		case isDir && within(r, o):
+			return fmt.Errorf("%s %s holds the input %s, and would be replaced with it: name an output outside the inputs", flag, out, root)
+		}
+	}
+	return nil
+}
+
+// within reports whether path lies strictly below dir.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// resolved is p made absolute with the links of its longest existing
+// ancestor followed, so that two names of one place compare equal.
+func resolved(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for dir := abs; ; dir = filepath.Dir(dir) {
+		if real, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(dir) == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+	}
 }
 
 // parseWhen reads an RFC 3339 time, a date or date-time in loc, or an age

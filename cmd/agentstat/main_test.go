@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentstat/agentstat/analyze"
 )
@@ -124,6 +126,83 @@ func TestRefusesForeignOutput(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
 	if code, _, stderr := runCLI(t, "report", logs, "-o", out); code != exitNoInput || !strings.Contains(stderr, "--force") {
 		t.Errorf("exit %d: %s", code, stderr)
+	}
+}
+
+// An output that is, holds or lies inside an input is refused, --force or
+// not, and the input is left as it was.
+func TestOutputApartFromInputs(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "logs")
+	if err := os.CopyFS(in, os.DirFS(filepath.Join(logs, "session"))); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(in, link); err != nil {
+		t.Fatal(err)
+	}
+	before := treeHash(t, dir)
+	for _, args := range [][]string{
+		{"report", in, "-o", in, "--force"},
+		{"report", in, "-o", link, "--force"},
+		{"report", in, "-o", dir, "--force"},
+		{"report", in, "-o", filepath.Join(in, "report"), "--force"},
+		{"report", filepath.Join(in, "."), "-o", filepath.Join(link, "report")},
+		{"export", in, "-o", in, "--force"},
+		{"check", in, "--max-error-rate", "1", "-o", dir, "--force"},
+		{"report", in, "--partial", filepath.Join(in, "p.json.gz")},
+		{"report", in, "-o", filepath.Join(dir, "out"), "--history", filepath.Join(in, "h.jsonl")},
+	} {
+		code, _, stderr := runCLI(t, append(args, "-q")...)
+		if code != exitUsage || !strings.Contains(stderr, "outside the inputs") {
+			t.Errorf("%q: exit %d: %s", args, code, stderr)
+		}
+	}
+	if after := treeHash(t, dir); len(after) != len(before) {
+		t.Errorf("%d files before, %d after", len(before), len(after))
+	}
+	// Beside the input is fine.
+	if code, _, stderr := runCLI(t, "report", in, "-q", "-f", "json", "-o", filepath.Join(dir, "out")); code != exitOK {
+		t.Errorf("an output beside the input: exit %d: %s", code, stderr)
+	}
+}
+
+// An output whose lock this run holds already (-o ., a history inside -o)
+// is written, or refused, without waiting for itself.
+func TestNoSelfDeadlock(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	abs, err := filepath.Abs(logs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "r")
+	done := make(chan string)
+	go func() {
+		var msgs []string
+		for _, args := range [][]string{
+			{"report", abs, "-q", "-f", "json", "-o", out, "--history", filepath.Join(out, "history.jsonl")},
+			{"report", abs, "-q", "-f", "json", "-o", out, "--history", filepath.Join(out, "history.jsonl")},
+		} {
+			if code, _, stderr := runCLI(t, args...); code != exitOK {
+				msgs = append(msgs, fmt.Sprintf("%q: exit %d: %s", args, code, stderr))
+			}
+		}
+		// -o the working directory, which cannot be swapped: an error, not a hang.
+		t.Chdir(t.TempDir())
+		runCLI(t, "report", abs, "-q", "-f", "json", "-o", ".")
+		done <- strings.Join(msgs, "\n")
+	}()
+	select {
+	case msg := <-done:
+		if msg != "" {
+			t.Error(msg)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("a run waited for its own lock")
+	}
+	b, err := os.ReadFile(filepath.Join(out, "history.jsonl"))
+	if err != nil || bytes.Count(b, []byte("\n")) != 2 {
+		t.Errorf("history after two runs: %v\n%s", err, b)
 	}
 }
 
