@@ -20,6 +20,9 @@ import (
 var (
 	chunkBytes   = 1 << 18 // lines per chunk, by size (a variable for tests); see chunksInFlight
 	maxChunkLine = 1 << 20 // a longer line is decoded in order, streaming, as readLines does
+	// chunkLines bounds a chunk of short lines: each line costs a decoded
+	// document (about 2 KB) whatever its length.
+	chunkLines = 512
 )
 
 // chunksInFlight is how many chunks each decoding goroutine may hold. A
@@ -373,11 +376,11 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 			line = long
 		}
 		line = bytes.TrimSuffix(line, []byte{'\n'})
-		if len(line) > 0 || err == nil {
+		if !blank(line) { // a blank line is no document: it costs nothing
 			cur.data = append(cur.data, line...)
 			cur.ends = append(cur.ends, len(cur.data))
 			cur.open = err == io.EOF
-			if len(cur.data) >= chunkBytes {
+			if len(cur.data) >= chunkBytes || len(cur.ends) >= chunkLines {
 				submit()
 			}
 		}
@@ -389,6 +392,16 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 	submit()
 	consume(0)
 	return st.verdict(c)
+}
+
+// blank reports whether line holds nothing but JSON white space.
+func blank(line []byte) bool {
+	for _, b := range line {
+		if b != ' ' && b != '\t' && b != '\r' {
+			return false
+		}
+	}
+	return true
 }
 
 // newlineAfter gives a newline once a line's reader has read to one, and
