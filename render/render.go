@@ -202,7 +202,7 @@ func writeDir(ctx context.Context, out string, force bool, schema string, fill f
 	}
 	// Locked while this run has it, under its name or after the swap under
 	// out's: another run removes only what no one holds (a killed run's).
-	unlock, _ := flock.Lock(tmp)
+	unlock, _ := flock.Lock(ctx, tmp)
 	defer unlock()
 	defer func() {
 		if err != nil {
@@ -221,7 +221,7 @@ func writeDir(ctx context.Context, out string, force bool, schema string, fill f
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return swapInto(tmp, out)
+	return swapInto(ctx, tmp, out)
 }
 
 func checkReplaceable(out string, force bool) error {
@@ -242,14 +242,17 @@ func checkReplaceable(out string, force bool) error {
 }
 
 // swapInto puts the finished directory tmp at out, replacing what was there.
-func swapInto(tmp, out string) error {
+func swapInto(ctx context.Context, tmp, out string) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return os.Rename(tmp, out)
 	}
 	// The previous report is moved under a temporary name to be removed:
 	// locked, so that no other run removes it at the same time.
-	unlock, _ := flock.Lock(out)
+	unlock, ok := flock.Lock(ctx, out)
 	defer unlock()
+	if !ok && ctx.Err() != nil {
+		return ctx.Err()
+	}
 	if err := exchange(tmp, out); err == nil {
 		return os.RemoveAll(tmp) // tmp now holds the previous report
 	}

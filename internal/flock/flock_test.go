@@ -3,8 +3,10 @@
 package flock
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -42,7 +44,7 @@ func TestRemoveStale(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	unlock, ok := Lock(held)
+	unlock, ok := Lock(context.Background(), held)
 	if !ok {
 		t.Fatal("cannot lock", held)
 	}
@@ -65,7 +67,7 @@ func TestRemoveStale(t *testing.T) {
 // free again once released.
 func TestTryLock(t *testing.T) {
 	p := t.TempDir()
-	unlock, ok := Lock(p)
+	unlock, ok := Lock(context.Background(), p)
 	if !ok {
 		t.Fatal("cannot lock")
 	}
@@ -80,5 +82,82 @@ func TestTryLock(t *testing.T) {
 	again()
 	if _, ok := TryLock(filepath.Join(p, "missing")); ok {
 		t.Fatal("locked a missing path")
+	}
+}
+
+// A path this process holds is granted again at once under any of its
+// names, and stays locked for others until every hold is released.
+func TestLockReentrant(t *testing.T) {
+	p := t.TempDir()
+	t.Chdir(p)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	first, ok := Lock(ctx, p)
+	if !ok {
+		t.Fatal("cannot lock")
+	}
+	second, ok := Lock(ctx, ".")
+	if !ok {
+		t.Fatal("the same directory, named again, was not granted")
+	}
+	first()
+	first() // releasing twice is releasing once
+	if _, ok := TryLock(p); ok {
+		t.Fatal("released while a second hold remains")
+	}
+	second()
+	again, ok := TryLock(p)
+	if !ok {
+		t.Fatal("not free after every hold was released")
+	}
+	again()
+}
+
+// A wait for a lock held by another open file ends when the context does.
+func TestLockCancelled(t *testing.T) {
+	p := t.TempDir()
+	f, err := os.Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if taken, err := tryFlock(f); !taken || err != nil {
+		t.Fatal("cannot lock", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	if _, ok := Lock(ctx, p); ok {
+		t.Fatal("a lock held elsewhere was taken")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("the wait went on %v after its context ended", d)
+	}
+}
+
+// A FIFO with the prefix is left alone, and opening it does not block.
+func TestRemoveStaleFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, ".tmp-fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(fifo, old, old); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		RemoveStale(dir, ".tmp-", time.Hour)
+		TryLock(fifo)
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("blocked on a FIFO")
+	}
+	if _, err := os.Lstat(fifo); err != nil {
+		t.Error("FIFO removed:", err)
 	}
 }

@@ -3,23 +3,42 @@
 package flock
 
 import (
+	"errors"
 	"os"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
-func lock(path string, wait bool) (unlock func(), ok bool) {
-	f, err := os.Open(path)
+const nonblock = unix.O_NONBLOCK
+
+type fileID struct{ dev, ino uint64 }
+
+func identity(f *os.File) (fileID, error) {
+	info, err := f.Stat()
 	if err != nil {
-		return func() {}, false
+		return fileID{}, err
 	}
-	how := unix.LOCK_EX
-	if !wait {
-		how |= unix.LOCK_NB
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileID{}, errors.ErrUnsupported
 	}
-	if err := unix.Flock(int(f.Fd()), how); err != nil {
-		f.Close()
-		return func() {}, false
+	return fileID{uint64(st.Dev), uint64(st.Ino)}, nil
+}
+
+// tryFlock takes the lock on f without waiting; taken is false while
+// another open file holds it.
+func tryFlock(f *os.File) (taken bool, err error) {
+	for {
+		err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		switch {
+		case err == nil:
+			return true, nil
+		case errors.Is(err, unix.EWOULDBLOCK):
+			return false, nil
+		case errors.Is(err, unix.EINTR):
+			continue
+		}
+		return false, err
 	}
-	return func() { f.Close() }, true // closing releases the lock
 }
