@@ -454,7 +454,7 @@ func TestJoinedChunks(t *testing.T) {
 		}
 		files := len(r.Details.files)
 		r.Details.Close()
-		if int64(n) != r.Summary.Runs.Total || (size == 1 && files < 20) {
+		if int64(n) != r.Summary.Runs.Total || (size == 1 && files < 2) {
 			t.Fatalf("chunks of %d: %d details for %d runs, in %d files", size, n, r.Summary.Runs.Total, files)
 		}
 		if first == nil {

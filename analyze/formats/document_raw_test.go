@@ -128,7 +128,7 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 	for _, pattern := range []string{
 		filepath.Join("..", "..", "testdata", "logs", "*", "*.json"),
 		filepath.Join("..", "..", "testdata", "logs", "*", "*", "*.json"),
-		filepath.Join("..", "..", "..", "shared", "corpus", "*", "*.json"),
+		filepath.Join(corpusDir, "*", "*.json"),
 	} {
 		paths, _ := filepath.Glob(pattern)
 		for _, p := range paths {

@@ -30,7 +30,7 @@ func generatedAndFound(t *testing.T, format, glob string) map[string][]byte {
 		inputs[filepath.Join("synth", string(rune('a'+seed))+".jsonl")] = b
 	}
 	paths, _ := filepath.Glob(logPath(glob))
-	real, _ := filepath.Glob(filepath.Join("..", "..", "..", "shared", "corpus", glob)) // none without the corpus
+	real, _ := filepath.Glob(filepath.Join(corpusDir, glob)) // none without the corpus
 	if len(paths) == 0 {
 		t.Fatalf("no test files %s", glob)
 	}

@@ -99,7 +99,7 @@ func bundleDocs(t *testing.T) [][]byte {
 	var docs [][]byte
 	for _, pattern := range []string{
 		filepath.Join("..", "..", "testdata", "logs", "debugbundle", "*.json"),
-		filepath.Join("..", "..", "..", "shared", "corpus", "debugbundle", "*.json"),
+		filepath.Join(corpusDir, "debugbundle", "*.json"),
 	} {
 		paths, _ := filepath.Glob(pattern)
 		for _, p := range paths {
