@@ -19,7 +19,6 @@ import (
 
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/internal/gcheadroom"
 	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
@@ -128,7 +127,6 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		n, err := discover(ctx, &opt, files)
 		discovered <- discovery{n, err}
 	}()
-	loosen := gcheadroom.Bound(gcheadroom.Size)
 	var wg sync.WaitGroup
 	for _, w := range workers {
 		wg.Add(1)
@@ -143,7 +141,6 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}()
 	}
 	wg.Wait()
-	loosen()
 	found := <-discovered
 	discoverErr := found.err
 	for _, w := range workers {
@@ -310,11 +307,6 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 	}
 	joinAside(frags, acc, add, addParts)
 	flush()
-	// The join's records are garbage now, but the last collection may have
-	// counted a long session's live, and the heap would grow to twice that
-	// before the next: one collection here took the full set at 1 GB from
-	// ~175 to ~146 MiB.
-	runtime.GC()
 	if err != nil {
 		return fmt.Errorf("run details: %w", err)
 	}

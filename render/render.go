@@ -18,7 +18,6 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/internal/flock"
-	"github.com/agentstat/agentstat/internal/gcheadroom"
 	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
@@ -138,10 +137,6 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 // Cancelling ctx (SIGINT, SIGTERM) abandons the new report: the temporary
 // directory is removed and the previous report stays in place.
 func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) error {
-	// What the outputs hold while written (the run index, the run details'
-	// merge, their buffers) grows with the tree: the heap grows past it by
-	// gcheadroom.Size at most rather than doubling it.
-	defer gcheadroom.Bound(gcheadroom.Size)()
 	return writeDir(ctx, out, o.Force, analyze.SchemaVersion, func(d *Dir) error {
 		// Formats write files of their own from a report none of them changes,
 		// so they run at once: the workbook, on one core, fills the gaps the

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/binary"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"strings"
@@ -17,17 +16,9 @@ import (
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-// The GC target is tightened (JoinEach) until the long sessions are joined;
-// loosen restores it.
-func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment), loosen func()) {
-	order, bySession, size := s.order, s.bySession, s.size
+func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
+	order, bySession := s.order, s.bySession
 	for i, id := range order {
-		if size[id] < tightJoinSize && (i == 0 || size[order[i-1]] >= tightJoinSize) {
-			// Past the long sessions: the default target for the rest, from
-			// a collection that no longer counts them live.
-			runtime.GC()
-			loosen()
-		}
 		fs := bySession[id]
 		var r *model.Run
 		var calls *CallParts
@@ -86,7 +77,7 @@ func orderClaude(frags []*Fragment) claudeSessions {
 // long one, up to its calls (made as they are folded, in joinClaude's
 // order): the other formats' joins before it leave a core to spare.
 func (s *claudeSessions) joinFirst(w Warner) {
-	if len(s.order) == 0 || s.size[s.order[0]] < tightJoinSize {
+	if len(s.order) == 0 || s.size[s.order[0]] < longSession {
 		return
 	}
 	s.first = make(chan joinedSession, 1)
@@ -124,32 +115,9 @@ func (a *aheadWarner) hand() {
 	a.kept, a.handed = nil, true
 }
 
-// joinGCPercent is the GC target while fragments are joined, up to the
-// last long Claude Code session: its join is the peak of memory (its
-// records and its calls are live together), and the default target lets
-// the heap grow to twice that. At 1 GB, 25 took peak RSS from ~185 to
-// ~155 MiB with no wall time measurable in this VM's noise; 10 saved 15 MiB
-// more but cost ~0.5 s in mark assists. The short sessions after it are
-// joined at the default: with a heap of a few MB, 25 had the collector run
-// every few milliseconds, half a core of the join's tail. (Loosened for
-// the other formats' joins as well, peak RSS rose by ~4 MiB at the median
-// of twelve runs at 1 GB.)
-const joinGCPercent = 25
-
-// tightJoinSize is the size of a session's records (on the spill) from
-// which its join takes joinGCPercent.
-const tightJoinSize = 1 << 20
-
-// tightenGC lowers the GC target to percent, unless the user's GOGC is
-// already lower (or off), and returns what restores it.
-func tightenGC(percent int) (restore func()) {
-	old := debug.SetGCPercent(percent)
-	if old <= percent { // lower, or off (-1)
-		debug.SetGCPercent(old)
-		return func() {}
-	}
-	return func() { debug.SetGCPercent(old) }
-}
+// longSession is the size of a session's records (on the spill) from which
+// it is long: joined first, on a goroutine of its own, a page at a time.
+const longSession = 1 << 20
 
 // claudeSession numbers the lines of one session's files one after another
 // (g), so that the join can sort and mark lines through small integers: the

@@ -12,7 +12,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -443,7 +442,7 @@ func TestClaudeLineSize(t *testing.T) {
 func TestClaudeJoinSpillMiscounted(t *testing.T) {
 	spill := testSpill(t)
 	defer func(n int64) { pagedJoinSize = n }(pagedJoinSize)
-	for _, pagedJoinSize = range []int64{tightJoinSize, 0} { // in memory, then a page at a time
+	for _, pagedJoinSize = range []int64{longSession, 0} { // in memory, then a page at a time
 		for _, miscount := range []func(n int32) int32{
 			func(int32) int32 { return 0 },           // none: the lines after it numbered as if it held none
 			func(n int32) int32 { return n/2 + 1 },   // fewer
@@ -588,21 +587,6 @@ func TestKeyBlocks(t *testing.T) {
 	}
 	if failed < 10 {
 		t.Errorf("only %d damaged blocks failed the spill", failed)
-	}
-}
-
-// The join's GC target is temporary and never loosens a tighter GOGC.
-func TestTightenGC(t *testing.T) {
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	for _, tc := range []struct{ user, during int }{{100, 10}, {200, 10}, {10, 10}, {5, 5}, {-1, -1}} {
-		debug.SetGCPercent(tc.user)
-		restore := tightenGC(10)
-		during := debug.SetGCPercent(tc.during) // reads the target (and sets it back)
-		restore()
-		after := debug.SetGCPercent(tc.user)
-		if during != tc.during || after != tc.user {
-			t.Errorf("GOGC %d: %d during the join, %d after; want %d, %d", tc.user, during, after, tc.during, tc.user)
-		}
 	}
 }
 

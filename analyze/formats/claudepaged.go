@@ -22,7 +22,7 @@ import (
 
 // pagedJoinSize is the size of a session's records from which its join
 // reads them a page at a time (a variable for tests).
-var pagedJoinSize int64 = tightJoinSize
+var pagedJoinSize int64 = longSession
 
 // pageable reports whether a session is joined a page at a time: every
 // record of it on the spill, pagedJoinSize or more of them.

@@ -287,7 +287,7 @@ func TestSpillReaderShortRecord(t *testing.T) {
 // Codex sessions read back beside it.
 func TestJoinLongSessionFirst(t *testing.T) {
 	var data []byte
-	for seed := range 120 { // a session of over tightJoinSize in the spill
+	for seed := range 120 { // a session of over longSession in the spill
 		b, err := logsynth.File("claudecode", uint64(seed))
 		if err != nil {
 			t.Fatal(err)
@@ -330,7 +330,7 @@ func TestJoinLongSessionFirst(t *testing.T) {
 			claude = append(claude, f)
 		}
 	}
-	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < tightJoinSize {
+	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < longSession {
 		t.Fatalf("not one long session: %v", s.size)
 	}
 	memRuns, _ := Join(mem.frags, mem)

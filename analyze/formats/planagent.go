@@ -170,15 +170,6 @@ func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragm
 			plan = append(plan, f)
 		}
 	}
-	restore := tightenGC(joinGCPercent)
-	loosened := false
-	loosen := func() {
-		if !loosened {
-			loosened = true
-			restore()
-		}
-	}
-	defer loosen()
 	// Claude Code's runs come last, the longest session's first, and its
 	// join (the peak of memory) is made meanwhile on another goroutine:
 	// the other formats' joins leave a core to spare, and hold little (their
@@ -192,7 +183,7 @@ func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragm
 	for _, f := range slices.Concat(codex, otel, gemini) {
 		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
 	}
-	joinClaude(sessions, w, emit, emitParts, loosen)
+	joinClaude(sessions, w, emit, emitParts)
 }
 
 // emitPlans joins the planagent fragments and emits each run with the
