@@ -117,7 +117,7 @@ func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts js
 		var duration Num
 		var interrupted *bool
 		var agentID Str
-		err := objectFields(dec, true, func(key string) error {
+		err := objectFields(dec, func(key string) error {
 			switch key {
 			case "durationMs":
 				return decodeNum(dec, &duration, w)

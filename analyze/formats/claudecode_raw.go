@@ -15,13 +15,15 @@ import (
 // jsontext skips it at 400-500 MB/s, decoding each character of Chinese
 // text through utf8.DecodeRune. decodeLineRaw reads a plain Claude Code
 // or Codex line straight from its bytes: the same fields as the general
-// decoder (for Claude Code, as decodeClaudeFast), into the same document,
+// decoder, into the same document,
 // with the same warnings, skipping payload values with a validator that
 // tests eight bytes at a time. It accepts only what it is sure of: any
 // doubt (a value of an unexpected kind, a surrogate escape, deep nesting, a
-// byte JSON forbids) and it gives up, and the line takes the token-level
+// byte JSON forbids) and it gives up, and the line takes the reflective
 // path. What it accepts, jsontext would accept too: a differential test and
-// a fuzz target hold the paths equal.
+// a fuzz target hold the paths equal. It exists because it reads the full
+// set 1.7 times as fast; it can go when a general JSON decoder skips
+// unread values at its speed.
 
 // rawScan reads one line.
 type rawScan struct {
@@ -67,7 +69,7 @@ func (a *lineArena) message() *claudeMessage {
 }
 
 // maxRawDepth bounds the skipper's nesting (jsontext allows 10,000): deeper
-// lines take the token-level path.
+// lines take the reflective path.
 const maxRawDepth = 64
 
 // decodeLineRaw decodes line into d, reporting false when it gives up

@@ -205,7 +205,7 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 		return decodeEvents(dec, e, w, opts)
 	case '{':
 		var events *eventsField
-		err := objectFields(dec, true, func(key string) error {
+		err := objectFields(dec, func(key string) error {
 			if key != "events" {
 				return dec.SkipValue()
 			}
@@ -257,7 +257,7 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 		var e bundleEvent
 		switch dec.PeekKind() {
 		case '{':
-			err := objectFields(dec, true, func(key string) error {
+			err := objectFields(dec, func(key string) error {
 				switch key {
 				case "id":
 					return decodeStr(dec, &e.ID, w)
@@ -273,7 +273,7 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 					return decodeStr(dec, &e.Summary, w)
 				case "metadata":
 					return fastPtr(dec, &e.Metadata, w, func(m *bundleMeta) error {
-						return objectFields(dec, true, func(key string) error {
+						return objectFields(dec, func(key string) error {
 							switch key {
 							case "toolName":
 								return decodeInterned(dec, &m.ToolName, w, tab)

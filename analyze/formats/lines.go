@@ -13,7 +13,7 @@ import (
 )
 
 // JSONL is read in chunks of whole lines. Each line is first tried by the
-// token-level Claude Code decoder, else decoded by the general one, then
+// raw scanner (claudecode_raw.go), else decoded by the reflective one, then
 // handed to the readers strictly in file order. A long file (a transcript
 // of hundreds of MB) has its chunks decoded by several goroutines, which
 // would otherwise idle while one core reads; a short one is decoded inline.
@@ -63,18 +63,6 @@ func (k *lineChunk) reset() {
 
 func (k *lineChunk) Warn(kind string) { k.warns[kind]++ }
 
-// decodeFast tries the Claude Code fast path on one line into d; ok only
-// when it read the whole line as one value (else d is left dirty).
-func decodeFast(dec *jsontext.Decoder, buf *bytes.Buffer, line []byte, d *document, w *warnList, opts json.Options) bool {
-	decodeFrom(dec, buf, line)
-	w.kinds = w.kinds[:0]
-	if err := decodeClaudeFast(dec, d, w, opts); err != nil {
-		return false
-	}
-	_, err := dec.ReadToken()
-	return err == io.EOF
-}
-
 // decodeFrom points dec at line through buf: jsontext parses a
 // bytes.Buffer's bytes where they are, where it would copy a bytes.Reader's
 // into a buffer of its own, growing it for every long line.
@@ -123,8 +111,7 @@ func (s *lineState) verdict(c *readCtx) error {
 type lineDecoder struct {
 	buf          bytes.Buffer // the line being decoded
 	dec          *jsontext.Decoder
-	fastWarns    *warnList
-	fastOpts     json.Options
+	fastWarns    *warnList // the raw path's, counted only when it takes a line
 	fastOK, miss int  // lines the fast path took and gave up on, in this file
 	clampEach    bool // lines come as written: clamp each (see read)
 	clamp        *clampReader
@@ -134,7 +121,6 @@ type lineDecoder struct {
 func newLineDecoder() *lineDecoder {
 	d := &lineDecoder{fastWarns: &warnList{}, clamp: newClampReader()}
 	d.dec = jsontext.NewDecoder(&d.buf)
-	d.fastOpts = decodeOptions(d.fastWarns)
 	return d
 }
 
@@ -174,12 +160,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			raw = fast && copied // a line the clamp left as it is was tried above
 		}
 		if fast {
-			ok := raw && decodeLineRaw(line, doc, d.fastWarns, &k.arena)
-			if !ok {
-				*doc = document{}
-				ok = decodeFast(d.dec, &d.buf, line, doc, d.fastWarns, d.fastOpts)
-			}
-			if ok {
+			if raw && decodeLineRaw(line, doc, d.fastWarns, &k.arena) {
 				d.fastDecoded(k, doc)
 				continue
 			}
