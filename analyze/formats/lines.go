@@ -112,8 +112,8 @@ type lineDecoder struct {
 	buf          bytes.Buffer // the line being decoded
 	dec          *jsontext.Decoder
 	fastWarns    *warnList // the raw path's, counted only when it takes a line
-	fastOK, miss int  // lines the fast path took and gave up on, in this file
-	clampEach    bool // lines come as written: clamp each (see read)
+	fastOK, miss int       // lines the fast path took and gave up on, in this file
+	clampEach    bool      // lines come as written: clamp each (see read)
 	clamp        *clampReader
 	clamped      []byte // the last clamped line's bytes, reused
 }
