@@ -138,29 +138,16 @@ func Check(s *Summary, ts []Threshold) *CheckResult {
 
 func figure(s *Summary, t Threshold) *float64 {
 	if t.Tool != "" {
+		f, ok := toolFigureAt(strings.TrimPrefix(t.Metric, "tools."))
 		for _, tool := range s.Tools {
-			if tool.Name == t.Tool {
-				if t.Metric == "tools.error_rate" {
-					return tool.ErrorRate
-				}
-				return tool.DurationMS.P95
+			if ok && tool.Name == t.Tool {
+				return f.Get(tool)
 			}
 		}
 		return nil
 	}
-	switch t.Metric {
-	case "tool_calls.error_rate":
-		return s.ToolCalls.ErrorRate
-	case "runs.success_rate":
-		return s.Runs.SuccessRate
-	case "steps.completion_rate":
-		return s.Steps.CompletionRate
-	case "quality.mean":
-		return s.Quality.Mean
-	case "tool_calls.duration_ms.p95":
-		return s.ToolCalls.DurationMS.P95
-	case "runs.duration_ms.p95":
-		return s.Runs.DurationMS.P95
+	if f, ok := figureAt(t.Metric); ok {
+		return f.Get(s)
 	}
 	return nil
 }

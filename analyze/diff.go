@@ -71,24 +71,9 @@ func worse(kind, better string, old, cur *float64) float64 {
 // Compare diffs two summaries.
 func Compare(old, cur *Summary) Diff {
 	d := Diff{OldAt: old.GeneratedAt, NewAt: cur.GeneratedAt}
-	head := []struct {
-		metric, kind, better string
-		get                  func(*Summary) *float64
-	}{
-		{"runs.total", "count", "", func(s *Summary) *float64 { return f64(s.Runs.Total) }},
-		{"runs.success_rate", "rate", "up", func(s *Summary) *float64 { return s.Runs.SuccessRate }},
-		{"tool_calls.total", "count", "", func(s *Summary) *float64 { return f64(s.ToolCalls.Total) }},
-		{"tool_calls.error_rate", "rate", "down", func(s *Summary) *float64 { return s.ToolCalls.ErrorRate }},
-		{"runs.duration_ms.p95", "duration", "down", func(s *Summary) *float64 { return s.Runs.DurationMS.P95 }},
-		{"tool_calls.duration_ms.p95", "duration", "down", func(s *Summary) *float64 { return s.ToolCalls.DurationMS.P95 }},
-		{"steps.completion_rate", "rate", "up", func(s *Summary) *float64 { return s.Steps.CompletionRate }},
-		{"quality.mean", "score", "up", func(s *Summary) *float64 { return s.Quality.Mean }},
-		{"context.tokens.total", "count", "", func(s *Summary) *float64 { return f64(s.Context.Tokens.Total) }},
-		{"inputs.files_skipped", "count", "", func(s *Summary) *float64 { return f64(s.Inputs.FilesSkipped) }},
-	}
-	for _, h := range head {
-		o, n := h.get(old), h.get(cur)
-		d.Headline = append(d.Headline, DiffRow{Metric: h.metric, Kind: h.kind, Old: o, New: n, Regression: worse(h.kind, h.better, o, n)})
+	for _, h := range Headline {
+		o, n := h.Get(old), h.Get(cur)
+		d.Headline = append(d.Headline, DiffRow{Metric: h.Path, Kind: h.Kind, Old: o, New: n, Regression: worse(h.Kind, h.Better, o, n)})
 	}
 	slices.SortStableFunc(d.Headline, func(a, b DiffRow) int { return cmp.Compare(math.Max(b.Regression, 0), math.Max(a.Regression, 0)) })
 
@@ -114,22 +99,15 @@ func Compare(old, cur *Summary) Diff {
 		case !inNew:
 			presence = "disappeared"
 		}
-		for _, f := range []struct {
-			metric, kind, better string
-			get                  func(ToolRow) *float64
-		}{
-			{"calls", "count", "", func(t ToolRow) *float64 { return f64(t.Calls) }},
-			{"error_rate", "rate", "down", func(t ToolRow) *float64 { return t.ErrorRate }},
-			{"duration_ms.p95", "duration", "down", func(t ToolRow) *float64 { return t.DurationMS.P95 }},
-		} {
+		for _, f := range ToolFigures {
 			var ov, nv *float64
 			if inOld {
-				ov = f.get(o)
+				ov = f.Get(o)
 			}
 			if inNew {
-				nv = f.get(n)
+				nv = f.Get(n)
 			}
-			d.Tools = append(d.Tools, DiffRow{Metric: f.metric, Tool: name, Kind: f.kind, Old: ov, New: nv, Presence: presence, Regression: worse(f.kind, f.better, ov, nv)})
+			d.Tools = append(d.Tools, DiffRow{Metric: f.Path, Tool: name, Kind: f.Kind, Old: ov, New: nv, Presence: presence, Regression: worse(f.Kind, f.Better, ov, nv)})
 		}
 	}
 	// Tools by their worst figure, then name; a tool's rows stay together.
@@ -145,33 +123,49 @@ func Compare(old, cur *Summary) Diff {
 
 // RegressionLimit is one --fail-on-regression limit.
 type RegressionLimit struct {
-	Metric string // a headline metric path, or tools.error_rate / tools.duration_ms.p95 (every tool)
+	Metric string // a headline figure's path, or a per-tool figure's (every tool)
+	Tool   bool   // Metric is a per-tool figure
 	Limit  float64
 	Text   string
-}
-
-// regressionKeys maps the names --fail-on-regression accepts onto metrics.
-var regressionKeys = map[string]string{
-	"success_rate": "runs.success_rate", "error_rate": "tool_calls.error_rate", "run_p95": "runs.duration_ms.p95",
-	"tool_call_p95": "tool_calls.duration_ms.p95", "completion_rate": "steps.completion_rate", "quality": "quality.mean",
-	"tool_error_rate": "error_rate", "tool_p95": "duration_ms.p95",
 }
 
 // RegressionKeys lists the names --fail-on-regression accepts.
 func RegressionKeys() []string {
 	var keys []string
-	for k := range regressionKeys {
-		keys = append(keys, k)
+	for _, f := range Headline {
+		if f.Regression != "" {
+			keys = append(keys, f.Regression)
+		}
+	}
+	for _, f := range ToolFigures {
+		if f.Regression != "" {
+			keys = append(keys, f.Regression)
+		}
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// regressionMetric is the figure a --fail-on-regression name limits.
+func regressionMetric(name string) (metric string, tool, ok bool) {
+	for _, f := range Headline {
+		if f.Regression != "" && f.Regression == name {
+			return f.Path, false, true
+		}
+	}
+	for _, f := range ToolFigures {
+		if f.Regression != "" && f.Regression == name {
+			return f.Path, true, true
+		}
+	}
+	return "", false, false
 }
 
 // ParseRegressionLimit reads NAME=LIMIT: rates in points (0.02 or 2%),
 // durations as a relative rise (0.2 or 20%), quality in score points.
 func ParseRegressionLimit(text string) (RegressionLimit, error) {
 	name, val, ok := strings.Cut(text, "=")
-	metric, known := regressionKeys[strings.TrimSpace(name)]
+	metric, tool, known := regressionMetric(strings.TrimSpace(name))
 	if !ok || !known {
 		return RegressionLimit{}, fmt.Errorf("--fail-on-regression %q: use NAME=LIMIT with NAME one of %s", text, strings.Join(RegressionKeys(), ", "))
 	}
@@ -184,7 +178,7 @@ func ParseRegressionLimit(text string) (RegressionLimit, error) {
 	if pct {
 		v /= 100
 	}
-	return RegressionLimit{Metric: metric, Limit: v, Text: text}, nil
+	return RegressionLimit{Metric: metric, Tool: tool, Limit: v, Text: text}, nil
 }
 
 // Violations lists the rows that got worse by more than a limit allows.
@@ -192,7 +186,7 @@ func (d Diff) Violations(limits []RegressionLimit) []string {
 	var out []string
 	for _, l := range limits {
 		rows := d.Headline
-		if !strings.Contains(l.Metric, ".") || l.Metric == "duration_ms.p95" {
+		if l.Tool {
 			rows = d.Tools
 		}
 		for _, r := range rows {

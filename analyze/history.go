@@ -15,26 +15,85 @@ const HistorySchema = "agentstat.history/v1"
 // DefaultHistoryLimit is how many report runs a history keeps (--history-limit).
 const DefaultHistoryLimit = 90
 
-// HistoryEntry is one report run's headline figures: one line of history.jsonl.
+// HistoryEntry is one report run's headline figures: one line of
+// history.jsonl, holding each figure of Headline that has a History key.
 type HistoryEntry struct {
-	Schema       string   `json:"schema"`
-	GeneratedAt  string   `json:"generated_at"`
-	Runs         int64    `json:"runs"`
-	SuccessRate  *float64 `json:"success_rate"`
-	ToolCalls    int64    `json:"tool_calls"`
-	ErrorRate    *float64 `json:"error_rate"`
-	RunP95MS     *float64 `json:"run_p95_ms"`
-	CallP95MS    *float64 `json:"tool_call_p95_ms"`
-	QualityMean  *float64 `json:"quality_mean"`
-	Tokens       int64    `json:"tokens"`
-	FilesSkipped int64    `json:"files_skipped"`
+	Schema      string
+	GeneratedAt string
+	Figures     map[string]*float64 // by Figure.History
 }
+
+// Value is the figure kept under key, nil when it had no data.
+func (e HistoryEntry) Value(key string) *float64 { return e.Figures[key] }
 
 // EntryOf is the history entry of a summary.
 func EntryOf(s *Summary) HistoryEntry {
-	return HistoryEntry{Schema: HistorySchema, GeneratedAt: s.GeneratedAt, Runs: s.Runs.Total, SuccessRate: s.Runs.SuccessRate,
-		ToolCalls: s.ToolCalls.Total, ErrorRate: s.ToolCalls.ErrorRate, RunP95MS: s.Runs.DurationMS.P95,
-		CallP95MS: s.ToolCalls.DurationMS.P95, QualityMean: s.Quality.Mean, Tokens: s.Context.Tokens.Total, FilesSkipped: s.Inputs.FilesSkipped}
+	e := HistoryEntry{Schema: HistorySchema, GeneratedAt: s.GeneratedAt, Figures: map[string]*float64{}}
+	for _, f := range Headline {
+		if f.History != "" {
+			e.Figures[f.History] = f.Get(s)
+		}
+	}
+	return e
+}
+
+// MarshalJSON writes the schema, the time, then the figures in Headline's order.
+func (e HistoryEntry) MarshalJSON() ([]byte, error) {
+	b := []byte(`{"schema":`)
+	b, _ = appendJSON(b, e.Schema)
+	b = append(b, `,"generated_at":`...)
+	b, _ = appendJSON(b, e.GeneratedAt)
+	for _, f := range Headline {
+		if f.History == "" {
+			continue
+		}
+		b = append(b, ',')
+		b, _ = appendJSON(b, f.History)
+		b = append(b, ':')
+		var err error
+		if b, err = appendJSON(b, e.Figures[f.History]); err != nil {
+			return nil, err
+		}
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads an entry; a count it lacks reads as 0, any other
+// figure as no data.
+func (e *HistoryEntry) UnmarshalJSON(b []byte) error {
+	var raw struct {
+		Schema      string `json:"schema"`
+		GeneratedAt string `json:"generated_at"`
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	var figures map[string]json.RawMessage
+	if err := json.Unmarshal(b, &figures); err != nil {
+		return err
+	}
+	*e = HistoryEntry{Schema: raw.Schema, GeneratedAt: raw.GeneratedAt, Figures: map[string]*float64{}}
+	for _, f := range Headline {
+		if f.History == "" {
+			continue
+		}
+		var v *float64
+		if text, ok := figures[f.History]; ok {
+			if err := json.Unmarshal(text, &v); err != nil {
+				return fmt.Errorf("%s: %w", f.History, err)
+			}
+		}
+		if v == nil && f.Kind == "count" {
+			v = ptr(0.0)
+		}
+		e.Figures[f.History] = v
+	}
+	return nil
+}
+
+func appendJSON(b []byte, v any) ([]byte, error) {
+	j, err := json.Marshal(v)
+	return append(b, j...), err
 }
 
 // ReadHistory reads a history file. A missing file is an empty history; a

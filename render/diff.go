@@ -23,19 +23,20 @@ func diffValue(kind string, v *float64) string {
 	return Score(v)
 }
 
-func diffChange(r analyze.DiffRow) string {
-	switch r.Kind {
+// change shows how a figure of a kind moved from old to cur.
+func change(kind string, old, cur *float64) string {
+	switch kind {
 	case "count":
-		if r.Old == nil || r.New == nil {
+		if old == nil || cur == nil {
 			return NA
 		}
-		return ChangeCount(int64(*r.Old), int64(*r.New))
+		return ChangeCount(int64(*old), int64(*cur))
 	case "rate":
-		return ChangePoints(r.Old, r.New)
+		return ChangePoints(old, cur)
 	case "duration":
-		return ChangeRelative(r.Old, r.New)
+		return ChangeRelative(old, cur)
 	}
-	return ChangeScore(r.Old, r.New)
+	return ChangeScore(old, cur)
 }
 
 // DiffMarkdown writes the comparison of two summaries: every headline figure
@@ -54,7 +55,7 @@ func DiffMarkdown(w io.Writer, d analyze.Diff, violations []string) error {
 	}
 	t := newTable("Figure", ">Old", ">New", ">Change", "")
 	for _, r := range d.Headline {
-		t.add(r.Metric, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), diffChange(r), mark(r))
+		t.add(r.Metric, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), change(r.Kind, r.Old, r.New), mark(r))
 	}
 	t.write(&b)
 	if len(d.Tools) > 0 {
@@ -65,7 +66,7 @@ func DiffMarkdown(w io.Writer, d analyze.Diff, violations []string) error {
 			if r.Presence != "" && r.Metric == "calls" {
 				note = strings.TrimSpace(r.Presence + " " + note)
 			}
-			t.add(r.Tool, r.Metric, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), diffChange(r), note)
+			t.add(r.Tool, r.Metric, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), change(r.Kind, r.Old, r.New), note)
 		}
 		t.write(&b)
 	}

@@ -696,18 +696,18 @@ func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, seri
 func trendCharts(hist []analyze.HistoryEntry) []chartView {
 	return []chartView{
 		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "count", "One point per report run, oldest first.", hist,
-			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Runs }},
-			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.ToolCalls }}),
+			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Value("runs") }},
+			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.Value("tool_calls") }}),
 		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", hist,
-			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.SuccessRate) }},
-			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.ErrorRate) }}),
+			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.Value("success_rate")) }},
+			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.Value("error_rate")) }}),
 		trendChart("chart-trend-p95", "p95 durations across report runs", "ms", "Nearest-rank p95 of run and tool-call durations, in milliseconds.", hist,
-			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.RunP95MS) }},
-			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.CallP95MS) }}),
+			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }},
+			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }}),
 		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", hist,
-			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.QualityMean) }}),
+			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }}),
 		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", hist,
-			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Tokens }}),
+			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Value("tokens") }}),
 	}
 }
 

@@ -108,14 +108,24 @@ func orDash(s string) string {
 }
 
 func headline(b *strings.Builder, s *analyze.Summary, hist []analyze.HistoryEntry) {
-	t := newTable(">Runs", ">Success rate", ">Tool calls", ">Tool-call error rate", ">Run p95", ">Tool-call p95", ">Quality mean", ">Tokens")
-	t.add(Count(s.Runs.Total), Rate(s.Runs.SuccessRate), Count(s.ToolCalls.Total), Rate(s.ToolCalls.ErrorRate),
-		Millis(s.Runs.DurationMS.P95), Millis(s.ToolCalls.DurationMS.P95), Score(s.Quality.Mean), Count(s.Context.Tokens.Total))
+	var cols, values []string
+	var shown []analyze.Figure
+	for _, f := range analyze.Headline {
+		if f.Shown {
+			shown = append(shown, f)
+			cols = append(cols, ">"+f.Label)
+			values = append(values, diffValue(f.Kind, f.Get(s)))
+		}
+	}
+	t := newTable(cols...)
+	t.add(values...)
 	if len(hist) >= 2 {
 		prev, cur := hist[len(hist)-2], hist[len(hist)-1]
-		t.add(ChangeCount(prev.Runs, cur.Runs), ChangePoints(prev.SuccessRate, cur.SuccessRate), ChangeCount(prev.ToolCalls, cur.ToolCalls),
-			ChangePoints(prev.ErrorRate, cur.ErrorRate), ChangeRelative(prev.RunP95MS, cur.RunP95MS), ChangeRelative(prev.CallP95MS, cur.CallP95MS),
-			ChangeScore(prev.QualityMean, cur.QualityMean), ChangeCount(prev.Tokens, cur.Tokens))
+		changes := make([]string, len(shown))
+		for i, f := range shown {
+			changes[i] = change(f.Kind, prev.Value(f.History), cur.Value(f.History))
+		}
+		t.add(changes...)
 		t.write(b)
 		fmt.Fprintf(b, "The second row is the change since the previous report (%s).\n\n", MarkdownText(prev.GeneratedAt))
 		return

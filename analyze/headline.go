@@ -1,0 +1,68 @@
+package analyze
+
+import (
+	"slices"
+)
+
+// Figure is one headline figure: what people look at first. The Markdown
+// headline, history.jsonl, diff, --fail-on-regression and check read them
+// from Headline, so a figure added there reaches each of them.
+type Figure struct {
+	Path       string // its summary.json path
+	Label      string // its name in the Markdown headline
+	Kind       string // count, rate, duration (ms) or score: how it is shown and compared
+	Better     string // "up" or "down" when a change is better or worse; "" for neither
+	History    string // its key in history.jsonl ("" when not kept)
+	Regression string // its --fail-on-regression name ("" when none)
+	Shown      bool   // a column of the Markdown headline
+	Get        func(*Summary) *float64
+}
+
+// Headline is every headline figure, in the order outputs list them.
+var Headline = []Figure{
+	{"runs.total", "Runs", "count", "", "runs", "", true, func(s *Summary) *float64 { return f64(s.Runs.Total) }},
+	{"runs.success_rate", "Success rate", "rate", "up", "success_rate", "success_rate", true, func(s *Summary) *float64 { return s.Runs.SuccessRate }},
+	{"tool_calls.total", "Tool calls", "count", "", "tool_calls", "", true, func(s *Summary) *float64 { return f64(s.ToolCalls.Total) }},
+	{"tool_calls.error_rate", "Tool-call error rate", "rate", "down", "error_rate", "error_rate", true, func(s *Summary) *float64 { return s.ToolCalls.ErrorRate }},
+	{"runs.duration_ms.p95", "Run p95", "duration", "down", "run_p95_ms", "run_p95", true, func(s *Summary) *float64 { return s.Runs.DurationMS.P95 }},
+	{"tool_calls.duration_ms.p95", "Tool-call p95", "duration", "down", "tool_call_p95_ms", "tool_call_p95", true, func(s *Summary) *float64 { return s.ToolCalls.DurationMS.P95 }},
+	{"steps.completion_rate", "Step completion rate", "rate", "up", "", "completion_rate", false, func(s *Summary) *float64 { return s.Steps.CompletionRate }},
+	{"quality.mean", "Quality mean", "score", "up", "quality_mean", "quality", true, func(s *Summary) *float64 { return s.Quality.Mean }},
+	{"context.tokens.total", "Tokens", "count", "", "tokens", "", true, func(s *Summary) *float64 { return f64(s.Context.Tokens.Total) }},
+	{"inputs.files_skipped", "Files skipped", "count", "", "files_skipped", "", false, func(s *Summary) *float64 { return f64(s.Inputs.FilesSkipped) }},
+}
+
+// ToolFigure is a per-tool figure diff compares and check and
+// --fail-on-regression may limit for every tool or one.
+type ToolFigure struct {
+	Path       string // its path within a tools[] entry
+	Kind       string
+	Better     string
+	Regression string
+	Get        func(ToolRow) *float64
+}
+
+// ToolFigures are the per-tool figures, in the order diff lists them.
+var ToolFigures = []ToolFigure{
+	{"calls", "count", "", "", func(t ToolRow) *float64 { return f64(t.Calls) }},
+	{"error_rate", "rate", "down", "tool_error_rate", func(t ToolRow) *float64 { return t.ErrorRate }},
+	{"duration_ms.p95", "duration", "down", "tool_p95", func(t ToolRow) *float64 { return t.DurationMS.P95 }},
+}
+
+// figureAt is the headline figure at a summary.json path.
+func figureAt(path string) (Figure, bool) {
+	i := slices.IndexFunc(Headline, func(f Figure) bool { return f.Path == path })
+	if i < 0 {
+		return Figure{}, false
+	}
+	return Headline[i], true
+}
+
+// toolFigureAt is the per-tool figure at a path within a tools[] entry.
+func toolFigureAt(path string) (ToolFigure, bool) {
+	i := slices.IndexFunc(ToolFigures, func(f ToolFigure) bool { return f.Path == path })
+	if i < 0 {
+		return ToolFigure{}, false
+	}
+	return ToolFigures[i], true
+}
