@@ -13,7 +13,7 @@ import (
 const exactCap = 1024
 
 // sketchAccuracy is the sketch's relative accuracy: every percentile it gives
-// lies within 0.5% of the exact nearest-rank value (METRICS.md allows 1%).
+// lies within 0.5% of the exact nearest-rank value (docs/metrics.md allows 1%).
 const sketchAccuracy = 0.005
 
 // Dist is a mergeable distribution of non-negative values. Its sum is kept in

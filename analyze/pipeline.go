@@ -1,7 +1,7 @@
 // Package analyze turns directories of agent logs into a Report: it
 // discovers files, reads each with the reader of its format, folds the runs
 // into mergeable accumulators (one per worker) and finalizes the figures of
-// METRICS.md.
+// docs/metrics.md.
 package analyze
 
 import (

@@ -52,7 +52,7 @@ func skippedMap(r *Report) map[string]string {
 }
 
 // TestTestdata checks the accounting of testdata/logs, worked out by hand
-// from its files (see the file list in README's testdata section).
+// from its files (testdata/README.md lists them).
 func TestTestdata(t *testing.T) {
 	r := analyzeOpt(t, Options{Roots: []string{testdataLogs}})
 	in := r.Summary.Inputs

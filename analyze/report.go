@@ -18,7 +18,7 @@ type Report struct {
 	History []HistoryEntry
 }
 
-// Summary is summary.json (schema agentstat.summary/v1, METRICS.md). Rates
+// Summary is summary.json (schema agentstat.summary/v1, docs/metrics.md). Rates
 // are fractions in [0, 1]; a rate or statistic with no data is null.
 type Summary struct {
 	Schema      string         `json:"schema"`

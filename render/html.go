@@ -25,7 +25,7 @@ import (
 	"github.com/agentstat/agentstat/templates"
 )
 
-// Listing limits keep index.html light at any size (README: "HTML size").
+// Listing limits keep index.html light at any size.
 const (
 	htmlRecentRuns  = 100
 	htmlRunsPerPage = 1000

@@ -26,7 +26,7 @@ import (
 // TablesSchema names the layout of the Parquet tables (docs/tables.md).
 const TablesSchema = "agentstat.tables/v1"
 
-// The rows of the Parquet tables: the normalized model of METRICS.md, one
+// The rows of the Parquet tables: the normalized model of docs/metrics.md, one
 // table per kind of record, joined on run_key. Optional columns are nil
 // where the log does not say. Column meanings are in docs/tables.md.
 type (

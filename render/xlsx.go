@@ -142,9 +142,8 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 }
 
 // xlsxLevel is the workbook's deflate level. Level 1 rather than 6 (what
-// Excel and LibreOffice write) takes a tenth off a full report's time at
-// 1 GB, which stands at the edge of the 5× cat target, for a workbook a
-// quarter larger (15.0 → 18.6 MB at 1 GB; BENCHMARKS.md, session 20).
+// Excel and LibreOffice write) takes a tenth off a full report's time, for a
+// workbook a quarter larger.
 const xlsxLevel = 1
 
 // newXLSXZip is excelize's zip writer with klauspost/compress's deflate

@@ -33,11 +33,11 @@ func constants(t *testing.T, prefix string) []string {
 	return out
 }
 
-// readmeColumn returns the first column of the README table whose header
+// docColumn returns the first column of the docs/metrics.md table whose header
 // starts with header, backticks removed.
-func readmeColumn(t *testing.T, header string) []string {
+func docColumn(t *testing.T, header string) []string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "metrics.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,17 +59,17 @@ func readmeColumn(t *testing.T, header string) []string {
 }
 
 // Every skip reason and warning kind the code can report is documented in
-// the README, and nothing else is: the reasons in the order of Reasons.
+// docs/metrics.md, and nothing else is: the reasons in the order of Reasons.
 func TestReasonsAndWarningsDocumented(t *testing.T) {
 	reasons := constants(t, "Reason")
 	if len(reasons) < 9 || !slices.Equal(slices.Sorted(slices.Values(reasons)), slices.Sorted(slices.Values(Reasons))) {
 		t.Errorf("Reasons %q, constants %q", Reasons, reasons)
 	}
-	if got := readmeColumn(t, "skip reason"); !slices.Equal(got, Reasons) {
-		t.Errorf("README skip reasons %q, want %q", got, Reasons)
+	if got := docColumn(t, "skip reason"); !slices.Equal(got, Reasons) {
+		t.Errorf("docs/metrics.md skip reasons %q, want %q", got, Reasons)
 	}
 	warns := constants(t, "Warn")
-	if got := readmeColumn(t, "warning"); len(warns) < 15 || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(warns))) {
-		t.Errorf("README warnings %q, constants %q", got, warns)
+	if got := docColumn(t, "warning"); len(warns) < 15 || !slices.Equal(slices.Sorted(slices.Values(got)), slices.Sorted(slices.Values(warns))) {
+		t.Errorf("docs/metrics.md warnings %q, constants %q", got, warns)
 	}
 }

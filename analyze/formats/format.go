@@ -26,7 +26,7 @@ import (
 
 // Format describes one input format.
 type Format struct {
-	Name      string // the key used in reports (METRICS.md)
+	Name      string // the key used in reports (docs/metrics.md)
 	Title     string // what one file holds
 	Signature string // how a document is recognised, for `agentstat formats`
 	match     func(d *document) bool
@@ -60,7 +60,7 @@ const (
 	ReasonDuplicate   = "duplicate" // the same file as one read already: a hard link, or roots that overlap
 )
 
-// Reasons lists every skip reason in the order the README documents them
+// Reasons lists every skip reason in the order docs/metrics.md documents them
 // (a test holds the two, and the constants above, equal).
 var Reasons = []string{ReasonEmpty, ReasonInvalidJSON, ReasonTruncated, ReasonNotUTF8, ReasonUnknown, ReasonNoRuns, ReasonOrphan, ReasonTooLarge, ReasonUnreadable, ReasonDuplicate}
 

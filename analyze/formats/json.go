@@ -40,7 +40,7 @@ func (n Num) Int() int64 {
 	return int64(n.V)
 }
 
-// Time is a timestamp in any of the spellings METRICS.md lists. A timestamp
+// Time is a timestamp in any of the spellings docs/metrics.md lists. A timestamp
 // without a zone is resolved in the --tz zone when it is used.
 type Time struct {
 	t     time.Time

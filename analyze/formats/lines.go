@@ -27,11 +27,8 @@ var (
 
 // chunksInFlight is how many chunks each decoding goroutine may hold. A
 // chunk's decoded documents (1.9 KB each) take about as much memory as its
-// lines, and these chunks were most of what a long file's read held: 512 KB
-// chunks halved it from 1 MB ones at the same CPU, and 256 KB ones took 4–7
-// MiB off peak RSS at 100 MB and 1 GB, again at the same CPU; one chunk
-// each instead of two took off 2–3 MiB more, and a 500 MB transcript read
-// no slower (session 23).
+// lines, and these chunks are most of what a long file's read holds; more
+// in flight read a long transcript no faster.
 const chunksInFlight = 1 // per decoding goroutine
 
 // decodedLine is one line after decoding, before any reader saw it.

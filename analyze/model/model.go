@@ -1,4 +1,4 @@
-// Package model is the normalized model of METRICS.md: every input format is
+// Package model is the normalized model of docs/metrics.md: every input format is
 // mapped onto these types by its reader, and nothing downstream needs to know
 // which format a run came from.
 package model
@@ -11,7 +11,7 @@ import (
 // Status is a run's normalized status.
 type Status string
 
-// The run statuses of METRICS.md.
+// The run statuses of docs/metrics.md.
 const (
 	StatusSuccess Status = "success"
 	StatusFailed  Status = "failed"
@@ -26,7 +26,7 @@ var RunStatuses = []Status{StatusSuccess, StatusFailed, StatusPartial, StatusRun
 // StepStatus is a step's normalized status.
 type StepStatus string
 
-// The step statuses of METRICS.md.
+// The step statuses of docs/metrics.md.
 const (
 	StepCompleted  StepStatus = "completed"
 	StepPartial    StepStatus = "partial"

@@ -26,7 +26,7 @@ import (
 	"github.com/agentstat/agentstat/render"
 )
 
-// Exit codes (README "Exit codes").
+// Exit codes (README, "Exit codes").
 const (
 	exitOK        = 0
 	exitViolation = 1 // a threshold was violated, or --strict found skipped files or warnings

@@ -1,4 +1,4 @@
--- agentstat: the headline figures of METRICS.md over the Parquet tables of
+-- agentstat: the headline figures of docs/metrics.md over the Parquet tables of
 -- `agentstat export` (docs/tables.md), in standard SQL that runs unchanged in
 -- DuckDB, Spark SQL and Trino. Each figure is one statement after a
 -- "-- figure:" line; the tables must be visible as runs, steps, tool_calls,
