@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -77,7 +78,7 @@ func ParseThreshold(f ThresholdFlag, text string) (Threshold, error) {
 		t.Limit, err = parseDurationMS(value)
 	default:
 		t.Limit, err = strconv.ParseFloat(value, 64)
-		if err == nil && (t.Limit < 0 || t.Limit > 10) {
+		if err == nil && !(t.Limit >= 0 && t.Limit <= 10) { // NaN too
 			err = fmt.Errorf("a quality score is between 0 and 10")
 		}
 	}
@@ -96,7 +97,7 @@ func parseRate(s string) (float64, error) {
 	if pct {
 		v /= 100
 	}
-	if v < 0 || v > 1 {
+	if !(v >= 0 && v <= 1) { // NaN too
 		return 0, fmt.Errorf("a rate is between 0 and 1 (or 0%% and 100%%)")
 	}
 	return v, nil
@@ -104,7 +105,7 @@ func parseRate(s string) (float64, error) {
 
 // parseDurationMS reads a Go duration (5s, 1m30s, 250ms) or a bare number of milliseconds.
 func parseDurationMS(s string) (float64, error) {
-	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 {
+	if v, err := strconv.ParseFloat(s, 64); err == nil && v >= 0 && !math.IsInf(v, 1) {
 		return v, nil
 	}
 	d, err := time.ParseDuration(s)

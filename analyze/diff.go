@@ -172,7 +172,7 @@ func ParseRegressionLimit(text string) (RegressionLimit, error) {
 	val = strings.TrimSpace(val)
 	pct := strings.HasSuffix(val, "%")
 	v, err := strconv.ParseFloat(strings.TrimSuffix(val, "%"), 64)
-	if err != nil || v < 0 {
+	if err != nil || !(v >= 0) || math.IsInf(v, 1) { // NaN too
 		return RegressionLimit{}, fmt.Errorf("--fail-on-regression %q: the limit is a non-negative number", text)
 	}
 	if pct {

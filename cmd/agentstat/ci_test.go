@@ -98,6 +98,11 @@ func TestDiff(t *testing.T) {
 	if code, _, _ := runCLI(t, "diff", "--fail-on-regression", "speed=1", oldS, newS); code != exitUsage {
 		t.Errorf("unknown limit name: exit %d", code)
 	}
+	for _, limit := range []string{"error_rate=NaN", "run_p95=-1", "quality=+Inf"} {
+		if code, _, _ := runCLI(t, "diff", "--fail-on-regression", limit, oldS, newS); code != exitUsage {
+			t.Errorf("%s: exit %d", limit, code)
+		}
+	}
 	os.WriteFile(filepath.Join(dir, "bad.json"), []byte(`{"schema":"other/v9"}`), 0o644)
 	if code, _, stderr := runCLI(t, "diff", oldS, filepath.Join(dir, "bad.json")); code != exitNoInput || !strings.Contains(stderr, "schema") {
 		t.Errorf("another schema: exit %d %s", code, stderr)

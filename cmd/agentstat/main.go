@@ -96,11 +96,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	switch cmd {
-	case "version":
-		fmt.Fprintln(stdout, "agentstat", version())
-		return exitOK
-	case "formats":
-		printFormats(stdout)
+	case "version", "formats":
+		if len(args) > 0 && args[0] != "--help" && args[0] != "-h" {
+			fmt.Fprintf(stderr, "agentstat %s: takes no arguments, got %q\n", cmd, args[0])
+			return exitUsage
+		}
+		if cmd == "version" {
+			fmt.Fprintln(stdout, "agentstat", version())
+		} else {
+			printFormats(stdout)
+		}
 		return exitOK
 	}
 
@@ -276,7 +281,14 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 	}
 	prev, skipped, err := analyze.ReadHistory(src)
 	if err != nil {
-		fmt.Fprintf(stderr, "agentstat %s: %v (starting a new history)\n", c.cmd, err)
+		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
+		return err
+	}
+	if c.history != "" && len(prev) == 0 && skipped > 0 {
+		// Rewriting it would replace whatever the file is with one line.
+		err := fmt.Errorf("%s is not an agentstat history (%d lines, none a history entry): name another --history", src, skipped)
+		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
+		return err
 	}
 	if skipped > 0 {
 		fmt.Fprintf(stderr, "agentstat %s: warning: %d corrupt lines in %s skipped\n", c.cmd, skipped, src)
@@ -355,6 +367,12 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		return opt, nil, fmt.Errorf("--max-file-size %q: use bytes or a size such as 512MB", c.maxSize)
 	}
 	opt.MaxFileSize = int64(min(size, 1<<62))
+	if c.jobs < 0 || c.jobs > maxJobs {
+		return opt, nil, fmt.Errorf("-j %d: files read in parallel are between 1 and %d (0 for GOMAXPROCS)", c.jobs, maxJobs)
+	}
+	if len(c.formats) == 0 {
+		return opt, nil, fmt.Errorf("-f: name at least one output (%s)", strings.Join(render.FormatNames(), ", "))
+	}
 	for _, f := range c.formats {
 		if !slices.Contains(render.FormatNames(), f) {
 			return opt, nil, fmt.Errorf("unknown output format %q (have %s)", f, strings.Join(render.FormatNames(), ", "))
@@ -362,12 +380,21 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	}
 	writes := c.cmd == "report" || c.cmd == "merge" || c.cmd == "check" && c.outSet // a report, to --out
 	if (writes || c.cmd == "export") && c.partial == "" {
+		if err := writable("-o", c.out, true); err != nil {
+			return opt, nil, err
+		}
 		if err := apart("-o", c.out, roots, true); err != nil {
 			return opt, nil, err
 		}
 	}
 	for _, f := range []struct{ flag, path string }{{"--partial", c.partial}, {"--history", c.history}} {
-		if err := apart(f.flag, f.path, roots, false); f.path != "" && err != nil {
+		if f.path == "" {
+			continue
+		}
+		if err := writable(f.flag, f.path, false); err != nil {
+			return opt, nil, err
+		}
+		if err := apart(f.flag, f.path, roots, false); err != nil {
 			return opt, nil, err
 		}
 	}
@@ -402,6 +429,37 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		return opt, nil, fmt.Errorf("give at least one threshold (--max-error-rate, --min-success-rate, --min-completion-rate, --min-quality, --max-p95, --max-run-p95)")
 	}
 	return opt, thresholds, nil
+}
+
+// maxJobs bounds -j: each reader holds its buffers and an accumulator.
+const maxJobs = 1024
+
+// writable refuses an output path that cannot be what it must be: empty, a
+// directory where a file is written or the reverse, or below a file.
+func writable(flag, path string, isDir bool) error {
+	if path == "" {
+		return fmt.Errorf("%s: name a path", flag)
+	}
+	if info, err := os.Stat(path); err == nil {
+		switch {
+		case isDir && !info.IsDir():
+			return fmt.Errorf("%s %s is a file, not a directory", flag, path)
+		case !isDir && info.IsDir():
+			return fmt.Errorf("%s %s is a directory, not a file", flag, path)
+		}
+		return nil
+	}
+	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
+		if info, err := os.Stat(dir); err == nil {
+			if !info.IsDir() {
+				return fmt.Errorf("%s %s: %s is a file, not a directory", flag, path, dir)
+			}
+			return nil
+		}
+		if filepath.Dir(dir) == dir {
+			return nil
+		}
+	}
 }
 
 // apart refuses an output that would replace or write into an input: one

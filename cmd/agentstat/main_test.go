@@ -26,6 +26,10 @@ func TestExitCodes(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r")
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	notes := filepath.Join(dir, "notes.md")
+	os.WriteFile(notes, []byte("# notes\n\n- keep me\n"), 0o644)
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -55,11 +59,37 @@ func TestExitCodes(t *testing.T) {
 		{"version", []string{"version"}, exitOK, "agentstat"},
 		{"formats", []string{"formats"}, exitOK, "planagent"},
 		{"help", []string{"--help"}, exitOK, "Exit codes"},
+		{"formats with an argument", []string{"formats", "planagent"}, exitUsage, "takes no arguments"},
+		{"empty -o", []string{"report", logs, "-o", ""}, exitUsage, "-o: name a path"},
+		{"empty -f", []string{"report", logs, "-o", out, "-f", ""}, exitUsage, "name at least one output"},
+		{"-j too many", []string{"report", logs, "-o", out, "-j", "100000"}, exitUsage, "between 1 and 1024"},
+		{"-j negative", []string{"summary", logs, "-j", "-1"}, exitUsage, "between 1 and 1024"},
+		{"NaN rate", []string{"check", "--max-error-rate", "NaN", logs}, exitUsage, "between 0 and 1"},
+		{"NaN score", []string{"check", "--min-quality", "NaN", logs}, exitUsage, "between 0 and 10"},
+		{"infinite p95", []string{"check", "--max-p95", "+Inf", logs}, exitUsage, "not a duration"},
+		{"-o below a file", []string{"report", logs, "-o", filepath.Join(file, "r")}, exitUsage, "is a file, not a directory"},
+		{"-o a file", []string{"report", logs, "-o", file}, exitUsage, "is a file, not a directory"},
+		{"--history a directory", []string{"report", logs, "-o", out, "--history", dir}, exitUsage, "is a directory, not a file"},
+		{"--history not a history", []string{"report", logs, "-o", out, "-f", "json", "--history", notes}, exitNoInput, "not an agentstat history"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)
 		if code != tc.code || !strings.Contains(stdout+stderr, tc.in) {
 			t.Errorf("%s: exit %d (want %d)\nstdout: %.300s\nstderr: %.300s", tc.name, code, tc.code, stdout, stderr)
 		}
+	}
+}
+
+// A file given as --history that holds no history is left as it was.
+func TestHistoryNotReplaced(t *testing.T) {
+	dir := t.TempDir()
+	notes := filepath.Join(dir, "notes.md")
+	text := strings.Repeat("a line of someone's notes\n", 653)
+	os.WriteFile(notes, []byte(text), 0o644)
+	if code, _, _ := runCLI(t, "report", logs, "-q", "-f", "json", "-o", filepath.Join(dir, "r"), "--history", notes); code != exitNoInput {
+		t.Errorf("exit %d", code)
+	}
+	if b, _ := os.ReadFile(notes); string(b) != text {
+		t.Errorf("the file was replaced by %.200q", b)
 	}
 }
 
