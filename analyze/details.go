@@ -493,7 +493,25 @@ func SafeName(s string, max int) string {
 	if out == "" {
 		return "run"
 	}
+	if windowsDevice(out) {
+		out = "run-" + out
+		if len(out) > max {
+			out = strings.TrimRight(out[:max], "._-")
+		}
+	}
 	return out
+}
+
+// windowsDevice reports whether Windows reads a file named name (with any
+// extension after it) as a device: CON, PRN, AUX, NUL, COM0–9, LPT0–9.
+func windowsDevice(name string) bool {
+	stem, _, _ := strings.Cut(name, ".")
+	switch strings.ToUpper(stem) {
+	case "CON", "PRN", "AUX", "NUL":
+		return true
+	}
+	upper := strings.ToUpper(stem)
+	return len(upper) == 4 && (strings.HasPrefix(upper, "COM") || strings.HasPrefix(upper, "LPT")) && upper[3] >= '0' && upper[3] <= '9'
 }
 
 // EncodeRun writes a kept run's detail to enc as its number of calls, the

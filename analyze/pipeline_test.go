@@ -468,13 +468,26 @@ func TestJoinedChunks(t *testing.T) {
 func jsonEncoder(b *bytes.Buffer) *json.Encoder { return json.NewEncoder(b) }
 
 // FuzzSafeName: a page name made from any run id is a portable, harmless file name.
+// Page names are never a name Windows reads as a device, with or without
+// an extension.
+func TestSafeNameNotDevice(t *testing.T) {
+	for in, want := range map[string]string{
+		"nul.html": "run-nul.html", "LPT1.txt": "run-LPT1.txt", "con": "run-con", "Aux.tar.gz": "run-Aux.tar.gz",
+		"com0": "run-com0", "lpt10": "lpt10", "console": "console", "nul-1": "nul-1", "COM": "COM",
+	} {
+		if got := SafeName(in, 48); got != want {
+			t.Errorf("SafeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func FuzzSafeName(f *testing.F) {
-	for _, s := range []string{"../../etc/passwd", "CON", "a\x00b\nc", strings.Repeat("x", 5000), "..", ".hidden", "日本語", ""} {
+	for _, s := range []string{"../../etc/passwd", "CON", "a\x00b\nc", strings.Repeat("x", 5000), "..", ".hidden", "日本語", "", "nul.html", "LPT1.txt", "com7." + strings.Repeat("y", 60)} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		n := SafeName(s, 48)
-		if n == "" || len(n) > 48 || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "-") {
+		if n == "" || len(n) > 48 || strings.HasPrefix(n, ".") || strings.HasPrefix(n, "-") || windowsDevice(n) {
 			t.Fatalf("SafeName(%q) = %q", s, n)
 		}
 		for _, c := range n {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -133,5 +134,11 @@ func TestGitHubActions(t *testing.T) {
 	annotate(&out, "warning", "x.json\n::error::forged")
 	if strings.Count(out.String(), "\n") != 1 || !strings.Contains(out.String(), "%0A::error::forged") {
 		t.Errorf("annotation not escaped: %q", out.String())
+	}
+	// Nor reach the terminal of whoever reads the log.
+	out.Reset()
+	annotate(&out, "warning", "a\x1b[31mred\x07\x9b2Jb\xff.json")
+	if got := out.String(); strings.ContainsAny(got, "\x1b\x07\u009b") || !utf8.ValidString(got) {
+		t.Errorf("control characters kept: %q", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/dustin/go-humanize"
 	flag "github.com/spf13/pflag"
@@ -629,6 +630,12 @@ func annotate(out io.Writer, level, msg string) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
+	msg = strings.Map(func(r rune) rune {
+		if r != '\n' && r != '\r' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
+			return ' ' // ESC, BEL and the like would reach the log reader's terminal
+		}
+		return r
+	}, strings.ToValidUTF8(msg, "\uFFFD"))
 	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(msg)
 	fmt.Fprintf(out, "::%s::%s\n", level, msg)
 }
