@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/agentstat/agentstat/analyze/model"
@@ -24,18 +23,34 @@ var secretPatterns = []struct {
 	fold  bool              // hints are looked for in the lower-cased text
 	may   func(string) bool // if set, false for a text the pattern cannot match, tested before the text is lower-cased
 }{
-	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), []string{"PRIVATE KEY"}, false, nil},
-	{regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`), []string{"sk-"}, false, nil},                              // OpenAI, Anthropic (sk-ant-…), and the like
-	{regexp.MustCompile(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`), []string{"AKIA", "ASIA"}, false, nil},                          // AWS access key ids
-	{regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{20,}\b`), []string{"gh"}, false, nil},                                   // GitHub tokens
-	{regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{20,}`), []string{"github_pat_"}, false, nil},                          // GitHub fine-grained tokens
-	{regexp.MustCompile(`\bxox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false, nil},                                 // Slack tokens
-	{regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`), []string{"AIza"}, false, nil},                                        // Google API keys
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, false, nil}, // JSON Web Tokens
-	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), nil, false, mayBearer},                             // Authorization: Bearer …
-	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`), []string{"://"}, false, nil},               // a password in a URL
-	{regexp.MustCompile(`(?i)(\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)\s*[:=]\s*["']?)[^\s"',;]{6,}`),
-		[]string{"pass", "pwd", "secret", "key", "token"}, true, mayAssignKeyword},
+	{regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|$)`), []string{"PRIVATE KEY"}, false, nil}, // PEM and PGP
+	{regexp.MustCompile(`sk-(?:ant|proj)-[A-Za-z0-9_-]{16,}`), []string{"sk-ant-", "sk-proj-"}, false, nil},                                                                   // Anthropic, OpenAI project keys, even glued to a word
+	{regexp.MustCompile(`\bsk-[A-Za-z0-9][A-Za-z0-9_-]{15,}`), []string{"sk-"}, false, nil},                                                                                   // other sk- keys
+	{regexp.MustCompile(`(?:sk|rk)_(?:live|test)_[0-9A-Za-z]{16,}`), []string{"_live_", "_test_"}, false, nil},                                                                // Stripe secret and restricted keys
+	{regexp.MustCompile(`whsec_[0-9A-Za-z]{24,}`), []string{"whsec_"}, false, nil},                                                                                            // Stripe webhook secrets
+	{regexp.MustCompile(`(?:AKIA|ASIA)[0-9A-Z]{16}\b`), []string{"AKIA", "ASIA"}, false, nil},                                                                                 // AWS access key ids
+	{regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{20,}`), []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, false, nil},                                                          // GitHub tokens
+	{regexp.MustCompile(`github_pat_[A-Za-z0-9_]{20,}`), []string{"github_pat_"}, false, nil},                                                                                 // GitHub fine-grained tokens
+	{regexp.MustCompile(`glpat-[0-9A-Za-z_-]{20,}`), []string{"glpat-"}, false, nil},                                                                                          // GitLab tokens
+	{regexp.MustCompile(`xox[abposr]-[A-Za-z0-9-]{10,}`), []string{"xox"}, false, nil},                                                                                        // Slack tokens
+	{regexp.MustCompile(`(hooks\.slack\.com/services/)[A-Za-z0-9/]{8,}`), []string{"hooks.slack.com"}, false, nil},                                                            // Slack webhooks
+	{regexp.MustCompile(`(discord(?:app)?\.com/api/webhooks/)[0-9]+/[A-Za-z0-9_-]+`), []string{"/api/webhooks/"}, false, nil},                                                 // Discord webhooks
+	{regexp.MustCompile(`AIza[0-9A-Za-z_-]{35}`), []string{"AIza"}, false, nil},                                                                                               // Google API keys
+	{regexp.MustCompile(`hf_[A-Za-z0-9]{30,}`), []string{"hf_"}, false, nil},                                                                                                  // Hugging Face tokens
+	{regexp.MustCompile(`npm_[A-Za-z0-9]{36}`), []string{"npm_"}, false, nil},                                                                                                 // npm tokens
+	{regexp.MustCompile(`pypi-AgE[A-Za-z0-9_-]{50,}`), []string{"pypi-"}, false, nil},                                                                                         // PyPI tokens
+	{regexp.MustCompile(`SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}`), []string{"SG."}, false, nil},                                                                           // SendGrid keys
+	{regexp.MustCompile(`do[opr]_v1_[a-f0-9]{64}`), []string{"_v1_"}, false, nil},                                                                                             // DigitalOcean tokens
+	{regexp.MustCompile(`shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`), []string{"shp"}, false, nil},                                                                                   // Shopify tokens
+	{regexp.MustCompile(`((?:AccountKey|SharedAccessKey)=)[A-Za-z0-9+/=]{20,}`), []string{"AccountKey=", "SharedAccessKey="}, false, nil},                                     // Azure connection strings
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`), []string{"eyJ"}, false, nil},                                                      // JSON Web Tokens
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/-]{12,}=*`), nil, false, mayBearer},                                                                                  // Authorization: Bearer …
+	{regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?basic\s+)[A-Za-z0-9+/]{8,}=*`), nil, false, mayBasic},                                                        // Authorization: Basic …
+	{regexp.MustCompile(`(?i)(\b[a-z][a-z0-9+.-]*://[^\s:/@]+:)[^\s/@]+(@)`), []string{"://"}, false, nil},                                                                    // a password in a URL
+	// password=…, DB_PASSWORD=…, AWS_SECRET_ACCESS_KEY=…, "api_key": "…": a
+	// keyword anywhere in a name, the name maybe quoted.
+	{regexp.MustCompile(`(?i)(\b[a-z0-9_-]*?(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)[a-z0-9_-]*["']?\s*[:=]\s*["']?)[^\s"',;]{6,}`),
+		nil, false, mayAssignKeyword},
 }
 
 // RedactText replaces what looks like a credential; changed reports whether it did.
@@ -83,9 +98,13 @@ func containsFoldASCII(s, lower string) bool {
 	return false
 }
 
-// mayAssignKeyword reports whether s holds a ':' or '=' after (and \s) one
-// of the password pattern's keywords, in any case (?i) takes: the keyword's
-// hints alone ("key", "token") let the regexp run on texts of code.
+// mayBasic is the basic-auth pattern's hint, "basic" in any case.
+func mayBasic(s string) bool { return containsFoldASCII(s, "basic") }
+
+// mayAssignKeyword reports whether some ':' or '=' in s follows (after \s
+// and maybe a quote) a name holding one of the password pattern's
+// keywords, in any case (?i) takes: the keywords' hints alone ("key",
+// "token") would let the regexp run on texts of code.
 func mayAssignKeyword(s string) bool {
 	for i := 0; ; i++ {
 		j := strings.IndexAny(s[i:], ":=")
@@ -97,49 +116,46 @@ func mayAssignKeyword(s string) bool {
 		for k > 0 && (s[k-1] == ' ' || s[k-1] == '\t' || s[k-1] == '\n' || s[k-1] == '\f' || s[k-1] == '\r') {
 			k--
 		}
-		// Every keyword ends in d, t, y or n, whose only case folds are
-		// their ASCII capitals.
-		if k == 0 {
-			continue
+		if k > 0 && (s[k-1] == '"' || s[k-1] == '\'') {
+			k--
 		}
-		switch s[k-1] | 0x20 {
-		case 'd', 't', 'y', 'n':
-			if slices.ContainsFunc(assignKeywords, func(kw string) bool { return hasSuffixFold(s[:k], kw) }) {
-				return true
-			}
+		if name := nameBefore(s[:k]); name != "" && slices.ContainsFunc(assignKeywords, func(kw string) bool { return strings.Contains(name, kw) }) {
+			return true
 		}
 	}
+}
+
+// nameBefore is the name s ends with (the runes [a-z0-9_-] matches under
+// (?i): with the Kelvin sign and the long s), folded to lower-case ASCII.
+func nameBefore(s string) string {
+	var rev []byte
+	for len(s) > 0 {
+		r, n := utf8.DecodeLastRuneInString(s)
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_', r == '-':
+		case r >= 'A' && r <= 'Z':
+			r += 'a' - 'A'
+		case r == '\u212a': // Kelvin sign
+			r = 'k'
+		case r == '\u017f': // long s
+			r = 's'
+		default:
+			return reversed(rev)
+		}
+		rev = append(rev, byte(r))
+		s = s[:len(s)-n]
+	}
+	return reversed(rev)
+}
+
+func reversed(b []byte) string {
+	slices.Reverse(b)
+	return string(b)
 }
 
 // assignKeywords is the password pattern's keywords, each spelling it takes.
 var assignKeywords = []string{"password", "passwd", "pwd", "secret", "apikey", "api_key", "api-key",
 	"accesstoken", "access_token", "access-token", "authtoken", "auth_token", "auth-token"}
-
-// hasSuffixFold reports whether s ends with kw (lower-case ASCII) under the
-// simple case folding (?i) matches with: 'k' is also the Kelvin sign, 's'
-// the long s.
-func hasSuffixFold(s, kw string) bool {
-	for j := len(kw) - 1; j >= 0; j-- {
-		r, n := utf8.DecodeLastRuneInString(s)
-		if n == 0 || !foldsTo(r, rune(kw[j])) {
-			return false
-		}
-		s = s[:len(s)-n]
-	}
-	return true
-}
-
-// foldsTo reports whether r is c or in c's case-folding orbit.
-func foldsTo(r, c rune) bool {
-	for f := c; ; {
-		if f == r {
-			return true
-		}
-		if f = unicode.SimpleFold(f); f == c {
-			return false
-		}
-	}
-}
 
 // redactor redacts texts in place and counts the values it changed. Runs
 // repeat their short texts (tool names, agents, error texts) on every call

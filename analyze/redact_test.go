@@ -24,6 +24,32 @@ func TestRedactText(t *testing.T) {
 		"BeArEr zyxwvutsrqponmlk1":        "BeArEr [redacted]",
 		"PassWord: hunter2hunter2":        "PassWord: [redacted]",
 		"x Api-Key=abcdefgh and sk-short": "x Api-Key=[redacted] and sk-short",
+		// Names that hold a keyword, as environments and configs write them.
+		"POSTGRES_PASSWORD=pg-s3cret-value":                                                     "POSTGRES_PASSWORD=[redacted]",
+		"export DB_PASSWORD='hunter22'":                                                         "export DB_PASSWORD='[redacted]'",
+		"AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfi":                                    "AWS_SECRET_ACCESS_KEY=[redacted]",
+		"client_secret=abcdef123456":                                                            "client_secret=[redacted]",
+		"SECRET_KEY = django-insecure-abc123":                                                   "SECRET_KEY = [redacted]",
+		`{"password": "hunter22", "user": "bob"}`:                                               `{"password": "[redacted]", "user": "bob"}`,
+		`{"api_key":"abcdefgh12345"}`:                                                           `{"api_key":"[redacted]"}`,
+		`headers {"x-api-key": "abcdefgh12345"}`:                                                `headers {"x-api-key": "[redacted]"}`,
+		"-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK----- ok": "[redacted] ok",
+		// Tokens glued to a word, and other kinds.
+		"tokensk-ant-api03-AbCdEfGhIjKlMnOpQrSt":                                                            "token[redacted]",
+		"xghp_aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789":                                                         "x[redacted]",
+		"stripe sk_live_51H8abcdefghijklmnopqrstu and rk_live_51H8abcdefghijklmnop":                         "stripe [redacted] and [redacted]",
+		"whsec_abcdefghijklmnopqrstuvwxyz012345":                                                            "[redacted]",
+		"gitlab glpat-abcdefghij0123456789":                                                                 "gitlab [redacted]",
+		"hf_abcdefghijklmnopqrstuvwxyzABCDEFGH":                                                             "[redacted]",
+		"//registry.npmjs.org/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789":                         "//registry.npmjs.org/:_authToken=[redacted]",
+		"SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG":                             "[redacted]",
+		"pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0LXV2d3h5ejAxMjM0NTY3":                         "[redacted]",
+		"post to https://hooks.slack.com/services/T000/B000/XXXXXXXXXXXXXXXXXXXX":                           "post to https://hooks.slack.com/services/[redacted]",
+		"https://discord.com/api/webhooks/123456789/abcdefghijklmnop_qrstuv":                                "https://discord.com/api/webhooks/[redacted]",
+		"DefaultEndpointsProtocol=https;AccountName=x;AccountKey=abcdefghijklmnopqrstuvwxyz0123456789+/==;": "DefaultEndpointsProtocol=https;AccountName=x;AccountKey=[redacted];",
+		"Authorization: Basic dXNlcjpwYXNzd29yZA==":                                                         "Authorization: Basic [redacted]",
+		"dop_v1_" + strings.Repeat("a1", 32):                                                                "[redacted]",
+		"shpat_" + strings.Repeat("ab12", 8):                                                                "[redacted]",
 		// Two patterns in one text, the second case-insensitive after the first replaced.
 		"sk-ant-api03-AbCdEfGhIjKlMnOpQrSt then AUTH_TOKEN=abcdefgh": "[redacted] then AUTH_TOKEN=[redacted]",
 	} {
@@ -34,7 +60,8 @@ func TestRedactText(t *testing.T) {
 	}
 	// Near misses stay as they are.
 	for _, s := range []string{"", "ask-me-anything", "task-runner", "skip sk-short", "https://example.com/path", "the key is missing",
-		"ghost_town", "AKIA too short", "bearer of bad news", "password reset sent", "读取 sk 文件"} {
+		"ghost_town", "AKIA too short", "bearer of bad news", "password reset sent", "读取 sk 文件",
+		"basic configuration steps", "tokens: 12345678", "monkey=abcdefgh", "task-runner-integration-tests", "keyboard: abcdefgh"} {
 		if got, changed := RedactText(s); changed {
 			t.Errorf("RedactText(%q) changed it to %q", s, got)
 		}
