@@ -186,6 +186,19 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Errorf("charts with hidden category labels: %v", hidden)
 	}
 
+	// Every chart's tooltip shows, markers and all, within the page's CSP.
+	shown := eval[int](t, ctx, `[...document.querySelectorAll('.chart')].filter(el => {
+		const c = echarts.getInstanceByDom(el);
+		c.dispatchAction({type: 'showTip', seriesIndex: 0, dataIndex: 0});
+		return true;
+	}).length`)
+	do(t, ctx, chromedp.Sleep(300*time.Millisecond))
+	markers := eval[int](t, ctx, `[...document.querySelectorAll('.chart div')].filter(d => d.style && d.style.position === 'absolute' && d.innerHTML.includes('border-radius')).length`)
+	if shown == 0 || markers == 0 {
+		t.Errorf("%d charts asked to show a tooltip, %d tooltips with markers", shown, markers)
+	}
+	pl.check(t)
+
 	// Sorting a table by clicking its header works without any external script.
 	do(t, ctx, chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible),
 		chromedp.Click(`table.sortable th:nth-child(3)`, chromedp.NodeVisible))
