@@ -18,9 +18,22 @@ type File struct {
 }
 
 // Open opens name for reading. O_NONBLOCK keeps a FIFO put where a log was
-// from blocking the open; it changes nothing for a regular file.
+// from blocking the open; it changes nothing for a regular file. Anything
+// else (a pipe named as a root: agentstat summary /dev/stdin) is then read
+// blocking, so that a read waits for its writer instead of failing.
 func Open(name string) (*File, error) {
-	return open(name, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := open(name, syscall.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(f.fd, &st); err == nil && st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		if err := syscall.SetNonblock(f.fd, false); err != nil {
+			f.Close()
+			return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+	return f, nil
 }
 
 // Create creates name for writing; it must not exist yet (O_EXCL).

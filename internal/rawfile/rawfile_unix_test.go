@@ -3,6 +3,7 @@
 package rawfile
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -35,6 +36,30 @@ func TestFIFODoesNotBlock(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Open of a FIFO blocked")
+	}
+}
+
+// A pipe whose writer is slow to write is read to its end, not given up on
+// as "resource temporarily unavailable" (agentstat summary /dev/stdin).
+func TestPipeWaitsForWriter(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	f, err := Open(fmt.Sprintf("/dev/fd/%d", r.Fd()))
+	if err != nil {
+		t.Skipf("no /dev/fd here: %v", err)
+	}
+	defer f.Close()
+	go func() {
+		time.Sleep(200 * time.Millisecond)
+		w.Write([]byte(`{"a":1}`))
+		w.Close()
+	}()
+	b, err := io.ReadAll(f)
+	if err != nil || string(b) != `{"a":1}` {
+		t.Errorf("read %q, %v", b, err)
 	}
 }
 
