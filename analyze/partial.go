@@ -2,12 +2,16 @@ package analyze
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/DataDog/sketches-go/ddsketch"
@@ -44,7 +48,7 @@ type partialHeader struct {
 	TZ        string // --tz: days are bucketed in it
 	Since     time.Time
 	Until     time.Time
-	Shard     string // "I/N", or "" for all files
+	Shard     string // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
 	Details   int64  // run details that follow the state
 }
 
@@ -147,7 +151,7 @@ type partialState struct {
 // PartialInfo describes how the runs of a partial were chosen.
 type PartialInfo struct {
 	Agentstat string // version of the writer
-	Shard     string // "I/N" or ""
+	Shard     string // the shards it covers: "I/N", "I/N,J/N" (a merge's), or ""
 }
 
 // WritePartial writes the accumulated state, with every kept run's detail
@@ -208,14 +212,16 @@ type MergedPartials struct {
 	Location *time.Location
 	Since    time.Time
 	Until    time.Time
-	Shards   []string
+	Covered  string // the shards the partials covered, "I/N,J/N", or "" when none was a shard
 }
 
 // MergePartials reads and merges partial files in the order given (merging
 // is associative and commutative, so any order gives the same report).
 // Run details are kept in temporary files when keepDetails; close the
 // result's Acc.Details() when done. A file that is corrupt, of another
-// schema, or made with another --tz or window than the first is refused.
+// schema, or made with another --tz or window than the first is refused,
+// and so are a partial given twice, a shard covered twice and shards of
+// splits into different numbers: each would count files twice.
 func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err error) {
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no partial files named", ErrPartial)
@@ -229,6 +235,9 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 			details.Close()
 		}
 	}()
+	digests := map[[sha256.Size]byte]string{}
+	shards := map[int]string{} // index → the partial that covers it
+	var covered []Shard
 	for _, p := range paths {
 		var dw *detailWriter
 		if details != nil {
@@ -236,7 +245,7 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 				return nil, err
 			}
 		}
-		h, acc, err := readPartial(p, dw)
+		h, acc, digest, err := readPartial(p, dw)
 		if dw != nil {
 			err = errors.Join(err, dw.close())
 		}
@@ -253,25 +262,71 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v); %s with --tz %s, window [%v, %v)",
 				p, ErrPartial, h.TZ, h.Since, h.Until, paths[0], m.Location, m.Since, m.Until)
 		}
+		if q, dup := digests[digest]; dup {
+			return nil, fmt.Errorf("%s: %w: the same partial as %s", p, ErrPartial, q)
+		}
+		digests[digest] = p
+		its, err := parseShards(h.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", p, ErrPartial, err)
+		}
+		for _, s := range its {
+			if len(covered) > 0 && s.Count != covered[0].Count {
+				return nil, fmt.Errorf("%s: %w: shard %s of a split into %d, where %s holds shard %s of a split into %d",
+					p, ErrPartial, s, s.Count, shards[covered[0].Index], covered[0], covered[0].Count)
+			}
+			if q, dup := shards[s.Index]; dup {
+				return nil, fmt.Errorf("%s: %w: shard %s is also in %s", p, ErrPartial, s, q)
+			}
+			shards[s.Index] = p
+			covered = append(covered, s)
+		}
 		if keepDetails && h.Details != int64(acc.index.Len()) {
 			return nil, fmt.Errorf("%s: %w: it holds no run details (written by a run that kept none)", p, ErrPartial)
 		}
 		m.Acc.Merge(acc)
-		m.Shards = append(m.Shards, h.Shard)
 	}
+	slices.SortFunc(covered, func(a, b Shard) int { return cmp.Compare(a.Index, b.Index) })
+	names := make([]string, len(covered))
+	for i, s := range covered {
+		names[i] = s.String()
+	}
+	m.Covered = strings.Join(names, ",")
 	m.Acc.spill = details
 	return m, nil
 }
 
+// parseShards reads the shards a partial covers ("" for none).
+func parseShards(s string) ([]Shard, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var out []Shard
+	for _, one := range strings.Split(s, ",") {
+		sh, err := ParseShard(one)
+		if err != nil {
+			return nil, fmt.Errorf("shard %q in its header", one)
+		}
+		out = append(out, sh)
+	}
+	return out, nil
+}
+
 // readPartial reads one partial file, copying its run details to dw (or
-// passing over them when dw is nil).
-func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, error) {
+// passing over them when dw is nil); digest is the file's SHA-256.
+func readPartial(path string, dw *detailWriter) (h *partialHeader, acc *Accumulator, digest [sha256.Size]byte, err error) {
+	h, acc, err = readPartialFrom(path, dw, &digest)
+	return h, acc, digest, err
+}
+
+func readPartialFrom(path string, dw *detailWriter, digest *[sha256.Size]byte) (*partialHeader, *Accumulator, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	br := bufio.NewReader(f)
+	sum := sha256.New()
+	br := bufio.NewReader(io.TeeReader(f, sum))
 	magic := make([]byte, len(partialMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != partialMagic {
 		if len(magic) > 0 && string(magic[:len("agentstat.partial/")]) == "agentstat.partial/" {
@@ -283,6 +338,7 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: corrupt: %v", ErrPartial, err)
 	}
+	zr.Multistream(false)                   // a partial is one gzip member; anything after it is refused below
 	zbr := bufio.NewReaderSize(zr, 256<<10) // a ByteReader, so gob reads no further than it needs
 	dec := gob.NewDecoder(zbr)
 	corrupt := func(what string, err error) error { return fmt.Errorf("%w: corrupt %s: %v", ErrPartial, what, err) }
@@ -313,6 +369,10 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 	if _, err := io.Copy(io.Discard, zbr); err != nil {
 		return nil, nil, corrupt("file", err)
 	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		return nil, nil, corrupt("file", errors.New("data after its end"))
+	}
+	sum.Sum(digest[:0])
 	return &h, acc, nil
 }
 

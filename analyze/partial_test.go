@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/gob"
 	"encoding/json"
@@ -64,11 +65,17 @@ func samePass(t *testing.T, label string, got, want outcome) {
 
 func writePartialFile(t *testing.T, acc *Accumulator, opt Options, path string) {
 	t.Helper()
+	writePartialCovering(t, acc, opt, path, opt.Shard.String())
+}
+
+// writePartialCovering writes a partial that says it covers shards.
+func writePartialCovering(t *testing.T, acc *Accumulator, opt Options, path, shards string) {
+	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := acc.WritePartial(f, opt, PartialInfo{Agentstat: "test", Shard: opt.Shard.String()}); err != nil {
+	if err := acc.WritePartial(f, opt, PartialInfo{Agentstat: "test", Shard: shards}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -135,7 +142,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 				t.Fatal(err)
 			}
 			mid := filepath.Join(dir, "merged-prefix.agentstat")
-			writePartialFile(t, first.Acc, base, mid)
+			writePartialCovering(t, first.Acc, base, mid, first.Covered)
 			first.Acc.spill.Close()
 			again, err := MergePartials(append([]string{mid}, paths[k:]...), true)
 			if err != nil {
@@ -224,6 +231,15 @@ func TestPartialRefused(t *testing.T) {
 	}
 	flipped := bytes.Clone(data)
 	flipped[len(flipped)/2] ^= 0x40
+	covering := func(name, shards string) string {
+		p := filepath.Join(dir, name)
+		writePartialCovering(t, acc, opt, p, shards)
+		return p
+	}
+	var member bytes.Buffer
+	zw := gzip.NewWriter(&member)
+	zw.Write([]byte("more"))
+	zw.Close()
 	cases := map[string]struct {
 		paths []string
 		want  string
@@ -235,6 +251,13 @@ func TestPartialRefused(t *testing.T) {
 		"older schema": {[]string{write("v1", append([]byte("agentstat.partial/v1\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v1"`},
 		"newer schema": {[]string{write("v3", append([]byte("agentstat.partial/v3\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v3"`},
 		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
+		"given twice":  {[]string{good, good}, "the same partial as"},
+		"a copy":       {[]string{good, write("copy", data)}, "the same partial as"},
+		"shard twice":  {[]string{covering("a1", "1/3"), covering("b1", "1/3")}, "shard 1/3 is also in"},
+		"in a merge":   {[]string{covering("m12", "1/3,2/3"), covering("c2", "2/3")}, "shard 2/3 is also in"},
+		"other splits": {[]string{covering("d1", "1/3"), covering("e2", "2/4")}, "split into 4"},
+		"bad shard":    {[]string{covering("f", "4/3")}, `shard "4/3"`},
+		"two members":  {[]string{write("members", append(bytes.Clone(data), member.Bytes()...))}, "data after its end"},
 		"none":         {nil, "no partial files"},
 	}
 	for name, c := range cases {

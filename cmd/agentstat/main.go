@@ -184,6 +184,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runExport(ctx, &c, opt, stderr, stopProgress)
 	}
 	var acc *analyze.Accumulator
+	covered := opt.Shard.String() // the shards a partial written now covers
 	if cmd == "merge" {
 		stopProgress() // partials are read in a moment; there is nothing to show
 		m, err := analyze.MergePartials(roots, opt.KeepDetails)
@@ -191,7 +192,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 			return exitNoInput
 		}
-		acc, opt.Location, opt.Since, opt.Until = m.Acc, m.Location, m.Since, m.Until
+		acc, opt.Location, opt.Since, opt.Until, covered = m.Acc, m.Location, m.Since, m.Until, m.Covered
 	} else {
 		acc, err = analyze.Accumulate(ctx, opt)
 		stopProgress()
@@ -203,7 +204,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if c.partial != "" {
 		defer acc.Details().Close()
 		err := writeFileAtomic(c.partial, func(w io.Writer) error {
-			return acc.WritePartial(w, opt, analyze.PartialInfo{Agentstat: version(), Shard: opt.Shard.String()})
+			return acc.WritePartial(w, opt, analyze.PartialInfo{Agentstat: version(), Shard: covered})
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat %s: partial: %v\n", cmd, err)
