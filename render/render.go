@@ -186,9 +186,21 @@ func writeDir(ctx context.Context, out string, force bool, schema string, fill f
 	if err := checkReplaceable(out, force); err != nil {
 		return err
 	}
-	parent := filepath.Dir(filepath.Clean(out))
+	if abs, err := filepath.Abs(out); err == nil {
+		out = abs
+	}
+	out = ThroughLinks(out) // a link to the report stays a link, to the new report
+	parent := filepath.Dir(out)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return err
+	}
+	// A directory that cannot be renamed (a mount point: a container
+	// volume, a tmpfs) is filled in place, from a temporary directory
+	// inside it, on its own file system; so is the working directory, which
+	// a swap would leave the user's shell standing in once removed.
+	inPlace := mountPoint(out) || isWorkingDir(out)
+	if inPlace {
+		parent = out
 	}
 	flock.RemoveStale(parent, analyze.TempPrefix+"tmp-", StaleAge)
 	tmp, err := os.MkdirTemp(parent, analyze.TempPrefix+"tmp-")
@@ -216,7 +228,72 @@ func writeDir(ctx context.Context, out string, force bool, schema string, fill f
 	if err := ctx.Err(); err != nil {
 		return err
 	}
+	if inPlace {
+		return replaceContents(tmp, out)
+	}
 	return swapInto(ctx, tmp, out)
+}
+
+// ThroughLinks is path with the links it names followed, also to a target
+// not made yet, so that an output written there leaves the links in place.
+func ThroughLinks(path string) string {
+	for range 40 { // the kernel's own limit on links in a row
+		info, err := os.Lstat(path)
+		if err != nil || info.Mode()&os.ModeSymlink == 0 {
+			break
+		}
+		to, err := os.Readlink(path)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(path), to)
+		}
+		path = to
+	}
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(dir, filepath.Base(path))
+	}
+	return path
+}
+
+// isWorkingDir reports whether dir is the process's working directory.
+func isWorkingDir(dir string) bool {
+	wd, err := os.Getwd()
+	if err != nil {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(wd); err == nil {
+		wd = real
+	}
+	return wd == dir
+}
+
+// replaceContents empties out, but for the temporary directories of runs,
+// and moves tmp's entries into it: not atomic, for a directory that cannot
+// be swapped whole.
+func replaceContents(tmp, out string) error {
+	entries, err := os.ReadDir(out)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), analyze.TempPrefix+"tmp-") {
+			if err := os.RemoveAll(filepath.Join(out, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	made, err := os.ReadDir(tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range made {
+		if err := os.Rename(filepath.Join(tmp, e.Name()), filepath.Join(out, e.Name())); err != nil {
+			return err
+		}
+	}
+	return os.Remove(tmp)
 }
 
 func checkReplaceable(out string, force bool) error {

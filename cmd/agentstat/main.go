@@ -313,6 +313,7 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 // writeFileAtomic writes a file through a temporary file beside it, locked
 // while it is written so that no other run takes it for one a killed run left.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
+	path = render.ThroughLinks(path) // a link to the file stays a link, to the new file
 	dir := filepath.Dir(path)
 	flock.RemoveStale(dir, analyze.TempPrefix+"tmp-", render.StaleAge)
 	f, err := os.CreateTemp(dir, analyze.TempPrefix+"tmp-*")

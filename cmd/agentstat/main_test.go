@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -217,9 +218,16 @@ func TestNoSelfDeadlock(t *testing.T) {
 				msgs = append(msgs, fmt.Sprintf("%q: exit %d: %s", args, code, stderr))
 			}
 		}
-		// -o the working directory, which cannot be swapped: an error, not a hang.
+		// -o the working directory: filled in place, not swapped away.
 		t.Chdir(t.TempDir())
-		runCLI(t, "report", abs, "-q", "-f", "json", "-o", ".")
+		for range 2 {
+			if code, _, stderr := runCLI(t, "report", abs, "-q", "-f", "json", "-o", "."); code != exitOK {
+				msgs = append(msgs, fmt.Sprintf("-o .: exit %d: %s", code, stderr))
+			}
+		}
+		if _, err := os.Stat("summary.json"); err != nil {
+			msgs = append(msgs, "-o .: "+err.Error())
+		}
 		done <- strings.Join(msgs, "\n")
 	}()
 	select {
@@ -233,6 +241,58 @@ func TestNoSelfDeadlock(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, "history.jsonl"))
 	if err != nil || bytes.Count(b, []byte("\n")) != 2 {
 		t.Errorf("history after two runs: %v\n%s", err, b)
+	}
+}
+
+// An -o or --history that is a link is written through: the link stays,
+// its target gets the new report or history.
+func TestOutputThroughLinks(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	dir := t.TempDir()
+	target, hist := filepath.Join(dir, "site"), filepath.Join(dir, "h.jsonl")
+	outLink, histLink := filepath.Join(dir, "out"), filepath.Join(dir, "hist")
+	os.Symlink(target, outLink)
+	os.Symlink(hist, histLink)
+	os.MkdirAll(target, 0o755)
+	for range 2 {
+		if code, _, stderr := runCLI(t, "report", logs, "-q", "-f", "json", "-o", outLink, "--history", histLink); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+	}
+	for _, l := range []string{outLink, histLink} {
+		if info, err := os.Lstat(l); err != nil || info.Mode()&os.ModeSymlink == 0 {
+			t.Errorf("%s is no longer a link (%v)", l, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(target, "summary.json")); err != nil {
+		t.Errorf("the link's target has no report: %v", err)
+	}
+	if b, err := os.ReadFile(hist); err != nil || bytes.Count(b, []byte("\n")) != 2 {
+		t.Errorf("the history behind the link: %v\n%s", err, b)
+	}
+}
+
+// An -o that is a mount point (a container volume) cannot be renamed: it is
+// filled in place.
+func TestOutputMountPoint(t *testing.T) {
+	mnt := t.TempDir()
+	if err := exec.Command("mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", mnt).Run(); err != nil {
+		t.Skip("cannot mount a tmpfs here:", err)
+	}
+	t.Cleanup(func() { exec.Command("umount", mnt).Run() })
+	os.WriteFile(filepath.Join(mnt, "stale.txt"), nil, 0o644)
+	for i, args := range [][]string{{"--force"}, nil} {
+		if code, _, stderr := runCLI(t, append([]string{"report", logs, "-q", "-f", "json,md", "-o", mnt}, args...)...); code != exitOK {
+			t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+		}
+	}
+	entries, _ := os.ReadDir(mnt)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, " "); got != ".agentstat-report history.jsonl report.md summary.json" {
+		t.Errorf("the mount point holds %s", got)
 	}
 }
 
