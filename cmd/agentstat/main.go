@@ -16,7 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-	"unicode"
 
 	"github.com/dustin/go-humanize"
 	flag "github.com/spf13/pflag"
@@ -310,33 +309,6 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 	return nil
 }
 
-// writeFileAtomic writes a file through a temporary file beside it, locked
-// while it is written so that no other run takes it for one a killed run left.
-func writeFileAtomic(path string, write func(io.Writer) error) error {
-	path = render.ThroughLinks(path) // a link to the file stays a link, to the new file
-	dir := filepath.Dir(path)
-	flock.RemoveStale(dir, analyze.TempPrefix+"tmp-", render.StaleAge)
-	f, err := os.CreateTemp(dir, analyze.TempPrefix+"tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	unlock, _ := flock.Lock(context.Background(), f.Name()) // new: never waits
-	defer unlock()
-	if err := f.Chmod(0o644); err != nil { // CreateTemp makes 0600; this is an ordinary output file
-		f.Close()
-		return err
-	}
-	if err := write(f); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
-}
-
 // options turns the flags into analysis options and thresholds.
 func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, error) {
 	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact}
@@ -434,81 +406,6 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	return opt, thresholds, nil
 }
 
-// maxJobs bounds -j: each reader holds its buffers and an accumulator.
-const maxJobs = 1024
-
-// writable refuses an output path that cannot be what it must be: empty, a
-// directory where a file is written or the reverse, or below a file.
-func writable(flag, path string, isDir bool) error {
-	if path == "" {
-		return fmt.Errorf("%s: name a path", flag)
-	}
-	if info, err := os.Stat(path); err == nil {
-		switch {
-		case isDir && !info.IsDir():
-			return fmt.Errorf("%s %s is a file, not a directory", flag, path)
-		case !isDir && info.IsDir():
-			return fmt.Errorf("%s %s is a directory, not a file", flag, path)
-		}
-		return nil
-	}
-	for dir := filepath.Dir(filepath.Clean(path)); ; dir = filepath.Dir(dir) {
-		if info, err := os.Stat(dir); err == nil {
-			if !info.IsDir() {
-				return fmt.Errorf("%s %s: %s is a file, not a directory", flag, path, dir)
-			}
-			return nil
-		}
-		if filepath.Dir(dir) == dir {
-			return nil
-		}
-	}
-}
-
-// apart refuses an output that would replace or write into an input: one
-// that is an input root or lies inside one, or, for a directory (which is
-// replaced whole), one that holds a root.
-func apart(flag, out string, roots []string, isDir bool) error {
-	o := resolved(out)
-	for _, root := range roots {
-		r := resolved(root)
-		switch {
-		case o == r:
-			return fmt.Errorf("%s %s is the input %s: name an output outside the inputs", flag, out, root)
-		case within(o, r):
-			return fmt.Errorf("%s %s lies inside the input %s: name an output outside the inputs", flag, out, root)
-		case isDir && within(r, o):
-			return fmt.Errorf("%s %s holds the input %s, and would be replaced with it: name an output outside the inputs", flag, out, root)
-		}
-	}
-	return nil
-}
-
-// within reports whether path lies strictly below dir.
-func within(path, dir string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
-}
-
-// resolved is p made absolute with the links of its longest existing
-// ancestor followed, so that two names of one place compare equal.
-func resolved(p string) string {
-	abs, err := filepath.Abs(p)
-	if err != nil {
-		return filepath.Clean(p)
-	}
-	rest := ""
-	for dir := abs; ; dir = filepath.Dir(dir) {
-		if real, err := filepath.EvalSymlinks(dir); err == nil {
-			return filepath.Join(real, rest)
-		}
-		if filepath.Dir(dir) == dir {
-			return abs
-		}
-		rest = filepath.Join(filepath.Base(dir), rest)
-	}
-}
-
 // parseWhen reads an RFC 3339 time, a date or date-time in loc, or an age
 // before now (a Go duration such as 36h, or a number of days such as 7d).
 func parseWhen(s string, loc *time.Location, now time.Time) (time.Time, error) {
@@ -535,31 +432,6 @@ func parseWhen(s string, loc *time.Location, now time.Time) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("%q is not a time (use 2026-11-01, 2026-11-01T08:00:00Z, 24h or 7d)", s)
 }
 
-func printCheck(w io.Writer, c *analyze.CheckResult) {
-	if c == nil {
-		return
-	}
-	for _, t := range c.Thresholds {
-		name := t.Metric
-		if t.Tool != "" {
-			name += "[" + t.Tool + "]"
-		}
-		switch {
-		case t.Violated:
-			fmt.Fprintf(w, "VIOLATED %s: %s, limit %s %s\n", name, render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit))
-		case t.Actual == nil:
-			fmt.Fprintf(w, "no data  %s: n/a, limit %s %s\n", name, t.Op, render.ThresholdValue(t.Kind, &t.Limit))
-		default:
-			fmt.Fprintf(w, "ok       %s: %s, limit %s %s\n", name, render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit))
-		}
-	}
-	if c.Passed {
-		fmt.Fprintf(w, "check passed: %d thresholds hold\n", len(c.Thresholds)-c.NoData)
-	} else {
-		fmt.Fprintf(w, "check failed: %d of %d thresholds violated\n", c.Violations, len(c.Thresholds))
-	}
-}
-
 func printFormats(w io.Writer) {
 	fmt.Fprintln(w, "Input formats, in detection precedence (a file's format is read from its content, never its name):")
 	for _, f := range formats.All() {
@@ -573,129 +445,6 @@ func version() string {
 		return info.Main.Version
 	}
 	return "(devel)"
-}
-
-// githubActions, when run as a GitHub Actions step, appends the Markdown
-// report to the job summary and prints annotations for violated thresholds
-// and skipped files.
-func githubActions(rep *analyze.Report, out io.Writer) {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
-		return
-	}
-	s := &rep.Summary
-	if c := s.Check; c != nil {
-		for _, t := range c.Thresholds {
-			if t.Violated {
-				name := t.Metric
-				if t.Tool != "" {
-					name += "[" + t.Tool + "]"
-				}
-				annotate(out, "error", fmt.Sprintf("agentstat threshold violated: %s is %s, limit %s %s", name,
-					render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit)))
-			}
-		}
-	}
-	const maxFileAnnotations = 10 // GitHub shows ten annotations of a kind per step
-	for i, f := range s.Inputs.Skipped {
-		if i == maxFileAnnotations {
-			annotate(out, "warning", fmt.Sprintf("agentstat: %d more files skipped (see the report's data quality section)", len(s.Inputs.Skipped)-i))
-			break
-		}
-		annotate(out, "warning", fmt.Sprintf("agentstat skipped %s: %s", f.Path, f.Reason))
-	}
-	path := os.Getenv("GITHUB_STEP_SUMMARY")
-	if path == "" {
-		return
-	}
-	var b strings.Builder
-	if err := render.Markdown(&b, rep); err != nil {
-		return
-	}
-	md := b.String()
-	const limit = 1000 << 10 // GitHub accepts 1 MiB per step summary
-	if len(md) > limit {
-		cut := strings.LastIndex(md[:limit], "\n## ")
-		md = md[:max(cut, 0)] + "\n\n…the rest is in the published report.\n"
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		annotate(out, "warning", "agentstat: cannot write the job summary: "+err.Error())
-		return
-	}
-	defer f.Close()
-	io.WriteString(f, md+"\n")
-}
-
-// annotate prints a workflow command; its text is escaped as GitHub requires
-// so a file name from a log cannot end the command or start another.
-func annotate(out io.Writer, level, msg string) {
-	if os.Getenv("GITHUB_ACTIONS") != "true" {
-		return
-	}
-	msg = strings.Map(func(r rune) rune {
-		if r != '\n' && r != '\r' && (unicode.IsControl(r) || r == '\u2028' || r == '\u2029') {
-			return ' ' // ESC, BEL and the like would reach the log reader's terminal
-		}
-		return r
-	}, strings.ToValidUTF8(msg, "\uFFFD"))
-	msg = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(msg)
-	fmt.Fprintf(out, "::%s::%s\n", level, msg)
-}
-
-// runDiff compares two summary.json files: Markdown on stdout, exit 1 when a
-// --fail-on-regression limit is exceeded.
-func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("agentstat diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var limits []string
-	fs.StringArrayVar(&limits, "fail-on-regression", nil, "NAME=LIMIT: exit 1 when NEW is worse by more (names: "+
-		strings.Join(analyze.RegressionKeys(), ", ")+"; rates in points, e.g. 0.02 or 2%; p95 as a relative rise, e.g. 20%; quality in score points)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agentstat diff [--fail-on-regression NAME=LIMIT]... OLD/summary.json NEW/summary.json")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
-		return exitUsage
-	}
-	if fs.NArg() != 2 {
-		fmt.Fprintln(stderr, "agentstat diff: name two summary.json files, OLD and NEW")
-		return exitUsage
-	}
-	var parsed []analyze.RegressionLimit
-	for _, l := range limits {
-		r, err := analyze.ParseRegressionLimit(l)
-		if err != nil {
-			fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
-			return exitUsage
-		}
-		parsed = append(parsed, r)
-	}
-	var sums [2]*analyze.Summary
-	for i, p := range fs.Args() {
-		s, err := analyze.LoadSummary(p)
-		if err != nil {
-			fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
-			return exitNoInput
-		}
-		sums[i] = s
-	}
-	d := analyze.Compare(sums[0], sums[1])
-	violations := d.Violations(parsed)
-	if err := render.DiffMarkdown(stdout, d, violations); err != nil {
-		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
-		return exitNoInput
-	}
-	for _, v := range violations {
-		annotate(stdout, "error", "agentstat regression: "+v)
-	}
-	if len(violations) > 0 {
-		return exitViolation
-	}
-	return exitOK
 }
 
 // runExport writes the normalized model as Parquet tables (docs/tables.md).
