@@ -48,12 +48,12 @@ type ThresholdFlag struct {
 
 // ThresholdFlags lists the flags of `agentstat check`.
 var ThresholdFlags = []ThresholdFlag{
-	{"max-error-rate", "tool_calls.error_rate", "error_rate", true, "rate", "highest tool-call error rate, e.g. 0.05 or 5%; TOOL=RATE for one tool"},
-	{"min-success-rate", "runs.success_rate", "", false, "rate", "lowest run success rate"},
-	{"min-completion-rate", "steps.completion_rate", "", false, "rate", "lowest step completion rate"},
-	{"min-quality", "quality.mean", "", false, "score", "lowest quality mean (0-10)"},
-	{"max-p95", "tool_calls.duration_ms.p95", "duration_ms.p95", true, "duration", "highest tool-call p95 duration, e.g. 5s; TOOL=DURATION for one tool"},
-	{"max-run-p95", "runs.duration_ms.p95", "", true, "duration", "highest run p95 duration, e.g. 10m"},
+	{"max-error-rate", "tool_calls.error_rate", "error_rate", true, "rate", "highest tool-call error `RATE`, e.g. 0.05 or 5%; TOOL=RATE for one tool"},
+	{"min-success-rate", "runs.success_rate", "", false, "rate", "lowest run success `RATE`"},
+	{"min-completion-rate", "steps.completion_rate", "", false, "rate", "lowest step completion `RATE`"},
+	{"min-quality", "quality.mean", "", false, "score", "lowest quality mean `SCORE` (0-10)"},
+	{"max-p95", "tool_calls.duration_ms.p95", "duration_ms.p95", true, "duration", "highest tool-call p95 `DURATION`, e.g. 5s; TOOL=DURATION for one tool"},
+	{"max-run-p95", "runs.duration_ms.p95", "", true, "duration", "highest run p95 `DURATION`, e.g. 10m"},
 }
 
 // ParseThreshold reads one value of a check flag: VALUE, or TOOL=VALUE where

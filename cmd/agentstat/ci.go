@@ -112,19 +112,18 @@ func annotate(out io.Writer, level, msg string) {
 // --fail-on-regression limit is exceeded.
 func runDiff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agentstat diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // help and errors are printed below
 	var limits []string
-	fs.StringArrayVar(&limits, "fail-on-regression", nil, "NAME=LIMIT: exit 1 when NEW is worse by more (names: "+
+	fs.StringArrayVar(&limits, "fail-on-regression", nil, "`NAME=LIMIT`: exit 1 when NEW is worse by more (names: "+
 		strings.Join(analyze.RegressionKeys(), ", ")+"; rates in points, e.g. 0.02 or 2%; p95 as a relative rise, e.g. 20%; quality in score points)")
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "Usage: agentstat diff [--fail-on-regression NAME=LIMIT]... OLD/summary.json NEW/summary.json")
-		fs.PrintDefaults()
-	}
+	fs.Usage = func() {}
+	c, _ := commandNamed("diff")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(stdout, c, fs)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
+		fmt.Fprintf(stderr, "agentstat diff: %s (see agentstat diff --help)\n", flagError(err, c))
 		return exitUsage
 	}
 	if fs.NArg() != 2 {

@@ -3,14 +3,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -35,25 +36,6 @@ const (
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
-
-const usage = `agentstat turns a directory of AI-agent logs into reports.
-
-Usage:
-  agentstat report [flags] DIR...    write the report set (the default command)
-  agentstat summary [flags] DIR...   print the Markdown summary on stdout
-  agentstat check [flags] DIR...     evaluate thresholds; exit 1 when one is violated
-  agentstat diff [flags] OLD NEW     compare two summary.json files (Markdown on stdout)
-  agentstat merge [flags] PARTIAL... write the report set from partials (report --partial)
-  agentstat export [flags] DIR...    write the normalized model as Parquet tables (-o TABLES)
-  agentstat formats                  list the input formats and how each is recognised
-  agentstat version
-
-Exit codes: 0 success; 1 a threshold was violated (or --strict saw a skipped
-file or a warning); 2 usage error; 3 nothing could be read or an output could
-not be written.
-
-Flags:
-`
 
 // config is what the flags say.
 type config struct {
@@ -86,18 +68,34 @@ type config struct {
 func run(args []string, stdout, stderr io.Writer) int {
 	cmd := "report"
 	if len(args) > 0 {
-		switch args[0] {
-		case "diff":
-			return runDiff(args[1:], stdout, stderr)
-		case "report", "summary", "check", "merge", "export", "formats", "version":
+		if _, ok := commandNamed(args[0]); ok {
 			cmd, args = args[0], args[1:]
-		case "help":
-			args = []string{"--help"}
+		} else {
+			switch args[0] {
+			case "help", "-h", "--help":
+				if c, ok := commandNamed(strings.Join(args[1:], "")); ok && len(args) == 2 {
+					args = []string{c.name, "--help"}
+					return run(args, stdout, stderr)
+				}
+				printUsage(stdout)
+				return exitOK
+			}
+			if meant, ok := misspelledCommand(args[0]); ok {
+				fmt.Fprintf(stderr, "agentstat: unknown command %q (did you mean %s?); see agentstat --help\n", args[0], meant)
+				return exitUsage
+			}
 		}
 	}
+	c0, _ := commandNamed(cmd)
 	switch cmd {
+	case "diff":
+		return runDiff(args, stdout, stderr)
 	case "version", "formats":
-		if len(args) > 0 && args[0] != "--help" && args[0] != "-h" {
+		if len(args) > 0 && (args[0] == "--help" || args[0] == "-h") {
+			printCommandHelp(stdout, c0, nil)
+			return exitOK
+		}
+		if len(args) > 0 {
 			fmt.Fprintf(stderr, "agentstat %s: takes no arguments, got %q\n", cmd, args[0])
 			return exitUsage
 		}
@@ -111,31 +109,32 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	c := config{cmd: cmd, thresholds: map[string]*[]string{}, stdout: stdout}
 	fs := flag.NewFlagSet("agentstat "+cmd, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, usage)
-		fs.PrintDefaults()
+	fs.SetOutput(io.Discard) // help and errors are printed below
+	fs.Usage = func() {}
+	defaultOut := "agentstat-report"
+	if cmd == "export" {
+		defaultOut = "agentstat-tables"
 	}
-	fs.StringVarP(&c.out, "out", "o", "agentstat-report", "output directory (report, check)")
-	fs.StringSliceVarP(&c.formats, "format", "f", render.FormatNames(), "outputs to write: "+strings.Join(render.FormatNames(), ","))
-	fs.StringVar(&c.tz, "tz", "UTC", "time zone of every date shown, and of timestamps written without one (IANA name, e.g. Europe/Berlin)")
-	fs.StringVar(&c.since, "since", "", "only runs started at or after this time (RFC 3339, a date, or an age such as 24h or 7d)")
-	fs.StringVar(&c.until, "until", "", "only runs started before this time (same forms as --since)")
-	fs.StringSliceVar(&c.include, "include", nil, "read only files whose relative path or name matches a glob (** allowed; repeatable)")
-	fs.StringSliceVar(&c.exclude, "exclude", nil, "skip files and directories whose relative path or name matches a glob (repeatable)")
-	fs.StringVar(&c.title, "title", "", "report title")
-	fs.IntVarP(&c.jobs, "jobs", "j", 0, "files read in parallel (default GOMAXPROCS)")
+	fs.StringVarP(&c.out, "out", "o", defaultOut, "output `DIR`")
+	fs.StringSliceVarP(&c.formats, "format", "f", render.FormatNames(), "`OUTPUTS` to write, of "+strings.Join(render.FormatNames(), ","))
+	fs.StringVar(&c.tz, "tz", "UTC", "time `ZONE` of every date shown, and of timestamps written without one (IANA name, e.g. Europe/Berlin)")
+	fs.StringVar(&c.since, "since", "", "only runs started at or after `TIME` (RFC 3339, a date, or an age such as 24h or 7d)")
+	fs.StringVar(&c.until, "until", "", "only runs started before `TIME` (same forms as --since)")
+	fs.StringSliceVar(&c.include, "include", nil, "read only files whose relative path or name matches `GLOB` (** allowed; repeatable)")
+	fs.StringSliceVar(&c.exclude, "exclude", nil, "skip files and directories whose relative path or name matches `GLOB` (repeatable)")
+	fs.StringVar(&c.title, "title", "", "report `TITLE`")
+	fs.IntVarP(&c.jobs, "jobs", "j", 0, "`N` files read in parallel (default GOMAXPROCS)")
 	fs.BoolVarP(&c.quiet, "quiet", "q", false, "print nothing but errors")
 	fs.BoolVar(&c.force, "force", false, "replace an output directory that is not an agentstat report")
 	fs.BoolVar(&c.strict, "strict", false, "exit 1 when any file was skipped or any warning counted")
 	fs.BoolVar(&c.singleFile, "single-file", false, "html: write one self-contained index.html (scripts and styles inlined, no run pages)")
-	fs.StringVar(&c.baseURL, "base-url", "", "html: the URL the report is published at, for canonical links")
+	fs.StringVar(&c.baseURL, "base-url", "", "html: the `URL` the report is published at, for canonical links")
 	fs.BoolVar(&c.noRedact, "no-redact", false, "show values that look like credentials instead of redacting them")
-	fs.StringVar(&c.history, "history", "", "history file to extend with this run (default: history.jsonl of the previous report in -o)")
-	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs the history keeps")
-	fs.StringVar(&c.partial, "partial", "", "report, merge: write the aggregate state to this file instead of the report set, for agentstat merge")
-	fs.StringVar(&c.shard, "shard", "", "read only shard I of N of the files (I/N, e.g. 2/8): N tasks cover the tree exactly once")
-	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than this (after decompression) as too large")
+	fs.StringVar(&c.history, "history", "", "history `FILE` to extend with this run (default: history.jsonl of the previous report in -o)")
+	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
+	fs.StringVar(&c.partial, "partial", "", "write the aggregate state to `FILE` instead of the report set, for agentstat merge")
+	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
+	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than `SIZE` (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
 		v := new([]string)
 		c.thresholds[f.Flag] = v
@@ -143,9 +142,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			printCommandHelp(stdout, c0, fs)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "agentstat %s: %v (see agentstat --help)\n", cmd, err)
+		fmt.Fprintf(stderr, "agentstat %s: %s (see agentstat %s --help)\n", cmd, flagError(err, c0), cmd)
 		return exitUsage
 	}
 	roots := fs.Args()
@@ -166,8 +166,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	if cmd == "export" && !fs.Changed("out") {
-		c.out = "agentstat-tables"
+	if name := foreignFlag(c0, fs); name != "" {
+		fmt.Fprintf(stderr, "agentstat %s: --%s is not a flag of %s (see agentstat %s --help)\n", cmd, name, cmd, cmd)
+		return exitUsage
 	}
 	opt, thresholds, err := c.options(roots)
 	if err != nil {
@@ -216,6 +217,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	rep := acc.Report(opt)
 	defer rep.Details.Close()
+	if in := rep.Summary.Inputs; cmd != "merge" && in.FilesParsed == 0 && in.FilesFiltered == 0 {
+		fmt.Fprintf(stderr, "agentstat %s: no log file among the %s files seen (%s)\n", cmd, render.Count(in.FilesSeen), skipReasons(in.SkippedBy))
+		return exitNoInput
+	}
+	if s := &rep.Summary; s.Runs.Total == 0 && s.Inputs.RunsFiltered > 0 && !c.quiet {
+		fmt.Fprintf(stderr, "agentstat %s: --since/--until left out every run read (%s)\n", cmd, render.Count(s.Inputs.RunsFiltered))
+	}
 	code := exitOK
 	if len(thresholds) > 0 {
 		rep.Summary.Check = analyze.Check(&rep.Summary, thresholds)
@@ -246,7 +254,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if !c.quiet {
 			s := &rep.Summary
-			fmt.Fprintf(stderr, "agentstat: %d runs from %d files (%d skipped) → %s\n", s.Runs.Total, s.Inputs.FilesParsed, s.Inputs.FilesSkipped, c.out)
+			fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), c.out)
 			if s.Check != nil {
 				printCheck(stderr, s.Check)
 			}
@@ -379,9 +387,6 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	lists := slices.Contains(c.formats, "html") || slices.Contains(c.formats, "xlsx")
 	opt.KeepDetails = writes && (pages || slices.Contains(c.formats, "xlsx")) || c.partial != "" || c.cmd == "export"
 	opt.NoIndex = !(writes && lists || c.partial != "")
-	if c.partial != "" && c.cmd != "report" && c.cmd != "merge" {
-		return opt, nil, fmt.Errorf("--partial is for report and merge")
-	}
 	if c.shard != "" {
 		if opt.Shard, err = analyze.ParseShard(c.shard); err != nil {
 			return opt, nil, err
@@ -440,13 +445,6 @@ func printFormats(w io.Writer) {
 	fmt.Fprintln(w, "\nFiles seen: every regular file named *.json or *.jsonl (optionally .gz) under the roots; links are not followed.")
 }
 
-func version() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" {
-		return info.Main.Version
-	}
-	return "(devel)"
-}
-
 // runExport writes the normalized model as Parquet tables (docs/tables.md).
 func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Writer, stopProgress func()) int {
 	acc, err := analyze.Accumulate(ctx, opt)
@@ -463,7 +461,18 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 	}
 	if !c.quiet {
 		s := acc.Report(opt).Summary
-		fmt.Fprintf(stderr, "agentstat: %d runs from %d files (%d skipped) → Parquet tables in %s\n", s.Runs.Total, s.Inputs.FilesParsed, s.Inputs.FilesSkipped, c.out)
+		fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → Parquet tables in %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), c.out)
 	}
 	return exitOK
+}
+
+// skipReasons counts skipped files by reason, the commonest first.
+func skipReasons(by map[string]int64) string {
+	reasons := slices.Collect(maps.Keys(by))
+	slices.SortFunc(reasons, func(a, b string) int { return cmp.Or(cmp.Compare(by[b], by[a]), cmp.Compare(a, b)) })
+	parts := make([]string, len(reasons))
+	for i, r := range reasons {
+		parts[i] = render.Count(by[r]) + " " + r
+	}
+	return strings.Join(parts, ", ")
 }

@@ -71,6 +71,12 @@ func TestExitCodes(t *testing.T) {
 		{"-o below a file", []string{"report", logs, "-o", filepath.Join(file, "r")}, exitUsage, "is a file, not a directory"},
 		{"-o a file", []string{"report", logs, "-o", file}, exitUsage, "is a file, not a directory"},
 		{"--history a directory", []string{"report", logs, "-o", out, "--history", dir}, exitUsage, "is a directory, not a file"},
+		{"misspelled command", []string{"reprot", logs}, exitUsage, `unknown command "reprot" (did you mean report?)`},
+		{"misspelled flag", []string{"report", "--sinec", "7d", logs}, exitUsage, "did you mean --since?"},
+		{"flag of another command", []string{"summary", "-o", out, logs}, exitUsage, "--out is not a flag of summary"},
+		{"no log among the files", []string{"summary", filepath.Join(logs, "broken", "unknown.json"), filepath.Join(logs, "broken", "empty.json")}, exitNoInput, "no log file among the 2 files seen (1 empty, 1 unknown format)"},
+		{"window leaves no run", []string{"report", logs, "-o", out, "-f", "json", "--since", "2099-01-01"}, exitOK, "--since/--until left out every run read (28)"},
+		{"version", []string{"version", "--help"}, exitOK, "Usage: agentstat version"},
 		{"--history not a history", []string{"report", logs, "-o", out, "-f", "json", "--history", notes}, exitNoInput, "not an agentstat history"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)

@@ -20,6 +20,9 @@ import (
 func writeFileAtomic(path string, write func(io.Writer) error) error {
 	path = render.ThroughLinks(path) // a link to the file stays a link, to the new file
 	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
 	flock.RemoveStale(dir, analyze.TempPrefix+"tmp-", render.StaleAge)
 	f, err := os.CreateTemp(dir, analyze.TempPrefix+"tmp-*")
 	if err != nil {

@@ -91,7 +91,7 @@ func TestMergeAndExportErrors(t *testing.T) {
 		{"merge a log", []string{"merge", "-o", filepath.Join(dir, "m"), filepath.Join(logs, "session", "seed-simple.json")}, exitNoInput, "no agentstat.partial/v2 header"},
 		{"merge --tz", []string{"merge", "--tz", "UTC", good}, exitUsage, "--tz is set when the partials are made"},
 		{"bad shard", []string{"report", "--shard", "4/3", logs}, exitUsage, "1 ≤ I ≤ N"},
-		{"summary --partial", []string{"summary", "--partial", good, logs}, exitUsage, "--partial is for report and merge"},
+		{"summary --partial", []string{"summary", "--partial", good, logs}, exitUsage, "--partial is not a flag of summary"},
 		{"thresholds with --partial", []string{"report", "--partial", good, "--max-error-rate", "0.1", logs}, exitUsage, "give them to merge"},
 		{"merge checks thresholds", []string{"merge", "-f", "json", "-o", filepath.Join(dir, "checked"), "--max-error-rate", "1%", good}, exitViolation, "VIOLATED"},
 		{"empty shard is fine", []string{"report", "--shard", "1/1000", "--partial", filepath.Join(dir, "tiny.partial"), "-q", filepath.Join(logs, "planexec")}, exitOK, ""},
