@@ -14,6 +14,7 @@ import (
 // DiffRow compares one figure of two summaries.
 type DiffRow struct {
 	Metric     string   // summary.json path, or the tool's figure
+	Label      string   // its human name
 	Tool       string   // for per-tool rows
 	Kind       string   // count, rate, duration, score
 	Old, New   *float64 // nil: no data (or the tool is absent)
@@ -73,7 +74,7 @@ func Compare(old, cur *Summary) Diff {
 	d := Diff{OldAt: old.GeneratedAt, NewAt: cur.GeneratedAt}
 	for _, h := range Headline {
 		o, n := h.Get(old), h.Get(cur)
-		d.Headline = append(d.Headline, DiffRow{Metric: h.Path, Kind: h.Kind, Old: o, New: n, Regression: worse(h.Kind, h.Better, o, n)})
+		d.Headline = append(d.Headline, DiffRow{Metric: h.Path, Label: h.Label, Kind: h.Kind, Old: o, New: n, Regression: worse(h.Kind, h.Better, o, n)})
 	}
 	slices.SortStableFunc(d.Headline, func(a, b DiffRow) int { return cmp.Compare(math.Max(b.Regression, 0), math.Max(a.Regression, 0)) })
 
@@ -107,7 +108,7 @@ func Compare(old, cur *Summary) Diff {
 			if inNew {
 				nv = f.Get(n)
 			}
-			d.Tools = append(d.Tools, DiffRow{Metric: f.Path, Tool: name, Kind: f.Kind, Old: ov, New: nv, Presence: presence, Regression: worse(f.Kind, f.Better, ov, nv)})
+			d.Tools = append(d.Tools, DiffRow{Metric: f.Path, Label: f.Label, Tool: name, Kind: f.Kind, Old: ov, New: nv, Presence: presence, Regression: worse(f.Kind, f.Better, ov, nv)})
 		}
 	}
 	// Tools by their worst figure, then name; a tool's rows stay together.
@@ -181,9 +182,27 @@ func ParseRegressionLimit(text string) (RegressionLimit, error) {
 	return RegressionLimit{Metric: metric, Tool: tool, Limit: v, Text: text}, nil
 }
 
+// Violation is a figure that got worse by more than a limit allows.
+type Violation struct {
+	Row    DiffRow
+	Amount float64 // how much worse: points of a rate, a relative rise of a duration, score points
+	Limit  RegressionLimit
+}
+
+// Changed reports whether the figure moved, or appeared or disappeared.
+func (r DiffRow) Changed() bool {
+	switch {
+	case r.Presence != "":
+		return true
+	case r.Old == nil || r.New == nil:
+		return (r.Old == nil) != (r.New == nil)
+	}
+	return *r.Old != *r.New
+}
+
 // Violations lists the rows that got worse by more than a limit allows.
-func (d Diff) Violations(limits []RegressionLimit) []string {
-	var out []string
+func (d Diff) Violations(limits []RegressionLimit) []Violation {
+	var out []Violation
 	for _, l := range limits {
 		rows := d.Headline
 		if l.Tool {
@@ -198,11 +217,7 @@ func (d Diff) Violations(limits []RegressionLimit) []string {
 				amount *= 10 // back to score points
 			}
 			if amount > l.Limit+1e-12 {
-				name := r.Metric
-				if r.Tool != "" {
-					name = "tools[" + r.Tool + "]." + r.Metric
-				}
-				out = append(out, fmt.Sprintf("%s got worse by %.4g (limit %s)", name, amount, l.Text))
+				out = append(out, Violation{Row: r, Amount: amount, Limit: l})
 			}
 		}
 	}

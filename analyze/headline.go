@@ -36,6 +36,7 @@ var Headline = []Figure{
 // --fail-on-regression may limit for every tool or one.
 type ToolFigure struct {
 	Path       string // its path within a tools[] entry
+	Label      string
 	Kind       string
 	Better     string
 	Regression string
@@ -44,9 +45,9 @@ type ToolFigure struct {
 
 // ToolFigures are the per-tool figures, in the order diff lists them.
 var ToolFigures = []ToolFigure{
-	{"calls", "count", "", "", func(t ToolRow) *float64 { return f64(t.Calls) }},
-	{"error_rate", "rate", "down", "tool_error_rate", func(t ToolRow) *float64 { return t.ErrorRate }},
-	{"duration_ms.p95", "duration", "down", "tool_p95", func(t ToolRow) *float64 { return t.DurationMS.P95 }},
+	{"calls", "Calls", "count", "", "", func(t ToolRow) *float64 { return f64(t.Calls) }},
+	{"error_rate", "Error rate", "rate", "down", "tool_error_rate", func(t ToolRow) *float64 { return t.ErrorRate }},
+	{"duration_ms.p95", "p95", "duration", "down", "tool_p95", func(t ToolRow) *float64 { return t.DurationMS.P95 }},
 }
 
 // figureAt is the headline figure at a summary.json path.

@@ -39,39 +39,126 @@ func change(kind string, old, cur *float64) string {
 	return ChangeScore(old, cur)
 }
 
-// DiffMarkdown writes the comparison of two summaries: every headline figure
-// and every tool with old, new and change, worst regressions first.
-func DiffMarkdown(w io.Writer, d analyze.Diff, violations []string) error {
+// DiffMarkdown writes the comparison of two summaries: the headline figures
+// and the tools that changed (every one with all), worst regressions first,
+// and the regressions over the limits.
+func DiffMarkdown(w io.Writer, d analyze.Diff, violations []analyze.Violation, all bool) error {
 	var b strings.Builder
 	b.WriteString("# agentstat diff\n\n")
-	fmt.Fprintf(&b, "Old: %s · new: %s. Rows are ordered worst regression first; **worse** marks a figure that got worse.\n\n",
-		MarkdownText(d.OldAt), MarkdownText(d.NewAt))
+	changed := 0
+	for _, r := range d.Headline {
+		if r.Changed() {
+			changed++
+		}
+	}
+	fmt.Fprintf(&b, "Old: %s · new: %s. %d of %d headline figures changed; **worse** marks one that got worse, the worst first.\n\n",
+		MarkdownText(d.OldAt), MarkdownText(d.NewAt), changed, len(d.Headline))
 	if len(violations) > 0 {
 		fmt.Fprintf(&b, "**Regressions over the limits (%d):**\n\n", len(violations))
 		for _, v := range violations {
-			fmt.Fprintf(&b, "- %s\n", MarkdownText(v))
+			fmt.Fprintf(&b, "- %s\n", MarkdownText(ViolationText(v)))
 		}
 		b.WriteString("\n")
 	}
+	hidden := false
 	t := newTable("Figure", ">Old", ">New", ">Change", "")
 	for _, r := range d.Headline {
-		t.add(r.Metric, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), change(r.Kind, r.Old, r.New), mark(r))
-	}
-	t.write(&b)
-	if len(d.Tools) > 0 {
-		b.WriteString("## Tools\n\n")
-		t = newTable("Tool", "Figure", ">Old", ">New", ">Change", "")
-		for _, r := range d.Tools {
-			note := mark(r)
-			if r.Presence != "" && r.Metric == "calls" {
-				note = strings.TrimSpace(r.Presence + " " + note)
-			}
-			t.add(r.Tool, r.Metric, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), change(r.Kind, r.Old, r.New), note)
+		if !all && !r.Changed() {
+			hidden = true
+			continue
 		}
+		t.add(r.Label, diffValue(r.Kind, r.Old), diffValue(r.Kind, r.New), change(r.Kind, r.Old, r.New), mark(r))
+	}
+	if len(t.rows) > 0 {
 		t.write(&b)
+	}
+	tools, shown := toolDiffs(d.Tools, all)
+	if len(tools) > 0 {
+		b.WriteString("## Tools\n\n")
+		fmt.Fprintf(&b, "%d of %d tools changed.\n\n", shown, len(tools))
+		tt := newTable("Tool", ">Calls", ">Error rate", ">p95", "")
+		for _, tr := range tools {
+			if !all && !tr.changed {
+				hidden = true
+				continue
+			}
+			tt.add(tr.cells...)
+		}
+		if len(tt.rows) > 0 {
+			tt.write(&b)
+		}
+	}
+	if hidden {
+		b.WriteString("Figures and tools that did not change are left out; `agentstat diff --all` shows them.\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// toolDiff is one tool's line of the diff: its figures side by side.
+type toolDiff struct {
+	cells   []string
+	changed bool
+}
+
+// toolDiffs folds the per-tool rows (a tool's figures stay together, in the
+// order of analyze.ToolFigures) into a line per tool.
+func toolDiffs(rows []analyze.DiffRow, all bool) (out []toolDiff, changed int) {
+	for i := 0; i < len(rows); {
+		tool := rows[i].Tool
+		tr := toolDiff{cells: []string{tool}}
+		note := ""
+		for ; i < len(rows) && rows[i].Tool == tool; i++ {
+			r := rows[i]
+			cell := diffValue(r.Kind, r.New)
+			if r.Changed() {
+				tr.changed = true
+				cell = diffValue(r.Kind, r.Old) + " → " + diffValue(r.Kind, r.New)
+				if r.Old != nil && r.New != nil {
+					cell += " (" + change(r.Kind, r.Old, r.New) + ")"
+				}
+			}
+			switch r.Presence {
+			case "disappeared":
+				cell = diffValue(r.Kind, r.Old) + " → none"
+			case "appeared":
+				cell = "none → " + diffValue(r.Kind, r.New)
+			}
+			tr.cells = append(tr.cells, cell)
+			if r.Presence != "" {
+				note = r.Presence
+			} else if mark(r) != "" && note == "" {
+				note = mark(r)
+			}
+		}
+		tr.cells = append(tr.cells, note)
+		if tr.changed {
+			changed++
+		}
+		out = append(out, tr)
+	}
+	return out, changed
+}
+
+// ViolationText says which figure got worse, by how much in its own unit,
+// and the limit it passed.
+func ViolationText(v analyze.Violation) string {
+	name := v.Row.Label
+	if v.Row.Tool != "" {
+		name = v.Row.Tool + ": " + strings.ToLower(v.Row.Label[:1]) + v.Row.Label[1:]
+	}
+	var amount string
+	switch v.Row.Kind {
+	case "rate":
+		amount = signed(v.Amount*100, 1) + " pp"
+	case "duration":
+		amount = signed(v.Amount*100, 1) + "%"
+	case "score":
+		amount = signed(v.Amount, 2) + " points"
+	default:
+		amount = signed(v.Amount, 0)
+	}
+	return fmt.Sprintf("%s got worse by %s (limit %s)", name, amount, v.Limit.Text)
 }
 
 func mark(r analyze.DiffRow) string {

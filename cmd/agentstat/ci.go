@@ -114,6 +114,8 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("agentstat diff", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // help and errors are printed below
 	var limits []string
+	var all bool
+	fs.BoolVar(&all, "all", false, "show the figures and tools that did not change too")
 	fs.StringArrayVar(&limits, "fail-on-regression", nil, "`NAME=LIMIT`: exit 1 when NEW is worse by more (names: "+
 		strings.Join(analyze.RegressionKeys(), ", ")+"; rates in points, e.g. 0.02 or 2%; p95 as a relative rise, e.g. 20%; quality in score points)")
 	fs.Usage = func() {}
@@ -150,12 +152,12 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	}
 	d := analyze.Compare(sums[0], sums[1])
 	violations := d.Violations(parsed)
-	if err := render.DiffMarkdown(stdout, d, violations); err != nil {
+	if err := render.DiffMarkdown(stdout, d, violations, all); err != nil {
 		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
 		return exitNoInput
 	}
 	for _, v := range violations {
-		annotate(stdout, "error", "agentstat regression: "+v)
+		annotate(stdout, "error", "agentstat regression: "+render.ViolationText(v))
 	}
 	if len(violations) > 0 {
 		return exitViolation

@@ -79,7 +79,8 @@ func TestDiff(t *testing.T) {
 		os.WriteFile(golden+".got", []byte(stdout), 0o644)
 		t.Errorf("diff differs from %s (see .got)", golden)
 	}
-	for _, s := range []string{"| run_terminal | calls | n/a | 1 | n/a | appeared |", "| DELETE /orders | calls | 1 | n/a | n/a | disappeared |"} {
+	for _, s := range []string{"| run_terminal | none → 1 | none → 100% | none → n/a | appeared |", "| DELETE /orders | 1 → none | 100% → none | 1.0 s → none | disappeared |",
+		"6 of 10 headline figures changed", "8 of 28 tools changed", "`agentstat diff --all` shows them"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("diff lacks %q", s)
 		}
@@ -90,8 +91,13 @@ func TestDiff(t *testing.T) {
 	first := stdout[strings.Index(stdout, "|---|"):]
 	first = first[strings.Index(first, "\n")+1:]
 	if code != exitViolation || !strings.Contains(stdout, "Regressions over the limits (1)") ||
-		!strings.HasPrefix(first, "| tool_calls.error_rate |") || !strings.Contains(first[:strings.Index(first, "\n")], "| worse |") {
+		!strings.HasPrefix(first, "| Tool-call error rate |") || !strings.Contains(first[:strings.Index(first, "\n")], "| worse |") ||
+		!strings.Contains(stdout, "- Tool-call error rate got worse by +2.9 pp (limit error_rate=2%)") {
 		t.Errorf("a regression over the limit: exit %d\n%s", code, stdout)
+	}
+	// --all shows every figure and tool, changed or not.
+	if _, stdout, _ := runCLI(t, "diff", "--all", oldS, newS); !strings.Contains(stdout, "| Runs |") || !strings.Contains(stdout, "| Bash | 8 | 28.6% | 30.0 s |  |") || strings.Contains(stdout, "--all") {
+		t.Errorf("diff --all:\n%s", stdout)
 	}
 	if code, _, _ := runCLI(t, "diff", "--fail-on-regression", "error_rate=0.05", newS, oldS); code != exitOK {
 		t.Errorf("within the limit: exit %d", code)

@@ -47,7 +47,7 @@ var commands = []command{
 		slices.Concat(readFlags, reportFlags, thresholdFlags())},
 	{"diff", "[flags] OLD NEW", "compare two summary.json files: Markdown on stdout", "Compare two summary.json files: Markdown on stdout, worst regressions first.",
 		"agentstat diff base/summary.json head/summary.json --fail-on-regression error_rate=2%",
-		[]string{"fail-on-regression"}},
+		[]string{"fail-on-regression", "all"}},
 	{"merge", "[flags] PARTIAL...", "write the report set (or a partial) from partial files", "Write the report set (or, with --partial, a partial) from the partials of report --partial.",
 		"agentstat merge p1.agentstat p2.agentstat p3.agentstat -o site",
 		slices.Concat([]string{"title", "quiet", "strict", "partial"}, reportFlags, thresholdFlags())},
