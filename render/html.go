@@ -145,7 +145,30 @@ func (h *htmlWriter) execute(name, tmpl string, data any) error {
 
 type cardView struct {
 	Label, Value, Note string
+	Exact              string // the exact figure, on hover, when Value is compacted
 	Bad                bool
+}
+
+// countCard is a card of a count, compacted past a million.
+func countCard(label string, n int64, note string) cardView {
+	c := cardView{Label: label, Value: CompactCount(n), Note: note}
+	if c.Value != Count(n) {
+		c.Exact = Count(n)
+	}
+	return c
+}
+
+// violated reports whether a threshold on one of metrics was violated.
+func violated(c *analyze.CheckResult, metrics ...string) bool {
+	if c == nil {
+		return false
+	}
+	for _, t := range c.Thresholds {
+		if t.Violated && slices.Contains(metrics, t.Metric) {
+			return true
+		}
+	}
+	return false
 }
 
 type cellView struct {
@@ -252,17 +275,36 @@ func (h *htmlWriter) index() error {
 		data.Meta += fmt.Sprintf(" · runs started from %s until %s", orDash(s.Window.Since), orDash(s.Window.Until))
 	}
 	data.Check = checkSummary(s.Check)
-	data.Cards = []cardView{
-		{Label: "Runs", Value: Count(s.Runs.Total)},
-		{Label: "Success rate", Value: Rate(s.Runs.SuccessRate), Note: "of runs that finished"},
-		{Label: "Tool calls", Value: Count(s.ToolCalls.Total)},
-		{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate), Bad: s.ToolCalls.Errors > 0},
-		{Label: "Run p50 / p95", Value: Millis(s.Runs.DurationMS.P50) + " / " + Millis(s.Runs.DurationMS.P95)},
-		{Label: "Tool-call p50 / p95", Value: Millis(s.ToolCalls.DurationMS.P50) + " / " + Millis(s.ToolCalls.DurationMS.P95)},
-		{Label: "Quality mean", Value: Score(s.Quality.Mean), Note: Count(s.Quality.Evaluations) + " evaluations"},
-		{Label: "Tokens", Value: Count(s.Context.Tokens.Total)},
-		{Label: "Files skipped", Value: Count(s.Inputs.FilesSkipped), Bad: s.Inputs.FilesSkipped > 0, Note: "of " + Count(s.Inputs.FilesSeen) + " seen"},
+	// Cards without data (no run that finished, no evaluation) are left out;
+	// a card is red where the figure broke a threshold or files were lost.
+	data.Cards = []cardView{countCard("Runs", s.Runs.Total, "")}
+	if s.Runs.SuccessRate != nil {
+		data.Cards = append(data.Cards, cardView{Label: "Success rate", Value: Rate(s.Runs.SuccessRate), Note: "of runs that finished",
+			Bad: violated(s.Check, "runs.success_rate")})
 	}
+	data.Cards = append(data.Cards, countCard("Tool calls", s.ToolCalls.Total, ""))
+	if s.ToolCalls.ErrorRate != nil {
+		data.Cards = append(data.Cards, cardView{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate),
+			Bad: violated(s.Check, "tool_calls.error_rate", "tools.error_rate")})
+	}
+	if s.Runs.DurationMS.P95 != nil {
+		data.Cards = append(data.Cards, cardView{Label: "Run p50 / p95", Value: Millis(s.Runs.DurationMS.P50) + " / " + Millis(s.Runs.DurationMS.P95),
+			Bad: violated(s.Check, "runs.duration_ms.p95")})
+	}
+	if s.ToolCalls.DurationMS.P95 != nil {
+		data.Cards = append(data.Cards, cardView{Label: "Tool-call p50 / p95", Value: Millis(s.ToolCalls.DurationMS.P50) + " / " + Millis(s.ToolCalls.DurationMS.P95),
+			Bad: violated(s.Check, "tool_calls.duration_ms.p95", "tools.duration_ms.p95")})
+	}
+	if s.Quality.Mean != nil {
+		data.Cards = append(data.Cards, cardView{Label: "Quality mean", Value: Score(s.Quality.Mean), Note: Count(s.Quality.Evaluations) + " evaluations",
+			Bad: violated(s.Check, "quality.mean")})
+	}
+	if s.Context.Tokens.Total > 0 {
+		data.Cards = append(data.Cards, countCard("Tokens", s.Context.Tokens.Total, ""))
+	}
+	skipped := countCard("Files skipped", s.Inputs.FilesSkipped, "of "+Count(s.Inputs.FilesSeen)+" seen")
+	skipped.Bad = s.Inputs.FilesSkipped > 0
+	data.Cards = append(data.Cards, skipped)
 	data.Sections = h.sections()
 
 	recent := h.r.Runs.NewestFirst()

@@ -78,6 +78,28 @@ func Score(v *float64) string {
 }
 
 // Count shows an integer with thousands separators.
+// CompactCount shows a count of a million or more in three digits and a
+// unit (1.88 B), which a dashboard card has room for; smaller ones as Count.
+func CompactCount(n int64) string {
+	units := []struct {
+		size float64
+		name string
+	}{{1e12, "T"}, {1e9, "B"}, {1e6, "M"}}
+	for _, u := range units {
+		if v := float64(n) / u.size; math.Abs(v) >= 1 {
+			prec := 2
+			switch {
+			case math.Abs(v) >= 99.95:
+				prec = 0
+			case math.Abs(v) >= 9.995:
+				prec = 1
+			}
+			return strconv.FormatFloat(v, 'f', prec, 64) + " " + u.name
+		}
+	}
+	return Count(n)
+}
+
 func Count(n int64) string {
 	s := strconv.FormatInt(n, 10)
 	neg := strings.HasPrefix(s, "-")

@@ -203,10 +203,41 @@ func TestHumanFormats(t *testing.T) {
 		{Millis(f(3599700)), "1h 00m"}, {Millis(f(3600000)), "1h 00m"}, {Millis(f(59940)), "59.9 s"},
 		{Rate(f(0.9996)), "99.96%"}, {Rate(f(0.99999)), ">99.99%"}, {Rate(f(0.0000004)), "<0.01%"}, {Rate(f(0.998)), "99.8%"},
 		{Count(1234567), "1,234,567"}, {Count(-1234), "-1,234"}, {Count(12), "12"},
+		{CompactCount(999999), "999,999"}, {CompactCount(1_000_000), "1.00 M"}, {CompactCount(1_878_884_370), "1.88 B"},
+		{CompactCount(99_950_000), "100 M"}, {CompactCount(12_345_678), "12.3 M"}, {CompactCount(4_200_000_000_000), "4.20 T"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("got %q, want %q", tc.got, tc.want)
 		}
+	}
+}
+
+// The dashboard's cards: none without data, counts that fit, red only for a
+// broken threshold (or lost files).
+func TestCards(t *testing.T) {
+	dir := t.TempDir()
+	// Claude Code transcripts alone: no run says success or failure, no quality.
+	r := testReport(t, filepath.Join("..", "testdata", "logs", "claudecode"))
+	r.Summary.Context.Tokens.Total = 1_878_884_370
+	r.Summary.Check = analyze.Check(&r.Summary, []analyze.Threshold{{Metric: "tool_calls.error_rate", Max: true, Limit: 0, Kind: "rate"}})
+	if err := Write(context.Background(), dir, []string{"html"}, r, Options{SingleFile: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(b)
+	for _, gone := range []string{`<div class="label">Success rate</div>`, `<div class="label">Quality mean</div>`} {
+		if strings.Contains(page, gone) {
+			t.Errorf("a card without data: %s", gone)
+		}
+	}
+	if !strings.Contains(page, `<div class="value" title="1,878,884,370">1.88 B</div>`) {
+		t.Error("the tokens card is not compacted with its exact figure on hover")
+	}
+	if !strings.Contains(page, `<div class="card bad"><div class="label">Tool-call error rate</div>`) {
+		t.Error("the error-rate card is not red though its threshold is violated")
 	}
 }
 
