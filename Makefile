@@ -20,7 +20,7 @@ test: lint fuzz benchcheck unit engine
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
 lint:
-	$(GO) run $(ACTIONLINT) -shellcheck= examples/github/*.yml
+	$(GO) run $(ACTIONLINT) -shellcheck= examples/github/*.yml .github/workflows/*.yml
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
