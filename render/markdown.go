@@ -1,6 +1,7 @@
 package render
 
 import (
+	"html"
 	"cmp"
 	"fmt"
 	"io"
@@ -70,7 +71,7 @@ func (t *table) write(b *strings.Builder) {
 // Markdown writes report.md: a headline, then a section per metric family,
 // then the data-quality account. It renders on GitHub and through goldmark
 // with the GFM extension.
-func Markdown(w io.Writer, r *analyze.Report) error {
+func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 	var b strings.Builder
 	s := &r.Summary
 	title := r.Title
@@ -83,6 +84,9 @@ func Markdown(w io.Writer, r *analyze.Report) error {
 		fmt.Fprintf(&b, " · runs started from %s until %s", MarkdownText(orDash(s.Window.Since)), MarkdownText(orDash(s.Window.Until)))
 	}
 	fmt.Fprintf(&b, " · %s files read, %s skipped\n\n", Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
+	if base, ok := publishedAt(o.BaseURL); ok {
+		fmt.Fprintf(&b, "[Open the dashboard](%s/index.html) · [every run](%s/runs.html)\n\n", base, base)
+	}
 
 	headline(&b, s, r.History)
 	if s.Check != nil {
@@ -98,6 +102,22 @@ func Markdown(w io.Writer, r *analyze.Report) error {
 	dataQualitySection(&b, s)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// publishedAt is --base-url fit for a Markdown link: http(s), no space or
+// parenthesis, without a trailing slash.
+func publishedAt(u string) (string, bool) {
+	u = strings.TrimSuffix(u, "/")
+	ok := (strings.HasPrefix(u, "https://") || strings.HasPrefix(u, "http://")) && !strings.ContainsAny(u, " ()<>\n\r\t")
+	return u, ok
+}
+
+// folded writes a section's body inside <details>, which GitHub shows
+// closed: long tables stay out of the way of a pull request's first screen.
+func folded(b *strings.Builder, summary string, body func()) {
+	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", html.EscapeString(summary))
+	body()
+	b.WriteString("</details>\n\n")
 }
 
 func orDash(s string) string {
@@ -218,8 +238,9 @@ func runsSection(b *strings.Builder, s *analyze.Summary) {
 	fmt.Fprintf(b, "%s runs; success rate %s (success among runs that finished: not running, not unknown).\n\n", Count(s.Runs.Total), Rate(s.Runs.SuccessRate))
 	t := newTable("Status", ">Runs", ">Share")
 	for _, st := range []string{"success", "failed", "partial", "running", "unknown"} {
-		n := s.Runs.ByStatus[st]
-		t.add(st, Count(n), Rate(share(n, s.Runs.Total)))
+		if n := s.Runs.ByStatus[st]; n > 0 {
+			t.add(st, Count(n), Rate(share(n, s.Runs.Total)))
+		}
 	}
 	t.write(b)
 
@@ -235,12 +256,16 @@ func runsSection(b *strings.Builder, s *analyze.Summary) {
 	}
 	t.write(b)
 
+	if s.Steps.Total == 0 {
+		return // transcripts plan no steps
+	}
 	b.WriteString("### Steps\n\n")
 	fmt.Fprintf(b, "%s steps; completion rate %s.\n\n", Count(s.Steps.Total), Rate(s.Steps.CompletionRate))
 	t = newTable("Status", ">Steps", ">Share")
 	for _, st := range []string{"completed", "partial", "in_progress", "blocked", "not_started", "failed", "skipped", "other"} {
-		n := s.Steps.ByStatus[st]
-		t.add(st, Count(n), Rate(share(n, s.Steps.Total)))
+		if n := s.Steps.ByStatus[st]; n > 0 {
+			t.add(st, Count(n), Rate(share(n, s.Steps.Total)))
+		}
 	}
 	t.write(b)
 }
@@ -286,24 +311,26 @@ func toolsSection(b *strings.Builder, s *analyze.Summary) {
 	slow = slices.DeleteFunc(slow, func(t analyze.ToolRow) bool { return t.DurationMS.P95 == nil })
 	slices.SortStableFunc(slow, func(x, y analyze.ToolRow) int { return cmp.Compare(*y.DurationMS.P95, *x.DurationMS.P95) })
 	if len(slow) > 0 {
-		b.WriteString("### Slowest tools (by p95)\n\n")
-		t = toolTable()
-		for _, tool := range slow[:min(mdTopTools, len(slow))] {
-			t.rows = append(t.rows, toolRow(tool))
-		}
-		t.write(b)
+		folded(b, "Slowest tools (by p95)", func() {
+			t := toolTable()
+			for _, tool := range slow[:min(mdTopTools, len(slow))] {
+				t.rows = append(t.rows, toolRow(tool))
+			}
+			t.write(b)
+		})
 	}
 
 	failing := slices.Clone(s.Tools)
 	failing = slices.DeleteFunc(failing, func(t analyze.ToolRow) bool { return t.Errors == 0 })
 	slices.SortStableFunc(failing, func(x, y analyze.ToolRow) int { return cmp.Compare(y.Errors, x.Errors) })
 	if len(failing) > 0 {
-		b.WriteString("### Most failing tools\n\n")
-		t = toolTable()
-		for _, tool := range failing[:min(mdTopTools, len(failing))] {
-			t.rows = append(t.rows, toolRow(tool))
-		}
-		t.write(b)
+		folded(b, "Most failing tools", func() {
+			t := toolTable()
+			for _, tool := range failing[:min(mdTopTools, len(failing))] {
+				t.rows = append(t.rows, toolRow(tool))
+			}
+			t.write(b)
+		})
 	}
 }
 
@@ -312,15 +339,16 @@ func errorsSection(b *strings.Builder, s *analyze.Summary) {
 		return
 	}
 	b.WriteString("## Most common errors\n\n")
-	b.WriteString("Messages are normalised: numbers, paths and ids are folded so that one error counts as one line.\n\n")
-	t := newTable(">Count", "Tool", "Message", "Example run", "Source")
-	for i, e := range s.Errors {
-		if i == mdErrors {
-			break
+	folded(b, fmt.Sprintf("%d error messages, normalised: numbers, paths and ids folded so that one error counts as one line", len(s.Errors)), func() {
+		t := newTable(">Count", "Tool", "Message", "Example run", "Source")
+		for i, e := range s.Errors {
+			if i == mdErrors {
+				break
+			}
+			t.add(Count(e.Count), e.Tool, e.Message, e.ExampleRun, e.ExampleSource)
 		}
-		t.add(Count(e.Count), e.Tool, e.Message, e.ExampleRun, e.ExampleSource)
-	}
-	t.write(b)
+		t.write(b)
+	})
 }
 
 func agentsSection(b *strings.Builder, s *analyze.Summary) {
@@ -340,11 +368,10 @@ func agentsSection(b *strings.Builder, s *analyze.Summary) {
 
 func qualitySection(b *strings.Builder, s *analyze.Summary) {
 	q := &s.Quality
-	b.WriteString("## Quality\n\n")
 	if q.Evaluations == 0 && q.OutputValidChecked == 0 {
-		b.WriteString("No evaluated tasks.\n\n")
-		return
+		return // no evaluated task
 	}
+	b.WriteString("## Quality\n\n")
 	t := newTable(">Evaluations", ">Mean", ">Median", ">p10", ">Output valid")
 	t.add(Count(q.Evaluations), Score(q.Mean), Score(q.Median), Score(q.P10), Rate(q.OutputValidRate))
 	t.write(b)
@@ -447,16 +474,19 @@ func dailySection(b *strings.Builder, s *analyze.Summary) {
 	}
 	b.WriteString("## Daily\n\n")
 	days := s.Daily
+	what := fmt.Sprintf("%d days", len(days))
 	if len(days) > mdDays {
-		fmt.Fprintf(b, "The last %d of %d days (all are in summary.json).\n\n", mdDays, len(days))
+		what = fmt.Sprintf("The last %d of %d days (all are in summary.json)", mdDays, len(days))
 		days = days[len(days)-mdDays:]
 	}
-	t := newTable("Date", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Run p50", ">Run p95", ">Tokens")
-	for _, d := range days {
-		t.add(d.Date, Count(d.Runs), Rate(d.SuccessRate), Count(d.ToolCalls), Count(d.Errors), Rate(d.ErrorRate),
-			Millis(d.DurationMSP50), Millis(d.DurationMSP95), Count(d.Tokens))
-	}
-	t.write(b)
+	folded(b, what, func() {
+		t := newTable("Date", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Run p50", ">Run p95", ">Tokens")
+		for _, d := range days {
+			t.add(d.Date, Count(d.Runs), Rate(d.SuccessRate), Count(d.ToolCalls), Count(d.Errors), Rate(d.ErrorRate),
+				Millis(d.DurationMSP50), Millis(d.DurationMSP95), Count(d.Tokens))
+		}
+		t.write(b)
+	})
 }
 
 func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
@@ -483,17 +513,18 @@ func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
 		b.WriteString(warningFileNote + "\n\n")
 	}
 	if len(in.Skipped) > 0 {
-		b.WriteString("### Skipped files\n\n")
-		t := newTable("File", "Reason", "Detail")
-		for i, f := range in.Skipped {
-			if i == mdSkippedRows {
-				break
+		folded(b, fmt.Sprintf("%s skipped files", Count(int64(len(in.Skipped)))), func() {
+			t := newTable("File", "Reason", "Detail")
+			for i, f := range in.Skipped {
+				if i == mdSkippedRows {
+					break
+				}
+				t.add(f.Path, f.Reason, clipText(f.Detail, 160))
 			}
-			t.add(f.Path, f.Reason, clipText(f.Detail, 160))
-		}
-		t.write(b)
-		if len(in.Skipped) > mdSkippedRows {
-			fmt.Fprintf(b, "…and %d more skipped files (all are in summary.json).\n\n", len(in.Skipped)-mdSkippedRows)
-		}
+			t.write(b)
+			if len(in.Skipped) > mdSkippedRows {
+				fmt.Fprintf(b, "…and %d more skipped files (all are in summary.json).\n\n", len(in.Skipped)-mdSkippedRows)
+			}
+		})
 	}
 }

@@ -103,8 +103,8 @@ type Format struct {
 // Formats is every output format, in the order they are written.
 var Formats = []Format{
 	{Name: "html", Files: "index.html, runs.html, runs/, assets/", Write: HTML},
-	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report, _ Options) error {
-		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r) })
+	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report, o Options) error {
+		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r, o) })
 	}},
 	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *analyze.Report, _ Options) error {
 		return d.WriteFile("report.xlsx", func(w io.Writer) error { return XLSX(w, r) })

@@ -60,7 +60,7 @@ func golden(t *testing.T, name string, got []byte) {
 func TestGolden(t *testing.T) {
 	r := testReport(t, "../testdata/logs")
 	var md, js bytes.Buffer
-	if err := Markdown(&md, r); err != nil {
+	if err := Markdown(&md, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := JSON(&js, r); err != nil {
@@ -123,7 +123,7 @@ func TestMarkdownRendersSafely(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "hostile.json"), []byte(hostile), 0o644)
 	r := testReport(t, dir)
 	var md bytes.Buffer
-	if err := Markdown(&md, r); err != nil {
+	if err := Markdown(&md, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	var html bytes.Buffer
@@ -238,6 +238,34 @@ func TestCards(t *testing.T) {
 	}
 	if !strings.Contains(page, `<div class="card bad"><div class="label">Tool-call error rate</div>`) {
 		t.Error("the error-rate card is not red though its threshold is violated")
+	}
+}
+
+// The Markdown of a transcript-only tree leaves out what it cannot have
+// (steps, quality), folds long tables, and links the published dashboard.
+func TestMarkdownForPullRequests(t *testing.T) {
+	r := testReport(t, filepath.Join("..", "testdata", "logs", "claudecode"), filepath.Join("..", "testdata", "logs", "codex"))
+	var md bytes.Buffer
+	if err := Markdown(&md, r, Options{BaseURL: "https://team.example/agents/"}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	for _, gone := range []string{"### Steps", "## Quality", "| blocked | 0 |"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("report holds %q", gone)
+		}
+	}
+	for _, want := range []string{"[Open the dashboard](https://team.example/agents/index.html)", "<details><summary>", "</details>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	if strings.Count(out, "<details>") != strings.Count(out, "</details>") {
+		t.Error("unbalanced <details>")
+	}
+	md.Reset()
+	if err := Markdown(&md, r, Options{BaseURL: "javascript:alert(1)"}); err != nil || strings.Contains(md.String(), "javascript:") {
+		t.Errorf("a base URL that is not http(s) was linked: %v", err)
 	}
 }
 

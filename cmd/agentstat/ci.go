@@ -44,7 +44,7 @@ func printCheck(w io.Writer, c *analyze.CheckResult) {
 // githubActions, when run as a GitHub Actions step, appends the Markdown
 // report to the job summary and prints annotations for violated thresholds
 // and skipped files.
-func githubActions(rep *analyze.Report, out io.Writer) {
+func githubActions(rep *analyze.Report, out io.Writer, baseURL string) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
@@ -74,7 +74,7 @@ func githubActions(rep *analyze.Report, out io.Writer) {
 		return
 	}
 	var b strings.Builder
-	if err := render.Markdown(&b, rep); err != nil {
+	if err := render.Markdown(&b, rep, render.Options{BaseURL: baseURL}); err != nil {
 		return
 	}
 	md := b.String()

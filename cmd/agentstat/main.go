@@ -237,7 +237,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	switch cmd {
 	case "summary":
-		if err := render.Markdown(stdout, rep); err != nil {
+		if err := render.Markdown(stdout, rep, render.Options{}); err != nil {
 			fmt.Fprintf(stderr, "agentstat summary: %v\n", err)
 			return exitNoInput
 		}
@@ -261,7 +261,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if cmd != "summary" {
-		githubActions(rep, stdout)
+		githubActions(rep, stdout, c.baseURL)
 	}
 	if c.strict && code == exitViolation && !c.quiet && (rep.Summary.Check == nil || rep.Summary.Check.Passed) {
 		fmt.Fprintf(stderr, "agentstat: --strict: %d files skipped, %d kinds of warning\n", rep.Summary.Inputs.FilesSkipped, len(rep.Summary.Inputs.Warnings))
