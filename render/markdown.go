@@ -1,9 +1,9 @@
 package render
 
 import (
-	"html"
 	"cmp"
 	"fmt"
+	"html"
 	"io"
 	"math"
 	"slices"
