@@ -576,9 +576,15 @@ func appendRunRows(b []byte, rows []runRowView) ([]byte, error) {
 			b = append(b, w.Bytes()...)
 			continue
 		}
-		b = append(append(b, "<tr>\n<td class=\"text\"><a href=\""...), v.Href...)
-		b = appendEscaped(append(b, "\">"...), v.Name)
-		b = appendEscaped(append(b, "</a></td>\n<td class=\"status status-"...), v.Status)
+		if v.Href == "" { // no run pages (--single-file): the name alone
+			b = appendEscaped(append(b, "<tr>\n<td class=\"text\">"...), v.Name)
+			b = append(b, "</td>\n"...)
+		} else {
+			b = append(append(b, "<tr>\n<td class=\"text\"><a href=\""...), v.Href...)
+			b = appendEscaped(append(b, "\">"...), v.Name)
+			b = append(b, "</a></td>\n"...)
+		}
+		b = appendEscaped(append(b, "<td class=\"status status-"...), v.Status)
 		b = appendEscaped(append(b, "\">"...), v.Status)
 		b = appendEscaped(append(b, "</td>\n<td>"...), v.Format)
 		b = appendEscaped(append(b, "</td>\n<td class=\"time\" data-sort=\""...), v.StartedSort)

@@ -239,6 +239,12 @@ func TestCards(t *testing.T) {
 	if !strings.Contains(page, `<div class="card bad"><div class="label">Tool-call error rate</div>`) {
 		t.Error("the error-rate card is not red though its threshold is violated")
 	}
+	// One self-contained file links nothing it does not hold.
+	for _, dangling := range []string{`href=""`, `echarts-LICENSE.txt`, `href="runs/`} {
+		if strings.Contains(page, dangling) {
+			t.Errorf("--single-file page holds %s", dangling)
+		}
+	}
 }
 
 // The Markdown of a transcript-only tree leaves out what it cannot have
