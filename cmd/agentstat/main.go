@@ -63,6 +63,7 @@ type config struct {
 	thresholds map[string]*[]string
 	stdout     io.Writer // where GitHub Actions reads workflow commands
 	outSet     bool      // --out given: check writes a report only then
+	json       bool      // summary: summary.json instead of Markdown
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
@@ -130,7 +131,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.singleFile, "single-file", false, "html: write one self-contained index.html (scripts and styles inlined, no run pages)")
 	fs.StringVar(&c.baseURL, "base-url", "", "html: the `URL` the report is published at, for canonical links")
 	fs.BoolVar(&c.noRedact, "no-redact", false, "show values that look like credentials instead of redacting them")
-	fs.StringVar(&c.history, "history", "", "history `FILE` to extend with this run (default: history.jsonl of the previous report in -o)")
+	fs.BoolVar(&c.json, "json", false, "print summary.json instead of the Markdown report")
+	fs.StringVar(&c.history, "history", "", "history `FILE`: report extends it with this run (default: history.jsonl of the previous report in -o); summary shows the change since its last entry")
 	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
 	fs.StringVar(&c.partial, "partial", "", "write the aggregate state to `FILE` instead of the report set, for agentstat merge")
 	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
@@ -237,7 +239,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	switch cmd {
 	case "summary":
-		if err := render.Markdown(stdout, rep, render.Options{}); err != nil {
+		if c.history != "" {
+			// The change row against the last report, the history left as it is.
+			prev, _, err := analyze.ReadHistory(c.history)
+			if err != nil {
+				fmt.Fprintf(stderr, "agentstat summary: %v\n", err)
+				return exitNoInput
+			}
+			rep.History = analyze.AppendHistory(prev, analyze.EntryOf(&rep.Summary), c.histLimit)
+		}
+		write := func(w io.Writer) error { return render.Markdown(w, rep, render.Options{}) }
+		if c.json {
+			write = func(w io.Writer) error { return render.JSON(w, rep) }
+		}
+		if err := write(stdout); err != nil {
 			fmt.Fprintf(stderr, "agentstat summary: %v\n", err)
 			return exitNoInput
 		}

@@ -86,6 +86,30 @@ func TestExitCodes(t *testing.T) {
 	}
 }
 
+// summary prints summary.json with --json, and with --history the change
+// since the history's last entry, leaving the history as it was.
+func TestSummaryJSONAndHistory(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	code, stdout, stderr := runCLI(t, "summary", "--json", logs)
+	var s analyze.Summary
+	if code != exitOK || json.Unmarshal([]byte(stdout), &s) != nil || s.Schema != analyze.SchemaVersion || s.Runs.Total != 28 {
+		t.Fatalf("summary --json: exit %d, %.200s %s", code, stdout, stderr)
+	}
+	dir := t.TempDir()
+	if code, _, stderr := runCLI(t, "report", filepath.Join(logs, "session"), "-q", "-f", "json", "-o", filepath.Join(dir, "r")); code != exitOK {
+		t.Fatal(stderr)
+	}
+	hist := filepath.Join(dir, "r", "history.jsonl")
+	before, _ := os.ReadFile(hist)
+	code, stdout, _ = runCLI(t, "summary", "--history", hist, logs)
+	if code != exitOK || !strings.Contains(stdout, "The second row is the change since the previous report") {
+		t.Errorf("summary --history: exit %d\n%.600s", code, stdout)
+	}
+	if after, _ := os.ReadFile(hist); !bytes.Equal(before, after) {
+		t.Error("summary wrote the history")
+	}
+}
+
 // A file given as --history that holds no history is left as it was.
 func TestHistoryNotReplaced(t *testing.T) {
 	dir := t.TempDir()
