@@ -34,6 +34,11 @@ func Rate(v *float64) string {
 	switch {
 	case p == 0 || p == 100:
 		return fmt.Sprintf("%.0f%%", p)
+	case p > 100 || p < 0: // a share of a budget can pass it: 100.4%, 1,600%
+		if math.Abs(p) < 1000 {
+			return fmt.Sprintf("%.1f%%", p)
+		}
+		return Count(int64(math.Round(p))) + "%"
 	case p < 0.005:
 		return "<0.01%"
 	case p > 99.995:
