@@ -212,6 +212,40 @@ func TestHostileCorpus(t *testing.T) {
 // the previous report in the output directory is byte-for-byte intact and
 // nothing is left in the temporary directory; the report the killed run
 // left half-written beside it is removed by the next run.
+// SIGTERM ends a run within its grace even where the run cannot stop by
+// itself: here, a read from a pipe whose writer never writes.
+func TestTerminatedWhileWaiting(t *testing.T) {
+	bin := buildBinary(t)
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	cmd := exec.Command(bin, "summary", "/dev/stdin")
+	cmd.Stdin = r
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("ended %v after SIGTERM", d)
+		}
+		if code := cmd.ProcessState.ExitCode(); code != exitNoInput {
+			t.Errorf("exit %d, want %d", code, exitNoInput)
+		}
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("SIGTERM did not end a run waiting on a pipe")
+	}
+}
+
 func TestInterrupted(t *testing.T) {
 	root, bin := manySessions(t), buildBinary(t)
 	parent := t.TempDir()

@@ -35,7 +35,25 @@ const (
 	exitNoInput   = 3 // nothing could be read, or an output could not be written
 )
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	go endOnSignal(2 * time.Second)
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// endOnSignal ends the process grace after SIGINT or SIGTERM if run has not
+// returned by then. run stops at its next check of its context and removes
+// what it was writing; a stage that cannot be interrupted (a read from a
+// pipe that waits for its writer, a long join) is ended here, which is safe:
+// scratch files are unlinked as they are made, outputs are swapped in whole,
+// and a temporary output left behind is no one's lock and is removed later.
+func endOnSignal(grace time.Duration) {
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	<-signals
+	time.Sleep(grace)
+	fmt.Fprintln(os.Stderr, "agentstat: interrupted")
+	os.Exit(exitNoInput)
+}
 
 // config is what the flags say.
 type config struct {
