@@ -378,3 +378,35 @@ func sessionSite(t *testing.T, calls string) (out, page string) {
 	}
 	return out, r.Runs.At(0).Page
 }
+
+// At a phone's width a table keeps its words whole and scrolls sideways
+// in its container, rather than breaking a tool or format name mid-word.
+func TestNarrowTablesInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	out := filepath.Join(t.TempDir(), "site")
+	if err := Write(context.Background(), out, []string{"html"}, testReport(t, "../testdata/logs"), Options{}); err != nil {
+		t.Fatal(err)
+	}
+	do(t, ctx, chromedp.EmulateViewport(400, 900))
+	open(t, ctx, filepath.Join(out, "index.html"))
+	got := eval[[]string](t, ctx, `(() => {
+		const broken = [];
+		for (const td of document.querySelectorAll('td.text')) {
+			const text = td.textContent;
+			if (!/^[A-Za-z0-9_]{1,40}$/.test(text)) continue; // a word: hyphens, slashes and CJK may break
+			const r = document.createRange();
+			r.selectNodeContents(td);
+			const lines = new Set([...r.getClientRects()].map(x => Math.round(x.top)));
+			if (lines.size > 1) broken.push(text);
+		}
+		const scrolls = [...document.querySelectorAll('.scroll')].some(s => s.scrollWidth > s.clientWidth);
+		return [String(scrolls), ...broken];
+	})()`)
+	if len(got) == 0 || got[0] != "true" {
+		t.Errorf("no table scrolls sideways at 400 px: %v", got)
+	}
+	if len(got) > 1 {
+		t.Errorf("words broken across lines at 400 px: %v", got[1:])
+	}
+	pl.check(t)
+}
