@@ -111,7 +111,7 @@ var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templ
 <dt>Started</dt><dd>{{.Started}}</dd>
 <dt>Ended</dt><dd>{{.Ended}}</dd>
 <dt>Duration</dt><dd>{{.Duration}}</dd>
-<dt>Tool calls</dt><dd>{{.CallCount}} ({{.ErrorCount}} errors)</dd>
+<dt>Tool calls</dt><dd>{{.CallCount}} ({{.ErrorCount}} {{if eq .ErrorCount "1"}}error{{else}}errors{{end}})</dd>
 {{if .Tokens}}<dt>Tokens</dt><dd>{{.Tokens}}</dd>{{end}}
 </dl>
 
@@ -192,6 +192,7 @@ func FuzzRunBody(f *testing.F) {
 		f.Add(uint16(0), 3, s, s+"x")
 		f.Add(uint16(0xffff), 7, "x"+s, s)
 	}
+	f.Add(uint16(0), 1, "1", "1") // one error: singular
 	f.Fuzz(func(t *testing.T, parts uint16, n int, a, b string) {
 		v := fuzzRunView(parts, n, a, b)
 		want := templateRunBody(t, v)

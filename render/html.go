@@ -938,7 +938,11 @@ func appendRunBody(b []byte, v *runPageView) []byte {
 	b = appendEscaped(append(b, "</dd>\n<dt>Duration</dt><dd>"...), v.Duration)
 	b = appendEscaped(append(b, "</dd>\n<dt>Tool calls</dt><dd>"...), v.CallCount)
 	b = appendEscaped(append(b, " ("...), v.ErrorCount)
-	b = append(b, " errors)</dd>\n"...)
+	if v.ErrorCount == "1" {
+		b = append(b, " error)</dd>\n"...)
+	} else {
+		b = append(b, " errors)</dd>\n"...)
+	}
 	if v.Tokens != "" {
 		b = append(appendEscaped(append(b, "<dt>Tokens</dt><dd>"...), v.Tokens), "</dd>"...)
 	}
