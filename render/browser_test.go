@@ -18,6 +18,8 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/agentstat/agentstat/analyze"
 )
 
 // browser starts headless Chromium (Debian's chromium) for one test. With
@@ -407,6 +409,27 @@ func TestNarrowTablesInBrowser(t *testing.T) {
 	}
 	if len(got) > 1 {
 		t.Errorf("words broken across lines at 400 px: %v", got[1:])
+	}
+	pl.check(t)
+}
+
+// Trend charts draw, a figure of another scale on an axis of its own.
+func TestTrendsInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	out := filepath.Join(t.TempDir(), "site")
+	r := testReport(t, "../testdata/logs")
+	first, second := analyze.EntryOf(&r.Summary), analyze.EntryOf(&r.Summary)
+	calls := *second.Figures["tool_calls"] * 40
+	second.Figures["tool_calls"] = &calls
+	r.History = []analyze.HistoryEntry{first, second}
+	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, filepath.Join(out, "index.html"))
+	axes := eval[[]int](t, ctx, `['chart-trend-volume', 'chart-trend-p95', 'chart-trend-rates'].map(id =>
+		echarts.getInstanceByDom(document.getElementById(id)).getModel().getComponent('yAxis', 1) ? 2 : 1)`)
+	if len(axes) != 3 || axes[0] != 2 || axes[1] != 2 || axes[2] != 1 {
+		t.Errorf("trend charts' y axes: %v, want [2 2 1]", axes)
 	}
 	pl.check(t)
 }

@@ -669,6 +669,7 @@ type trendSeries struct {
 	name  string
 	color string
 	value func(e analyze.HistoryEntry) any
+	axis  string // the name of an axis of its own, on the right: a figure of another scale
 }
 
 func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, series ...trendSeries) chartView {
@@ -687,7 +688,13 @@ func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, seri
 		for i, e := range hist {
 			data[i] = opts.LineData{Value: s.value(e)}
 		}
-		line.AddSeries(s.name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}))
+		axis := 0
+		if s.axis != "" {
+			line.ExtendYAxis(opts.YAxis{Name: s.axis, Position: "right"})
+			axis = 1
+		}
+		line.AddSeries(s.name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}),
+			charts.WithLineChartOpts(opts.LineChart{YAxisIndex: axis}))
 	}
 	return chartView{ID: id, Title: title, Option: optionJSON(line, rotateLabels), Description: desc}
 }
@@ -695,19 +702,19 @@ func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, seri
 // trendCharts follow the headline figures across report runs (history.jsonl).
 func trendCharts(hist []analyze.HistoryEntry) []chartView {
 	return []chartView{
-		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "count", "One point per report run, oldest first.", hist,
-			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Value("runs") }},
-			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.Value("tool_calls") }}),
+		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "runs", "One point per report run, oldest first; tool calls on the right-hand axis.", hist,
+			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Value("runs") }, ""},
+			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.Value("tool_calls") }, "tool calls"}),
 		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", hist,
-			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.Value("success_rate")) }},
-			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.Value("error_rate")) }}),
-		trendChart("chart-trend-p95", "p95 durations across report runs", "ms", "Nearest-rank p95 of run and tool-call durations, in milliseconds.", hist,
-			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }},
-			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }}),
+			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.Value("success_rate")) }, ""},
+			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.Value("error_rate")) }, ""}),
+		trendChart("chart-trend-p95", "p95 durations across report runs", "run p95 (ms)", "Nearest-rank p95 of run and tool-call durations, in milliseconds; tool calls on the right-hand axis.", hist,
+			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }, ""},
+			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }, "tool-call p95 (ms)"}),
 		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", hist,
-			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }}),
+			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }, ""}),
 		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", hist,
-			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Value("tokens") }}),
+			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Value("tokens") }, ""}),
 	}
 }
 

@@ -3,6 +3,7 @@ package render
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"maps"
@@ -556,6 +557,38 @@ func TestPageZstd(t *testing.T) {
 		back, err := pageZstd.Decode(nil, got)
 		if err != nil || !bytes.Equal(back, src) {
 			t.Errorf("%d bytes: decoded %d bytes (%v)", size, len(back), err)
+		}
+	}
+}
+
+// Trend charts give a figure of another scale an axis of its own: runs
+// beside tool calls, run p95 beside tool-call p95.
+func TestTrendAxes(t *testing.T) {
+	one := func(runs, calls, runP95, callP95 float64) analyze.HistoryEntry {
+		return analyze.HistoryEntry{Schema: analyze.HistorySchema, GeneratedAt: "2026-01-01T00:00:00Z",
+			Figures: map[string]*float64{"runs": &runs, "tool_calls": &calls, "run_p95_ms": &runP95, "tool_call_p95_ms": &callP95}}
+	}
+	charts := trendCharts([]analyze.HistoryEntry{one(10, 5000, 600000, 200), one(12, 6000, 500000, 300)})
+	for _, c := range charts {
+		var opt struct {
+			YAxis  []struct{ Name string } `json:"yAxis"`
+			Series []struct {
+				Name       string `json:"name"`
+				YAxisIndex int    `json:"yAxisIndex"`
+			} `json:"series"`
+		}
+		if err := json.Unmarshal([]byte(c.Option), &opt); err != nil {
+			t.Fatalf("%s: %v", c.ID, err)
+		}
+		switch c.ID {
+		case "chart-trend-volume", "chart-trend-p95":
+			if len(opt.YAxis) != 2 || len(opt.Series) != 2 || opt.Series[0].YAxisIndex != 0 || opt.Series[1].YAxisIndex != 1 {
+				t.Errorf("%s: axes %+v, series %+v", c.ID, opt.YAxis, opt.Series)
+			}
+		default:
+			if len(opt.YAxis) != 1 {
+				t.Errorf("%s: %d axes", c.ID, len(opt.YAxis))
+			}
 		}
 	}
 }
