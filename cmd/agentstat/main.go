@@ -92,9 +92,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		} else {
 			switch args[0] {
 			case "help", "-h", "--help":
-				if c, ok := commandNamed(strings.Join(args[1:], "")); ok && len(args) == 2 {
-					args = []string{c.name, "--help"}
-					return run(args, stdout, stderr)
+				if len(args) == 2 { // help COMMAND is COMMAND --help
+					if c, ok := commandNamed(args[1]); ok {
+						return run([]string{c.name, "--help"}, stdout, stderr)
+					}
 				}
 				printUsage(stdout)
 				return exitOK

@@ -202,10 +202,15 @@ func TestOutputApartFromInputs(t *testing.T) {
 	if err := os.Symlink(in, link); err != nil {
 		t.Fatal(err)
 	}
+	dangling := filepath.Join(dir, "dangling") // to a directory not made yet, inside the input
+	if err := os.Symlink(filepath.Join(in, "new"), dangling); err != nil {
+		t.Fatal(err)
+	}
 	before := treeHash(t, dir)
 	for _, args := range [][]string{
 		{"report", in, "-o", in, "--force"},
 		{"report", in, "-o", link, "--force"},
+		{"report", in, "-o", dangling},
 		{"report", in, "-o", dir, "--force"},
 		{"report", in, "-o", filepath.Join(in, "report"), "--force"},
 		{"report", filepath.Join(in, "."), "-o", filepath.Join(link, "report")},

@@ -101,13 +101,16 @@ func within(path, dir string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// resolved is p made absolute with the links of its longest existing
-// ancestor followed, so that two names of one place compare equal.
+// resolved is p made absolute, the links it names followed as an output is
+// written through them (render.ThroughLinks, even to a target not made yet),
+// and the links of its longest existing ancestor followed, so that two names
+// of one place compare equal.
 func resolved(p string) string {
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return filepath.Clean(p)
 	}
+	abs = render.ThroughLinks(abs)
 	rest := ""
 	for dir := abs; ; dir = filepath.Dir(dir) {
 		if real, err := filepath.EvalSymlinks(dir); err == nil {
