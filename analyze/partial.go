@@ -50,6 +50,8 @@ type partialHeader struct {
 	Until     time.Time
 	Shard     string // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
 	Details   int64  // run details that follow the state
+
+	digest [sha256.Size]byte // the file's SHA-256, computed as it is read (not written)
 }
 
 type distWire struct {
@@ -245,7 +247,7 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 				return nil, err
 			}
 		}
-		h, acc, digest, err := readPartial(p, dw)
+		h, acc, err := readPartial(p, dw)
 		if dw != nil {
 			err = errors.Join(err, dw.close())
 		}
@@ -262,10 +264,10 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v); %s with --tz %s, window [%v, %v)",
 				p, ErrPartial, h.TZ, h.Since, h.Until, paths[0], m.Location, m.Since, m.Until)
 		}
-		if q, dup := digests[digest]; dup {
+		if q, dup := digests[h.digest]; dup {
 			return nil, fmt.Errorf("%s: %w: the same partial as %s", p, ErrPartial, q)
 		}
-		digests[digest] = p
+		digests[h.digest] = p
 		its, err := parseShards(h.Shard)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %v", p, ErrPartial, err)
@@ -313,13 +315,8 @@ func parseShards(s string) ([]Shard, error) {
 }
 
 // readPartial reads one partial file, copying its run details to dw (or
-// passing over them when dw is nil); digest is the file's SHA-256.
-func readPartial(path string, dw *detailWriter) (h *partialHeader, acc *Accumulator, digest [sha256.Size]byte, err error) {
-	h, acc, err = readPartialFrom(path, dw, &digest)
-	return h, acc, digest, err
-}
-
-func readPartialFrom(path string, dw *detailWriter, digest *[sha256.Size]byte) (*partialHeader, *Accumulator, error) {
+// passing over them when dw is nil).
+func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -372,7 +369,7 @@ func readPartialFrom(path string, dw *detailWriter, digest *[sha256.Size]byte) (
 	if _, err := br.ReadByte(); err != io.EOF {
 		return nil, nil, corrupt("file", errors.New("data after its end"))
 	}
-	sum.Sum(digest[:0])
+	sum.Sum(h.digest[:0])
 	return &h, acc, nil
 }
 
