@@ -106,17 +106,17 @@ func (s *lineState) verdict(c *readCtx) error {
 
 // lineDecoder decodes the lines of chunks; each goroutine has its own.
 type lineDecoder struct {
-	buf          bytes.Buffer // the line being decoded
-	dec          *jsontext.Decoder
-	fastWarns    *warnList // the raw path's, counted only when it takes a line
-	fastOK, miss int       // lines the fast path took and gave up on, in this file
-	clampEach    bool      // lines come as written: clamp each (see read)
-	clamp        *clampReader
-	clamped      []byte // the last clamped line's bytes, reused
+	buf         bytes.Buffer // the line being decoded
+	dec         *jsontext.Decoder
+	rawWarns    *warnList // the raw path's, counted only when it takes a line
+	rawOK, miss int       // lines the raw path took and gave up on, in this file
+	clampEach   bool      // lines come as written: clamp each (see read)
+	clamp       *clampReader
+	clamped     []byte // the last clamped line's bytes, reused
 }
 
 func newLineDecoder() *lineDecoder {
-	d := &lineDecoder{fastWarns: &warnList{}, clamp: newClampReader()}
+	d := &lineDecoder{rawWarns: &warnList{}, clamp: newClampReader()}
 	d.dec = jsontext.NewDecoder(&d.buf)
 	return d
 }
@@ -136,9 +136,9 @@ func (d *lineDecoder) decode(k *lineChunk) {
 		line := k.data[start:end]
 		start = end
 		doc := &k.docs[i]
-		// The fast path is tried while it pays: a file of another format
+		// The raw path is tried while it pays: a file of another format
 		// gives it up after a few lines, a transcript's odd lines do not.
-		fast := d.miss < 4 || d.fastOK > d.miss
+		fast := d.miss < 4 || d.rawOK > d.miss
 		raw := fast
 		if d.clampEach {
 			// A line with no room for a string or bare token the clamp
@@ -146,8 +146,8 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			// else the clamp changes: surrogate escapes, NaN, Infinity), is
 			// one the clamp leaves as it is: most of a transcript's.
 			if fast && shortAndQuoted(line, maxString, maxBareToken) {
-				if decodeLineRaw(line, doc, d.fastWarns, &k.arena) {
-					d.fastDecoded(k, doc)
+				if decodeLineRaw(line, doc, d.rawWarns, &k.arena) {
+					d.rawDecoded(k, doc)
 					continue
 				}
 				*doc = document{}
@@ -157,8 +157,8 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			raw = fast && copied // a line the clamp left as it is was tried above
 		}
 		if fast {
-			if raw && decodeLineRaw(line, doc, d.fastWarns, &k.arena) {
-				d.fastDecoded(k, doc)
+			if raw && decodeLineRaw(line, doc, d.rawWarns, &k.arena) {
+				d.rawDecoded(k, doc)
 				continue
 			}
 			*doc = document{}
@@ -191,13 +191,13 @@ func (d *lineDecoder) clampLine(k *lineChunk, line []byte, ended bool) (out []by
 	return out, copied
 }
 
-// fastDecoded takes a line a fast path decoded into doc, with its warnings.
-func (d *lineDecoder) fastDecoded(k *lineChunk, doc *document) {
-	for _, kind := range d.fastWarns.kinds {
+// rawDecoded takes a line the raw path decoded into doc, with its warnings.
+func (d *lineDecoder) rawDecoded(k *lineChunk, doc *document) {
+	for _, kind := range d.rawWarns.kinds {
 		k.Warn(kind)
 	}
 	k.lines = append(k.lines, decodedLine{doc: doc})
-	d.fastOK++
+	d.rawOK++
 }
 
 // lineError is the error a fresh decoder gives for a broken line. A reused
@@ -225,7 +225,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 	cur := &lineChunk{warns: map[string]int{}}
 	if inline {
 		own = lineDecoders.Get().(*lineDecoder)
-		own.fastOK, own.miss, own.clampEach = 0, 0, clampEach
+		own.rawOK, own.miss, own.clampEach = 0, 0, clampEach
 		cur = inlineChunks.Get().(*lineChunk)
 		defer func() {
 			lineDecoders.Put(own)
