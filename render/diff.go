@@ -72,11 +72,15 @@ func DiffMarkdown(w io.Writer, d analyze.Diff, violations []analyze.Violation, a
 	if len(t.rows) > 0 {
 		t.write(&b)
 	}
-	tools, shown := toolDiffs(d.Tools, all)
+	tools, shown := toolDiffs(d.Tools)
 	if len(tools) > 0 {
 		b.WriteString("## Tools\n\n")
 		fmt.Fprintf(&b, "%d of %d tools changed.\n\n", shown, len(tools))
-		tt := newTable("Tool", ">Calls", ">Error rate", ">p95", "")
+		cols := []string{"Tool"}
+		for _, f := range analyze.ToolFigures {
+			cols = append(cols, ">"+f.Label)
+		}
+		tt := newTable(append(cols, "")...)
 		for _, tr := range tools {
 			if !all && !tr.changed {
 				hidden = true
@@ -103,7 +107,7 @@ type toolDiff struct {
 
 // toolDiffs folds the per-tool rows (a tool's figures stay together, in the
 // order of analyze.ToolFigures) into a line per tool.
-func toolDiffs(rows []analyze.DiffRow, all bool) (out []toolDiff, changed int) {
+func toolDiffs(rows []analyze.DiffRow) (out []toolDiff, changed int) {
 	for i := 0; i < len(rows); {
 		tool := rows[i].Tool
 		tr := toolDiff{cells: []string{tool}}
