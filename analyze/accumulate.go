@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/analyze/pricing"
 )
 
 // Accumulator folds runs into mergeable figures: counts, fixed-point sums and
@@ -43,6 +44,11 @@ type Accumulator struct {
 	quality      qualityAcc
 	tokens       model.Tokens
 	tokensPerRun Dist
+	usage        usage
+	runCost      Dist
+	window       windowAcc
+	prices       *pricing.Table
+	priceMemo    map[string]*pricing.Price
 	refsByType   map[string]int64
 	refsByRel    map[string]int64
 	refsByUsage  map[string]int64
@@ -82,15 +88,20 @@ func histBin(ms float64) int {
 	return len(HistogramEdgesMS)
 }
 
-type callGroup struct{ calls, known, errors int64 }
+// callGroup counts calls by outcome; known counts the ok and the failed,
+// the error rate's denominator.
+type callGroup struct{ calls, known, errors, cancelled int64 }
 
 func (g *callGroup) add(o model.Outcome) {
 	g.calls++
-	if o != model.OutcomeUnknown {
+	switch o {
+	case model.OutcomeOK:
 		g.known++
-	}
-	if o == model.OutcomeError {
+	case model.OutcomeError:
+		g.known++
 		g.errors++
+	case model.OutcomeCancelled:
+		g.cancelled++
 	}
 }
 
@@ -98,6 +109,7 @@ func (g *callGroup) merge(o callGroup) {
 	g.calls += o.calls
 	g.known += o.known
 	g.errors += o.errors
+	g.cancelled += o.cancelled
 }
 
 type toolAcc struct {
@@ -109,17 +121,19 @@ type toolAcc struct {
 type agentAcc struct {
 	runs int64
 	callGroup
+	usage usage
 }
 
 type formatAcc struct {
 	runs, success, decided int64
 	callGroup
 	tokens model.Tokens
+	usage  usage
 }
 
 type modelAcc struct {
-	runs   int64
-	tokens model.Tokens
+	runs, requests int64
+	tokens         model.Tokens
 }
 
 type dayAcc struct {
@@ -127,7 +141,8 @@ type dayAcc struct {
 	byStatus               map[model.Status]int64
 	callGroup
 	dur    Dist
-	tokens model.Tokens
+	tokens model.Tokens // by the day each request was made
+	usage  usage
 }
 
 type qualityGroup struct {
@@ -148,10 +163,15 @@ type errorAcc struct {
 	exSource, exRunID string
 }
 
-// NewAccumulator returns an empty accumulator that dates runs in loc.
-func NewAccumulator(loc *time.Location) *Accumulator {
+// NewAccumulator returns an empty accumulator that dates runs in loc and
+// prices tokens with prices (the built-in table when nil).
+func NewAccumulator(loc *time.Location, prices *pricing.Table) *Accumulator {
+	if prices == nil {
+		prices = pricing.Builtin()
+	}
 	return &Accumulator{
 		loc:           loc,
+		prices:        prices,
 		index:         RunIndex{home: loc},
 		filesByFormat: map[string]int64{},
 		warnings:      map[string]int64{},
@@ -342,7 +362,6 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	if day != nil {
 		day.runs++
 		day.byStatus[r.Status]++
-		day.tokens.Add(r.Tokens)
 		if r.HasDuration {
 			day.dur.Add(r.DurationMS)
 		}
@@ -396,11 +415,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	if tot := r.Tokens.Total(); tot > 0 {
 		a.tokensPerRun.Add(float64(tot))
 	}
-	if r.Model != "" {
-		m := getOrNew(a.models, r.Model)
-		m.runs++
-		m.tokens.Add(r.Tokens)
-	}
+	cost, priced := a.addUsage(r, f, day)
 	ctx := &r.Context
 	for _, ref := range ctx.Refs {
 		a.refsByType[orUnspecified(ref.Type)]++
@@ -436,6 +451,9 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
 		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: n, Errors: errs,
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
+	}
+	if priced {
+		row.CostUSD = ptr(cost)
 	}
 	if r.HasDuration {
 		row.DurationMS = ptr(r.DurationMS)
@@ -654,6 +672,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		t := getOrNew(a.agents, k)
 		t.runs += v.runs
 		t.callGroup.merge(v.callGroup)
+		t.usage.merge(v.usage)
 	}
 	for k, v := range o.formats {
 		t := getOrNew(a.formats, k)
@@ -662,10 +681,12 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		t.decided += v.decided
 		t.callGroup.merge(v.callGroup)
 		t.tokens.Add(v.tokens)
+		t.usage.merge(v.usage)
 	}
 	for k, v := range o.models {
 		t := getOrNew(a.models, k)
 		t.runs += v.runs
+		t.requests += v.requests
 		t.tokens.Add(v.tokens)
 	}
 	for k, v := range o.days {
@@ -677,6 +698,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		t.callGroup.merge(v.callGroup)
 		t.dur.Merge(&v.dur)
 		t.tokens.Add(v.tokens)
+		t.usage.merge(v.usage)
 	}
 	a.quality.qualityGroup.merge(&o.quality.qualityGroup)
 	for i, n := range o.quality.bins {
@@ -690,6 +712,9 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	}
 	a.tokens.Add(o.tokens)
 	a.tokensPerRun.Merge(&o.tokensPerRun)
+	a.usage.merge(o.usage)
+	a.runCost.Merge(&o.runCost)
+	a.window.merge(&o.window)
 	addCounts(a.refsByType, o.refsByType)
 	addCounts(a.refsByRel, o.refsByRel)
 	addCounts(a.refsByUsage, o.refsByUsage)

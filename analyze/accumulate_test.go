@@ -34,8 +34,9 @@ func handRuns() []*model.Run {
 			{Name: "Read", Outcome: model.OutcomeError, Error: "File /a/b.go not found at line 12", Span: span(300)},
 			{Name: "Bash", Outcome: model.OutcomeUnknown},
 		},
-		Tokens:  model.Tokens{Input: 10, Output: 5},
-		Context: model.Context{Refs: []model.ContextRef{{Type: "file", Relevance: "high"}}, Contributions: []string{"file_content"}},
+		Tokens:   model.Tokens{Input: 10, Output: 5},
+		Requests: []model.Request{{Model: "m1", At: at("2026-01-01T23:31:00Z"), Tokens: model.Tokens{Input: 10, Output: 5}}},
+		Context:  model.Context{Refs: []model.ContextRef{{Type: "file", Relevance: "high"}}, Contributions: []string{"file_content"}},
 	}
 	r2 := &model.Run{ID: "r2", Format: "planexec", Source: "b.json", Status: model.StatusFailed,
 		Span:      model.Span{Started: at("2026-01-02T00:30:00Z"), DurationMS: 3000, HasDuration: true},
@@ -54,7 +55,7 @@ func handRuns() []*model.Run {
 }
 
 func summarize(loc *time.Location, runs []*model.Run) Summary {
-	a := NewAccumulator(loc)
+	a := NewAccumulator(loc, nil)
 	for _, r := range runs {
 		a.AddRun(r)
 	}
@@ -203,12 +204,12 @@ func TestAccumulatorMerge(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		parts := make([]*Accumulator, 1+rng.IntN(4))
 		for i := range parts {
-			parts[i] = NewAccumulator(time.UTC)
+			parts[i] = NewAccumulator(time.UTC, nil)
 		}
 		for _, r := range runs {
 			parts[rng.IntN(len(parts))].AddRun(r)
 		}
-		total := NewAccumulator(time.UTC)
+		total := NewAccumulator(time.UTC, nil)
 		for _, i := range rng.Perm(len(parts)) {
 			total.Merge(parts[i])
 		}
@@ -400,9 +401,9 @@ func TestRunIndexOrderIndependent(t *testing.T) {
 			Status: model.StatusSuccess, Title: fmt.Sprint("run ", i), Span: model.Span{Started: t0}})
 	}
 	index := func(order []int) []RunRow {
-		total := NewAccumulator(time.UTC)
+		total := NewAccumulator(time.UTC, nil)
 		for _, k := range order {
-			w := NewAccumulator(time.UTC)
+			w := NewAccumulator(time.UTC, nil)
 			for _, r := range runs {
 				if int(r.Source[5]-'0') == k { // one file, one worker, in file order
 					w.AddRun(r)
@@ -424,7 +425,7 @@ func TestRunIndexOrderIndependent(t *testing.T) {
 // however the times follow one another (it keeps the last one's name).
 func TestDayNames(t *testing.T) {
 	shanghai := time.FixedZone("UTC+8", 8*3600)
-	a := NewAccumulator(shanghai)
+	a := NewAccumulator(shanghai, nil)
 	base := time.Date(2026, 8, 23, 15, 30, 0, 0, time.UTC) // 23:30 in Shanghai
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 2000 {

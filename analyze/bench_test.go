@@ -38,7 +38,7 @@ func BenchmarkAccumulate(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		acc := NewAccumulator(time.UTC)
+		acc := NewAccumulator(time.UTC, nil)
 		for _, r := range c.runs {
 			acc.AddRun(r)
 		}

@@ -54,6 +54,8 @@ var ThresholdFlags = []ThresholdFlag{
 	{"min-quality", "quality.mean", "", false, "score", "lowest quality mean `SCORE` (0-10)"},
 	{"max-p95", "tool_calls.duration_ms.p95", "duration_ms.p95", true, "duration", "highest tool-call p95 `DURATION`, e.g. 5s; TOOL=DURATION for one tool"},
 	{"max-run-p95", "runs.duration_ms.p95", "", true, "duration", "highest run p95 `DURATION`, e.g. 10m"},
+	{"max-cost", "cost.usd", "", true, "usd", "highest cost of all runs, in `USD`, e.g. 25 or $25"},
+	{"max-run-cost-p95", "runs.cost_usd.p95", "", true, "usd", "highest p95 of the cost of a run, in `USD`"},
 }
 
 // ParseThreshold reads one value of a check flag: VALUE, or TOOL=VALUE where
@@ -76,6 +78,11 @@ func ParseThreshold(f ThresholdFlag, text string) (Threshold, error) {
 		t.Limit, err = parseRate(value)
 	case "duration":
 		t.Limit, err = parseDurationMS(value)
+	case "usd":
+		t.Limit, err = strconv.ParseFloat(strings.TrimPrefix(value, "$"), 64)
+		if err == nil && !(t.Limit >= 0) || math.IsInf(t.Limit, 1) { // NaN too
+			err = fmt.Errorf("an amount in USD is a non-negative number")
+		}
 	default:
 		t.Limit, err = strconv.ParseFloat(value, 64)
 		if err == nil && !(t.Limit >= 0 && t.Limit <= 10) { // NaN too

@@ -16,7 +16,7 @@ type DiffRow struct {
 	Metric     string   // summary.json path, or the tool's figure
 	Label      string   // its human name
 	Tool       string   // for per-tool rows
-	Kind       string   // count, rate, duration, score
+	Kind       string   // count, rate, duration, usd, score
 	Old, New   *float64 // nil: no data (or the tool is absent)
 	Presence   string   // "", "appeared", "disappeared" (tools)
 	Regression float64  // how much worse NEW is, normalised; ≤ 0 when not worse
@@ -55,7 +55,7 @@ func worse(kind, better string, old, cur *float64) float64 {
 	}
 	d := *cur - *old
 	switch kind {
-	case "duration":
+	case "duration", "usd":
 		if *old == 0 {
 			return 0
 		}

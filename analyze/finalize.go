@@ -45,7 +45,7 @@ func quantile(d *Dist, p float64) *float64 {
 }
 
 func tokenCounts(t model.Tokens) TokenCounts {
-	return TokenCounts{Total: t.Total(), Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheCreation: t.CacheCreation, Unspecified: t.Unspecified}
+	return TokenCounts{Total: t.Total(), Input: t.Input, Output: t.Output, CacheRead: t.CacheRead, CacheCreation: t.CacheCreation, CacheWrite1h: t.CacheCreation1h, Unspecified: t.Unspecified}
 }
 
 // Summary turns the accumulated figures into summary.json's shape. It sorts
@@ -91,7 +91,8 @@ func (a *Accumulator) Summary() Summary {
 		runsByFormat[k] = f.runs
 	}
 	s.Runs = RunsSummary{Total: a.runs, ByStatus: byStatus, ByFormat: runsByFormat,
-		SuccessRate: rate(a.runsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.runDur), Histogram: histogram(a.runHist[:])}
+		SuccessRate: rate(a.runsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.runDur), Histogram: histogram(a.runHist[:]), CostUSD: stats(&a.runCost)}
+	s.Cost = a.costSummary()
 
 	stepsBy := map[string]int64{}
 	for _, st := range model.StepStatuses {
@@ -100,18 +101,19 @@ func (a *Accumulator) Summary() Summary {
 	s.Steps = StepsSummary{Total: a.steps, ByStatus: stepsBy, CompletionRate: rate(a.stepsBy[model.StepCompleted], a.steps)}
 
 	s.ToolCalls = CallsSummary{Total: a.calls.calls, OutcomeKnown: a.calls.known, Errors: a.calls.errors,
-		ErrorRate: rate(a.calls.errors, a.calls.known), DurationMS: stats(&a.callDur), Histogram: histogram(a.callHist[:])}
+		ErrorRate: rate(a.calls.errors, a.calls.known), Cancelled: a.calls.cancelled, CancelRate: cancelRate(a.calls), DurationMS: stats(&a.callDur), Histogram: histogram(a.callHist[:])}
 
 	s.Tools = []ToolRow{}
 	for name, t := range a.tools {
 		s.Tools = append(s.Tools, ToolRow{Name: name, Category: topKey(t.categories), Calls: t.calls,
-			Share: rate(t.calls, a.calls.calls), Errors: t.errors, ErrorRate: rate(t.errors, t.known), DurationMS: stats(&t.dur)})
+			Share: rate(t.calls, a.calls.calls), Errors: t.errors, ErrorRate: rate(t.errors, t.known),
+			Cancelled: t.cancelled, CancelRate: cancelRate(t.callGroup), DurationMS: stats(&t.dur)})
 	}
 	slices.SortFunc(s.Tools, func(x, y ToolRow) int { return cmp.Or(cmp.Compare(y.Calls, x.Calls), cmp.Compare(x.Name, y.Name)) })
 
 	s.Agents = []AgentRow{}
 	for name, g := range a.agents {
-		s.Agents = append(s.Agents, AgentRow{Name: name, Runs: g.runs, ToolCalls: g.calls, Errors: g.errors, ErrorRate: rate(g.errors, g.known)})
+		s.Agents = append(s.Agents, AgentRow{Name: name, Runs: g.runs, ToolCalls: g.calls, Errors: g.errors, ErrorRate: rate(g.errors, g.known), CostUSD: a.cost(g.usage)})
 	}
 	slices.SortFunc(s.Agents, func(x, y AgentRow) int {
 		return cmp.Or(cmp.Compare(y.ToolCalls, x.ToolCalls), cmp.Compare(y.Runs, x.Runs), cmp.Compare(x.Name, y.Name))
@@ -120,16 +122,22 @@ func (a *Accumulator) Summary() Summary {
 	s.Formats = []FormatRow{}
 	for name, f := range a.formats {
 		s.Formats = append(s.Formats, FormatRow{Format: name, Files: a.filesByFormat[name], Runs: f.runs, ToolCalls: f.calls,
-			Errors: f.errors, ErrorRate: rate(f.errors, f.known), SuccessRate: rate(f.success, f.decided), Tokens: tokenCounts(f.tokens)})
+			Errors: f.errors, ErrorRate: rate(f.errors, f.known), SuccessRate: rate(f.success, f.decided), Tokens: tokenCounts(f.tokens), CostUSD: a.cost(f.usage)})
 	}
 	slices.SortFunc(s.Formats, func(x, y FormatRow) int { return cmp.Compare(x.Format, y.Format) })
 
 	s.Models = []ModelRow{}
+	byModel := map[string]usage{}
+	for k, t := range a.usage {
+		u := byModel[k.Model]
+		u.add(k, t)
+		byModel[k.Model] = u
+	}
 	for name, m := range a.models {
-		s.Models = append(s.Models, ModelRow{Model: name, Runs: m.runs, Tokens: tokenCounts(m.tokens)})
+		s.Models = append(s.Models, ModelRow{Model: name, Requests: m.requests, Runs: m.runs, Tokens: tokenCounts(m.tokens), CostUSD: a.cost(byModel[name])})
 	}
 	slices.SortFunc(s.Models, func(x, y ModelRow) int {
-		return cmp.Or(cmp.Compare(y.Tokens.Total, x.Tokens.Total), cmp.Compare(y.Runs, x.Runs), cmp.Compare(x.Model, y.Model))
+		return cmp.Or(cmp.Compare(deref(y.CostUSD), deref(x.CostUSD)), cmp.Compare(y.Tokens.Total, x.Tokens.Total), cmp.Compare(x.Model, y.Model))
 	})
 
 	s.Quality = a.qualitySummary()
@@ -145,6 +153,8 @@ func (a *Accumulator) Summary() Summary {
 		Subagents:           SubagentSummary{Invocations: a.subagents.Invocations, Calls: a.subagents.Calls, Tokens: a.subagents.Tokens, ByType: copyCounts(a.subagents.ByType)},
 		Budget: BudgetSummary{ToolCallUse: stats(&a.budgetTool), DurationUse: stats(&a.budgetDur), StepUse: stats(&a.budgetStep),
 			Warnings: a.budgetWarn, Exceeded: a.budgetExceed, Retries: a.retries},
+		Window: WindowSummary{Runs: a.window.runs, PeakTokens: stats(&a.window.peak), PeakShare: stats(&a.window.share),
+			RunsOver90: a.window.over90, Compactions: stats(&a.window.compactions)},
 	}
 
 	s.Daily = []DayRow{}
@@ -155,7 +165,8 @@ func (a *Accumulator) Summary() Summary {
 		}
 		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.runs, ToolCalls: d.calls, OutcomeKnown: d.known, Errors: d.errors,
 			ErrorRate: rate(d.errors, d.known), SuccessRate: rate(d.success, d.decided),
-			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens.Total(), TokensByKind: tokenCounts(d.tokens), ByStatus: bs})
+			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens.Total(), TokensByKind: tokenCounts(d.tokens), ByStatus: bs,
+			CostUSD: a.cost(d.usage), CostByModel: a.costByModel(d.usage)})
 	}
 	slices.SortFunc(s.Daily, func(x, y DayRow) int { return cmp.Compare(x.Date, y.Date) })
 
@@ -256,4 +267,55 @@ func sortedKeys[V any](m map[string]V) []string {
 // generatedAt is the report time: SOURCE_DATE_EPOCH when set, for reproducible output.
 func generatedAt(now time.Time, loc *time.Location) string {
 	return now.In(loc).Format(time.RFC3339)
+}
+
+// cancelRate is the share of calls the user cancelled among those whose end is known.
+func cancelRate(g callGroup) *float64 { return rate(g.cancelled, g.known+g.cancelled) }
+
+// cost prices u; nil when nothing in it is priced.
+func (a *Accumulator) cost(u usage) *float64 {
+	usd, priced, _ := costOf(u, a.prices)
+	if !priced {
+		return nil
+	}
+	return ptr(usd)
+}
+
+// costByModel is u's cost by priced model.
+func (a *Accumulator) costByModel(u usage) map[string]float64 {
+	by := map[string]usage{}
+	for k, t := range u {
+		m := by[k.Model]
+		m.add(k, t)
+		by[k.Model] = m
+	}
+	out := map[string]float64{}
+	for name, m := range by {
+		if c := a.cost(m); c != nil {
+			out[name] = *c
+		}
+	}
+	return out
+}
+
+func (a *Accumulator) costSummary() CostSummary {
+	usd, priced, unpriced := costOf(a.usage, a.prices)
+	c := CostSummary{UnpricedModels: map[string]int64{},
+		Pricing: PricingInfo{Source: a.prices.Source, Date: a.prices.Date, Models: a.prices.Models()}}
+	if priced {
+		c.USD = ptr(usd)
+	}
+	for m, n := range unpriced {
+		c.UnpricedModels[m] = n
+		c.UnpricedTokens += n
+	}
+	return c
+}
+
+// deref is *p, or -1 for nil: unpriced sorts after every priced figure.
+func deref(p *float64) float64 {
+	if p == nil {
+		return -1
+	}
+	return *p
 }

@@ -10,7 +10,7 @@ import (
 type Figure struct {
 	Path       string // its summary.json path
 	Label      string // its name in the Markdown headline
-	Kind       string // count, rate, duration (ms) or score: how it is shown and compared
+	Kind       string // count, rate, duration (ms), usd or score: how it is shown and compared
 	Better     string // "up" or "down" when a change is better or worse; "" for neither
 	History    string // its key in history.jsonl ("" when not kept)
 	Regression string // its --fail-on-regression name ("" when none)
@@ -24,6 +24,9 @@ var Headline = []Figure{
 	{"runs.success_rate", "Success rate", "rate", "up", "success_rate", "success_rate", true, func(s *Summary) *float64 { return s.Runs.SuccessRate }},
 	{"tool_calls.total", "Tool calls", "count", "", "tool_calls", "", true, func(s *Summary) *float64 { return f64(s.ToolCalls.Total) }},
 	{"tool_calls.error_rate", "Tool-call error rate", "rate", "down", "error_rate", "error_rate", true, func(s *Summary) *float64 { return s.ToolCalls.ErrorRate }},
+	{"cost.usd", "Cost", "usd", "down", "cost_usd", "cost", true, func(s *Summary) *float64 { return s.Cost.USD }},
+	{"runs.cost_usd.p95", "Run cost p95", "usd", "down", "run_cost_p95_usd", "run_cost_p95", false, func(s *Summary) *float64 { return s.Runs.CostUSD.P95 }},
+	{"tool_calls.cancel_rate", "Cancel rate", "rate", "down", "cancel_rate", "cancel_rate", false, func(s *Summary) *float64 { return s.ToolCalls.CancelRate }},
 	{"runs.duration_ms.p95", "Run p95", "duration", "down", "run_p95_ms", "run_p95", true, func(s *Summary) *float64 { return s.Runs.DurationMS.P95 }},
 	{"tool_calls.duration_ms.p95", "Tool-call p95", "duration", "down", "tool_call_p95_ms", "tool_call_p95", true, func(s *Summary) *float64 { return s.ToolCalls.DurationMS.P95 }},
 	{"steps.completion_rate", "Step completion rate", "rate", "up", "", "completion_rate", false, func(s *Summary) *float64 { return s.Steps.CompletionRate }},

@@ -35,8 +35,8 @@ func TestFiguresResolve(t *testing.T) {
 // A history line is read and written back as it was, and a line of an
 // older writer with a count missing reads it as 0.
 func TestHistoryRoundTrip(t *testing.T) {
-	lines := `{"schema":"agentstat.history/v1","generated_at":"2026-01-01T00:00:00Z","runs":2334,"success_rate":0.767944936086529,"tool_calls":89227,"error_rate":null,"run_p95_ms":244040.84221482597,"tool_call_p95_ms":5297.8637870813145,"quality_mean":7.5109352517985615,"tokens":10239487007,"files_skipped":0}
-{"schema":"agentstat.history/v1","generated_at":"2026-01-02T00:00:00Z","runs":3,"success_rate":1,"tool_calls":4,"error_rate":0.25,"run_p95_ms":null,"tool_call_p95_ms":null,"quality_mean":null,"tokens":0,"files_skipped":2}
+	lines := `{"schema":"agentstat.history/v1","generated_at":"2026-01-01T00:00:00Z","runs":2334,"success_rate":0.767944936086529,"tool_calls":89227,"error_rate":null,"cost_usd":null,"run_cost_p95_usd":null,"cancel_rate":null,"run_p95_ms":244040.84221482597,"tool_call_p95_ms":5297.8637870813145,"quality_mean":7.5109352517985615,"tokens":10239487007,"files_skipped":0}
+{"schema":"agentstat.history/v1","generated_at":"2026-01-02T00:00:00Z","runs":3,"success_rate":1,"tool_calls":4,"error_rate":0.25,"cost_usd":null,"run_cost_p95_usd":null,"cancel_rate":null,"run_p95_ms":null,"tool_call_p95_ms":null,"quality_mean":null,"tokens":0,"files_skipped":2}
 `
 	path := t.TempDir() + "/h.jsonl"
 	extra := `{"schema":"agentstat.history/v1","generated_at":"x","runs":"many"}` + "\n" + `{"schema":"agentstat.history/v1","generated_at":"y","runs":1}` + "\n"

@@ -19,6 +19,7 @@ import (
 	"github.com/DataDog/sketches-go/ddsketch/store"
 
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/analyze/pricing"
 )
 
 // A partial file is one machine's aggregate state, to be merged with others
@@ -33,7 +34,7 @@ import (
 // gzip's CRC-32 covers everything after the magic line, so a corrupt or
 // truncated file is refused, never merged.
 const (
-	PartialSchema = "agentstat.partial/v2"
+	PartialSchema = "agentstat.partial/v3"
 	partialMagic  = PartialSchema + "\n"
 )
 
@@ -49,6 +50,7 @@ type partialHeader struct {
 	Since     time.Time
 	Until     time.Time
 	Shard     string // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
+	Pricing   string // the price table's digest: costs and window shares were figured with it
 	Details   int64  // run details that follow the state
 
 	digest [sha256.Size]byte // the file's SHA-256, computed as it is read (not written)
@@ -62,7 +64,7 @@ type distWire struct {
 	Sketch       []byte // DDSketch encoding, without its index mapping (always sketchAccuracy)
 }
 
-type callWire struct{ Calls, Known, Errors int64 }
+type callWire struct{ Calls, Known, Errors, Cancelled int64 }
 
 type toolWire struct {
 	Calls      callWire
@@ -73,17 +75,19 @@ type toolWire struct {
 type agentWire struct {
 	Runs  int64
 	Calls callWire
+	Usage usage
 }
 
 type formatWire struct {
 	Runs, Success, Decided int64
 	Calls                  callWire
 	Tokens                 model.Tokens
+	Usage                  usage
 }
 
 type modelWire struct {
-	Runs   int64
-	Tokens model.Tokens
+	Runs, Requests int64
+	Tokens         model.Tokens
 }
 
 type dayWire struct {
@@ -92,6 +96,12 @@ type dayWire struct {
 	Calls                  callWire
 	Dur                    distWire
 	Tokens                 model.Tokens
+	Usage                  usage
+}
+
+type windowWire struct {
+	Runs, Over90             int64
+	Peak, Share, Compactions distWire
 }
 
 type qualityWire struct {
@@ -131,6 +141,9 @@ type partialState struct {
 	ByTool       map[string]qualityWire
 	Tokens       model.Tokens
 	TokensPerRun distWire
+	Usage        usage
+	RunCost      distWire
+	Window       windowWire
 	RefsByType   map[string]int64
 	RefsByRel    map[string]int64
 	RefsByUsage  map[string]int64
@@ -172,7 +185,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	bw := bufio.NewWriterSize(zw, 256<<10)
 	enc := gob.NewEncoder(bw)
-	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard}
+	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest()}
 	if a.spill != nil {
 		h.Details = int64(a.index.Len())
 	}
@@ -224,7 +237,10 @@ type MergedPartials struct {
 // schema, or made with another --tz or window than the first is refused,
 // and so are a partial given twice, a shard covered twice and shards of
 // splits into different numbers: each would count files twice.
-func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err error) {
+func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *MergedPartials, err error) {
+	if prices == nil {
+		prices = pricing.Builtin()
+	}
 	if len(paths) == 0 {
 		return nil, fmt.Errorf("%w: no partial files named", ErrPartial)
 	}
@@ -247,7 +263,7 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 				return nil, err
 			}
 		}
-		h, acc, err := readPartial(p, dw)
+		h, acc, err := readPartial(p, dw, prices)
 		if dw != nil {
 			err = errors.Join(err, dw.close())
 		}
@@ -259,10 +275,13 @@ func MergePartials(paths []string, keepDetails bool) (m *MergedPartials, err err
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
 			}
-			m = &MergedPartials{Acc: NewAccumulator(loc), Location: loc, Since: h.Since, Until: h.Until}
+			m = &MergedPartials{Acc: NewAccumulator(loc, prices), Location: loc, Since: h.Since, Until: h.Until}
 		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) {
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v); %s with --tz %s, window [%v, %v)",
 				p, ErrPartial, h.TZ, h.Since, h.Until, paths[0], m.Location, m.Since, m.Until)
+		}
+		if h.Pricing != prices.Digest() {
+			return nil, fmt.Errorf("%s: %w: made with other prices than these (%s): give merge the --pricing files its shards were given", p, ErrPartial, prices.Source)
 		}
 		if q, dup := digests[h.digest]; dup {
 			return nil, fmt.Errorf("%s: %w: the same partial as %s", p, ErrPartial, q)
@@ -316,7 +335,7 @@ func parseShards(s string) ([]Shard, error) {
 
 // readPartial reads one partial file, copying its run details to dw (or
 // passing over them when dw is nil).
-func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, error) {
+func readPartial(path string, dw *detailWriter, prices *pricing.Table) (*partialHeader, *Accumulator, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -350,7 +369,7 @@ func readPartial(path string, dw *detailWriter) (*partialHeader, *Accumulator, e
 	if err := dec.Decode(&st); err != nil {
 		return nil, nil, corrupt("state", err)
 	}
-	acc, err := fromWire(&st)
+	acc, err := fromWire(&st, prices)
 	if err != nil {
 		return nil, nil, corrupt("state", err)
 	}
@@ -418,8 +437,8 @@ func distFromWire(w distWire) (Dist, error) {
 	return d, nil
 }
 
-func (g callGroup) wire() callWire      { return callWire{g.calls, g.known, g.errors} }
-func callFromWire(w callWire) callGroup { return callGroup{w.Calls, w.Known, w.Errors} }
+func (g callGroup) wire() callWire      { return callWire{g.calls, g.known, g.errors, g.cancelled} }
+func callFromWire(w callWire) callGroup { return callGroup{w.Calls, w.Known, w.Errors, w.Cancelled} }
 
 func (g *qualityGroup) wire() qualityWire {
 	return qualityWire{Scores: g.scores.wire(), ValidTrue: g.validTrue, ValidAll: g.validAll}
@@ -440,7 +459,8 @@ func (a *Accumulator) wire() (*partialState, error) {
 		Models: map[string]modelWire{}, Days: map[string]dayWire{},
 		Quality: a.quality.qualityGroup.wire(), QualityBins: a.quality.bins,
 		ByPhase: map[string]qualityWire{}, ByTool: map[string]qualityWire{},
-		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(),
+		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(), Usage: a.usage, RunCost: a.runCost.wire(),
+		Window:     windowWire{Runs: a.window.runs, Over90: a.window.over90, Peak: a.window.peak.wire(), Share: a.window.share.wire(), Compactions: a.window.compactions.wire()},
 		RefsByType: a.refsByType, RefsByRel: a.refsByRel, RefsByUsage: a.refsByUsage, Contribs: a.contribs,
 		Subagents:  a.subagents,
 		BudgetTool: a.budgetTool.wire(), BudgetDur: a.budgetDur.wire(), BudgetStep: a.budgetStep.wire(),
@@ -452,16 +472,16 @@ func (a *Accumulator) wire() (*partialState, error) {
 		s.Tools[k] = toolWire{Calls: v.callGroup.wire(), Dur: v.dur.wire(), Categories: v.categories}
 	}
 	for k, v := range a.agents {
-		s.Agents[k] = agentWire{Runs: v.runs, Calls: v.callGroup.wire()}
+		s.Agents[k] = agentWire{Runs: v.runs, Calls: v.callGroup.wire(), Usage: v.usage}
 	}
 	for k, v := range a.formats {
-		s.Formats[k] = formatWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens}
+		s.Formats[k] = formatWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens, Usage: v.usage}
 	}
 	for k, v := range a.models {
-		s.Models[k] = modelWire{Runs: v.runs, Tokens: v.tokens}
+		s.Models[k] = modelWire{Runs: v.runs, Requests: v.requests, Tokens: v.tokens}
 	}
 	for k, v := range a.days {
-		s.Days[k] = dayWire{Runs: v.runs, Success: v.success, Decided: v.decided, ByStatus: v.byStatus, Calls: v.callGroup.wire(), Dur: v.dur.wire(), Tokens: v.tokens}
+		s.Days[k] = dayWire{Runs: v.runs, Success: v.success, Decided: v.decided, ByStatus: v.byStatus, Calls: v.callGroup.wire(), Dur: v.dur.wire(), Tokens: v.tokens, Usage: v.usage}
 	}
 	for k, v := range a.quality.byPhase {
 		s.ByPhase[k] = v.wire()
@@ -477,8 +497,8 @@ func (a *Accumulator) wire() (*partialState, error) {
 
 // fromWire rebuilds an accumulator; gob leaves empty maps nil, so every map
 // is made again before anything is merged into it.
-func fromWire(s *partialState) (*Accumulator, error) {
-	a := NewAccumulator(time.UTC)
+func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
+	a := NewAccumulator(time.UTC, prices)
 	var errs []error
 	dist := func(w distWire) Dist {
 		d, err := distFromWire(w)
@@ -502,19 +522,19 @@ func fromWire(s *partialState) (*Accumulator, error) {
 		a.tools[k] = t
 	}
 	for k, v := range s.Agents {
-		a.agents[k] = &agentAcc{runs: v.Runs, callGroup: callFromWire(v.Calls)}
+		a.agents[k] = &agentAcc{runs: v.Runs, callGroup: callFromWire(v.Calls), usage: v.Usage}
 	}
 	for k, v := range s.Formats {
-		a.formats[k] = &formatAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens}
+		a.formats[k] = &formatAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens, usage: v.Usage}
 	}
 	for k, v := range s.Models {
-		a.models[k] = &modelAcc{runs: v.Runs, tokens: v.Tokens}
+		a.models[k] = &modelAcc{runs: v.Runs, requests: v.Requests, tokens: v.Tokens}
 	}
 	for k, v := range s.Days {
 		d := a.dayAcc(k)
 		d.runs, d.success, d.decided = v.Runs, v.Success, v.Decided
 		addCounts(d.byStatus, v.ByStatus)
-		d.callGroup, d.dur, d.tokens = callFromWire(v.Calls), dist(v.Dur), v.Tokens
+		d.callGroup, d.dur, d.tokens, d.usage = callFromWire(v.Calls), dist(v.Dur), v.Tokens, v.Usage
 	}
 	q, err := qualityFromWire(s.Quality)
 	errs = append(errs, err)
@@ -528,6 +548,8 @@ func fromWire(s *partialState) (*Accumulator, error) {
 		errs = append(errs, err)
 	}
 	a.tokens, a.tokensPerRun = s.Tokens, dist(s.TokensPerRun)
+	a.usage, a.runCost = s.Usage, dist(s.RunCost)
+	a.window = windowAcc{runs: s.Window.Runs, over90: s.Window.Over90, peak: dist(s.Window.Peak), share: dist(s.Window.Share), compactions: dist(s.Window.Compactions)}
 	addCounts(a.refsByType, s.RefsByType)
 	addCounts(a.refsByRel, s.RefsByRel)
 	addCounts(a.refsByUsage, s.RefsByUsage)

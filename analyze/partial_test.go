@@ -128,7 +128,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 				paths = append(paths, p)
 			}
 			rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
-			m, err := MergePartials(paths, true)
+			m, err := MergePartials(paths, true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,14 +137,14 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 
 			// Associative: merge a prefix into a partial, then that with the rest.
 			k := rng.IntN(len(paths)) + 1
-			first, err := MergePartials(paths[:k], true)
+			first, err := MergePartials(paths[:k], true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
 			mid := filepath.Join(dir, "merged-prefix.agentstat")
 			writePartialCovering(t, first.Acc, base, mid, first.Covered)
 			first.Acc.spill.Close()
-			again, err := MergePartials(append([]string{mid}, paths[k:]...), true)
+			again, err := MergePartials(append([]string{mid}, paths[k:]...), true, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -246,10 +246,10 @@ func TestPartialRefused(t *testing.T) {
 	}{
 		"truncated":    {[]string{write("truncated", data[:len(data)*2/3])}, "corrupt"},
 		"flipped byte": {[]string{write("flipped", flipped)}, "corrupt"},
-		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v2 header"},
-		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v2 header"},
+		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v3 header"},
+		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v3 header"},
 		"older schema": {[]string{write("v1", append([]byte("agentstat.partial/v1\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v1"`},
-		"newer schema": {[]string{write("v3", append([]byte("agentstat.partial/v3\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v3"`},
+		"newer schema": {[]string{write("v4", append([]byte("agentstat.partial/v4\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v4"`},
 		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
 		"given twice":  {[]string{good, good}, "the same partial as"},
 		"a copy":       {[]string{good, write("copy", data)}, "the same partial as"},
@@ -261,7 +261,7 @@ func TestPartialRefused(t *testing.T) {
 		"none":         {nil, "no partial files"},
 	}
 	for name, c := range cases {
-		m, err := MergePartials(c.paths, true)
+		m, err := MergePartials(c.paths, true, nil)
 		if err == nil {
 			m.Acc.spill.Close()
 			t.Errorf("%s: merged", name)
@@ -271,7 +271,7 @@ func TestPartialRefused(t *testing.T) {
 			t.Errorf("%s: error %q, want ErrPartial mentioning %q", name, err, c.want)
 		}
 	}
-	if m, err := MergePartials([]string{good}, true); err != nil {
+	if m, err := MergePartials([]string{good}, true, nil); err != nil {
 		t.Errorf("good partial refused: %v", err)
 	} else {
 		m.Acc.spill.Close()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/analyze/pricing"
 	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
@@ -40,7 +41,8 @@ type Options struct {
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
 	NoIndex          bool // no per-run index (Report.Runs is nil): only HTML and the workbook list runs
 	Shard            Shard
-	Progress         *Progress // counted into when set
+	Prices           *pricing.Table // nil: the built-in table
+	Progress         *Progress      // counted into when set
 
 	records *formats.RecordSpill // Claude Code records until their join (set by Accumulate)
 }
@@ -109,7 +111,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	// Everything that can fail is set up before any goroutine starts.
 	workers := make([]*worker, opt.Jobs)
 	for i := range workers {
-		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location)}
+		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location, opt.Prices)}
 		w.acc.keepSecrets, w.acc.noIndex = opt.KeepSecrets, opt.NoIndex
 		if details != nil {
 			dw, err := details.writer()
@@ -157,7 +159,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		return fail(err)
 	}
 
-	total := NewAccumulator(opt.Location)
+	total := NewAccumulator(opt.Location, opt.Prices)
 	total.keepSecrets, total.noIndex = opt.KeepSecrets, opt.NoIndex
 	if details != nil {
 		// Runs joined from fragments (planagent, transcripts, traces) go to one more spill file.

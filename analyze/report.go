@@ -27,6 +27,7 @@ type Summary struct {
 	Window      *Window        `json:"window,omitempty"`
 	Inputs      Inputs         `json:"inputs"`
 	Runs        RunsSummary    `json:"runs"`
+	Cost        CostSummary    `json:"cost"`
 	Steps       StepsSummary   `json:"steps"`
 	ToolCalls   CallsSummary   `json:"tool_calls"`
 	Tools       []ToolRow      `json:"tools"`
@@ -89,6 +90,24 @@ type RunsSummary struct {
 	SuccessRate *float64         `json:"success_rate"`
 	DurationMS  Stats            `json:"duration_ms"`
 	Histogram   []HistogramBin   `json:"duration_histogram"`
+	CostUSD     Stats            `json:"cost_usd"` // over runs with a priced request
+}
+
+// CostSummary is what the tokens cost in USD, at the prices of Pricing.
+// USD is null when no request was priced; tokens of models the table does
+// not price are counted apart, never priced at 0.
+type CostSummary struct {
+	USD            *float64         `json:"usd"`
+	UnpricedTokens int64            `json:"unpriced_tokens"`
+	UnpricedModels map[string]int64 `json:"unpriced_models"`
+	Pricing        PricingInfo      `json:"pricing"`
+}
+
+// PricingInfo names the price table: "built-in", then any --pricing files.
+type PricingInfo struct {
+	Source string `json:"source"`
+	Date   string `json:"date"`
+	Models int    `json:"models"`
 }
 
 // HistogramBin counts durations in [FromMS, ToMS); ToMS is null for the last bin.
@@ -111,6 +130,8 @@ type CallsSummary struct {
 	OutcomeKnown int64          `json:"outcome_known"`
 	Errors       int64          `json:"errors"`
 	ErrorRate    *float64       `json:"error_rate"`
+	Cancelled    int64          `json:"cancelled"`
+	CancelRate   *float64       `json:"cancel_rate"`
 	DurationMS   Stats          `json:"duration_ms"`
 	Histogram    []HistogramBin `json:"duration_histogram"`
 }
@@ -123,6 +144,8 @@ type ToolRow struct {
 	Share      *float64 `json:"share"`
 	Errors     int64    `json:"errors"`
 	ErrorRate  *float64 `json:"error_rate"`
+	Cancelled  int64    `json:"cancelled"`
+	CancelRate *float64 `json:"cancel_rate"`
 	DurationMS Stats    `json:"duration_ms"`
 }
 
@@ -133,6 +156,7 @@ type AgentRow struct {
 	ToolCalls int64    `json:"tool_calls"`
 	Errors    int64    `json:"errors"`
 	ErrorRate *float64 `json:"error_rate"`
+	CostUSD   *float64 `json:"cost_usd"`
 }
 
 // FormatRow is one input format.
@@ -145,13 +169,17 @@ type FormatRow struct {
 	ErrorRate   *float64    `json:"error_rate"`
 	SuccessRate *float64    `json:"success_rate"`
 	Tokens      TokenCounts `json:"tokens"`
+	CostUSD     *float64    `json:"cost_usd"`
 }
 
-// ModelRow is token use by model, where the model is known.
+// ModelRow is the requests made to one model: runs that made one, tokens,
+// and their cost (null when the price table does not price the model).
 type ModelRow struct {
-	Model  string      `json:"model"`
-	Runs   int64       `json:"runs"`
-	Tokens TokenCounts `json:"tokens"`
+	Model    string      `json:"model"`
+	Requests int64       `json:"requests"`
+	Runs     int64       `json:"runs"`
+	Tokens   TokenCounts `json:"tokens"`
+	CostUSD  *float64    `json:"cost_usd"`
 }
 
 // TokenCounts splits tokens by kind; the four named kinds never overlap and
@@ -162,6 +190,7 @@ type TokenCounts struct {
 	Output        int64 `json:"output"`
 	CacheRead     int64 `json:"cache_read"`
 	CacheCreation int64 `json:"cache_creation"`
+	CacheWrite1h  int64 `json:"cache_creation_1h"` // of cache_creation, written with the 1-hour TTL
 	Unspecified   int64 `json:"unspecified"`
 }
 
@@ -205,6 +234,19 @@ type ContextSummary struct {
 	ContributionsByType map[string]int64 `json:"contributions_by_type"`
 	Subagents           SubagentSummary  `json:"subagents"`
 	Budget              BudgetSummary    `json:"budget"`
+	Window              WindowSummary    `json:"window"`
+}
+
+// WindowSummary is context-window use over the runs that made a request:
+// each run's largest prompt (input + cache read + cache write), its share of
+// that request's model's window (where the price table knows the window),
+// and how often runs were compacted.
+type WindowSummary struct {
+	Runs        int64 `json:"runs"`
+	PeakTokens  Stats `json:"peak_tokens"`
+	PeakShare   Stats `json:"peak_share"`
+	RunsOver90  int64 `json:"runs_over_90"`
+	Compactions Stats `json:"compactions"`
 }
 
 // SubagentSummary is work delegated to subagents, never counted as the run's own calls.
@@ -227,18 +269,20 @@ type BudgetSummary struct {
 
 // DayRow is one day in the --tz zone.
 type DayRow struct {
-	Date          string           `json:"date"`
-	Runs          int64            `json:"runs"`
-	ToolCalls     int64            `json:"tool_calls"`
-	OutcomeKnown  int64            `json:"outcome_known"`
-	Errors        int64            `json:"errors"`
-	ErrorRate     *float64         `json:"error_rate"`
-	SuccessRate   *float64         `json:"success_rate"`
-	DurationMSP50 *float64         `json:"duration_ms_p50"`
-	DurationMSP95 *float64         `json:"duration_ms_p95"`
-	Tokens        int64            `json:"tokens"`
-	TokensByKind  TokenCounts      `json:"tokens_by_kind"`
-	ByStatus      map[string]int64 `json:"by_status"`
+	Date          string             `json:"date"`
+	Runs          int64              `json:"runs"`
+	ToolCalls     int64              `json:"tool_calls"`
+	OutcomeKnown  int64              `json:"outcome_known"`
+	Errors        int64              `json:"errors"`
+	ErrorRate     *float64           `json:"error_rate"`
+	SuccessRate   *float64           `json:"success_rate"`
+	DurationMSP50 *float64           `json:"duration_ms_p50"`
+	DurationMSP95 *float64           `json:"duration_ms_p95"`
+	Tokens        int64              `json:"tokens"`
+	TokensByKind  TokenCounts        `json:"tokens_by_kind"`
+	CostUSD       *float64           `json:"cost_usd"`
+	CostByModel   map[string]float64 `json:"cost_by_model"`
+	ByStatus      map[string]int64   `json:"by_status"`
 }
 
 // ErrorRow is one error message, normalised (numbers, paths and ids folded).
@@ -266,4 +310,5 @@ type RunRow struct {
 	Errors     int       `json:"errors"`
 	Steps      int       `json:"steps"`
 	Tokens     int64     `json:"tokens"`
+	CostUSD    *float64  `json:"cost_usd"`
 }

@@ -70,6 +70,10 @@ func (x *RunIndex) At(i int) RunRow {
 	}
 	r.ToolCalls, r.Errors, r.Steps = int(d.varint()), int(d.varint()), int(d.varint())
 	r.Tokens = d.varint()
+	if d.b[0] == 1 {
+		usd := math.Float64frombits(binary.LittleEndian.Uint64(d.b[1:]))
+		r.CostUSD = &usd
+	}
 	return r
 }
 
@@ -119,6 +123,11 @@ func (x *RunIndex) add(r *RunRow) {
 	}
 	for _, v := range [...]int64{int64(r.ToolCalls), int64(r.Errors), int64(r.Steps), r.Tokens} {
 		b = binary.AppendVarint(b, v)
+	}
+	if r.CostUSD != nil {
+		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*r.CostUSD))
+	} else {
+		b = append(b, 0)
 	}
 	x.put(b)
 	x.row = b

@@ -248,7 +248,7 @@ func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	stats("run_duration_ms", "runs.duration_ms")
 
 	c := one("tool_calls")
-	for _, k := range []string{"total", "errors", "outcome_known"} {
+	for _, k := range []string{"total", "errors", "outcome_known", "cancelled"} {
 		check(t, "tool_calls."+k, c[k], lookup(summary, "tool_calls."+k), 0)
 	}
 	check(t, "tool_calls.error_rate", c["error_rate"], lookup(summary, "tool_calls.error_rate"), 1e-12)
@@ -279,6 +279,7 @@ func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	for _, k := range []string{"total", "input", "output", "cache_read", "cache_creation"} {
 		check(t, "tokens."+k, tok[k], lookup(summary, "context.tokens."+k), 0)
 	}
+	check(t, "cost.usd", tok["cost_usd"], lookup(summary, "cost.usd"), 1e-9)
 
 	q := one("quality")
 	for _, k := range []string{"evaluations", "output_valid_checked"} {

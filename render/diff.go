@@ -19,6 +19,8 @@ func diffValue(kind string, v *float64) string {
 		return Rate(v)
 	case "duration":
 		return Millis(v)
+	case "usd":
+		return USD(v)
 	}
 	return Score(v)
 }
@@ -33,7 +35,7 @@ func change(kind string, old, cur *float64) string {
 		return ChangeCount(int64(*old), int64(*cur))
 	case "rate":
 		return ChangePoints(old, cur)
-	case "duration":
+	case "duration", "usd":
 		return ChangeRelative(old, cur)
 	}
 	return ChangeScore(old, cur)
@@ -155,7 +157,7 @@ func ViolationText(v analyze.Violation) string {
 	switch v.Row.Kind {
 	case "rate":
 		amount = signed(v.Amount*100, 1) + " pp"
-	case "duration":
+	case "duration", "usd":
 		amount = signed(v.Amount*100, 1) + "%"
 	case "score":
 		amount = signed(v.Amount, 2) + " points"

@@ -49,6 +49,25 @@ func Rate(v *float64) string {
 	return fmt.Sprintf("%.1f%%", p)
 }
 
+// USD shows an amount in US dollars: cents from $1, four decimals below
+// (a run of a small model costs a fraction of a cent).
+func USD(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	switch a := math.Abs(*v); {
+	case a == 0:
+		return "$0"
+	case a < 0.0001:
+		return "<$0.0001"
+	case a < 1:
+		return "$" + strconv.FormatFloat(*v, 'f', 4, 64)
+	case a < 1000:
+		return "$" + strconv.FormatFloat(*v, 'f', 2, 64)
+	}
+	return "$" + Count(int64(math.Round(*v)))
+}
+
 // Millis shows a duration given in milliseconds.
 func Millis(v *float64) string {
 	if v == nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -19,6 +20,8 @@ const (
 	mdAllTools    = 100
 	mdErrors      = 20
 	mdAgents      = 50
+	mdModels      = 50
+	mdTopRuns     = 10
 	mdDays        = 62
 	mdSkippedRows = 500
 )
@@ -93,6 +96,7 @@ func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 		checkSection(&b, s.Check)
 	}
 	runsSection(&b, s)
+	costSection(&b, r)
 	toolsSection(&b, s)
 	errorsSection(&b, s)
 	agentsSection(&b, s)
@@ -225,6 +229,8 @@ func ThresholdValue(kind string, v *float64) string {
 		return Rate(v)
 	case "duration":
 		return Millis(v)
+	case "usd":
+		return USD(v)
 	}
 	return Score(v)
 }
@@ -250,9 +256,9 @@ func runsSection(b *strings.Builder, s *analyze.Summary) {
 	t.write(b)
 
 	b.WriteString("### Formats\n\n")
-	t = newTable("Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens")
+	t = newTable("Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens", ">Cost")
 	for _, f := range s.Formats {
-		t.add(f.Format, Count(f.Files), Count(f.Runs), Rate(f.SuccessRate), Count(f.ToolCalls), Rate(f.ErrorRate), Count(f.Tokens.Total))
+		t.add(f.Format, Count(f.Files), Count(f.Runs), Rate(f.SuccessRate), Count(f.ToolCalls), Rate(f.ErrorRate), Count(f.Tokens.Total), USD(f.CostUSD))
 	}
 	t.write(b)
 
@@ -279,18 +285,22 @@ func share(n, total int64) *float64 {
 }
 
 func toolRow(t analyze.ToolRow) []string {
-	return []string{t.Name, t.Category, Count(t.Calls), Rate(t.Share), Count(t.Errors), Rate(t.ErrorRate),
+	return []string{t.Name, t.Category, Count(t.Calls), Rate(t.Share), Count(t.Errors), Rate(t.ErrorRate), Count(t.Cancelled),
 		Millis(t.DurationMS.P50), Millis(t.DurationMS.P95), Millis(t.DurationMS.Max)}
 }
 
 func toolTable() *table {
-	return newTable("Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">p50", ">p95", ">Max")
+	return newTable("Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">Cancelled", ">p50", ">p95", ">Max")
 }
 
 func toolsSection(b *strings.Builder, s *analyze.Summary) {
 	b.WriteString("## Tools\n\n")
-	fmt.Fprintf(b, "%s tool calls, %s with a known outcome, %s errors; error rate %s.\n\n",
+	fmt.Fprintf(b, "%s tool calls, %s that succeeded or failed, %s errors; error rate %s.",
 		Count(s.ToolCalls.Total), Count(s.ToolCalls.OutcomeKnown), Count(s.ToolCalls.Errors), Rate(s.ToolCalls.ErrorRate))
+	if s.ToolCalls.Cancelled > 0 {
+		fmt.Fprintf(b, " %s cancelled by the user (cancel rate %s), counted apart from errors.", Count(s.ToolCalls.Cancelled), Rate(s.ToolCalls.CancelRate))
+	}
+	b.WriteString("\n\n")
 	if len(s.Tools) == 0 {
 		b.WriteString("No tool calls.\n\n")
 		return
@@ -356,12 +366,12 @@ func agentsSection(b *strings.Builder, s *analyze.Summary) {
 		return
 	}
 	b.WriteString("## Agents\n\n")
-	t := newTable("Agent", ">Runs", ">Tool calls", ">Errors", ">Error rate")
+	t := newTable("Agent", ">Runs", ">Tool calls", ">Errors", ">Error rate", ">Cost")
 	for i, a := range s.Agents {
 		if i == mdAgents {
 			break
 		}
-		t.add(a.Name, Count(a.Runs), Count(a.ToolCalls), Count(a.Errors), Rate(a.ErrorRate))
+		t.add(a.Name, Count(a.Runs), Count(a.ToolCalls), Count(a.Errors), Rate(a.ErrorRate), USD(a.CostUSD))
 	}
 	t.write(b)
 }
@@ -433,13 +443,17 @@ func contextSection(b *strings.Builder, s *analyze.Summary) {
 	t.add(Count(c.Tokens.Total), Count(c.Tokens.Input), Count(c.Tokens.Output), Count(c.Tokens.CacheRead),
 		Count(c.Tokens.CacheCreation), Count(c.Tokens.Unspecified), Rate(c.CacheReadShare), perRun)
 	t.write(b)
-	if len(s.Models) > 0 {
-		b.WriteString("### By model\n\n")
-		t = newTable("Model", ">Runs", ">Total", ">Input", ">Output", ">Cache read", ">Cache creation")
-		for _, m := range s.Models {
-			t.add(m.Model, Count(m.Runs), Count(m.Tokens.Total), Count(m.Tokens.Input), Count(m.Tokens.Output), Count(m.Tokens.CacheRead), Count(m.Tokens.CacheCreation))
+	if w := &c.Window; w.Runs > 0 {
+		b.WriteString("### Context window\n\n")
+		fmt.Fprintf(b, "The largest prompt of each of %s runs (input + cache read + cache write), and its share of the model's context window.\n\n", Count(w.Runs))
+		t = newTable("", ">p50", ">p95", ">Max")
+		t.add("Peak prompt (tokens)", statCount(w.PeakTokens.P50), statCount(w.PeakTokens.P95), statCount(w.PeakTokens.Max))
+		if w.PeakShare.Count > 0 {
+			t.add("Share of the window", Rate(w.PeakShare.P50), Rate(w.PeakShare.P95), Rate(w.PeakShare.Max))
 		}
+		t.add("Compactions per run", statCount(w.Compactions.P50), statCount(w.Compactions.P95), statCount(w.Compactions.Max))
 		t.write(b)
+		fmt.Fprintf(b, "%s runs reached 90%% of their window; %s compactions in all.\n\n", Count(w.RunsOver90), Count(int64(w.Compactions.Sum)))
 	}
 	countTable(b, "Context references by type", "Type", c.RefsByType)
 	countTable(b, "Context references by relevance", "Relevance", c.RefsByRelevance)
@@ -468,6 +482,77 @@ func contextSection(b *strings.Builder, s *analyze.Summary) {
 	}
 }
 
+// statCount shows a statistic of counts (tokens, compactions), rounded.
+func statCount(v *float64) string {
+	if v == nil {
+		return NA
+	}
+	return Count(int64(math.Round(*v)))
+}
+
+// costSection is what the tokens cost: by model, with the tokens no price
+// covers named, and the runs that cost most when the runs are listed.
+func costSection(b *strings.Builder, r *analyze.Report) {
+	s := &r.Summary
+	c := &s.Cost
+	if len(s.Models) == 0 && c.UnpricedTokens == 0 {
+		return
+	}
+	b.WriteString("## Cost and models\n\n")
+	line := fmt.Sprintf("%s at the %s prices of %s.", USD(c.USD), c.Pricing.Source, c.Pricing.Date)
+	if st := s.Runs.CostUSD; st.Count > 0 {
+		line += fmt.Sprintf(" Per run: p50 %s, p95 %s, max %s.", USD(st.P50), USD(st.P95), USD(st.Max))
+	}
+	if c.UnpricedTokens > 0 {
+		names := slices.Sorted(maps.Keys(c.UnpricedModels))
+		line += fmt.Sprintf(" Not priced: %s tokens of %s (no price known; add one with --pricing).", Count(c.UnpricedTokens), strings.Join(names, ", "))
+	}
+	b.WriteString(MarkdownText(line) + "\n\n")
+	t := newTable("Model", ">Requests", ">Runs", ">Tokens", ">Input", ">Output", ">Cache read", ">Cache write", ">Cost")
+	for i, m := range s.Models {
+		if i == mdModels {
+			break
+		}
+		t.add(m.Model, Count(m.Requests), Count(m.Runs), Count(m.Tokens.Total), Count(m.Tokens.Input), Count(m.Tokens.Output),
+			Count(m.Tokens.CacheRead), Count(m.Tokens.CacheCreation), USD(m.CostUSD))
+	}
+	t.write(b)
+	if r.Runs == nil {
+		return
+	}
+	top := mostExpensive(r.Runs, mdTopRuns)
+	if len(top) == 0 {
+		return
+	}
+	folded(b, fmt.Sprintf("The %d most expensive runs", len(top)), func() {
+		t := newTable("Run", "Model", ">Tokens", ">Cost", "Source")
+		for _, row := range top {
+			t.add(row.Title, row.Model, Count(row.Tokens), USD(row.CostUSD), row.Source)
+		}
+		t.write(b)
+	})
+}
+
+// mostExpensive is the n priced runs that cost most, the dearest first
+// (ties in index order).
+func mostExpensive(runs *analyze.RunIndex, n int) []analyze.RunRow {
+	var top []analyze.RunRow
+	for _, row := range runs.All() {
+		if row.CostUSD == nil {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(top, *row.CostUSD, func(r analyze.RunRow, c float64) int { return cmp.Compare(c, *r.CostUSD) })
+		for i < len(top) && *top[i].CostUSD == *row.CostUSD {
+			i++
+		}
+		if i < n {
+			top = slices.Insert(top, i, row)
+			top = top[:min(len(top), n)]
+		}
+	}
+	return top
+}
+
 func dailySection(b *strings.Builder, s *analyze.Summary) {
 	if len(s.Daily) == 0 {
 		return
@@ -480,10 +565,10 @@ func dailySection(b *strings.Builder, s *analyze.Summary) {
 		days = days[len(days)-mdDays:]
 	}
 	folded(b, what, func() {
-		t := newTable("Date", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Run p50", ">Run p95", ">Tokens")
+		t := newTable("Date", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Run p50", ">Run p95", ">Tokens", ">Cost")
 		for _, d := range days {
 			t.add(d.Date, Count(d.Runs), Rate(d.SuccessRate), Count(d.ToolCalls), Count(d.Errors), Rate(d.ErrorRate),
-				Millis(d.DurationMSP50), Millis(d.DurationMSP95), Count(d.Tokens))
+				Millis(d.DurationMSP50), Millis(d.DurationMSP95), Count(d.Tokens), USD(d.CostUSD))
 		}
 		t.write(b)
 	})

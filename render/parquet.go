@@ -19,12 +19,13 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/analyze/pricing"
 	"github.com/agentstat/agentstat/internal/rawfile"
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // TablesSchema names the layout of the Parquet tables (docs/tables.md).
-const TablesSchema = "agentstat.tables/v1"
+const TablesSchema = "agentstat.tables/v2"
 
 // The rows of the Parquet tables: the normalized model of docs/metrics.md, one
 // table per kind of record, joined on run_key. Optional columns are nil
@@ -45,6 +46,8 @@ type (
 		Steps      int64      `parquet:"steps"`
 		ToolCalls  int64      `parquet:"tool_calls"`
 		Errors     int64      `parquet:"errors"`
+		Cancelled  int64      `parquet:"cancelled"`
+		CostUSD    *float64   `parquet:"cost_usd,optional"`
 		RunDate    *string    `parquet:"run_date,optional,dict"` // the partition's day, as a column every engine can name
 	}
 	stepRow struct {
@@ -71,15 +74,21 @@ type (
 		ThinkMS    *float64   `parquet:"think_ms,optional"`
 		CallDate   *string    `parquet:"call_date,optional,dict"` // the day the call started in --tz, else its run's
 	}
+	// tokenRow is one request, or a run's tokens of no request (unspecified).
 	tokenRow struct {
-		RunKey        string  `parquet:"run_key"`
-		Model         *string `parquet:"model,optional,dict"`
-		Input         int64   `parquet:"input"`
-		Output        int64   `parquet:"output"`
-		CacheRead     int64   `parquet:"cache_read"`
-		CacheCreation int64   `parquet:"cache_creation"`
-		Unspecified   int64   `parquet:"unspecified"`
-		Total         int64   `parquet:"total"`
+		RunKey          string     `parquet:"run_key"`
+		RequestIndex    *int64     `parquet:"request_index,optional"`
+		Model           *string    `parquet:"model,optional,dict"`
+		At              *time.Time `parquet:"at,optional,timestamp(microsecond)"`
+		Input           int64      `parquet:"input"`
+		Output          int64      `parquet:"output"`
+		CacheRead       int64      `parquet:"cache_read"`
+		CacheCreation   int64      `parquet:"cache_creation"`
+		CacheCreation1h int64      `parquet:"cache_creation_1h"`
+		Unspecified     int64      `parquet:"unspecified"`
+		Total           int64      `parquet:"total"`
+		CostUSD         *float64   `parquet:"cost_usd,optional"`
+		RequestDate     *string    `parquet:"request_date,optional,dict"` // the day of the request in --tz, else its run's
 	}
 	evaluationRow struct {
 		RunKey      string   `parquet:"run_key"`
@@ -108,8 +117,9 @@ var tableChunk = 4096 // a variable for tests
 
 // TablesOptions tune Tables.
 type TablesOptions struct {
-	Force bool // replace an out directory agentstat did not write
-	Part  int  // numbers the files (part-<Part>.parquet): shards of one tree write distinct names
+	Force  bool           // replace an out directory agentstat did not write
+	Part   int            // numbers the files (part-<Part>.parquet): shards of one tree write distinct names
+	Prices *pricing.Table // nil: the built-in table
 }
 
 // Tables writes every kept run as Parquet tables under out, partitioned by
@@ -160,7 +170,7 @@ func Tables(ctx context.Context, out string, details *analyze.Details, loc *time
 	slices.Sort(order)
 	return writeDir(ctx, out, o.Force, TablesSchema, func(dir *Dir) error {
 		for _, day := range order {
-			if err := writeDay(ctx, dir, day, days[day].f.Section(), loc, o.Part); err != nil {
+			if err := writeDay(ctx, dir, day, days[day].f.Section(), loc, o); err != nil {
 				return fmt.Errorf("tables for %s: %w", day, err)
 			}
 		}
@@ -215,7 +225,8 @@ func (t *tableWriter[T]) write(rows ...T) error {
 
 func (t *tableWriter[T]) close() error { return errors.Join(t.w.Close(), t.f.Close()) }
 
-func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *time.Location, part int) (err error) {
+func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *time.Location, o TablesOptions) (err error) {
+	part, prices := o.Part, cmp.Or(o.Prices, pricing.Builtin())
 	runs, err := newParquet[runRow](dir, "runs", day, part)
 	if err != nil {
 		return err
@@ -271,8 +282,11 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 					return
 				}
 				called++
-				if c.Outcome == model.OutcomeError {
+				switch c.Outcome {
+				case model.OutcomeError:
 					row.Errors++
+				case model.OutcomeCancelled:
+					row.Cancelled++
 				}
 				callDate := row.RunDate
 				if !c.Started.IsZero() {
@@ -289,13 +303,26 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 		if err = cmp.Or(err, rowErr); err != nil {
 			return err
 		}
-		t := r.Tokens
-		if t.Total() > 0 {
-			if err := tokens.write(tokenRow{RunKey: key, Model: optString(r.Model), Input: t.Input, Output: t.Output, CacheRead: t.CacheRead,
-				CacheCreation: t.CacheCreation, Unspecified: t.Unspecified, Total: t.Total()}); err != nil {
+		for i, q := range r.Requests {
+			t := q.Tokens
+			tr := tokenRow{RunKey: key, RequestIndex: new(int64(i + 1)), Model: optString(q.Model), At: optTime(q.At), Input: t.Input, Output: t.Output,
+				CacheRead: t.CacheRead, CacheCreation: t.CacheCreation, CacheCreation1h: t.CacheCreation1h, Total: t.Total(), RequestDate: row.RunDate}
+			if usd, ok := prices.Cost(q.Model, t); ok {
+				tr.CostUSD = &usd
+			}
+			if !q.At.IsZero() {
+				tr.RequestDate = new(q.At.In(loc).Format(time.DateOnly))
+			}
+			if err := tokens.write(tr); err != nil {
 				return err
 			}
 		}
+		if n := r.Tokens.Unspecified; n > 0 {
+			if err := tokens.write(tokenRow{RunKey: key, Unspecified: n, Total: n, RequestDate: row.RunDate}); err != nil {
+				return err
+			}
+		}
+		row.CostUSD = analyze.RunCost(prices, r)
 		for _, e := range r.Quality {
 			ev := evaluationRow{RunKey: key, Phase: optString(e.Phase), Tool: optString(e.Tool), Task: optString(e.Task), Score: optFloat(e.Score, e.HasScore)}
 			if e.Valid != model.TriUnknown {

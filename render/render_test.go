@@ -220,6 +220,8 @@ func TestCards(t *testing.T) {
 	// Claude Code transcripts alone: no run says success or failure, no quality.
 	r := testReport(t, filepath.Join("..", "testdata", "logs", "claudecode"))
 	r.Summary.Context.Tokens.Total = 1_878_884_370
+	tenth := 0.1
+	r.Summary.ToolCalls.ErrorRate = &tenth
 	r.Summary.Check = analyze.Check(&r.Summary, []analyze.Threshold{{Metric: "tool_calls.error_rate", Max: true, Limit: 0, Kind: "rate"}})
 	if err := Write(context.Background(), dir, []string{"html"}, r, Options{SingleFile: true}); err != nil {
 		t.Fatal(err)

@@ -33,10 +33,45 @@ type claudeMessage struct {
 }
 
 type claudeUsageField struct {
-	Input         Num `json:"input_tokens"`
-	Output        Num `json:"output_tokens"`
-	CacheCreation Num `json:"cache_creation_input_tokens"`
-	CacheRead     Num `json:"cache_read_input_tokens"`
+	Input         Num                  `json:"input_tokens"`
+	Output        Num                  `json:"output_tokens"`
+	CacheCreation Num                  `json:"cache_creation_input_tokens"`
+	CacheRead     Num                  `json:"cache_read_input_tokens"`
+	CacheTTL      *claudeCacheCreation `json:"cache_creation"`
+}
+
+// claudeCacheCreation splits cache writes by TTL; the rest of
+// cache_creation_input_tokens is 5-minute writes.
+type claudeCacheCreation struct {
+	OneHour Num `json:"ephemeral_1h_input_tokens"`
+}
+
+// claudeProgress is a progress entry's data: with type agent_progress, one
+// message of a subagent as its own transcript has it.
+type claudeProgress struct {
+	Type    Str           `json:"type"`
+	AgentID Str           `json:"agentId"`
+	Message *claudeNested `json:"message"`
+}
+
+// progressData is a top-level "data": Claude Code's progress data when it
+// is an object, passed over silently otherwise (other formats use the name).
+type progressData struct{ P *claudeProgress }
+
+func (p *progressData) decodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Options) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	p.P = new(claudeProgress)
+	return json.UnmarshalDecode(dec, p.P, opts)
+}
+
+type claudeNested struct {
+	Type      Str            `json:"type"`
+	UUID      Str            `json:"uuid"`
+	Timestamp Time           `json:"timestamp"`
+	RequestID Str            `json:"requestId"`
+	Message   *claudeMessage `json:"message"`
 }
 
 type claudeBlock struct {
@@ -216,12 +251,18 @@ type claudeLine struct {
 	nUses, nResults   int32
 }
 
-// sidechainBit marks a sidechain's line in claudeLine.nsec, above any nanosecond count.
-const sidechainBit = 1 << 30
+// sidechainBit marks a sidechain's line in claudeLine.nsec, above any
+// nanosecond count; compactBit (the sign bit) a compaction's.
+const (
+	sidechainBit int32 = 1 << 30
+	compactBit   int32 = -1 << 31
+)
 
-func (l *claudeLine) nanos() int32    { return l.nsec &^ sidechainBit }
-func (l *claudeLine) sidechain() bool { return l.nsec&sidechainBit != 0 }
-func (l *claudeLine) setSidechain()   { l.nsec |= sidechainBit }
+func (l *claudeLine) nanos() int32     { return l.nsec &^ (sidechainBit | compactBit) }
+func (l *claudeLine) sidechain() bool  { return l.nsec&sidechainBit != 0 }
+func (l *claudeLine) setSidechain()    { l.nsec |= sidechainBit }
+func (l *claudeLine) compaction() bool { return l.nsec&compactBit != 0 }
+func (l *claudeLine) setCompaction()   { l.nsec |= compactBit }
 
 // claudeUsage is a message's token use; it counts once per key (message id
 // and request id), the largest copy winning.
@@ -308,12 +349,18 @@ func readClaude(d *document, c *readCtx) {
 	if d.IsSidechain != nil && *d.IsSidechain {
 		l.setSidechain()
 	}
+	if d.Type.V == "system" && d.Subtype.V == "compact_boundary" {
+		l.setCompaction()
+	}
 	apiError := d.IsAPIError != nil && *d.IsAPIError
 	prompt := ""
 	if m := d.Message; m != nil {
 		if m.Usage != nil && m.Model.V != "<synthetic>" && !apiError {
 			u := claudeUsage{model: f.word(m.Model.V), key: digestOf("msg", m.ID.V, d.RequestID.V),
 				tokens: model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}}
+			if ttl := m.Usage.CacheTTL; ttl != nil {
+				u.tokens.CacheCreation1h = min(ttl.OneHour.Int(), u.tokens.CacheCreation)
+			}
 			if m.ID.V == "" {
 				u.key = digestOf("uuid", d.UUID.V)
 			}
@@ -351,10 +398,16 @@ func readClaude(d *document, c *readCtx) {
 		}
 	}
 	if prompt != "" {
+		prompt = commandPrompt(prompt)
+	}
+	if prompt != "" {
 		f.prompts = append(f.prompts, prompt)
 		l.prompt = f.base.prompts + int32(len(f.prompts))
 	}
-	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain() && l.agent == 0 {
+	if p := d.Data.P; p != nil && p.Type.V == "agent_progress" && p.Message != nil && p.Message.Message != nil {
+		defer readSubagentProgress(d, c)
+	}
+	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain() && l.agent == 0 && !l.compaction() {
 		// Only its time counts, and counting a time twice changes nothing.
 		if !f.quiet || at.Before(f.first) {
 			f.first = at
@@ -369,6 +422,47 @@ func readClaude(d *document, c *readCtx) {
 	if f.spill != nil && !f.noFlush && len(f.lines) >= segmentLines {
 		f.spill.flush(f)
 	}
+}
+
+// readSubagentProgress reads the subagent message a progress entry carries
+// as the line of the subagent's transcript it copies: its uuid and usage key
+// make it count once with that line when the subagent's file is there too.
+func readSubagentProgress(d *document, c *readCtx) {
+	n := d.Data.P.Message
+	side := true
+	sub := document{Type: n.Type, SessionIDCamel: d.SessionIDCamel, UUID: n.UUID, RequestID: n.RequestID,
+		Timestamp: n.Timestamp, Message: n.Message, IsSidechain: &side, AgentID: d.Data.P.AgentID}
+	if !sub.Timestamp.Set {
+		sub.Timestamp = d.Timestamp
+	}
+	readClaude(&sub, c)
+}
+
+// commandPrompt is a prompt as its user typed it: a slash command's markup
+// (<command-name>/init</command-name><command-args>…) reads as "/init …",
+// and a local command's output or caveat is no prompt at all ("").
+func commandPrompt(text string) string {
+	trimmed := strings.TrimSpace(text)
+	if strings.HasPrefix(trimmed, "<local-command-") || strings.HasPrefix(trimmed, "<bash-") {
+		return ""
+	}
+	name, ok := between(text, "<command-name>", "</command-name>")
+	if !ok {
+		return text
+	}
+	name = "/" + strings.TrimPrefix(strings.TrimSpace(name), "/")
+	args, _ := between(text, "<command-args>", "</command-args>")
+	return strings.TrimSpace(name + " " + strings.TrimSpace(args))
+}
+
+// between is the text between the first open and the close after it.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, close)
+	return in, ok
 }
 
 func claudeErrorText(s string) bool {

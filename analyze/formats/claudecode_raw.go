@@ -105,6 +105,13 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		return s.str(&d.RequestID)
 	case "agentId":
 		return s.str(&d.AgentID)
+	case "subtype":
+		return s.known(&d.Subtype)
+	case "data":
+		if s.peek() != '{' {
+			return s.skip()
+		}
+		return rawPtr(s, &d.Data.P, func(p *claudeProgress) bool { return s.progress(p, w) })
 	case "timestamp":
 		return s.time(&d.Timestamp, w)
 	case "isSidechain":
@@ -155,6 +162,41 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	return s.skip()
 }
 
+// progress reads a progress entry's data: a subagent's message, nested.
+func (s *rawScan) progress(p *claudeProgress, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "type":
+			return s.known(&p.Type)
+		case "agentId":
+			return s.str(&p.AgentID)
+		case "message":
+			return rawPtr(s, &p.Message, func(n *claudeNested) bool {
+				return s.object(false, func(key string) bool {
+					switch key {
+					case "type":
+						return s.known(&n.Type)
+					case "uuid":
+						return s.str(&n.UUID)
+					case "timestamp":
+						return s.time(&n.Timestamp, w)
+					case "requestId":
+						return s.str(&n.RequestID)
+					case "message":
+						noTexts := s.noTexts
+						s.noTexts = n.Type.Set && n.Type.V != "user"
+						ok := rawPtr(s, &n.Message, func(m *claudeMessage) bool { return s.message(m, w) })
+						s.noTexts = noTexts
+						return ok
+					}
+					return s.skip()
+				})
+			})
+		}
+		return s.skip()
+	})
+}
+
 // content reads a message's content as claudeContent.decodeFlex does: text
 // (clipped), blocks or null; any other kind gives up.
 func (s *rawScan) content(c *claudeContent, w *warnList) bool {
@@ -198,6 +240,15 @@ func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
 						return s.num(&u.CacheCreation, w)
 					case "cache_read_input_tokens":
 						return s.num(&u.CacheRead, w)
+					case "cache_creation":
+						return rawPtr(s, &u.CacheTTL, func(c *claudeCacheCreation) bool {
+							return s.object(false, func(key string) bool {
+								if key == "ephemeral_1h_input_tokens" {
+									return s.num(&c.OneHour, w)
+								}
+								return s.skip()
+							})
+						})
 					}
 					return s.skip()
 				})

@@ -390,7 +390,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			}
 			l := &f.lines[j]
 			u := &f.usages[l.usage-1]
-			r.Tokens.Add(u.tokens)
+			r.AddRequest(model.Request{Model: f.wordAt(u.model), At: s.entry(g).at(), Tokens: u.tokens})
 			t := u.tokens.Total()
 			byModel[u.model] += t
 			seen.set(u.model)
@@ -421,6 +421,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 				continue
 			}
 			l := &f.lines[j]
+			if l.compaction() {
+				r.Context.Compactions++
+			}
 			if l.sidechain() || l.agent != 0 {
 				side = append(side, g)
 				continue
@@ -671,10 +674,11 @@ func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string
 			setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)
 		}
 		switch {
+		// The user saying no is no failure of the tool: cancelled, with why.
 		case res.interrupted:
-			call.Outcome, call.Error = model.OutcomeError, "interrupted"
+			call.Outcome, call.Error = model.OutcomeCancelled, "interrupted"
 		case strings.HasPrefix(text, "User rejected"):
-			call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
+			call.Outcome, call.Error = model.OutcomeCancelled, "rejected by the user"
 		case res.isError || strings.HasPrefix(text, "Error"):
 			call.Outcome, call.Error = model.OutcomeError, text
 		default:

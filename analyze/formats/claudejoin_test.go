@@ -82,6 +82,9 @@ func checkClaudeJoin(t *testing.T, id string, fs []*Fragment) {
 	got, calls := claudeRun(id, fs, w1)
 	got.ToolCalls = calls.All()
 	want := claudeRunByMaps(id, fs, w2)
+	if !reflect.DeepEqual(got.Requests, want.Requests) {
+		t.Fatalf("session %s: requests\n%+v\nwant\n%+v", id, got.Requests, want.Requests)
+	}
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
 		t.Fatalf("session %s: sort-merge join\n%+v\n%v\nwant\n%+v\n%v", id, got, w1.warnings, want, w2.warnings)
 	}
@@ -187,6 +190,9 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 				}
 				seen[uuid] = struct{}{}
 			}
+			if e.compaction() {
+				r.Context.Compactions++
+			}
 			if u := e.usageOf(); u != nil {
 				if prev, ok := usage[u.key]; !ok || u.tokens.Total() > prev.usageOf().tokens.Total() {
 					usage[u.key] = e
@@ -208,17 +214,16 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	byTime := func(a, b claudeEntry) int { return a.at().Compare(b.at()) }
 	slices.SortStableFunc(main, byTime)
 
-	// Tokens: once per message; the model with most tokens names the run.
+	// Tokens: once per message, requests in line order; the model with most tokens names the run.
 	perModel := map[string]int64{}
-	keys := make([]digest, 0, len(usage))
-	for k := range usage {
-		keys = append(keys, k)
-	}
-	slices.SortFunc(keys, func(a, b digest) int { return bytes.Compare(a[:], b[:]) })
-	for _, k := range keys {
-		u := usage[k].usageOf()
-		r.Tokens.Add(u.tokens)
-		perModel[usage[k].f.wordAt(u.model)] += u.tokens.Total()
+	for _, f := range fs {
+		for i := range f.claude.lines {
+			e := claudeEntry{f.claude, &f.claude.lines[i]}
+			if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
+				r.AddRequest(model.Request{Model: e.f.wordAt(u.model), At: e.at(), Tokens: u.tokens})
+				perModel[e.f.wordAt(u.model)] += u.tokens.Total()
+			}
+		}
 	}
 	r.Model = topModel(perModel)
 
@@ -300,9 +305,9 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 				text := got.f.wordAt(got.res.text)
 				switch {
 				case got.res.interrupted:
-					call.Outcome, call.Error = model.OutcomeError, "interrupted"
+					call.Outcome, call.Error = model.OutcomeCancelled, "interrupted"
 				case strings.HasPrefix(text, "User rejected"):
-					call.Outcome, call.Error = model.OutcomeError, "rejected by the user"
+					call.Outcome, call.Error = model.OutcomeCancelled, "rejected by the user"
 				case got.res.isError || strings.HasPrefix(text, "Error"):
 					call.Outcome, call.Error = model.OutcomeError, text
 				default:

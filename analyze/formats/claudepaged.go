@@ -294,13 +294,14 @@ func (p *claudePages) countedUsages(repeated bitset) bitset {
 
 // pagedTally is what one half of a session's records count.
 type pagedTally struct {
-	tokens   model.Tokens
-	byModel  map[int32][]int64 // by file, then by index in its words
-	seen     map[int32]bitset  // the models of byModel counted
-	subs     map[string]*model.Subagent
-	mainFile int32 // the first file with a line of the main chain, len(files) for none
-	uses     int   // the main chain's uses and results
-	results  int
+	requests    []model.Request // in line order
+	compactions int64
+	byModel     map[int32][]int64 // by file, then by index in its words
+	seen        map[int32]bitset  // the models of byModel counted
+	subs        map[string]*model.Subagent
+	mainFile    int32 // the first file with a line of the main chain, len(files) for none
+	uses        int   // the main chain's uses and results
+	results     int
 }
 
 // tally counts the tokens of the counted usages, the subagents' calls and
@@ -320,10 +321,14 @@ func (p *claudePages) tally(repeated, counted bitset) (t [2]pagedTally, byTime [
 				continue
 			}
 			side := l.sidechain() || l.agent != 0
+			if l.compaction() {
+				tl.compactions++
+			}
 			var tokens int64
 			if counted.has(g) && l.usage != 0 {
 				u := &cf.usages[l.usage-1]
-				tl.tokens.Add(u.tokens)
+				at := time.Unix(l.sec, int64(l.nanos())).In(p.files[rec.file].loc)
+				tl.requests = append(tl.requests, model.Request{Model: cf.wordAt(u.model), At: at, Tokens: u.tokens})
 				tokens = u.tokens.Total()
 				byModel := tl.byModel[rec.file]
 				if byModel == nil {
@@ -376,7 +381,10 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 	mainFile, uses, results := int32(len(fs)), 0, 0
 	for _, t := range halves {
 		uses, results = uses+t.uses, results+t.results
-		r.Tokens.Add(t.tokens)
+		for _, q := range t.requests {
+			r.AddRequest(q)
+		}
+		r.Context.Compactions += t.compactions
 		for file, byModel := range t.byModel {
 			for m, n := range byModel {
 				if t.seen[file].has(int32(m)) {

@@ -510,13 +510,20 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 		for _, v := range []int32{l.nanos(), l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
 			b = binary.LittleEndian.AppendUint32(b, uint32(v))
 		}
-		b = appendBool(b, l.sidechain())
+		var flags byte // sidechain, compaction
+		if l.sidechain() {
+			flags |= 1
+		}
+		if l.compaction() {
+			flags |= 2
+		}
+		b = append(b, flags)
 		put()
 	}
 	for i := range f.usages {
 		u := &f.usages[i]
 		b = append(b, u.key[:]...)
-		for _, v := range []int64{u.tokens.Input, u.tokens.Output, u.tokens.CacheRead, u.tokens.CacheCreation, u.tokens.Unspecified} {
+		for _, v := range []int64{u.tokens.Input, u.tokens.Output, u.tokens.CacheRead, u.tokens.CacheCreation, u.tokens.Unspecified, u.tokens.CacheCreation1h} {
 			b = binary.LittleEndian.AppendUint64(b, uint64(v))
 		}
 		b = binary.LittleEndian.AppendUint32(b, uint32(u.model))
@@ -810,8 +817,11 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		l.agent, l.usage, l.prompt = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
 		l.usesLo, l.resultsLo = int32(le.Uint32(b[12:])), int32(le.Uint32(b[16:]))
 		l.nUses, l.nResults = int32(le.Uint32(b[20:])), int32(le.Uint32(b[24:]))
-		if b[28] == 1 {
+		if b[28]&1 != 0 {
 			l.setSidechain()
+		}
+		if b[28]&2 != 0 {
+			l.setCompaction()
 		}
 		if keep&linesAndUsages != 0 {
 			f.lines = append(f.lines, l)
@@ -831,8 +841,8 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		b = b[len(u.key):]
 		t := &u.tokens
 		t.Input, t.Output, t.CacheRead = int64(le.Uint64(b)), int64(le.Uint64(b[8:])), int64(le.Uint64(b[16:]))
-		t.CacheCreation, t.Unspecified = int64(le.Uint64(b[24:])), int64(le.Uint64(b[32:]))
-		u.model = int32(le.Uint32(b[40:]))
+		t.CacheCreation, t.Unspecified, t.CacheCreation1h = int64(le.Uint64(b[24:])), int64(le.Uint64(b[32:])), int64(le.Uint64(b[40:]))
+		u.model = int32(le.Uint32(b[48:]))
 		f.usages = append(f.usages, u)
 	}
 	if keep&usesAndResults == 0 {
@@ -867,4 +877,4 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 const lineBytes = len(digest{}) + 8 + 8*4 + 1
 
 // usageBytes is how many bytes encodeTables writes for a usage.
-const usageBytes = len(digest{}) + 5*8 + 4
+const usageBytes = len(digest{}) + 6*8 + 4

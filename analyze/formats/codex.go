@@ -235,6 +235,7 @@ const (
 	codexExitEntry
 	codexTokensEntry
 	codexPromptEntry
+	codexCompactedEntry // the history was summarised to free the context window
 )
 
 type codexEntry struct {
@@ -276,6 +277,9 @@ func readCodex(d *document, c *readCtx) {
 		return
 	case d.Instructions.Set && d.ID.V != "": // the pre-envelope first line
 		st.session = d.ID.V
+		return
+	case d.Type.V == "compacted":
+		st.add(c, st.session, codexEntry{at: at, kind: codexCompactedEntry})
 		return
 	case d.Type.V == "turn_context" && d.Payload != nil:
 		if m := d.Payload.Model.V; m != "" {
@@ -333,8 +337,12 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 						delta = cur // the running total restarted
 					}
 					prev = cur
-					r.Tokens.Add(delta)
+					if delta.Total() > 0 {
+						r.AddRequest(model.Request{Model: e.model, At: e.at, Tokens: delta})
+					}
 					perModel[e.model] += delta.Total()
+				case codexCompactedEntry:
+					r.Context.Compactions++
 				case codexPromptEntry:
 					if r.Request == "" {
 						r.Request = e.prompt

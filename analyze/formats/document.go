@@ -73,6 +73,8 @@ type document struct {
 	IsAPIError    *bool              `json:"isApiErrorMessage"`
 	IsMeta        bool               `json:"isMeta"`
 	AgentID       Str                `json:"agentId"`
+	Subtype       Str                `json:"subtype"` // system entries: compact_boundary
+	Data          progressData       `json:"data"`    // progress entries: a subagent's message (agent_progress)
 
 	// gemini: a session document, or a JSONL header, message or $set line
 	ProjectHash     Str              `json:"projectHash"`

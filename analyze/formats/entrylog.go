@@ -153,14 +153,14 @@ func loaded[T any](frags []*Fragment, logOf func(*Fragment) *entryLog[T]) iter.S
 }
 
 func appendTokens(b []byte, t *model.Tokens) []byte {
-	for _, v := range []int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified} {
+	for _, v := range []int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified, t.CacheCreation1h} {
 		b = binary.AppendVarint(b, v)
 	}
 	return b
 }
 
 func (r *spillReader) tokens() (t model.Tokens) {
-	for _, p := range []*int64{&t.Input, &t.Output, &t.CacheRead, &t.CacheCreation, &t.Unspecified} {
+	for _, p := range []*int64{&t.Input, &t.Output, &t.CacheRead, &t.CacheCreation, &t.Unspecified, &t.CacheCreation1h} {
 		*p = r.varint()
 	}
 	return t

@@ -81,6 +81,7 @@ const (
 	WarnDuplicateRunID     = "duplicate_run_id" // two runs of one format share an id
 	WarnQualityMismatch    = "quality_mismatch" // a producer's quality_average disagrees with its scores
 	WarnTruncatedStream    = "truncated_stream" // a compressed JSONL file ends mid-stream; the lines before the cut were read
+	WarnPriceFallback      = "price_fallback"   // tokens of a kind their model has no price for, priced at a kin's (counted as runs are priced)
 )
 
 // Warner counts warnings by kind.

@@ -134,9 +134,10 @@ func checkWarnings(t *testing.T, name string, got map[string]int, want map[strin
 }
 
 const (
-	ok      = model.OutcomeOK
-	failed  = model.OutcomeError
-	unknown = model.OutcomeUnknown
+	ok        = model.OutcomeOK
+	failed    = model.OutcomeError
+	unknown   = model.OutcomeUnknown
+	cancelled = model.OutcomeCancelled
 )
 
 func TestPlanexec(t *testing.T) {
@@ -544,7 +545,7 @@ func TestClaudeCodeJoin(t *testing.T) {
 	checkRun(t, r, "11111111-2222-3333-4444-555555555555", model.StatusUnknown, 182000)
 	// t1: durationMs beats timestamps; t2 rejected; t3 interrupted; t4 the Task; t5 never answered;
 	// t6 from the resumed file. The first four entries, repeated there, count once.
-	checkCalls(t, r, []call{{"Bash", ok, 1500}, {"Edit", failed, 1000}, {"Read", failed, 3000}, {"Task", ok, 55000}, {"Grep", unknown, -1}, {"Bash", ok, 2000}})
+	checkCalls(t, r, []call{{"Bash", ok, 1500}, {"Edit", cancelled, 1000}, {"Read", cancelled, 3000}, {"Task", ok, 55000}, {"Grep", unknown, -1}, {"Bash", ok, 2000}})
 	if r.ToolCalls[1].Error != "rejected by the user" || r.ToolCalls[2].Error != "interrupted" {
 		t.Errorf("errors %q %q", r.ToolCalls[1].Error, r.ToolCalls[2].Error)
 	}
@@ -686,6 +687,28 @@ func TestOtelJoin(t *testing.T) {
 	}
 }
 
+// Instrumentation leaves a tool span's status UNSET when it succeeds: such a
+// span is ok, so a trace with one ERROR among four calls fails 25% of them.
+func TestOtelUnsetIsOK(t *testing.T) {
+	span := func(id, status string) string {
+		return `{"traceId":"t","spanId":"` + id + `","parentSpanId":"a","name":"execute_tool calculator","startTimeUnixNano":"1767261601000000000","endTimeUnixNano":"1767261602000000000",` +
+			`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"calculator"}}]` + status + `}`
+	}
+	doc := `{"resourceSpans":[{"scopeSpans":[{"spans":[` +
+		`{"traceId":"t","spanId":"a","name":"invoke_agent calc","startTimeUnixNano":"1767261600000000000","endTimeUnixNano":"1767261609000000000","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]},` +
+		span("x1", "") + "," + span("x2", `,"status":{}`) + "," + span("x3", `,"status":{"code":"STATUS_CODE_UNSET"}`) + "," +
+		span("x4", `,"status":{"code":"STATUS_CODE_ERROR","message":"division by zero"}`) + `]}]}]}`
+	c := newCollector()
+	if err := Read(strings.NewReader(doc), "trace.json", Options{Location: time.UTC}, c); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := Join(c.frags, c)
+	if len(runs) != 1 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	checkCalls(t, runs[0], []call{{"calculator", ok, 1000}, {"calculator", ok, 1000}, {"calculator", ok, 1000}, {"calculator", failed, 1000}})
+}
+
 func TestGemini(t *testing.T) {
 	c, err := readTestFile(t, "gemini/session-2026-03-07-hand.json", time.UTC)
 	if err != nil {
@@ -698,7 +721,7 @@ func TestGemini(t *testing.T) {
 	}
 	r := runs[0]
 	checkRun(t, r, "gemini-hand", model.StatusUnknown, 300000) // startTime → lastUpdated
-	checkCalls(t, r, []call{{"run_shell_command", ok, -1}, {"write_file", failed, -1}, {"run_shell_command", failed, -1}})
+	checkCalls(t, r, []call{{"run_shell_command", ok, -1}, {"write_file", failed, -1}, {"run_shell_command", cancelled, -1}})
 	// input includes the cached tokens; thoughts are output.
 	if want := (model.Tokens{Input: 400, CacheRead: 600, Output: 70}); r.Tokens != want || r.Model != "gemini-2.5-pro" || r.Title != "Clean up the build" {
 		t.Errorf("tokens %+v model %q title %q", r.Tokens, r.Model, r.Title)

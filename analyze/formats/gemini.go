@@ -193,7 +193,7 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 					r.Request = e.prompt
 				}
 				if e.hasTokens {
-					r.Tokens.Add(e.tokens)
+					r.AddRequest(model.Request{Model: e.model, At: e.at, Tokens: e.tokens})
 					perModel[e.model] += e.tokens.Total()
 				}
 				for _, call := range e.calls {
@@ -204,7 +204,7 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 					case "error":
 						tc.Outcome, tc.Error = model.OutcomeError, "error"
 					case "cancelled", "canceled":
-						tc.Outcome, tc.Error = model.OutcomeError, "cancelled"
+						tc.Outcome = model.OutcomeCancelled
 					}
 					r.ToolCalls = append(r.ToolCalls, tc)
 				}

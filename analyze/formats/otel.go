@@ -274,7 +274,8 @@ func readOtel(d *document, c *readCtx) {
 				}
 				errType := first(a, "error.type")
 				s.failed = code == "2" || code == "STATUS_CODE_ERROR" || errType != "" || first(a, "gen_ai.tool.status") == "error"
-				s.ok = !s.failed && (code == "1" || code == "STATUS_CODE_OK" || first(a, "gen_ai.tool.status") == "success")
+				// UNSET is what instrumentation leaves on success (the spec reserves OK for an explicit verdict).
+				s.ok = !s.failed
 				if s.errText == "" {
 					s.errText = errType
 				}
@@ -390,7 +391,7 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 				}
 				r.ToolCalls = append(r.ToolCalls, call)
 			case s.isModelCall():
-				r.Tokens.Add(s.tokens)
+				r.AddRequest(model.Request{Model: s.model, At: s.start, Tokens: s.tokens})
 				if perModel[r] == nil {
 					perModel[r] = map[string]int64{}
 				}

@@ -64,14 +64,16 @@ func ParseStepStatus(word string) (s StepStatus, ok bool) {
 // Fold trims and lower-cases a status word for matching.
 func Fold(word string) string { return strings.ToLower(strings.TrimSpace(word)) }
 
-// Outcome is whether a tool call succeeded, when that is known.
+// Outcome is how a tool call ended, when that is known.
 type Outcome int8
 
-// Tool-call outcomes.
+// Tool-call outcomes. A cancelled call is one the user rejected or
+// interrupted: neither a success nor a failure of the tool.
 const (
 	OutcomeUnknown Outcome = iota
 	OutcomeOK
 	OutcomeError
+	OutcomeCancelled
 )
 
 // String names the outcome as reports show it.
@@ -81,6 +83,8 @@ func (o Outcome) String() string {
 		return "ok"
 	case OutcomeError:
 		return "error"
+	case OutcomeCancelled:
+		return "cancelled"
 	}
 	return "unknown"
 }
@@ -105,8 +109,22 @@ type Run struct {
 	Steps     []Step
 	ToolCalls []ToolCall
 	Quality   []Evaluation
-	Tokens    Tokens
+	Tokens    Tokens // every request's tokens, and tokens no request accounts for (Unspecified)
+	Requests  []Request
 	Context   Context
+}
+
+// Request is one model call that reported its token use.
+type Request struct {
+	Model  string
+	At     time.Time // zero when the source does not say
+	Tokens Tokens
+}
+
+// AddRequest records q and adds its tokens to the run's.
+func (r *Run) AddRequest(q Request) {
+	r.Requests = append(r.Requests, q)
+	r.Tokens.Add(q.Tokens)
 }
 
 // Step is a planned unit of work.
@@ -147,9 +165,14 @@ const (
 
 // Tokens counts model tokens by kind; the four named kinds never overlap.
 // Unspecified holds tokens whose kind the source does not say.
+// CacheCreation1h is the part of CacheCreation written with the 1-hour TTL.
 type Tokens struct {
 	Input, Output, CacheRead, CacheCreation, Unspecified int64
+	CacheCreation1h                                      int64
 }
+
+// Prompt is what a request sent the model: input, cache read and cache write.
+func (t Tokens) Prompt() int64 { return t.Input + t.CacheRead + t.CacheCreation }
 
 // Total is the sum of every kind.
 func (t Tokens) Total() int64 {
@@ -163,6 +186,7 @@ func (t *Tokens) Add(u Tokens) {
 	t.CacheRead += u.CacheRead
 	t.CacheCreation += u.CacheCreation
 	t.Unspecified += u.Unspecified
+	t.CacheCreation1h += u.CacheCreation1h
 }
 
 // Context is what a run tells about its context and budget use.
@@ -177,6 +201,7 @@ type Context struct {
 	BudgetWarnings int64
 	BudgetExceeded int64
 	Retries        int64
+	Compactions    int64 // times the conversation was summarised to free its context window
 }
 
 // ContextRef is one reference to context material.

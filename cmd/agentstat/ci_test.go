@@ -37,7 +37,7 @@ func TestHistory(t *testing.T) {
 		t.Errorf("no trend charts after two report runs")
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
-	if !strings.Contains(string(md), "| +0 | +0.0 pp | +0 | +0.0 pp | +0.0% | +0.0% | +0.00 | +0 |") {
+	if !strings.Contains(string(md), "| +0 | +0.0 pp | +0 | +0.0 pp | +0.0% | +0.0% | +0.0% | +0.00 | +0 |") {
 		t.Errorf("no change row in the headline:\n%.900s", md)
 	}
 
@@ -80,7 +80,7 @@ func TestDiff(t *testing.T) {
 		t.Errorf("diff differs from %s (see .got)", golden)
 	}
 	for _, s := range []string{"| run_terminal | none → 1 | none → 100% | none → n/a | appeared |", "| DELETE /orders | 1 → none | 100% → none | 1.0 s → none | disappeared |",
-		"6 of 10 headline figures changed", "8 of 28 tools changed", "`agentstat diff --all` shows them"} {
+		"7 of 13 headline figures changed", "8 of 28 tools changed", "`agentstat diff --all` shows them"} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("diff lacks %q", s)
 		}

@@ -23,7 +23,7 @@ type command struct {
 
 // Flags by what they serve.
 var (
-	readFlags   = []string{"tz", "since", "until", "include", "exclude", "jobs", "max-file-size", "no-redact", "shard", "title", "quiet", "strict"}
+	readFlags   = []string{"tz", "since", "until", "include", "exclude", "jobs", "max-file-size", "no-redact", "shard", "pricing", "title", "quiet", "strict"}
 	reportFlags = []string{"out", "format", "single-file", "base-url", "force", "history", "history-limit"}
 )
 
@@ -50,7 +50,7 @@ var commands = []command{
 		[]string{"fail-on-regression", "all"}},
 	{"merge", "[flags] PARTIAL...", "write the report set (or a partial) from partial files", "Write the report set (or, with --partial, a partial) from the partials of report --partial.",
 		"agentstat merge p1.agentstat p2.agentstat p3.agentstat -o site",
-		slices.Concat([]string{"title", "quiet", "strict", "partial"}, reportFlags, thresholdFlags())},
+		slices.Concat([]string{"title", "quiet", "strict", "partial", "pricing"}, reportFlags, thresholdFlags())},
 	{"export", "[flags] DIR...", "write the normalized model as Parquet tables", "Write the normalized model as Parquet tables into -o DIR (docs/tables.md).",
 		"agentstat export logs/ -o tables --tz Europe/Berlin",
 		slices.Concat(readFlags, []string{"out", "force"})},

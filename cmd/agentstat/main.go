@@ -23,6 +23,7 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/formats"
+	"github.com/agentstat/agentstat/analyze/pricing"
 	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/render"
 )
@@ -78,6 +79,7 @@ type config struct {
 	maxSize    string
 	partial    string
 	shard      string
+	pricing    []string
 	thresholds map[string]*[]string
 	stdout     io.Writer // where GitHub Actions reads workflow commands
 	outSet     bool      // --out given: check writes a report only then
@@ -154,6 +156,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.history, "history", "", "history `FILE`: report extends it with this run (default: history.jsonl of the previous report in -o); summary shows the change since its last entry")
 	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
 	fs.StringVar(&c.partial, "partial", "", "write the aggregate state to `FILE` instead of the report set, for agentstat merge")
+	fs.StringArrayVar(&c.pricing, "pricing", nil, "price `FILE` in LiteLLM's model_prices_and_context_window.json format: adds models and overrides built-in prices key by key (repeatable)")
 	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than `SIZE` (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
@@ -208,7 +211,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	covered := opt.Shard.String() // the shards a partial written now covers
 	if cmd == "merge" {
 		stopProgress() // partials are read in a moment; there is nothing to show
-		m, err := analyze.MergePartials(roots, opt.KeepDetails)
+		m, err := analyze.MergePartials(roots, opt.KeepDetails, opt.Prices)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 			return exitNoInput
@@ -359,6 +362,9 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		return opt, nil, fmt.Errorf("--tz %q: %v", c.tz, err)
 	}
 	opt.Location = loc
+	if opt.Prices, err = loadPrices(c.pricing); err != nil {
+		return opt, nil, err
+	}
 	opt.Now = time.Now()
 	if epoch := os.Getenv("SOURCE_DATE_EPOCH"); epoch != "" {
 		sec, err := strconv.ParseInt(epoch, 10, 64)
@@ -445,6 +451,23 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	return opt, thresholds, nil
 }
 
+// loadPrices is the built-in price table with each --pricing file over it, in order.
+func loadPrices(files []string) (*pricing.Table, error) {
+	t := pricing.Builtin()
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			return nil, fmt.Errorf("--pricing: %v", err)
+		}
+		t, err = t.With(f, name)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--pricing %v", err)
+		}
+	}
+	return t, nil
+}
+
 // parseWhen reads an RFC 3339 time, a date or date-time in loc, or an age
 // before now (a Go duration such as 36h, or a number of days such as 7d).
 func parseWhen(s string, loc *time.Location, now time.Time) (time.Time, error) {
@@ -489,7 +512,7 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 	}
 	defer acc.Details().Close()
 	// Shard I writes part-I files, so the tables of N shards copy into one tree.
-	if err := render.Tables(ctx, c.out, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Part: opt.Shard.Index}); err != nil {
+	if err := render.Tables(ctx, c.out, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Part: opt.Shard.Index, Prices: opt.Prices}); err != nil {
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
 		return exitNoInput
 	}

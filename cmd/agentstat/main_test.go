@@ -75,7 +75,7 @@ func TestExitCodes(t *testing.T) {
 		{"misspelled flag", []string{"report", "--sinec", "7d", logs}, exitUsage, "did you mean --since?"},
 		{"flag of another command", []string{"summary", "-o", out, logs}, exitUsage, "--out is not a flag of summary"},
 		{"no log among the files", []string{"summary", filepath.Join(logs, "broken", "unknown.json"), filepath.Join(logs, "broken", "empty.json")}, exitNoInput, "no log file among the 2 files seen (1 empty, 1 unknown format)"},
-		{"window leaves no run", []string{"report", logs, "-o", out, "-f", "json", "--since", "2099-01-01"}, exitOK, "--since/--until left out every run read (28)"},
+		{"window leaves no run", []string{"report", logs, "-o", out, "-f", "json", "--since", "2099-01-01"}, exitOK, "--since/--until left out every run read (29)"},
 		{"version", []string{"version", "--help"}, exitOK, "Usage: agentstat version"},
 		{"--history not a history", []string{"report", logs, "-o", out, "-f", "json", "--history", notes}, exitNoInput, "not an agentstat history"},
 	} {
@@ -92,7 +92,7 @@ func TestSummaryJSONAndHistory(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
 	code, stdout, stderr := runCLI(t, "summary", "--json", logs)
 	var s analyze.Summary
-	if code != exitOK || json.Unmarshal([]byte(stdout), &s) != nil || s.Schema != analyze.SchemaVersion || s.Runs.Total != 28 {
+	if code != exitOK || json.Unmarshal([]byte(stdout), &s) != nil || s.Schema != analyze.SchemaVersion || s.Runs.Total != 29 {
 		t.Fatalf("summary --json: exit %d, %.200s %s", code, stdout, stderr)
 	}
 	dir := t.TempDir()

@@ -39,9 +39,10 @@ FROM v;
 SELECT
   COUNT(*) AS total,
   SUM(CASE WHEN outcome = 'error' THEN 1 ELSE 0 END) AS errors,
-  SUM(CASE WHEN outcome <> 'unknown' THEN 1 ELSE 0 END) AS outcome_known,
+  SUM(CASE WHEN outcome IN ('ok', 'error') THEN 1 ELSE 0 END) AS outcome_known,
   CAST(SUM(CASE WHEN outcome = 'error' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome <> 'unknown' THEN 1 ELSE 0 END), 0) AS error_rate
+    / NULLIF(SUM(CASE WHEN outcome IN ('ok', 'error') THEN 1 ELSE 0 END), 0) AS error_rate,
+  SUM(CASE WHEN outcome = 'cancelled' THEN 1 ELSE 0 END) AS cancelled
 FROM tool_calls;
 
 -- figure: tool_call_duration_ms
@@ -65,7 +66,7 @@ SELECT
   COUNT(*) AS calls,
   SUM(CASE WHEN outcome = 'error' THEN 1 ELSE 0 END) AS errors,
   CAST(SUM(CASE WHEN outcome = 'error' THEN 1 ELSE 0 END) AS DOUBLE)
-    / NULLIF(SUM(CASE WHEN outcome <> 'unknown' THEN 1 ELSE 0 END), 0) AS error_rate
+    / NULLIF(SUM(CASE WHEN outcome IN ('ok', 'error') THEN 1 ELSE 0 END), 0) AS error_rate
 FROM tool_calls
 GROUP BY name
 ORDER BY calls DESC, name;
@@ -83,7 +84,8 @@ SELECT
   COALESCE(SUM(input), 0) AS input,
   COALESCE(SUM(output), 0) AS output,
   COALESCE(SUM(cache_read), 0) AS cache_read,
-  COALESCE(SUM(cache_creation), 0) AS cache_creation
+  COALESCE(SUM(cache_creation), 0) AS cache_creation,
+  SUM(cost_usd) AS cost_usd
 FROM tokens;
 
 -- figure: quality
@@ -108,7 +110,7 @@ WITH d AS (
   UNION ALL
   SELECT call_date, 0, 0, 0, 1,
     CASE WHEN outcome = 'error' THEN 1 ELSE 0 END,
-    CASE WHEN outcome <> 'unknown' THEN 1 ELSE 0 END
+    CASE WHEN outcome IN ('ok', 'error') THEN 1 ELSE 0 END
   FROM tool_calls WHERE call_date IS NOT NULL
 )
 SELECT
