@@ -80,8 +80,8 @@ func ParseThreshold(f ThresholdFlag, text string) (Threshold, error) {
 		t.Limit, err = parseDurationMS(value)
 	case "usd":
 		t.Limit, err = strconv.ParseFloat(strings.TrimPrefix(value, "$"), 64)
-		if err == nil && !(t.Limit >= 0) || math.IsInf(t.Limit, 1) { // NaN too
-			err = fmt.Errorf("an amount in USD is a non-negative number")
+		if err != nil || !(t.Limit >= 0) || math.IsInf(t.Limit, 1) { // NaN too
+			err = fmt.Errorf("not an amount in USD (use 25 or $25)")
 		}
 	default:
 		t.Limit, err = strconv.ParseFloat(value, 64)

@@ -29,6 +29,9 @@ func TestParseThreshold(t *testing.T) {
 		{"min-success-rate", "90%", "runs.success_rate", "", 0.9},
 		{"min-completion-rate", "0.5", "steps.completion_rate", "", 0.5},
 		{"min-quality", "7.5", "quality.mean", "", 7.5},
+		{"max-cost", "25", "cost.usd", "", 25},
+		{"max-cost", "$0.5", "cost.usd", "", 0.5},
+		{"max-run-cost-p95", "$1", "runs.cost_usd.p95", "", 1},
 	} {
 		th, err := ParseThreshold(flagNamed(tc.flag), tc.text)
 		if err != nil || th.Metric != tc.metric || th.Tool != tc.tool || th.Limit != tc.limit {
@@ -36,7 +39,8 @@ func TestParseThreshold(t *testing.T) {
 		}
 	}
 	for _, bad := range [][2]string{{"max-error-rate", "1.5"}, {"max-error-rate", "lots"}, {"max-p95", "fast"},
-		{"min-success-rate", "Bash=0.5"}, {"min-quality", "11"}, {"max-error-rate", "=0.1"}, {"max-p95", "-5s"}} {
+		{"min-success-rate", "Bash=0.5"}, {"min-quality", "11"}, {"max-error-rate", "=0.1"}, {"max-p95", "-5s"},
+		{"max-cost", "lots"}, {"max-cost", "-1"}, {"max-cost", "NaN"}, {"max-cost", "Inf"}, {"max-run-cost-p95", "Bash=1"}} {
 		if _, err := ParseThreshold(flagNamed(bad[0]), bad[1]); err == nil {
 			t.Errorf("--%s %s accepted", bad[0], bad[1])
 		}

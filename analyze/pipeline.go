@@ -89,7 +89,7 @@ func (a *Accumulator) Report(opt Options) *Report {
 			s.Window.Until = opt.Until.In(opt.Location).Format(time.RFC3339)
 		}
 	}
-	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location, Details: a.spill}
+	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location, Details: a.spill, Prices: a.prices}
 }
 
 // Accumulate reads every file with opt.Jobs workers, each folding into its

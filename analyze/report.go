@@ -1,6 +1,10 @@
 package analyze
 
-import "time"
+import (
+	"time"
+
+	"github.com/agentstat/agentstat/analyze/pricing"
+)
 
 // SchemaVersion names the summary.json schema.
 const SchemaVersion = "agentstat.summary/v1"
@@ -12,7 +16,8 @@ type Report struct {
 	Runs     *RunIndex // the compact per-run index, sorted by source then id
 	Title    string
 	Location *time.Location
-	Details  *Details // every run's detail, when Options.KeepDetails; Close it when done
+	Details  *Details       // every run's detail, when Options.KeepDetails; Close it when done
+	Prices   *pricing.Table // what the costs were figured at: run pages and tables price each request
 	// History is the report runs before this one and this one last, when the
 	// caller keeps a history (history.jsonl); empty otherwise.
 	History []HistoryEntry

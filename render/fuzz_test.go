@@ -113,6 +113,8 @@ var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templ
 <dt>Duration</dt><dd>{{.Duration}}</dd>
 <dt>Tool calls</dt><dd>{{.CallCount}} ({{.ErrorCount}} {{if eq .ErrorCount "1"}}error{{else}}errors{{end}})</dd>
 {{if .Tokens}}<dt>Tokens</dt><dd>{{.Tokens}}</dd>{{end}}
+{{if .Cost}}<dt>Cost</dt><dd>{{.Cost}}</dd>{{end}}
+{{if .Window}}<dt>Context window</dt><dd>{{.Window}}</dd>{{end}}
 </dl>
 
 {{if .Request}}<h2>Request</h2><pre class="text">{{.Request}}</pre>{{end}}
@@ -165,7 +167,7 @@ func fuzzRunView(parts uint16, n int, a, b string) *runPageView {
 		return s
 	}
 	v := &runPageView{Name: a, ID: b, Status: a + b, Format: b, Source: a, Agent: on(0, b), Model: on(1, a),
-		Started: a, Ended: b, Duration: a, CallCount: b, ErrorCount: a, Tokens: on(2, b), Request: on(3, a+"\n"+b),
+		Started: a, Ended: b, Duration: a, CallCount: b, ErrorCount: a, Tokens: on(2, b), Cost: on(12, a), Window: on(13, b), Request: on(3, a+"\n"+b),
 		Summary: template.HTML(on(4, "<p>"+a+"</p>")), CallsNote: on(6, b)}
 	if parts&(1<<5) != 0 {
 		v.Timeline = &chartView{ID: a, Title: b, Description: a, Option: `{"x":"` + b + `"}`, Size: on(9, b)}
@@ -234,7 +236,7 @@ func FuzzRunRows(f *testing.F) {
 			}, b)
 		}
 		rows := []runRowView{
-			{Name: a, Href: href, Status: b, Format: a, Started: b, StartedSort: a, Duration: b, DurationSort: a, Source: b, ToolCalls: a, Errors: b, Tokens: a},
+			{Name: a, Href: href, Status: b, Format: a, Started: b, StartedSort: a, Duration: b, DurationSort: a, Source: b, ToolCalls: a, Errors: b, Tokens: a, Cost: b, CostSort: a},
 			{Href: "runs/" + href},
 			{Name: b, Href: a},
 		}

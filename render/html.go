@@ -204,7 +204,7 @@ type checkView struct {
 
 type runRowView struct {
 	Name, Href, Status, Format, Started, StartedSort, Duration, DurationSort, Source string
-	ToolCalls, Errors, Tokens                                                        string
+	ToolCalls, Errors, Tokens, Cost, CostSort                                        string
 }
 
 func htmlTable(title string, cols ...string) tableView {
@@ -242,7 +242,10 @@ func (h *htmlWriter) runRow(r *analyze.RunRow, prefix string) runRowView {
 		name = r.ID
 	}
 	v := runRowView{Name: clipText(name, 120), Status: r.Status, Format: r.Format, Source: r.Source,
-		Duration: Millis(r.DurationMS), ToolCalls: Count(int64(r.ToolCalls)), Errors: Count(int64(r.Errors)), Tokens: Count(r.Tokens)}
+		Duration: Millis(r.DurationMS), ToolCalls: Count(int64(r.ToolCalls)), Errors: Count(int64(r.Errors)), Tokens: Count(r.Tokens), Cost: USD(r.CostUSD)}
+	if r.CostUSD != nil {
+		v.CostSort = strconv.FormatFloat(*r.CostUSD, 'g', -1, 64)
+	}
 	if !h.o.SingleFile {
 		v.Href = prefix + "runs/" + r.Page
 	}
@@ -284,8 +287,12 @@ func (h *htmlWriter) index() error {
 	}
 	data.Cards = append(data.Cards, countCard("Tool calls", s.ToolCalls.Total, ""))
 	if s.ToolCalls.ErrorRate != nil {
-		data.Cards = append(data.Cards, cardView{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate),
-			Bad: violated(s.Check, "tool_calls.error_rate", "tools.error_rate")})
+		card := cardView{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate),
+			Bad: violated(s.Check, "tool_calls.error_rate", "tools.error_rate")}
+		if n := s.ToolCalls.Cancelled; n > 0 {
+			card.Note = fmt.Sprintf("%s cancelled by the user (%s)", Count(n), Rate(s.ToolCalls.CancelRate))
+		}
+		data.Cards = append(data.Cards, card)
 	}
 	if s.Runs.DurationMS.P95 != nil {
 		data.Cards = append(data.Cards, cardView{Label: "Run p50 / p95", Value: Millis(s.Runs.DurationMS.P50) + " / " + Millis(s.Runs.DurationMS.P95),
@@ -301,6 +308,9 @@ func (h *htmlWriter) index() error {
 	}
 	if s.Context.Tokens.Total > 0 {
 		data.Cards = append(data.Cards, countCard("Tokens", s.Context.Tokens.Total, ""))
+	}
+	if card, ok := costCard(s); ok {
+		data.Cards = append(data.Cards, card)
 	}
 	skipped := countCard("Files skipped", s.Inputs.FilesSkipped, "of "+Count(s.Inputs.FilesSeen)+" seen")
 	skipped.Bad = s.Inputs.FilesSkipped > 0
@@ -362,21 +372,25 @@ func (h *htmlWriter) sections() []sectionView {
 	for i, f := range s.Formats {
 		fmtNames[i], fmtRuns[i] = f.Format, f.Runs
 	}
-	formats := htmlTable("Formats", "Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens")
+	formats := htmlTable("Formats", "Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens", ">Cost")
 	for _, f := range s.Formats {
 		formats.Rows = append(formats.Rows, []cellView{txt(f.Format), num(Count(f.Files), float64(f.Files)), num(Count(f.Runs), float64(f.Runs)),
-			numPtr(Rate(f.SuccessRate), f.SuccessRate), num(Count(f.ToolCalls), float64(f.ToolCalls)), numPtr(Rate(f.ErrorRate), f.ErrorRate), num(Count(f.Tokens.Total), float64(f.Tokens.Total))})
+			numPtr(Rate(f.SuccessRate), f.SuccessRate), num(Count(f.ToolCalls), float64(f.ToolCalls)), numPtr(Rate(f.ErrorRate), f.ErrorRate),
+			num(Count(f.Tokens.Total), float64(f.Tokens.Total)), numPtr(USD(f.CostUSD), f.CostUSD)})
 	}
 	out = append(out, sectionView{Title: "Runs over time", Charts: []chartView{runsPerDay, rates,
 		histogramChart("chart-run-durations", "Run duration distribution", "runs", s.Runs.Histogram),
 		countsChart("chart-formats", "Runs by format", "format", "runs", "Runs read from each input format.", fmtNames, fmtRuns, nil)},
 		Tables: []tableView{formats}})
+	if cost, ok := h.costSection(); ok {
+		out = append(out, cost)
+	}
 
 	volume, durations := toolCharts(s)
-	tools := htmlTable("", "Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">p50", ">p95", ">p99", ">Max")
+	tools := htmlTable("", "Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">Cancelled", ">p50", ">p95", ">p99", ">Max")
 	for _, t := range s.Tools {
 		tools.Rows = append(tools.Rows, []cellView{txt(t.Name), txt(t.Category), num(Count(t.Calls), float64(t.Calls)), numPtr(Rate(t.Share), t.Share),
-			num(Count(t.Errors), float64(t.Errors)), numPtr(Rate(t.ErrorRate), t.ErrorRate), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
+			num(Count(t.Errors), float64(t.Errors)), numPtr(Rate(t.ErrorRate), t.ErrorRate), num(Count(t.Cancelled), float64(t.Cancelled)), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
 			numPtr(Millis(t.DurationMS.P95), t.DurationMS.P95), numPtr(Millis(t.DurationMS.P99), t.DurationMS.P99), numPtr(Millis(t.DurationMS.Max), t.DurationMS.Max)})
 	}
 	errs := htmlTable("Most common errors", ">Count", "Tool", "Message", "Example run")
@@ -402,10 +416,10 @@ func (h *htmlWriter) sections() []sectionView {
 	for i, st := range model.StepStatuses {
 		stepNames[i], stepCounts[i] = string(st), s.Steps.ByStatus[string(st)]
 	}
-	agents := htmlTable("Agents", "Agent", ">Runs", ">Tool calls", ">Errors", ">Error rate")
+	agents := htmlTable("Agents", "Agent", ">Runs", ">Tool calls", ">Errors", ">Error rate", ">Cost")
 	for _, a := range s.Agents {
 		agents.Rows = append(agents.Rows, []cellView{txt(a.Name), num(Count(a.Runs), float64(a.Runs)), num(Count(a.ToolCalls), float64(a.ToolCalls)),
-			num(Count(a.Errors), float64(a.Errors)), numPtr(Rate(a.ErrorRate), a.ErrorRate)})
+			num(Count(a.Errors), float64(a.Errors)), numPtr(Rate(a.ErrorRate), a.ErrorRate), numPtr(USD(a.CostUSD), a.CostUSD)})
 	}
 	work := sectionView{Title: "Steps and agents", Charts: []chartView{countsChart("chart-steps", "Steps by status", "status", "steps",
 		fmt.Sprintf("Planned steps by normalized status; completion rate %s.", Rate(s.Steps.CompletionRate)), stepNames, stepCounts, statusColor)}}
@@ -424,7 +438,7 @@ func (h *htmlWriter) sections() []sectionView {
 		out = append(out, sectionView{Title: "Quality", Charts: []chartView{dist, byPhase}, Tables: []tableView{q}})
 	}
 
-	ctxCharts := []chartView{tokenChart(s), tokensPerDayChart(s)}
+	ctxCharts := []chartView{tokensPerDayChart(s)}
 	if names, counts := sortedCounts(s.Context.RefsByType); len(names) > 0 {
 		ctxCharts = append(ctxCharts, countsChart("chart-refs", "Context references by type", "type", "references", "Context material the runs referred to, by type.", names, counts, nil))
 	}
@@ -594,6 +608,8 @@ func appendRunRows(b []byte, rows []runRowView) ([]byte, error) {
 		b = appendEscaped(append(b, "</td>\n<td class=\"num\">"...), v.ToolCalls)
 		b = appendEscaped(append(b, "</td>\n<td class=\"num\">"...), v.Errors)
 		b = appendEscaped(append(b, "</td>\n<td class=\"num\">"...), v.Tokens)
+		b = appendEscaped(append(b, "</td>\n<td class=\"num\" data-sort=\""...), v.CostSort)
+		b = appendEscaped(append(b, "\">"...), v.Cost)
 		b = appendEscaped(append(b, "</td>\n<td class=\"text\">"...), v.Source)
 		b = append(b, "</td>\n</tr>\n"...)
 	}
@@ -744,7 +760,7 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 type runPageView struct {
 	Name, ID, Status, Format, Source, Agent, Model  string
 	Started, Ended, Duration, CallCount, ErrorCount string
-	Tokens, Request                                 string
+	Tokens, Cost, Window, Request                   string
 	Summary                                         template.HTML
 	Timeline                                        *chartView
 	Calls                                           []byte // rows, by appendCallRow
@@ -777,6 +793,7 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 		data.Tokens = fmt.Sprintf("%s (input %s, output %s, cache read %s, cache creation %s, unspecified %s)", Count(t),
 			Count(r.Tokens.Input), Count(r.Tokens.Output), Count(r.Tokens.CacheRead), Count(r.Tokens.CacheCreation), Count(r.Tokens.Unspecified))
 	}
+	data.Cost, data.Window = runUsage(h.prices(), r)
 	if strings.TrimSpace(r.Summary) != "" {
 		var b bytes.Buffer
 		if err := markdown.Convert([]byte(r.Summary), &b); err == nil {
@@ -945,6 +962,14 @@ func appendRunBody(b []byte, v *runPageView) []byte {
 	}
 	if v.Tokens != "" {
 		b = append(appendEscaped(append(b, "<dt>Tokens</dt><dd>"...), v.Tokens), "</dd>"...)
+	}
+	b = append(b, '\n')
+	if v.Cost != "" {
+		b = append(appendEscaped(append(b, "<dt>Cost</dt><dd>"...), v.Cost), "</dd>"...)
+	}
+	b = append(b, '\n')
+	if v.Window != "" {
+		b = append(appendEscaped(append(b, "<dt>Context window</dt><dd>"...), v.Window), "</dd>"...)
 	}
 	b = append(b, "\n</dl>\n\n"...)
 	if v.Request != "" {

@@ -160,6 +160,7 @@ type period struct {
 	runs, calls, known, errors, success, decided int64
 	byStatus                                     map[string]int64
 	tokens                                       analyze.TokenCounts
+	cost                                         map[string]float64 // by model
 }
 
 // gapLabel stands between two periods that are not next to each other:
@@ -194,9 +195,9 @@ func periods(days []analyze.DayRow) (string, []period) {
 		k := key(t)
 		if len(out) == 0 || out[len(out)-1].label != k {
 			if len(out) > 0 && key(next(last)) != k {
-				out = append(out, period{label: gapLabel, byStatus: map[string]int64{}})
+				out = append(out, period{label: gapLabel, byStatus: map[string]int64{}, cost: map[string]float64{}})
 			}
-			out = append(out, period{label: k, byStatus: map[string]int64{}})
+			out = append(out, period{label: k, byStatus: map[string]int64{}, cost: map[string]float64{}})
 		}
 		last = t
 		p := &out[len(out)-1]
@@ -208,6 +209,9 @@ func periods(days []analyze.DayRow) (string, []period) {
 			p.byStatus[s] += n
 		}
 		p.success += d.ByStatus["success"]
+		for m, c := range d.CostByModel {
+			p.cost[m] += c
+		}
 		tk := d.TokensByKind
 		p.tokens.Input += tk.Input
 		p.tokens.Output += tk.Output

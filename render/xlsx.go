@@ -121,7 +121,7 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	if err := x.f.SetSheetName("Sheet1", "Summary"); err != nil {
 		return err
 	}
-	steps := []func() error{x.runs, x.toolCalls, x.tools, x.agents, x.errors, x.quality, x.context, x.daily, x.dataQuality, x.summary}
+	steps := []func() error{x.runs, x.toolCalls, x.tools, x.models, x.agents, x.errors, x.quality, x.context, x.daily, x.dataQuality, x.summary}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -462,7 +462,7 @@ func copyPart(zw *zip.Writer, f *zip.File) error {
 }
 
 func (x *xlsxWriter) makeStyles() error {
-	fmtTime, fmtMS, fmtScore := "yyyy-mm-dd hh:mm:ss", "#,##0.0", "0.00"
+	fmtTime, fmtMS, fmtScore, fmtUSD := "yyyy-mm-dd hh:mm:ss", "#,##0.0", "0.00", `"$"#,##0.0000`
 	for _, s := range []struct { // in a fixed order: style ids are part of the bytes
 		name  string
 		style *excelize.Style
@@ -475,6 +475,7 @@ func (x *xlsxWriter) makeStyles() error {
 		{"time", &excelize.Style{CustomNumFmt: &fmtTime}},
 		{"title", &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}},
 		{"link", &excelize.Style{Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
+		{"usd", &excelize.Style{CustomNumFmt: &fmtUSD}},
 	} {
 		id, err := x.f.NewStyle(s.style)
 		if err != nil {
@@ -695,13 +696,13 @@ func (x *xlsxWriter) runs() error {
 		column{"Run id", 30, ""}, column{"Format", 12, ""}, column{"Source", 40, ""}, column{"Title", 40, ""},
 		column{"Status", 10, ""}, column{"Agent", 16, ""}, column{"Model", 24, ""}, column{"Started", 20, "time"},
 		column{"Duration (ms)", 14, "ms"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
-		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"})
+		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"}, column{"Cost (USD)", 12, "usd"})
 	if err != nil {
 		return err
 	}
 	for _, r := range x.r.Runs.All() {
 		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.DurationMS,
-			r.ToolCalls, r.Errors, r.Steps, r.Tokens); err != nil {
+			r.ToolCalls, r.Errors, r.Steps, r.Tokens, r.CostUSD); err != nil {
 			return err
 		}
 	}
@@ -839,13 +840,13 @@ func (x *xlsxWriter) appendTimeValue(dst []byte, col int, row []byte, t time.Tim
 
 func (x *xlsxWriter) tools() error {
 	cols := append([]column{{"Tool", 24, ""}, {"Category", 14, ""}, {"Calls", 10, "int"}, {"Share", 9, "pct"},
-		{"Errors", 9, "int"}, {"Error rate", 11, "pct"}}, durationCols("Duration")...)
+		{"Errors", 9, "int"}, {"Error rate", 11, "pct"}, {"Cancelled", 10, "int"}, {"Cancel rate", 11, "pct"}}, durationCols("Duration")...)
 	t, err := x.newTable("Tools", cols...)
 	if err != nil {
 		return err
 	}
 	for _, tool := range x.r.Summary.Tools {
-		row := append([]any{tool.Name, tool.Category, tool.Calls, tool.Share, tool.Errors, tool.ErrorRate}, statsValues(tool.DurationMS)...)
+		row := append([]any{tool.Name, tool.Category, tool.Calls, tool.Share, tool.Errors, tool.ErrorRate, tool.Cancelled, tool.CancelRate}, statsValues(tool.DurationMS)...)
 		if err := t.add(row...); err != nil {
 			return err
 		}
@@ -855,12 +856,30 @@ func (x *xlsxWriter) tools() error {
 
 func (x *xlsxWriter) agents() error {
 	t, err := x.newTable("Agents", column{"Agent", 24, ""}, column{"Runs", 10, "int"}, column{"Tool calls", 11, "int"},
-		column{"Errors", 9, "int"}, column{"Error rate", 11, "pct"})
+		column{"Errors", 9, "int"}, column{"Error rate", 11, "pct"}, column{"Cost (USD)", 12, "usd"})
 	if err != nil {
 		return err
 	}
 	for _, a := range x.r.Summary.Agents {
-		if err := t.add(a.Name, a.Runs, a.ToolCalls, a.Errors, a.ErrorRate); err != nil {
+		if err := t.add(a.Name, a.Runs, a.ToolCalls, a.Errors, a.ErrorRate, a.CostUSD); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+// models writes the Models sheet: each model's requests, tokens and cost
+// (blank where the price table does not price it).
+func (x *xlsxWriter) models() error {
+	t, err := x.newTable("Models", column{"Model", 30, ""}, column{"Requests", 10, "int"}, column{"Runs", 8, "int"},
+		column{"Tokens", 14, "int"}, column{"Input", 12, "int"}, column{"Output", 12, "int"}, column{"Cache read", 14, "int"},
+		column{"Cache write", 13, "int"}, column{"Cache write, 1 hour", 18, "int"}, column{"Cost (USD)", 12, "usd"})
+	if err != nil {
+		return err
+	}
+	for _, m := range x.r.Summary.Models {
+		k := m.Tokens
+		if err := t.add(m.Model, m.Requests, m.Runs, k.Total, k.Input, k.Output, k.CacheRead, k.CacheCreation, k.CacheWrite1h, m.CostUSD); err != nil {
 			return err
 		}
 	}
@@ -987,7 +1006,7 @@ func (x *xlsxWriter) daily() error {
 	cols = append(cols, column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
 		column{"Error rate", 11, "pct"}, column{"Run p50 (ms)", 13, "ms"}, column{"Run p95 (ms)", 13, "ms"}, column{"Tokens", 12, "int"},
 		column{"Input tokens", 13, "int"}, column{"Output tokens", 13, "int"}, column{"Cache-read tokens", 16, "int"},
-		column{"Cache-creation tokens", 19, "int"}, column{"Unspecified tokens", 17, "int"})
+		column{"Cache-creation tokens", 19, "int"}, column{"Unspecified tokens", 17, "int"}, column{"Cost (USD)", 12, "usd"})
 	t, err := x.newTable("Daily", cols...)
 	if err != nil {
 		return err
@@ -999,7 +1018,7 @@ func (x *xlsxWriter) daily() error {
 		}
 		k := d.TokensByKind
 		row = append(row, d.SuccessRate, d.ToolCalls, d.Errors, d.ErrorRate, d.DurationMSP50, d.DurationMSP95, d.Tokens,
-			k.Input, k.Output, k.CacheRead, k.CacheCreation, k.Unspecified)
+			k.Input, k.Output, k.CacheRead, k.CacheCreation, k.Unspecified, d.CostUSD)
 		if err := t.add(row...); err != nil {
 			return err
 		}
@@ -1051,6 +1070,10 @@ func (x *xlsxWriter) summary() error {
 		{"Steps", s.Steps.Total, "int"}, {"Step completion rate", s.Steps.CompletionRate, "pct"},
 		{"Quality evaluations", s.Quality.Evaluations, "int"}, {"Quality mean", s.Quality.Mean, "score"},
 		{"Output valid rate", s.Quality.OutputValidRate, "pct"}, {"Tokens", s.Context.Tokens.Total, "int"},
+		{"Cost (USD)", s.Cost.USD, "usd"}, {"Run cost p95 (USD)", s.Runs.CostUSD.P95, "usd"}, {"Unpriced tokens", s.Cost.UnpricedTokens, "int"},
+		{"Cancelled tool calls", s.ToolCalls.Cancelled, "int"}, {"Cancel rate", s.ToolCalls.CancelRate, "pct"},
+		{"Peak prompt p95 (tokens)", s.Context.Window.PeakTokens.P95, "int"}, {"Runs at 90% of the window", s.Context.Window.RunsOver90, "int"},
+		{"Compactions", s.Context.Window.Compactions.Sum, "int"},
 		{"Tokens per run (mean)", s.Context.TokensPerRun.Mean, "ms"}, {"Cache-read share", s.Context.CacheReadShare, "pct"},
 		{"Files seen", s.Inputs.FilesSeen, "int"}, {"Files parsed", s.Inputs.FilesParsed, "int"},
 		{"Files skipped", s.Inputs.FilesSkipped, "int"}, {"Values redacted", s.Inputs.Redacted, "int"},
@@ -1098,7 +1121,7 @@ func (x *xlsxWriter) summary() error {
 			return err
 		}
 		if err := f.AddChart(sh, "D42", &excelize.Chart{Type: excelize.Col,
-			Series: []excelize.ChartSeries{{Name: "'Tools'!$I$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$I$2:$I$%d", n+1)}},
+			Series: []excelize.ChartSeries{{Name: "'Tools'!$K$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$K$2:$K$%d", n+1)}},
 			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Tool-call duration p95 per tool, ms (the %d most called)", n)}},
 			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.1}, Legend: excelize.ChartLegend{Position: "none"},
 			XAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "tool"}}},

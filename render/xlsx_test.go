@@ -36,6 +36,10 @@ func xlsxReport(t *testing.T) (*analyze.Report, string) {
 	os.WriteFile(filepath.Join(logs, "hostile.json"), []byte(hostileXLSXLog), 0o644)
 	os.WriteFile(filepath.Join(logs, "more.json"), []byte(`{"session_id": "plain", "status": "failed", "created_at": "2026-03-02T10:00:00Z",
 	 "tool_calls": [{"call_id": "1", "tool_name": "Read", "duration_ms": 100, "output": {"status": "success"}}]}`), 0o644)
+	// Requests to a priced model and to one without a price.
+	os.WriteFile(filepath.Join(logs, "s.jsonl"), []byte(`{"type":"assistant","sessionId":"s","uuid":"a","timestamp":"2026-03-02T10:00:00Z","requestId":"r1","message":{"id":"m1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":1000,"output_tokens":100}}}
+{"type":"assistant","sessionId":"s","uuid":"b","timestamp":"2026-03-02T10:01:00Z","requestId":"r2","message":{"id":"m2","model":"mystery-1","content":[],"usage":{"input_tokens":50,"output_tokens":5}}}
+`), 0o644)
 	r, err := analyzeWithDetails(logs)
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +78,7 @@ func TestXLSXMatchesSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{"Summary", "Runs", "Tool calls", "Tools", "Agents", "Errors", "Quality", "Context", "Daily", "Data quality"}
+	want := []string{"Summary", "Runs", "Tool calls", "Tools", "Models", "Agents", "Errors", "Quality", "Context", "Daily", "Data quality"}
 	if got := f.GetSheetList(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sheets = %v", got)
 	}
@@ -96,8 +100,23 @@ func TestXLSXMatchesSummary(t *testing.T) {
 		row := i + 2
 		name, _ := f.GetCellValue("Tools", fmt.Sprintf("A%d", row))
 		if name != tool.Name || num64(t, f, "Tools", fmt.Sprintf("C%d", row)) != float64(tool.Calls) ||
-			!closeTo(num64(t, f, "Tools", fmt.Sprintf("F%d", row)), *tool.ErrorRate) || !closeTo(num64(t, f, "Tools", fmt.Sprintf("I%d", row)), *tool.DurationMS.P95) {
+			!closeTo(num64(t, f, "Tools", fmt.Sprintf("F%d", row)), *tool.ErrorRate) || !closeTo(num64(t, f, "Tools", fmt.Sprintf("K%d", row)), *tool.DurationMS.P95) ||
+			num64(t, f, "Tools", fmt.Sprintf("G%d", row)) != float64(tool.Cancelled) {
 			t.Errorf("Tools row %d differs from %+v", row, tool)
+		}
+	}
+	// Models: requests, tokens and cost; a model without a price has a blank cost.
+	if len(s.Models) == 0 {
+		t.Fatal("no models")
+	}
+	for i, m := range s.Models {
+		row := i + 2
+		name, _ := f.GetCellValue("Models", fmt.Sprintf("A%d", row))
+		cost, _ := f.GetCellValue("Models", fmt.Sprintf("J%d", row))
+		if name != m.Model || num64(t, f, "Models", fmt.Sprintf("B%d", row)) != float64(m.Requests) ||
+			num64(t, f, "Models", fmt.Sprintf("D%d", row)) != float64(m.Tokens.Total) ||
+			(m.CostUSD == nil) != (cost == "") || m.CostUSD != nil && !closeTo(num64(t, f, "Models", fmt.Sprintf("J%d", row)), *m.CostUSD) {
+			t.Errorf("Models row %d = %s %s, differs from %+v", row, name, cost, m)
 		}
 	}
 	// Daily: every day.

@@ -147,6 +147,17 @@ func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
 func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+// count is how many numbers in [lo, hi) are marked.
+func (b bitset) count(lo, hi int32) int {
+	n := 0
+	for i := lo; i < hi; i++ {
+		if b.has(i) {
+			n++
+		}
+	}
+	return n
+}
+
 // any reports whether any number is marked.
 func (b bitset) any() bool {
 	for _, w := range b {
@@ -380,6 +391,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	withUsage = nil
 	var sideTokens []lineTokens // the counted usages of subagent lines, in line order
 	perModel := map[string]int64{}
+	if c := counted.count(0, n); c > 0 {
+		r.Requests = make([]model.Request, 0, c) // a long session's requests, made once
+	}
 	for i, f := range s.files {
 		byModel := make([]int64, max(len(f.words), 1)) // by index in words (0 is "", with no words too)
 		seen := newBitset(int32(len(byModel)))

@@ -294,7 +294,6 @@ func (p *claudePages) countedUsages(repeated bitset) bitset {
 
 // pagedTally is what one half of a session's records count.
 type pagedTally struct {
-	requests    []model.Request // in line order
 	compactions int64
 	byModel     map[int32][]int64 // by file, then by index in its words
 	seen        map[int32]bitset  // the models of byModel counted
@@ -306,7 +305,14 @@ type pagedTally struct {
 
 // tally counts the tokens of the counted usages, the subagents' calls and
 // tokens, and keys the main chain's lines by time (byTime, in line order).
-func (p *claudePages) tally(repeated, counted bitset) (t [2]pagedTally, byTime []timeKey) {
+// Each counted usage becomes its request in requests, in line order: each
+// record's requests have their place reserved (a long session has 100,000).
+func (p *claudePages) tally(repeated, counted bitset, requests []model.Request) (t [2]pagedTally, byTime []timeKey) {
+	reqAt := make([]int, len(p.recs)) // the place of each record's first request
+	for i, n := 1, 0; i < len(p.recs); i++ {
+		n += counted.count(p.recs[i-1].g, p.recs[i].g)
+		reqAt[i] = n
+	}
 	byTime = make([]timeKey, p.n)
 	got := make([]int32, len(p.recs))
 	for h := range t {
@@ -314,7 +320,7 @@ func (p *claudePages) tally(repeated, counted bitset) (t [2]pagedTally, byTime [
 	}
 	p.each(linesAndUsages, func(half, i int, cf *claudeFile) {
 		rec, tl := &p.recs[i], &t[half]
-		k := rec.g
+		k, q := rec.g, reqAt[i]
 		for j := range cf.lines {
 			l, g := &cf.lines[j], rec.g+int32(j)
 			if repeated.has(g) {
@@ -328,7 +334,8 @@ func (p *claudePages) tally(repeated, counted bitset) (t [2]pagedTally, byTime [
 			if counted.has(g) && l.usage != 0 {
 				u := &cf.usages[l.usage-1]
 				at := time.Unix(l.sec, int64(l.nanos())).In(p.files[rec.file].loc)
-				tl.requests = append(tl.requests, model.Request{Model: cf.wordAt(u.model), At: at, Tokens: u.tokens})
+				requests[q] = model.Request{Model: cf.wordAt(u.model), At: at, Tokens: u.tokens}
+				q++
 				tokens = u.tokens.Total()
 				byModel := tl.byModel[rec.file]
 				if byModel == nil {
@@ -374,16 +381,19 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 	}
 	repeated := repeatedLines(fs, start)
 	counted := p.countedUsages(repeated)
-	halves, byTime := p.tally(repeated, counted)
+	if c := counted.count(0, p.n); c > 0 {
+		r.Requests = make([]model.Request, c)
+	}
+	halves, byTime := p.tally(repeated, counted, r.Requests)
+	for _, q := range r.Requests {
+		r.Tokens.Add(q.Tokens)
+	}
 
 	perModel := map[string]int64{}
 	subs := map[string]*model.Subagent{}
 	mainFile, uses, results := int32(len(fs)), 0, 0
 	for _, t := range halves {
 		uses, results = uses+t.uses, results+t.results
-		for _, q := range t.requests {
-			r.AddRequest(q)
-		}
 		r.Context.Compactions += t.compactions
 		for file, byModel := range t.byModel {
 			for m, n := range byModel {

@@ -110,7 +110,7 @@ type Run struct {
 	ToolCalls []ToolCall
 	Quality   []Evaluation
 	Tokens    Tokens // every request's tokens, and tokens no request accounts for (Unspecified)
-	Requests  []Request
+	Requests  Requests
 	Context   Context
 }
 

@@ -102,7 +102,10 @@ func parse(r io.Reader, base map[string]map[string]float64) (*Table, error) {
 		for k, v := range keys {
 			n, ok := v.(json.Number)
 			if !ok {
-				continue
+				if strings.Contains(k, "_cost") && v != nil {
+					return nil, fmt.Errorf("%s: %s: not a price: %v", m, k, v)
+				}
+				continue // provider, mode, supports_*
 			}
 			f, err := n.Float64()
 			if err != nil || f < 0 {

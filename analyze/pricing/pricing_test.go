@@ -90,7 +90,7 @@ func TestWith(t *testing.T) {
 	if tab.Digest() == base.Digest() || tab.Source != "built-in, cheap.json" || base.Source != "built-in" {
 		t.Errorf("digests %s %s, sources %q %q", tab.Digest(), base.Digest(), tab.Source, base.Source)
 	}
-	for _, bad := range []string{`[1]`, `{"m": {"input_cost_per_token": -1}}`, `{"m": 5}`, `not json`} {
+	for _, bad := range []string{`[1]`, `{"m": {"input_cost_per_token": -1}}`, `{"m": {"output_cost_per_token": "0.1"}}`, `{"m": 5}`, `not json`} {
 		if _, err := base.With(strings.NewReader(bad), "bad.json"); err == nil || !strings.Contains(err.Error(), "bad.json") {
 			t.Errorf("%s: %v", bad, err)
 		}
