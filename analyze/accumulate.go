@@ -39,6 +39,7 @@ type Accumulator struct {
 	tools        map[string]*toolAcc
 	agents       map[string]*agentAcc
 	formats      map[string]*formatAcc
+	projects     map[string]*projectAcc
 	models       map[string]*modelAcc
 	days         map[string]*dayAcc
 	quality      qualityAcc
@@ -181,6 +182,7 @@ func NewAccumulator(loc *time.Location, prices *pricing.Table) *Accumulator {
 		tools:         map[string]*toolAcc{},
 		agents:        map[string]*agentAcc{},
 		formats:       map[string]*formatAcc{},
+		projects:      map[string]*projectAcc{},
 		models:        map[string]*modelAcc{},
 		days:          map[string]*dayAcc{},
 		quality:       qualityAcc{byPhase: map[string]*qualityGroup{}, byTool: map[string]*qualityGroup{}},
@@ -357,6 +359,10 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	f := getOrNew(a.formats, r.Format)
 	f.runs++
 	f.tokens.Add(r.Tokens)
+	project := ProjectOf(r)
+	p := getOrNew(a.projects, project)
+	p.runs++
+	p.tokens.Add(r.Tokens)
 	runDay := a.day(r.Started)
 	day := a.dayAcc(runDay)
 	if day != nil {
@@ -367,6 +373,10 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 		}
 	}
 	if decided {
+		p.decided++
+		if success {
+			p.success++
+		}
 		f.decided++
 		if day != nil {
 			day.decided++
@@ -398,7 +408,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	}
 	errs := 0
 	for part := next(); part != nil; part = next() {
-		a.addCalls(r, part, f, day, runAgents, &errs)
+		a.addCalls(r, part, f, p, day, runAgents, &errs)
 		if a.details != nil {
 			a.details.writeCalls(part)
 		}
@@ -415,7 +425,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	if tot := r.Tokens.Total(); tot > 0 {
 		a.tokensPerRun.Add(float64(tot))
 	}
-	cost, priced := a.addUsage(r, f, day)
+	cost, priced := a.addUsage(r, f, p, day)
 	ctx := &r.Context
 	for _, ref := range ctx.Refs {
 		a.refsByType[orUnspecified(ref.Type)]++
@@ -449,7 +459,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	}
 	row := RunRow{
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
-		Agent: r.Agent, Model: r.Model, Started: r.Started, ToolCalls: n, Errors: errs,
+		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, ToolCalls: n, Errors: errs,
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
 	}
 	if priced {
@@ -463,11 +473,12 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 
 // addCalls folds a part of r's calls; f and day are r's format and day,
 // runAgents gathers the agents of r, errs counts r's failed calls.
-func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *formatAcc, day *dayAcc, runAgents map[string]bool, errs *int) {
+func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *formatAcc, p *projectAcc, day *dayAcc, runAgents map[string]bool, errs *int) {
 	for i := range calls {
 		c := &calls[i]
 		a.calls.add(c.Outcome)
 		f.add(c.Outcome)
+		p.add(c.Outcome)
 		t := a.tools[c.Name]
 		if t == nil {
 			t = &toolAcc{categories: map[string]int64{}}
@@ -672,6 +683,15 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		t := getOrNew(a.agents, k)
 		t.runs += v.runs
 		t.callGroup.merge(v.callGroup)
+		t.usage.merge(v.usage)
+	}
+	for k, v := range o.projects {
+		t := getOrNew(a.projects, k)
+		t.runs += v.runs
+		t.success += v.success
+		t.decided += v.decided
+		t.callGroup.merge(v.callGroup)
+		t.tokens.Add(v.tokens)
 		t.usage.merge(v.usage)
 	}
 	for k, v := range o.formats {

@@ -10,22 +10,33 @@ import (
 
 // Threshold is one limit `agentstat check` enforces.
 type Threshold struct {
-	Metric string  // the summary.json path of the figure, e.g. tool_calls.error_rate
-	Tool   string  // for per-tool limits
-	Limit  float64 // fraction, milliseconds or quality score, as the metric is
-	Max    bool    // the figure must stay at or below Limit (else at or above)
-	Kind   string  // rate, duration or score: how Limit is shown
+	Metric  string  // the summary.json path of the figure, e.g. tool_calls.error_rate
+	Tool    string  // for per-tool limits
+	Project string  // for per-project limits (ProjectRow.Project or its label)
+	Limit   float64 // fraction, milliseconds or quality score, as the metric is
+	Max     bool    // the figure must stay at or below Limit (else at or above)
+	Kind    string  // rate, duration or score: how Limit is shown
 }
 
 // ThresholdResult is one threshold's verdict, recorded in summary.json.
 type ThresholdResult struct {
 	Metric   string   `json:"metric"`
 	Tool     string   `json:"tool,omitempty"`
+	Project  string   `json:"project,omitempty"`
 	Op       string   `json:"op"`
 	Limit    float64  `json:"limit"`
 	Kind     string   `json:"kind"`
 	Actual   *float64 `json:"actual"`
 	Violated bool     `json:"violated"`
+}
+
+// Scope is what a threshold limits besides the whole tree: a tool, or
+// "project:NAME"; "" for the whole tree.
+func (r ThresholdResult) Scope() string {
+	if r.Project != "" {
+		return "project:" + r.Project
+	}
+	return r.Tool
 }
 
 // CheckResult is the verdict of every threshold.
@@ -48,13 +59,13 @@ type ThresholdFlag struct {
 
 // ThresholdFlags lists the flags of `agentstat check`.
 var ThresholdFlags = []ThresholdFlag{
-	{"max-error-rate", "tool_calls.error_rate", "error_rate", true, "rate", "highest tool-call error `RATE`, e.g. 0.05 or 5%; TOOL=RATE for one tool"},
-	{"min-success-rate", "runs.success_rate", "", false, "rate", "lowest run success `RATE`"},
+	{"max-error-rate", "tool_calls.error_rate", "error_rate", true, "rate", "highest tool-call error `RATE`, e.g. 0.05 or 5%; TOOL=RATE for one tool, project:NAME=RATE for one project"},
+	{"min-success-rate", "runs.success_rate", "", false, "rate", "lowest run success `RATE`; project:NAME=RATE for one project"},
 	{"min-completion-rate", "steps.completion_rate", "", false, "rate", "lowest step completion `RATE`"},
 	{"min-quality", "quality.mean", "", false, "score", "lowest quality mean `SCORE` (0-10)"},
 	{"max-p95", "tool_calls.duration_ms.p95", "duration_ms.p95", true, "duration", "highest tool-call p95 `DURATION`, e.g. 5s; TOOL=DURATION for one tool"},
 	{"max-run-p95", "runs.duration_ms.p95", "", true, "duration", "highest run p95 `DURATION`, e.g. 10m"},
-	{"max-cost", "cost.usd", "", true, "usd", "highest cost of all runs, in `USD`, e.g. 25 or $25"},
+	{"max-cost", "cost.usd", "", true, "usd", "highest cost of all runs, in `USD`, e.g. 25 or $25; project:NAME=USD for one project"},
 	{"max-run-cost-p95", "runs.cost_usd.p95", "", true, "usd", "highest p95 of the cost of a run, in `USD`"},
 }
 
@@ -63,7 +74,17 @@ var ThresholdFlags = []ThresholdFlag{
 func ParseThreshold(f ThresholdFlag, text string) (Threshold, error) {
 	t := Threshold{Metric: f.Metric, Max: f.Max, Kind: f.Kind}
 	value := strings.TrimSpace(text)
-	if i := strings.LastIndexByte(value, '='); i >= 0 {
+	if rest, ok := strings.CutPrefix(value, "project:"); ok {
+		i := strings.LastIndexByte(rest, '=')
+		metric, ok := projectMetrics[f.Metric]
+		switch {
+		case !ok:
+			return t, fmt.Errorf("--%s takes no project: %q (per project: --max-error-rate, --min-success-rate, --max-cost)", f.Flag, text)
+		case i <= 0:
+			return t, fmt.Errorf("--%s %q: use project:NAME=VALUE", f.Flag, text)
+		}
+		t.Project, t.Metric, value = strings.TrimSpace(rest[:i]), metric, strings.TrimSpace(rest[i+1:])
+	} else if i := strings.LastIndexByte(value, '='); i >= 0 {
 		if f.ToolMetric == "" {
 			return t, fmt.Errorf("--%s takes no tool name: %q", f.Flag, text)
 		}
@@ -127,7 +148,7 @@ func parseDurationMS(s string) (float64, error) {
 func Check(s *Summary, ts []Threshold) *CheckResult {
 	res := &CheckResult{Passed: true, Thresholds: []ThresholdResult{}}
 	for _, t := range ts {
-		r := ThresholdResult{Metric: t.Metric, Tool: t.Tool, Op: ">=", Limit: t.Limit, Kind: t.Kind, Actual: figure(s, t)}
+		r := ThresholdResult{Metric: t.Metric, Tool: t.Tool, Project: t.Project, Op: ">=", Limit: t.Limit, Kind: t.Kind, Actual: figure(s, t)}
 		if t.Max {
 			r.Op = "<="
 		}
@@ -144,7 +165,30 @@ func Check(s *Summary, ts []Threshold) *CheckResult {
 	return res
 }
 
+// projectMetrics are the figures a threshold may limit for one project, by
+// the overall figure's path.
+var projectMetrics = map[string]string{
+	"tool_calls.error_rate": "projects.error_rate",
+	"runs.success_rate":     "projects.success_rate",
+	"cost.usd":              "projects.cost_usd",
+}
+
 func figure(s *Summary, t Threshold) *float64 {
+	if t.Project != "" {
+		for _, p := range s.Projects {
+			if sameProject(p.Project, t.Project) || p.Label == t.Project {
+				switch t.Metric {
+				case "projects.error_rate":
+					return p.ErrorRate
+				case "projects.success_rate":
+					return p.SuccessRate
+				case "projects.cost_usd":
+					return p.CostUSD
+				}
+			}
+		}
+		return nil
+	}
 	if t.Tool != "" {
 		f, ok := toolFigureAt(strings.TrimPrefix(t.Metric, "tools."))
 		for _, tool := range s.Tools {

@@ -125,6 +125,7 @@ func (a *Accumulator) Summary() Summary {
 			Errors: f.errors, ErrorRate: rate(f.errors, f.known), SuccessRate: rate(f.success, f.decided), Tokens: tokenCounts(f.tokens), CostUSD: a.cost(f.usage)})
 	}
 	slices.SortFunc(s.Formats, func(x, y FormatRow) int { return cmp.Compare(x.Format, y.Format) })
+	s.Projects = a.projectRows()
 
 	s.Models = []ModelRow{}
 	byModel := map[string]usage{}

@@ -51,6 +51,7 @@ type partialHeader struct {
 	Until     time.Time
 	Shard     string // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
 	Pricing   string // the price table's digest: costs and window shares were figured with it
+	Project   string // --project: only its runs were kept
 	Details   int64  // run details that follow the state
 
 	digest [sha256.Size]byte // the file's SHA-256, computed as it is read (not written)
@@ -79,6 +80,13 @@ type agentWire struct {
 }
 
 type formatWire struct {
+	Runs, Success, Decided int64
+	Calls                  callWire
+	Tokens                 model.Tokens
+	Usage                  usage
+}
+
+type projectWire struct {
 	Runs, Success, Decided int64
 	Calls                  callWire
 	Tokens                 model.Tokens
@@ -134,6 +142,7 @@ type partialState struct {
 	Agents       map[string]agentWire
 	Formats      map[string]formatWire
 	Models       map[string]modelWire
+	Projects     map[string]projectWire
 	Days         map[string]dayWire
 	Quality      qualityWire
 	QualityBins  [10]int64
@@ -185,7 +194,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	bw := bufio.NewWriterSize(zw, 256<<10)
 	enc := gob.NewEncoder(bw)
-	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest()}
+	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: opt.Project}
 	if a.spill != nil {
 		h.Details = int64(a.index.Len())
 	}
@@ -227,6 +236,7 @@ type MergedPartials struct {
 	Location *time.Location
 	Since    time.Time
 	Until    time.Time
+	Project  string // --project of the partials
 	Covered  string // the shards the partials covered, "I/N,J/N", or "" when none was a shard
 }
 
@@ -275,10 +285,10 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
 			}
-			m = &MergedPartials{Acc: NewAccumulator(loc, prices), Location: loc, Since: h.Since, Until: h.Until}
-		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) {
-			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v); %s with --tz %s, window [%v, %v)",
-				p, ErrPartial, h.TZ, h.Since, h.Until, paths[0], m.Location, m.Since, m.Until)
+			m = &MergedPartials{Acc: NewAccumulator(loc, prices), Location: loc, Since: h.Since, Until: h.Until, Project: h.Project}
+		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) || h.Project != m.Project {
+			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v), project %q; %s with --tz %s, window [%v, %v), project %q",
+				p, ErrPartial, h.TZ, h.Since, h.Until, h.Project, paths[0], m.Location, m.Since, m.Until, m.Project)
 		}
 		if h.Pricing != prices.Digest() {
 			return nil, fmt.Errorf("%s: %w: made with other prices than these (%s): give merge the --pricing files its shards were given", p, ErrPartial, prices.Source)
@@ -456,7 +466,7 @@ func (a *Accumulator) wire() (*partialState, error) {
 		Runs: a.runs, RunsByStatus: a.runsByStatus, RunDur: a.runDur.wire(), Steps: a.steps, StepsBy: a.stepsBy,
 		Calls: a.calls.wire(), CallDur: a.callDur.wire(),
 		Tools: map[string]toolWire{}, Agents: map[string]agentWire{}, Formats: map[string]formatWire{},
-		Models: map[string]modelWire{}, Days: map[string]dayWire{},
+		Models: map[string]modelWire{}, Days: map[string]dayWire{}, Projects: map[string]projectWire{},
 		Quality: a.quality.qualityGroup.wire(), QualityBins: a.quality.bins,
 		ByPhase: map[string]qualityWire{}, ByTool: map[string]qualityWire{},
 		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(), Usage: a.usage, RunCost: a.runCost.wire(),
@@ -476,6 +486,9 @@ func (a *Accumulator) wire() (*partialState, error) {
 	}
 	for k, v := range a.formats {
 		s.Formats[k] = formatWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens, Usage: v.usage}
+	}
+	for k, v := range a.projects {
+		s.Projects[k] = projectWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens, Usage: v.usage}
 	}
 	for k, v := range a.models {
 		s.Models[k] = modelWire{Runs: v.runs, Requests: v.requests, Tokens: v.tokens}
@@ -526,6 +539,9 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 	}
 	for k, v := range s.Formats {
 		a.formats[k] = &formatAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens, usage: v.Usage}
+	}
+	for k, v := range s.Projects {
+		a.projects[k] = &projectAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens, usage: v.Usage}
 	}
 	for k, v := range s.Models {
 		a.models[k] = &modelAcc{runs: v.Runs, requests: v.Requests, tokens: v.Tokens}

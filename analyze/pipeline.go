@@ -41,6 +41,7 @@ type Options struct {
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
 	NoIndex          bool // no per-run index (Report.Runs is nil): only HTML and the workbook list runs
 	Shard            Shard
+	Project          string         // keep only the runs of this project (ProjectOf)
 	Prices           *pricing.Table // nil: the built-in table
 	Progress         *Progress      // counted into when set
 
@@ -80,8 +81,8 @@ func (a *Accumulator) Report(opt Options) *Report {
 	opt.defaults()
 	s := a.Summary()
 	s.GeneratedAt = generatedAt(opt.Now, opt.Location)
-	if !opt.Since.IsZero() || !opt.Until.IsZero() {
-		s.Window = &Window{}
+	if !opt.Since.IsZero() || !opt.Until.IsZero() || opt.Project != "" {
+		s.Window = &Window{Project: opt.Project}
 		if !opt.Since.IsZero() {
 			s.Window.Since = opt.Since.In(opt.Location).Format(time.RFC3339)
 		}
@@ -424,7 +425,12 @@ func (w *lockedWarnings) Warn(kind string) {
 // spill file, a stream in each merge of the details (11 files at 1 GB).
 var joinedChunk = 1 << 13
 
+// inWindow reports whether r is kept: started inside --since/--until, and
+// of the --project, when given.
 func inWindow(r *model.Run, opt *Options) bool {
+	if opt.Project != "" && !sameProject(ProjectOf(r), opt.Project) {
+		return false
+	}
 	if opt.Since.IsZero() && opt.Until.IsZero() {
 		return true
 	}

@@ -38,6 +38,7 @@ type Summary struct {
 	Tools       []ToolRow      `json:"tools"`
 	Agents      []AgentRow     `json:"agents"`
 	Formats     []FormatRow    `json:"formats"`
+	Projects    []ProjectRow   `json:"projects"`
 	Models      []ModelRow     `json:"models"`
 	Quality     QualitySummary `json:"quality"`
 	Context     ContextSummary `json:"context"`
@@ -46,10 +47,12 @@ type Summary struct {
 	Check       *CheckResult   `json:"check,omitempty"`
 }
 
-// Window is the --since/--until content-time window, when one was given.
+// Window is what the runs were kept by, when something was given: the
+// --since/--until content-time window and the --project.
 type Window struct {
-	Since string `json:"since,omitempty"`
-	Until string `json:"until,omitempty"`
+	Since   string `json:"since,omitempty"`
+	Until   string `json:"until,omitempty"`
+	Project string `json:"project,omitempty"`
 }
 
 // Inputs is the data-quality account: every seen file is parsed, skipped
@@ -173,6 +176,21 @@ type FormatRow struct {
 	Errors      int64       `json:"errors"`
 	ErrorRate   *float64    `json:"error_rate"`
 	SuccessRate *float64    `json:"success_rate"`
+	Tokens      TokenCounts `json:"tokens"`
+	CostUSD     *float64    `json:"cost_usd"`
+}
+
+// ProjectRow is one project: the directory its runs worked in (ProjectOf),
+// and its label, the last path elements that tell it from the others.
+type ProjectRow struct {
+	Project     string      `json:"project"`
+	Label       string      `json:"label"`
+	Runs        int64       `json:"runs"`
+	SuccessRate *float64    `json:"success_rate"`
+	ToolCalls   int64       `json:"tool_calls"`
+	Errors      int64       `json:"errors"`
+	ErrorRate   *float64    `json:"error_rate"`
+	Cancelled   int64       `json:"cancelled"`
 	Tokens      TokenCounts `json:"tokens"`
 	CostUSD     *float64    `json:"cost_usd"`
 }
@@ -309,6 +327,7 @@ type RunRow struct {
 	Status     string    `json:"status"`
 	Agent      string    `json:"agent,omitempty"`
 	Model      string    `json:"model,omitempty"`
+	Project    string    `json:"project"`
 	Started    time.Time `json:"started"`
 	DurationMS *float64  `json:"duration_ms"`
 	ToolCalls  int       `json:"tool_calls"`

@@ -59,7 +59,7 @@ func (x *RunIndex) At(i int) RunRow {
 	r.Source, r.ID = string(d.bytes()), string(d.bytes())
 	r.Page = d.page(r.ID)
 	r.Title, r.Format, r.Status = string(d.bytes()), string(d.bytes()), string(d.bytes())
-	r.Agent, r.Model = string(d.bytes()), string(d.bytes())
+	r.Agent, r.Model, r.Project = string(d.bytes()), string(d.bytes()), string(d.bytes())
 	r.Started = d.time(x.zones)
 	if d.b[0] == 1 {
 		ms := math.Float64frombits(binary.LittleEndian.Uint64(d.b[1:]))
@@ -110,7 +110,7 @@ func (x *RunIndex) add(r *RunRow) {
 	} else {
 		b = appendBytes(append(b, 0), r.Page)
 	}
-	for _, s := range [...]string{r.Title, r.Format, r.Status, r.Agent, r.Model} {
+	for _, s := range [...]string{r.Title, r.Format, r.Status, r.Agent, r.Model, r.Project} {
 		b = appendBytes(b, s)
 	}
 	b = binary.AppendVarint(b, r.Started.Unix())
@@ -283,7 +283,7 @@ func (d *rowDecoder) start() (sec int64, nsec uint64) {
 		d.b = d.b[1:]
 		d.bytes()
 	}
-	for range 5 {
+	for range 6 { // title, format, status, agent, model, project
 		d.bytes()
 	}
 	return d.varint(), d.uvarint()

@@ -108,7 +108,7 @@ func (a *Accumulator) priceOf(name string) *pricing.Price {
 // addUsage folds r's requests: tokens by model, by the day each request was
 // made (the run's day when it does not say) and by price tier; the run's
 // cost (priced is false when no request of it was); its context-window use.
-func (a *Accumulator) addUsage(r *model.Run, f *formatAcc, runDay *dayAcc) (cost float64, priced bool) {
+func (a *Accumulator) addUsage(r *model.Run, f *formatAcc, proj *projectAcc, runDay *dayAcc) (cost float64, priced bool) {
 	if runDay != nil {
 		runDay.tokens.Unspecified += r.Tokens.Unspecified
 	}
@@ -134,6 +134,7 @@ func (a *Accumulator) addUsage(r *model.Run, f *formatAcc, runDay *dayAcc) (cost
 		}
 		a.usage.add(k, q.Tokens)
 		f.usage.add(k, q.Tokens)
+		proj.usage.add(k, q.Tokens)
 		if agent != nil {
 			agent.usage.add(k, q.Tokens)
 		}

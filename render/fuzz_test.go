@@ -236,7 +236,7 @@ func FuzzRunRows(f *testing.F) {
 			}, b)
 		}
 		rows := []runRowView{
-			{Name: a, Href: href, Status: b, Format: a, Started: b, StartedSort: a, Duration: b, DurationSort: a, Source: b, ToolCalls: a, Errors: b, Tokens: a, Cost: b, CostSort: a},
+			{Name: a, Href: href, Status: b, Format: a, Project: b, Started: b, StartedSort: a, Duration: b, DurationSort: a, Source: b, ToolCalls: a, Errors: b, Tokens: a, Cost: b, CostSort: a},
 			{Href: "runs/" + href},
 			{Name: b, Href: a},
 		}

@@ -56,7 +56,10 @@ type page struct {
 // HTML writes the dashboard: index.html, a page per run under runs/, the
 // paginated run list, and assets/.
 func HTML(d *Dir, r *analyze.Report, o Options) error {
-	h := &htmlWriter{d: d, r: r, o: o, loc: r.Location}
+	h := &htmlWriter{d: d, r: r, o: o, loc: r.Location, labels: map[string]string{}}
+	for _, p := range r.Summary.Projects {
+		h.labels[p.Project] = p.Label
+	}
 	if h.loc == nil {
 		h.loc = time.UTC
 	}
@@ -94,7 +97,8 @@ type htmlWriter struct {
 	r      *analyze.Report
 	o      Options
 	loc    *time.Location
-	frames [2]struct { // a run page's frame without and with a chart (runFrameOf)
+	labels map[string]string // each project's label
+	frames [2]struct {       // a run page's frame without and with a chart (runFrameOf)
 		once  sync.Once
 		frame *runFrame
 	}
@@ -203,8 +207,8 @@ type checkView struct {
 }
 
 type runRowView struct {
-	Name, Href, Status, Format, Started, StartedSort, Duration, DurationSort, Source string
-	ToolCalls, Errors, Tokens, Cost, CostSort                                        string
+	Name, Href, Status, Format, Project, Started, StartedSort, Duration, DurationSort, Source string
+	ToolCalls, Errors, Tokens, Cost, CostSort                                                 string
 }
 
 func htmlTable(title string, cols ...string) tableView {
@@ -241,7 +245,7 @@ func (h *htmlWriter) runRow(r *analyze.RunRow, prefix string) runRowView {
 	if strings.TrimSpace(name) == "" {
 		name = r.ID
 	}
-	v := runRowView{Name: clipText(name, 120), Status: r.Status, Format: r.Format, Source: r.Source,
+	v := runRowView{Name: clipText(name, 120), Status: r.Status, Format: r.Format, Project: h.projectLabel(r.Project), Source: r.Source,
 		Duration: Millis(r.DurationMS), ToolCalls: Count(int64(r.ToolCalls)), Errors: Count(int64(r.Errors)), Tokens: Count(r.Tokens), Cost: USD(r.CostUSD)}
 	if r.CostUSD != nil {
 		v.CostSort = strconv.FormatFloat(*r.CostUSD, 'g', -1, 64)
@@ -274,9 +278,7 @@ func (h *htmlWriter) index() error {
 		}
 	}
 	data.Meta = fmt.Sprintf("%s runs from %s files (%s skipped)", Count(s.Runs.Total), Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
-	if s.Window != nil {
-		data.Meta += fmt.Sprintf(" · runs started from %s until %s", orDash(s.Window.Since), orDash(s.Window.Until))
-	}
+	data.Meta += windowText(s.Window)
 	data.Check = checkSummary(s.Check)
 	// Cards without data (no run that finished, no evaluation) are left out;
 	// a card is red where the figure broke a threshold or files were lost.
@@ -347,7 +349,7 @@ func checkSummary(c *analyze.CheckResult) *checkView {
 		v.Verdict = fmt.Sprintf("%d of %d thresholds violated.", c.Violations, len(c.Thresholds))
 	}
 	for _, t := range c.Thresholds {
-		row := checkRowView{Metric: t.Metric, Tool: t.Tool, Limit: t.Op + " " + ThresholdValue(t.Kind, &t.Limit), Actual: ThresholdValue(t.Kind, t.Actual), Verdict: "ok", Class: "outcome-ok"}
+		row := checkRowView{Metric: t.Metric, Tool: t.Scope(), Limit: t.Op + " " + ThresholdValue(t.Kind, &t.Limit), Actual: ThresholdValue(t.Kind, t.Actual), Verdict: "ok", Class: "outcome-ok"}
 		switch {
 		case t.Violated:
 			row.Verdict, row.Class = "VIOLATED", "outcome-error"
@@ -382,6 +384,9 @@ func (h *htmlWriter) sections() []sectionView {
 		histogramChart("chart-run-durations", "Run duration distribution", "runs", s.Runs.Histogram),
 		countsChart("chart-formats", "Runs by format", "format", "runs", "Runs read from each input format.", fmtNames, fmtRuns, nil)},
 		Tables: []tableView{formats}})
+	if projects, ok := h.projectsSection(); ok {
+		out = append(out, projects)
+	}
 	if cost, ok := h.costSection(); ok {
 		out = append(out, cost)
 	}
@@ -601,6 +606,7 @@ func appendRunRows(b []byte, rows []runRowView) ([]byte, error) {
 		b = appendEscaped(append(b, "<td class=\"status status-"...), v.Status)
 		b = appendEscaped(append(b, "\">"...), v.Status)
 		b = appendEscaped(append(b, "</td>\n<td>"...), v.Format)
+		b = appendEscaped(append(b, "</td>\n<td class=\"text\">"...), v.Project)
 		b = appendEscaped(append(b, "</td>\n<td class=\"time\" data-sort=\""...), v.StartedSort)
 		b = appendEscaped(append(b, "\">"...), v.Started)
 		b = appendEscaped(append(b, "</td>\n<td class=\"num\" data-sort=\""...), v.DurationSort)

@@ -214,3 +214,35 @@ func plural(n int64, noun string) string {
 	}
 	return Count(n) + " " + noun + "s"
 }
+
+// projectsSection is the projects: runs and error rate by project, and
+// their table, when the runs span more than one.
+func (h *htmlWriter) projectsSection() (sectionView, bool) {
+	s := &h.r.Summary
+	if len(s.Projects) < 2 {
+		return sectionView{}, false
+	}
+	shown := s.Projects[:min(len(s.Projects), maxToolsCharted)]
+	names, runs := make([]string, len(shown)), make([]int64, len(shown))
+	for i, p := range shown {
+		names[i], runs[i] = p.Label, p.Runs
+	}
+	chart := countsChart("chart-projects", "Runs by project", "project", "runs",
+		fmt.Sprintf("Runs in each of the %d projects with most runs.", len(shown)), names, runs, nil)
+	t := htmlTable("Projects", "Project", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Cancelled", ">Tokens", ">Cost", "Path")
+	for _, p := range s.Projects {
+		t.Rows = append(t.Rows, []cellView{txt(p.Label), num(Count(p.Runs), float64(p.Runs)), numPtr(Rate(p.SuccessRate), p.SuccessRate),
+			num(Count(p.ToolCalls), float64(p.ToolCalls)), num(Count(p.Errors), float64(p.Errors)), numPtr(Rate(p.ErrorRate), p.ErrorRate),
+			num(Count(p.Cancelled), float64(p.Cancelled)), num(Count(p.Tokens.Total), float64(p.Tokens.Total)), numPtr(USD(p.CostUSD), p.CostUSD), txt(p.Project)})
+	}
+	t.Note = "A run's project is the directory its agent worked in, where the log records one; else the first directory of its file under the scanned root."
+	return sectionView{Title: "Projects", Charts: []chartView{chart}, Tables: []tableView{t}}, true
+}
+
+// projectLabel is a project's label, as summary.json's projects[] has it.
+func (h *htmlWriter) projectLabel(project string) string {
+	if l, ok := h.labels[project]; ok {
+		return l
+	}
+	return project
+}

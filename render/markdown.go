@@ -21,6 +21,7 @@ const (
 	mdErrors      = 20
 	mdAgents      = 50
 	mdModels      = 50
+	mdProjects    = 50
 	mdTopRuns     = 10
 	mdDays        = 62
 	mdSkippedRows = 500
@@ -83,9 +84,7 @@ func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 	}
 	fmt.Fprintf(&b, "# %s\n\n", MarkdownText(title))
 	fmt.Fprintf(&b, "Generated %s · times in %s", MarkdownText(s.GeneratedAt), MarkdownText(s.TZ))
-	if s.Window != nil {
-		fmt.Fprintf(&b, " · runs started from %s until %s", MarkdownText(orDash(s.Window.Since)), MarkdownText(orDash(s.Window.Until)))
-	}
+	b.WriteString(MarkdownText(windowText(s.Window)))
 	fmt.Fprintf(&b, " · %s files read, %s skipped\n\n", Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
 	if base, ok := publishedAt(o.BaseURL); ok {
 		fmt.Fprintf(&b, "[Open the dashboard](%s/index.html) · [every run](%s/runs.html)\n\n", base, base)
@@ -96,6 +95,7 @@ func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 		checkSection(&b, s.Check)
 	}
 	runsSection(&b, s)
+	projectsSection(&b, s)
 	costSection(&b, r)
 	toolsSection(&b, s)
 	errorsSection(&b, s)
@@ -122,6 +122,21 @@ func folded(b *strings.Builder, summary string, body func()) {
 	fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", html.EscapeString(summary))
 	body()
 	b.WriteString("</details>\n\n")
+}
+
+// windowText says which runs were kept, after a " · ", or "" for all.
+func windowText(w *analyze.Window) string {
+	if w == nil {
+		return ""
+	}
+	var out string
+	if w.Project != "" {
+		out += " · runs of project " + w.Project
+	}
+	if w.Since != "" || w.Until != "" {
+		out += fmt.Sprintf(" · runs started from %s until %s", orDash(w.Since), orDash(w.Until))
+	}
+	return out
 }
 
 func orDash(s string) string {
@@ -208,7 +223,7 @@ func checkSection(b *strings.Builder, c *analyze.CheckResult) {
 		fmt.Fprintf(b, " (%d without data)", c.NoData)
 	}
 	b.WriteString(".\n\n")
-	t := newTable("Metric", "Tool", "Limit", "Actual", "Verdict")
+	t := newTable("Metric", "Tool or project", "Limit", "Actual", "Verdict")
 	for _, th := range c.Thresholds {
 		verdict := "ok"
 		switch {
@@ -217,7 +232,7 @@ func checkSection(b *strings.Builder, c *analyze.CheckResult) {
 		case th.Actual == nil:
 			verdict = "no data"
 		}
-		t.add(th.Metric, th.Tool, th.Op+" "+ThresholdValue(th.Kind, &th.Limit), ThresholdValue(th.Kind, th.Actual), verdict)
+		t.add(th.Metric, th.Scope(), th.Op+" "+ThresholdValue(th.Kind, &th.Limit), ThresholdValue(th.Kind, th.Actual), verdict)
 	}
 	t.write(b)
 }
@@ -480,6 +495,26 @@ func contextSection(b *strings.Builder, s *analyze.Summary) {
 		t.write(b)
 		fmt.Fprintf(b, "Budget warnings: %s · budgets exceeded: %s · retries: %s.\n\n", Count(bu.Warnings), Count(bu.Exceeded), Count(bu.Retries))
 	}
+}
+
+// projectsSection lists the projects, when the runs span more than one.
+func projectsSection(b *strings.Builder, s *analyze.Summary) {
+	if len(s.Projects) < 2 {
+		return
+	}
+	b.WriteString("## Projects\n\n")
+	what := fmt.Sprintf("%d projects: the directory each run worked in (else its first directory under the scanned root)", len(s.Projects))
+	folded(b, what, func() {
+		t := newTable("Project", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Cancelled", ">Tokens", ">Cost", "Path")
+		for i, p := range s.Projects {
+			if i == mdProjects {
+				break
+			}
+			t.add(p.Label, Count(p.Runs), Rate(p.SuccessRate), Count(p.ToolCalls), Count(p.Errors), Rate(p.ErrorRate),
+				Count(p.Cancelled), Count(p.Tokens.Total), USD(p.CostUSD), p.Project)
+		}
+		t.write(b)
+	})
 }
 
 // statCount shows a statistic of counts (tokens, compactions), rounded.

@@ -39,6 +39,8 @@ type (
 		Title      string     `parquet:"title"`
 		Agent      *string    `parquet:"agent,optional,dict"`
 		Model      *string    `parquet:"model,optional,dict"`
+		Project    string     `parquet:"project,dict"`
+		Branch     *string    `parquet:"branch,optional,dict"`
 		Status     string     `parquet:"status,dict"`
 		Started    *time.Time `parquet:"started,optional,timestamp(microsecond)"`
 		Ended      *time.Time `parquet:"ended,optional,timestamp(microsecond)"`
@@ -265,6 +267,7 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 		err := analyze.DecodeRun(dec, func(run *model.Run, n int) {
 			r, key = run, strings.TrimSuffix(analyze.RunPage(run), ".html")
 			row = runRow{RunKey: key, RunID: r.ID, Format: r.Format, Source: r.Source, Title: r.Title, Agent: optString(r.Agent), Model: optString(r.Model),
+				Project: analyze.ProjectOf(r), Branch: optString(r.Branch),
 				Status: string(r.Status), Started: optTime(r.Started), Ended: optTime(r.Ended), DurationMS: optFloat(r.DurationMS, r.HasDuration),
 				Steps: int64(len(r.Steps)), ToolCalls: int64(n)}
 			if day != NoDate {

@@ -121,7 +121,7 @@ func XLSX(w io.Writer, r *analyze.Report) error {
 	if err := x.f.SetSheetName("Sheet1", "Summary"); err != nil {
 		return err
 	}
-	steps := []func() error{x.runs, x.toolCalls, x.tools, x.models, x.agents, x.errors, x.quality, x.context, x.daily, x.dataQuality, x.summary}
+	steps := []func() error{x.runs, x.toolCalls, x.tools, x.models, x.projects, x.agents, x.errors, x.quality, x.context, x.daily, x.dataQuality, x.summary}
 	for _, step := range steps {
 		if err := step(); err != nil {
 			return err
@@ -696,13 +696,13 @@ func (x *xlsxWriter) runs() error {
 		column{"Run id", 30, ""}, column{"Format", 12, ""}, column{"Source", 40, ""}, column{"Title", 40, ""},
 		column{"Status", 10, ""}, column{"Agent", 16, ""}, column{"Model", 24, ""}, column{"Started", 20, "time"},
 		column{"Duration (ms)", 14, "ms"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
-		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"}, column{"Cost (USD)", 12, "usd"})
+		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"}, column{"Cost (USD)", 12, "usd"}, column{"Project", 40, ""})
 	if err != nil {
 		return err
 	}
 	for _, r := range x.r.Runs.All() {
 		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.DurationMS,
-			r.ToolCalls, r.Errors, r.Steps, r.Tokens, r.CostUSD); err != nil {
+			r.ToolCalls, r.Errors, r.Steps, r.Tokens, r.CostUSD, r.Project); err != nil {
 			return err
 		}
 	}
@@ -862,6 +862,22 @@ func (x *xlsxWriter) agents() error {
 	}
 	for _, a := range x.r.Summary.Agents {
 		if err := t.add(a.Name, a.Runs, a.ToolCalls, a.Errors, a.ErrorRate, a.CostUSD); err != nil {
+			return err
+		}
+	}
+	return t.close()
+}
+
+// projects writes the Projects sheet: each project's runs, calls, tokens and cost.
+func (x *xlsxWriter) projects() error {
+	t, err := x.newTable("Projects", column{"Project", 28, ""}, column{"Path", 50, ""}, column{"Runs", 8, "int"},
+		column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"}, column{"Error rate", 11, "pct"},
+		column{"Cancelled", 10, "int"}, column{"Tokens", 14, "int"}, column{"Cost (USD)", 12, "usd"})
+	if err != nil {
+		return err
+	}
+	for _, p := range x.r.Summary.Projects {
+		if err := t.add(p.Label, p.Project, p.Runs, p.SuccessRate, p.ToolCalls, p.Errors, p.ErrorRate, p.Cancelled, p.Tokens.Total, p.CostUSD); err != nil {
 			return err
 		}
 	}

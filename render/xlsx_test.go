@@ -78,7 +78,7 @@ func TestXLSXMatchesSummary(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	want := []string{"Summary", "Runs", "Tool calls", "Tools", "Models", "Agents", "Errors", "Quality", "Context", "Daily", "Data quality"}
+	want := []string{"Summary", "Runs", "Tool calls", "Tools", "Models", "Projects", "Agents", "Errors", "Quality", "Context", "Daily", "Data quality"}
 	if got := f.GetSheetList(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("sheets = %v", got)
 	}

@@ -198,6 +198,7 @@ type claudeFile struct {
 	words       []string  // agent ids, tool names, models, error texts: each once; 0 is ""
 	quiet       bool      // some main-chain line was folded into first/last
 	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
+	cwd, branch string    // of its first line that names them: the session's project
 	wordIdx     map[string]int32
 	loc         *time.Location // the zone of its lines' times
 
@@ -344,6 +345,12 @@ func readClaude(d *document, c *readCtx) {
 		return // a summary or snapshot line: nothing to count
 	}
 	f := c.claudeFile(d.SessionIDCamel.V)
+	if f.cwd == "" {
+		f.cwd = d.Cwd.V
+	}
+	if f.branch == "" {
+		f.branch = d.GitBranch.V
+	}
 	at := d.Timestamp.In(c.loc)
 	l := claudeLine{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
 	if d.IsSidechain != nil && *d.IsSidechain {

@@ -49,7 +49,7 @@ type lineArena struct {
 	blocks []claudeBlock
 	// The last session id and model read: a transcript's lines repeat
 	// them, and each was a string allocated per line.
-	session, model string
+	session, model, cwd, branch string
 }
 
 func (a *lineArena) reset() {
@@ -107,6 +107,16 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 		return s.str(&d.AgentID)
 	case "subtype":
 		return s.known(&d.Subtype)
+	case "cwd":
+		if s.arena != nil {
+			return s.repeated(&d.Cwd, &s.arena.cwd)
+		}
+		return s.str(&d.Cwd)
+	case "gitBranch":
+		if s.arena != nil {
+			return s.repeated(&d.GitBranch, &s.arena.branch)
+		}
+		return s.str(&d.GitBranch)
 	case "data":
 		if s.peek() != '{' {
 			return s.skip()

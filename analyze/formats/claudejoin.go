@@ -419,6 +419,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		}
 	}
 	r.Model = topModel(perModel)
+	r.Project, r.Branch = sessionProject(s.files)
 	for i, f := range fs {
 		if f.spill != nil { // records read back for this join alone (release)
 			s.files[i].usages = nil
@@ -523,6 +524,15 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	}
 	spanAndTitle(r, first, last, quiet, w)
 	return r, calls
+}
+
+// sessionProject is the directory and branch of a session: the first its
+// files name, in their order.
+func sessionProject(files []*claudeFile) (cwd, branch string) {
+	for _, f := range files {
+		cwd, branch = cmpOr(cwd, f.cwd), cmpOr(branch, f.branch)
+	}
+	return cwd, branch
 }
 
 // markLargest marks, for each id of keys (sorted by id, then by i), the

@@ -226,6 +226,11 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 		}
 	}
 	r.Model = topModel(perModel)
+	files := make([]*claudeFile, len(fs))
+	for i, f := range fs {
+		files[i] = f.claude
+	}
+	r.Project, r.Branch = sessionProject(files)
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.

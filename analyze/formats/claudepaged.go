@@ -413,6 +413,7 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 		mainFile = min(mainFile, t.mainFile)
 	}
 	r.Model = topModel(perModel)
+	r.Project, r.Branch = sessionProject(p.files)
 
 	var first, last time.Time
 	quiet := false

@@ -176,6 +176,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 		cf.results = append(cf.results, rest.results...)
 		cf.prompts = append(cf.prompts, rest.prompts...)
 		cf.words, cf.quiet, cf.first, cf.last, cf.loc = rest.words, rest.quiet, rest.first, rest.last, rest.loc
+		cf.cwd, cf.branch = rest.cwd, rest.branch
 		frag.claude = cf
 	}
 }
@@ -486,6 +487,8 @@ func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	b = appendBool(b, f.quiet)
 	b = appendTime(b, f.first, loc)
 	b = appendTime(b, f.last, loc)
+	b = appendString(b, f.cwd)
+	b = appendString(b, f.branch)
 	b = binary.AppendUvarint(b, uint64(len(f.words)))
 	for _, a := range f.words {
 		b = appendString(b, a)
@@ -788,6 +791,7 @@ func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
 	f.loc = loc // the zone its lines' times were read in
 	f.quiet = r.bool()
 	f.first, f.last = r.time(loc), r.time(loc)
+	f.cwd, f.branch = r.string(), r.string()
 	if n := r.uvarint(); n > 0 {
 		f.words = make([]string, n)
 		for i := range f.words {

@@ -49,6 +49,13 @@ type codexItem struct {
 	ExitCode  Num         `json:"exit_code"`
 	Message   Str         `json:"message"`
 	Info      *codexInfo  `json:"info"`
+	Cwd       Str         `json:"cwd"`
+	Git       *codexGit   `json:"git"`
+}
+
+// codexGit is session_meta's git: the branch the session worked on.
+type codexGit struct {
+	Branch Str `json:"branch"`
 }
 
 type codexInfo struct {
@@ -134,6 +141,17 @@ func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
 			return s.num(&it.ExitCode, w)
 		case "message":
 			return s.str(&it.Message)
+		case "cwd":
+			return s.str(&it.Cwd)
+		case "git":
+			return rawPtr(s, &it.Git, func(g *codexGit) bool {
+				return s.object(false, func(key string) bool {
+					if key == "branch" {
+						return s.str(&g.Branch)
+					}
+					return s.skip()
+				})
+			})
 		case "info":
 			return rawPtr(s, &it.Info, func(in *codexInfo) bool {
 				return s.object(false, func(key string) bool {
@@ -246,6 +264,7 @@ type codexEntry struct {
 	exitCode     Num
 	tokens       model.Tokens // running total, for kind tokens
 	prompt       string
+	cwd, branch  string // session_meta's
 }
 
 // add files e under session, emitting the file's fragment for that session
@@ -273,7 +292,11 @@ func readCodex(d *document, c *readCtx) {
 		if start.IsZero() {
 			start = at
 		}
-		st.add(c, st.session, codexEntry{at: start, kind: codexMetaEntry})
+		meta := codexEntry{at: start, kind: codexMetaEntry, cwd: d.Payload.Cwd.V}
+		if g := d.Payload.Git; g != nil {
+			meta.branch = g.Branch.V
+		}
+		st.add(c, st.session, meta)
 		return
 	case d.Instructions.Set && d.ID.V != "": // the pre-envelope first line
 		st.session = d.ID.V
@@ -343,6 +366,8 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 					perModel[e.model] += delta.Total()
 				case codexCompactedEntry:
 					r.Context.Compactions++
+				case codexMetaEntry:
+					r.Project, r.Branch = cmpOr(r.Project, e.cwd), cmpOr(r.Branch, e.branch)
 				case codexPromptEntry:
 					if r.Request == "" {
 						r.Request = e.prompt

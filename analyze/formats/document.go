@@ -74,7 +74,9 @@ type document struct {
 	IsMeta        bool               `json:"isMeta"`
 	AgentID       Str                `json:"agentId"`
 	Subtype       Str                `json:"subtype"` // system entries: compact_boundary
-	Data          progressData       `json:"data"`    // progress entries: a subagent's message (agent_progress)
+	Cwd           Str                `json:"cwd"`
+	GitBranch     Str                `json:"gitBranch"`
+	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
 
 	// gemini: a session document, or a JSONL header, message or $set line
 	ProjectHash     Str              `json:"projectHash"`

@@ -176,6 +176,8 @@ var codexCodec = &entryCodec[codexEntry]{
 		b = appendBool(b, e.exitCode.Set)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.exitCode.V))
 		b = appendTokens(b, &e.tokens)
+		b = appendString(b, e.cwd)
+		b = appendString(b, e.branch)
 		return appendString(b, e.prompt)
 	},
 	decode: func(r *spillReader, loc *time.Location) (e codexEntry) {
@@ -185,6 +187,7 @@ var codexCodec = &entryCodec[codexEntry]{
 		e.exitCode.Set = r.bool()
 		e.exitCode.V = math.Float64frombits(r.u64())
 		e.tokens = r.tokens()
+		e.cwd, e.branch = r.string(), r.string()
 		e.prompt = r.string()
 		return e
 	},
@@ -192,7 +195,7 @@ var codexCodec = &entryCodec[codexEntry]{
 
 var otelCodec = &entryCodec[otelSpan]{
 	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
-		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service} {
+		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project} {
 			b = appendString(b, v)
 		}
 		b = appendTime(b, s.start, loc)
@@ -202,7 +205,7 @@ var otelCodec = &entryCodec[otelSpan]{
 		return appendTokens(b, &s.tokens)
 	},
 	decode: func(r *spillReader, loc *time.Location) (s otelSpan) {
-		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service} {
+		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project} {
 			*p = r.string()
 		}
 		s.start, s.end = r.time(loc), r.time(loc)
@@ -222,6 +225,7 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		b = appendTokens(b, &e.tokens)
 		b = appendBool(b, e.hasTokens)
 		b = appendString(b, e.prompt)
+		b = appendString(b, e.project)
 		b = binary.AppendUvarint(b, uint64(len(e.calls)))
 		for _, c := range e.calls {
 			b = appendString(b, c.name)
@@ -235,6 +239,7 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		e.tokens = r.tokens()
 		e.hasTokens = r.bool()
 		e.prompt = r.string()
+		e.project = r.string()
 		if n := r.uvarint(); n > 0 {
 			e.calls = make([]geminiCall, n)
 			for i := range e.calls {

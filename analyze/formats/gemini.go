@@ -124,6 +124,7 @@ type geminiEntry struct { // its session is its log's
 	calls       []geminiCall
 	hasTokens   bool
 	lastUpdated time.Time
+	project     string // the header's projectHash: Gemini CLI keeps no path
 }
 
 type geminiCall struct {
@@ -139,7 +140,7 @@ func readGemini(d *document, c *readCtx) {
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		c.gemini = cmpOr(d.SessionIDCamel.V, c.gemini)
-		c.geminiLog().add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc)})
+		c.geminiLog().add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
 		for i := range d.Messages {
 			geminiMessage(&d.Messages[i], c)
 		}
@@ -191,6 +192,9 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 				}
 				if r.Request == "" && e.prompt != "" {
 					r.Request = e.prompt
+				}
+				if r.Project == "" {
+					r.Project = e.project
 				}
 				if e.hasTokens {
 					r.AddRequest(model.Request{Model: e.model, At: e.at, Tokens: e.tokens})

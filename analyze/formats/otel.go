@@ -207,6 +207,7 @@ type otelSpan struct {
 	errText           string
 	tokens            model.Tokens
 	service           string
+	project           string // the resource's process.cwd, else its service.name
 }
 
 func attrs(list []otlpAttr) map[string]string {
@@ -244,16 +245,18 @@ func first(m map[string]string, keys ...string) string {
 
 func readOtel(d *document, c *readCtx) {
 	for _, rs := range d.ResourceSpans {
-		service := ""
+		service, project := "", ""
 		if rs.Resource != nil {
-			service = attrs(rs.Resource.Attributes)["service.name"]
+			res := attrs(rs.Resource.Attributes)
+			service = res["service.name"]
+			project = cmpOr(res["process.cwd"], service)
 		}
 		for _, ss := range rs.ScopeSpans {
 			for i := range ss.Spans {
 				sp := &ss.Spans[i]
 				a := attrs(sp.Attributes)
 				s := otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
-					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service,
+					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service, project: project,
 					op:    first(a, "gen_ai.operation.name"),
 					agent: first(a, "gen_ai.agent.name"), toolName: first(a, "gen_ai.tool.name", "tool_name", "tool.name"),
 					model: first(a, "gen_ai.response.model", "gen_ai.request.model", "model")}
@@ -274,8 +277,7 @@ func readOtel(d *document, c *readCtx) {
 				}
 				errType := first(a, "error.type")
 				s.failed = code == "2" || code == "STATUS_CODE_ERROR" || errType != "" || first(a, "gen_ai.tool.status") == "error"
-				// UNSET is what instrumentation leaves on success (the spec reserves OK for an explicit verdict).
-				s.ok = !s.failed
+				s.ok = !s.failed && (code == "1" || code == "STATUS_CODE_OK" || first(a, "gen_ai.tool.status") == "success")
 				if s.errText == "" {
 					s.errText = errType
 				}
@@ -338,6 +340,7 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 			r := &model.Run{ID: id, Format: "otel", Source: fs[0].Source, Status: model.StatusUnknown}
 			if s != nil {
 				r.Agent, r.Title = cmpOr(s.agent, s.service), cmpOr(s.agent, s.name)
+				r.Project = s.project
 				r.Span = spanOf(s.start, s.end, w)
 				switch {
 				case s.failed:
@@ -383,11 +386,11 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 			switch {
 			case s.op == "execute_tool":
 				call := model.ToolCall{Name: cmpOr(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w)}
-				switch {
-				case s.failed:
+				// A tool span left UNSET succeeded: instrumentation sets ERROR on failure
+				// and leaves OK for an explicit verdict (a run's status needs one).
+				call.Outcome = model.OutcomeOK
+				if s.failed {
 					call.Outcome, call.Error = model.OutcomeError, s.errText
-				case s.ok:
-					call.Outcome = model.OutcomeOK
 				}
 				r.ToolCalls = append(r.ToolCalls, call)
 			case s.isModelCall():

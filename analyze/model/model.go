@@ -104,6 +104,7 @@ type Run struct {
 	FileOrd                 int // discovery order of its source (planagent joins come last)
 	Title, Request, Summary string
 	Agent, Model            string
+	Project, Branch         string // the directory the agent worked in, and its git branch, where the log says
 	Span
 	Status    Status
 	Steps     []Step

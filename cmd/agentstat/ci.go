@@ -22,8 +22,8 @@ func printCheck(w io.Writer, c *analyze.CheckResult) {
 	}
 	for _, t := range c.Thresholds {
 		name := t.Metric
-		if t.Tool != "" {
-			name += "[" + t.Tool + "]"
+		if sc := t.Scope(); sc != "" {
+			name += "[" + sc + "]"
 		}
 		switch {
 		case t.Violated:
@@ -53,8 +53,8 @@ func githubActions(rep *analyze.Report, out io.Writer, baseURL string) {
 		for _, t := range c.Thresholds {
 			if t.Violated {
 				name := t.Metric
-				if t.Tool != "" {
-					name += "[" + t.Tool + "]"
+				if sc := t.Scope(); sc != "" {
+					name += "[" + sc + "]"
 				}
 				annotate(out, "error", fmt.Sprintf("agentstat threshold violated: %s is %s, limit %s %s", name,
 					render.ThresholdValue(t.Kind, t.Actual), t.Op, render.ThresholdValue(t.Kind, &t.Limit)))

@@ -80,6 +80,7 @@ type config struct {
 	partial    string
 	shard      string
 	pricing    []string
+	project    string
 	thresholds map[string]*[]string
 	stdout     io.Writer // where GitHub Actions reads workflow commands
 	outSet     bool      // --out given: check writes a report only then
@@ -156,6 +157,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.history, "history", "", "history `FILE`: report extends it with this run (default: history.jsonl of the previous report in -o); summary shows the change since its last entry")
 	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
 	fs.StringVar(&c.partial, "partial", "", "write the aggregate state to `FILE` instead of the report set, for agentstat merge")
+	fs.StringVar(&c.project, "project", "", "keep only the runs of project `DIR` (the directory the agent worked in, as summary.json's projects[] names it)")
 	fs.StringArrayVar(&c.pricing, "pricing", nil, "price `FILE` in LiteLLM's model_prices_and_context_window.json format: adds models and overrides built-in prices key by key (repeatable)")
 	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than `SIZE` (after decompression) as too large")
@@ -183,7 +185,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if cmd == "merge" {
-		for _, f := range []string{"tz", "since", "until", "include", "exclude", "shard", "jobs", "max-file-size", "no-redact"} {
+		for _, f := range []string{"tz", "since", "until", "include", "exclude", "shard", "jobs", "max-file-size", "no-redact", "project"} {
 			if fs.Changed(f) {
 				fmt.Fprintf(stderr, "agentstat merge: --%s is set when the partials are made (agentstat report --partial), not when they are merged\n", f)
 				return exitUsage
@@ -216,7 +218,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 			return exitNoInput
 		}
-		acc, opt.Location, opt.Since, opt.Until, covered = m.Acc, m.Location, m.Since, m.Until, m.Covered
+		acc, opt.Location, opt.Since, opt.Until, opt.Project, covered = m.Acc, m.Location, m.Since, m.Until, m.Project, m.Covered
 	} else {
 		acc, err = analyze.Accumulate(ctx, opt)
 		stopProgress()
@@ -356,7 +358,7 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 
 // options turns the flags into analysis options and thresholds.
 func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, error) {
-	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact}
+	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact, Project: c.project}
 	loc, err := time.LoadLocation(c.tz)
 	if err != nil {
 		return opt, nil, fmt.Errorf("--tz %q: %v", c.tz, err)
