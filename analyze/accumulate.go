@@ -38,8 +38,8 @@ type Accumulator struct {
 	callDur      Dist
 	tools        map[string]*toolAcc
 	agents       map[string]*agentAcc
-	formats      map[string]*formatAcc
-	projects     map[string]*projectAcc
+	formats      map[string]*groupAcc
+	projects     map[string]*groupAcc
 	models       map[string]*modelAcc
 	days         map[string]*dayAcc
 	quality      qualityAcc
@@ -125,11 +125,21 @@ type agentAcc struct {
 	usage usage
 }
 
-type formatAcc struct {
+// groupAcc is the runs of one format or one project.
+type groupAcc struct {
 	runs, success, decided int64
 	callGroup
 	tokens model.Tokens
 	usage  usage
+}
+
+func (g *groupAcc) merge(o *groupAcc) {
+	g.runs += o.runs
+	g.success += o.success
+	g.decided += o.decided
+	g.callGroup.merge(o.callGroup)
+	g.tokens.Add(o.tokens)
+	g.usage.merge(o.usage)
 }
 
 type modelAcc struct {
@@ -181,8 +191,8 @@ func NewAccumulator(loc *time.Location, prices *pricing.Table) *Accumulator {
 		stepsBy:       map[model.StepStatus]int64{},
 		tools:         map[string]*toolAcc{},
 		agents:        map[string]*agentAcc{},
-		formats:       map[string]*formatAcc{},
-		projects:      map[string]*projectAcc{},
+		formats:       map[string]*groupAcc{},
+		projects:      map[string]*groupAcc{},
 		models:        map[string]*modelAcc{},
 		days:          map[string]*dayAcc{},
 		quality:       qualityAcc{byPhase: map[string]*qualityGroup{}, byTool: map[string]*qualityGroup{}},
@@ -473,7 +483,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 
 // addCalls folds a part of r's calls; f and day are r's format and day,
 // runAgents gathers the agents of r, errs counts r's failed calls.
-func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *formatAcc, p *projectAcc, day *dayAcc, runAgents map[string]bool, errs *int) {
+func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc, p *groupAcc, day *dayAcc, runAgents map[string]bool, errs *int) {
 	for i := range calls {
 		c := &calls[i]
 		a.calls.add(c.Outcome)
@@ -685,23 +695,10 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		t.callGroup.merge(v.callGroup)
 		t.usage.merge(v.usage)
 	}
-	for k, v := range o.projects {
-		t := getOrNew(a.projects, k)
-		t.runs += v.runs
-		t.success += v.success
-		t.decided += v.decided
-		t.callGroup.merge(v.callGroup)
-		t.tokens.Add(v.tokens)
-		t.usage.merge(v.usage)
-	}
-	for k, v := range o.formats {
-		t := getOrNew(a.formats, k)
-		t.runs += v.runs
-		t.success += v.success
-		t.decided += v.decided
-		t.callGroup.merge(v.callGroup)
-		t.tokens.Add(v.tokens)
-		t.usage.merge(v.usage)
+	for _, g := range [...][2]map[string]*groupAcc{{a.formats, o.formats}, {a.projects, o.projects}} {
+		for k, v := range g[1] {
+			getOrNew(g[0], k).merge(v)
+		}
 	}
 	for k, v := range o.models {
 		t := getOrNew(a.models, k)

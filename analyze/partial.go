@@ -79,18 +79,15 @@ type agentWire struct {
 	Usage usage
 }
 
-type formatWire struct {
+type groupWire struct {
 	Runs, Success, Decided int64
 	Calls                  callWire
 	Tokens                 model.Tokens
 	Usage                  usage
 }
 
-type projectWire struct {
-	Runs, Success, Decided int64
-	Calls                  callWire
-	Tokens                 model.Tokens
-	Usage                  usage
+func (w groupWire) acc() *groupAcc {
+	return &groupAcc{runs: w.Runs, success: w.Success, decided: w.Decided, callGroup: callFromWire(w.Calls), tokens: w.Tokens, usage: w.Usage}
 }
 
 type modelWire struct {
@@ -140,9 +137,9 @@ type partialState struct {
 	CallDur      distWire
 	Tools        map[string]toolWire
 	Agents       map[string]agentWire
-	Formats      map[string]formatWire
+	Formats      map[string]groupWire
 	Models       map[string]modelWire
-	Projects     map[string]projectWire
+	Projects     map[string]groupWire
 	Days         map[string]dayWire
 	Quality      qualityWire
 	QualityBins  [10]int64
@@ -465,8 +462,8 @@ func (a *Accumulator) wire() (*partialState, error) {
 		FilesByFormat: a.filesByFormat, Skipped: a.skipped, Warnings: a.warnings, WarnFiles: a.warnFiles,
 		Runs: a.runs, RunsByStatus: a.runsByStatus, RunDur: a.runDur.wire(), Steps: a.steps, StepsBy: a.stepsBy,
 		Calls: a.calls.wire(), CallDur: a.callDur.wire(),
-		Tools: map[string]toolWire{}, Agents: map[string]agentWire{}, Formats: map[string]formatWire{},
-		Models: map[string]modelWire{}, Days: map[string]dayWire{}, Projects: map[string]projectWire{},
+		Tools: map[string]toolWire{}, Agents: map[string]agentWire{}, Formats: map[string]groupWire{},
+		Models: map[string]modelWire{}, Days: map[string]dayWire{}, Projects: map[string]groupWire{},
 		Quality: a.quality.qualityGroup.wire(), QualityBins: a.quality.bins,
 		ByPhase: map[string]qualityWire{}, ByTool: map[string]qualityWire{},
 		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(), Usage: a.usage, RunCost: a.runCost.wire(),
@@ -484,11 +481,13 @@ func (a *Accumulator) wire() (*partialState, error) {
 	for k, v := range a.agents {
 		s.Agents[k] = agentWire{Runs: v.runs, Calls: v.callGroup.wire(), Usage: v.usage}
 	}
-	for k, v := range a.formats {
-		s.Formats[k] = formatWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens, Usage: v.usage}
-	}
-	for k, v := range a.projects {
-		s.Projects[k] = projectWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens, Usage: v.usage}
+	for _, g := range [...]struct {
+		from map[string]*groupAcc
+		to   map[string]groupWire
+	}{{a.formats, s.Formats}, {a.projects, s.Projects}} {
+		for k, v := range g.from {
+			g.to[k] = groupWire{Runs: v.runs, Success: v.success, Decided: v.decided, Calls: v.callGroup.wire(), Tokens: v.tokens, Usage: v.usage}
+		}
 	}
 	for k, v := range a.models {
 		s.Models[k] = modelWire{Runs: v.runs, Requests: v.requests, Tokens: v.tokens}
@@ -538,10 +537,10 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 		a.agents[k] = &agentAcc{runs: v.Runs, callGroup: callFromWire(v.Calls), usage: v.Usage}
 	}
 	for k, v := range s.Formats {
-		a.formats[k] = &formatAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens, usage: v.Usage}
+		a.formats[k] = v.acc()
 	}
 	for k, v := range s.Projects {
-		a.projects[k] = &projectAcc{runs: v.Runs, success: v.Success, decided: v.Decided, callGroup: callFromWire(v.Calls), tokens: v.Tokens, usage: v.Usage}
+		a.projects[k] = v.acc()
 	}
 	for k, v := range s.Models {
 		a.models[k] = &modelAcc{runs: v.Runs, requests: v.Requests, tokens: v.Tokens}

@@ -34,13 +34,6 @@ func sameProject(project, asked string) bool {
 	return trim(project) == trim(asked)
 }
 
-type projectAcc struct {
-	runs, success, decided int64
-	callGroup
-	tokens model.Tokens
-	usage  usage
-}
-
 // projectLabels names each project by its last two path elements, or more
 // where two projects would share a label.
 func projectLabels(projects []string) map[string]string {

@@ -108,7 +108,7 @@ func (a *Accumulator) priceOf(name string) *pricing.Price {
 // addUsage folds r's requests: tokens by model, by the day each request was
 // made (the run's day when it does not say) and by price tier; the run's
 // cost (priced is false when no request of it was); its context-window use.
-func (a *Accumulator) addUsage(r *model.Run, f *formatAcc, proj *projectAcc, runDay *dayAcc) (cost float64, priced bool) {
+func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay *dayAcc) (cost float64, priced bool) {
 	if runDay != nil {
 		runDay.tokens.Unspecified += r.Tokens.Unspecified
 	}
