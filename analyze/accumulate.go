@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -416,9 +417,9 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	if a.details != nil {
 		a.details.writeRun(r, n)
 	}
-	errs := 0
+	var seen runSeen
 	for part := next(); part != nil; part = next() {
-		a.addCalls(r, part, f, p, day, runAgents, &errs)
+		a.addCalls(r, part, f, p, day, runAgents, &seen)
 		if a.details != nil {
 			a.details.writeCalls(part)
 		}
@@ -469,7 +470,8 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	}
 	row := RunRow{
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
-		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, ToolCalls: n, Errors: errs,
+		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, ToolCalls: n, Errors: seen.errors, Cancelled: seen.cancelled,
+		Tools: strings.Join(seen.tools, " "), ErrorTexts: strings.Join(seen.errTexts, "\n"),
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
 	}
 	if priced {
@@ -483,7 +485,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 
 // addCalls folds a part of r's calls; f and day are r's format and day,
 // runAgents gathers the agents of r, errs counts r's failed calls.
-func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc, p *groupAcc, day *dayAcc, runAgents map[string]bool, errs *int) {
+func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc, p *groupAcc, day *dayAcc, runAgents map[string]bool, seen *runSeen) {
 	for i := range calls {
 		c := &calls[i]
 		a.calls.add(c.Outcome)
@@ -518,10 +520,39 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 		if callDay != nil {
 			callDay.add(c.Outcome)
 		}
+		seen.add(c, !a.noIndex)
 		if c.Outcome == model.OutcomeError {
-			*errs++
 			a.addError(c, r)
 		}
+	}
+}
+
+// runSeen is what a run's calls add to its row in the run index: counts,
+// and what the run list searches (its tools, its first error texts).
+type runSeen struct {
+	errors, cancelled int
+	tools, errTexts   []string
+}
+
+// Bounds on what a row keeps to be searched: the index holds every run.
+const (
+	rowTools     = 24
+	rowErrTexts  = 3
+	rowErrTextLn = 160
+)
+
+func (s *runSeen) add(c *model.ToolCall, keep bool) {
+	switch c.Outcome {
+	case model.OutcomeError:
+		s.errors++
+		if e := clip(c.Error, rowErrTextLn); keep && e != "" && len(s.errTexts) < rowErrTexts && !slices.Contains(s.errTexts, e) {
+			s.errTexts = append(s.errTexts, e)
+		}
+	case model.OutcomeCancelled:
+		s.cancelled++
+	}
+	if keep && len(s.tools) < rowTools && c.Name != "" && !slices.Contains(s.tools, c.Name) {
+		s.tools = append(s.tools, c.Name)
 	}
 }
 

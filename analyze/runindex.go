@@ -73,7 +73,12 @@ func (x *RunIndex) At(i int) RunRow {
 	if d.b[0] == 1 {
 		usd := math.Float64frombits(binary.LittleEndian.Uint64(d.b[1:]))
 		r.CostUSD = &usd
+		d.b = d.b[9:]
+	} else {
+		d.b = d.b[1:]
 	}
+	r.Cancelled = int(d.varint())
+	r.Tools, r.ErrorTexts = string(d.bytes()), string(d.bytes())
 	return r
 }
 
@@ -129,6 +134,9 @@ func (x *RunIndex) add(r *RunRow) {
 	} else {
 		b = append(b, 0)
 	}
+	b = binary.AppendVarint(b, int64(r.Cancelled))
+	b = appendBytes(b, r.Tools)
+	b = appendBytes(b, r.ErrorTexts)
 	x.put(b)
 	x.row = b
 }

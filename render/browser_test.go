@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -125,7 +126,8 @@ func (p *pageLog) check(t *testing.T) {
 		t.Errorf("browser: %s", e)
 	}
 	for _, r := range p.requests {
-		if !strings.HasPrefix(r, "file://") {
+		// data: is the browser's own (a date input's calendar icon), never a fetch.
+		if !strings.HasPrefix(r, "file://") && !strings.HasPrefix(r, "data:") {
 			t.Errorf("request that is not file://: %s", r)
 		}
 	}
@@ -430,6 +432,68 @@ func TestTrendsInBrowser(t *testing.T) {
 		echarts.getInstanceByDom(document.getElementById(id)).getModel().getComponent('yAxis', 1) ? 2 : 1)`)
 	if len(axes) != 3 || axes[0] != 2 || axes[1] != 2 || axes[2] != 1 {
 		t.Errorf("trend charts' y axes: %v, want [2 2 1]", axes)
+	}
+	pl.check(t)
+}
+
+// The list of every run: a search keeps only matching rows, a filter
+// narrows them, the view is in the URL and comes back on reload, sorting
+// covers every run, and a row's link opens its run page.
+func TestRunListInBrowser(t *testing.T) {
+	ctx, pl := browser(t)
+	out := filepath.Join(t.TempDir(), "site")
+	r, err := analyzeWithDetails("../testdata/logs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Details.Close()
+	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	open(t, ctx, filepath.Join(out, "runs.html"))
+	rows := `[...document.querySelectorAll('#rl-table tbody tr')].map(r => r.cells[0].textContent)`
+	if n := len(eval[[]string](t, ctx, rows)); n != r.Runs.Len() || eval[bool](t, ctx, `!document.getElementById('static-runs').hidden`) {
+		t.Fatalf("%d rows of %d runs; the static list hidden: %v", n, r.Runs.Len(), eval[bool](t, ctx, `document.getElementById('static-runs').hidden`))
+	}
+	// Part of a title.
+	do(t, ctx, chromedp.SendKeys(`#rl-q`, "checkout"), chromedp.Sleep(400*time.Millisecond))
+	if got := eval[[]string](t, ctx, rows); len(got) != 1 || got[0] != "/review the checkout flow" {
+		t.Errorf("search for checkout: %v", got)
+	}
+	// A tool name and a status: Edit was cancelled in one run, failed in others.
+	set := func(id, value, event string) {
+		eval[bool](t, ctx, `(() => { const e = document.getElementById('`+id+`'); e.value = '`+value+`'; e.dispatchEvent(new Event('`+event+`')); return true; })()`)
+		do(t, ctx, chromedp.Sleep(400*time.Millisecond))
+	}
+	set("rl-q", "edit", "input")
+	all := eval[[]string](t, ctx, rows)
+	status := eval[string](t, ctx, `document.querySelector('#rl-table tbody tr').cells[1].textContent`)
+	set("rl-status", status, "change")
+	failed := eval[[]string](t, ctx, rows)
+	statuses := eval[[]string](t, ctx, `[...document.querySelectorAll('#rl-table tbody tr')].map(r => r.cells[1].textContent)`)
+	if len(all) < 2 || len(failed) == 0 || len(failed) >= len(all) || slices.ContainsFunc(statuses, func(s string) bool { return s != status }) {
+		t.Errorf("edit: %d runs, %d of them %s: %v", len(all), len(failed), status, statuses)
+	}
+	hash := eval[string](t, ctx, `location.hash`)
+	if !strings.Contains(hash, "q=edit") || !strings.Contains(hash, "status="+status) {
+		t.Errorf("the view is not in the URL: %q", hash)
+	}
+	// The URL with its fragment gives the same view.
+	do(t, ctx, chromedp.Navigate(fileURL(filepath.Join(out, "runs.html"))+hash), chromedp.WaitReady("body"), chromedp.Sleep(400*time.Millisecond))
+	if again := eval[[]string](t, ctx, rows); !slices.Equal(again, failed) || eval[string](t, ctx, `document.getElementById('rl-q').value`) != "edit" {
+		t.Errorf("reloaded %q: %v, want %v", hash, again, failed)
+	}
+	// Sorting by tokens covers every run, not a page of them.
+	do(t, ctx, chromedp.Navigate(fileURL(filepath.Join(out, "runs.html"))), chromedp.WaitReady("body"), chromedp.Sleep(300*time.Millisecond),
+		chromedp.Click(`#rl-table th:nth-child(9)`, chromedp.NodeVisible), chromedp.Sleep(200*time.Millisecond))
+	top := eval[[]string](t, ctx, `[...document.querySelectorAll('#rl-table tbody tr')].slice(0, 1).map(r => r.cells[8].textContent)`)
+	if len(top) != 1 || top[0] != "83,492" {
+		t.Errorf("most tokens first: %v", top)
+	}
+	// A run's link opens its page.
+	href := eval[string](t, ctx, `document.querySelector('#rl-table tbody a').getAttribute('href')`)
+	if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(href))); err != nil || !strings.HasPrefix(href, "runs/") {
+		t.Errorf("run link %q: %v", href, err)
 	}
 	pl.check(t)
 }

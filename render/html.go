@@ -554,7 +554,8 @@ func (h *htmlWriter) runLists() error {
 			Note  string
 			Pages []pageLink
 			Runs  template.HTML // rows, by appendRunRows
-		}{Page: h.page(fmt.Sprintf("All runs (%d)", len(runs)), "assets/", name(p), false),
+			List  bool          // the searchable list of every run (runs-data.js)
+		}{Page: h.page(fmt.Sprintf("All runs (%d)", len(runs)), "assets/", name(p), false), List: p == 0,
 			Note: fmt.Sprintf("Runs %d–%d of %d, newest first.", min(lo+1, hi), hi, len(runs))}
 		if pages > 1 {
 			for i := 0; i < pages; i++ {
@@ -575,7 +576,7 @@ func (h *htmlWriter) runLists() error {
 			return err
 		}
 	}
-	return nil
+	return h.d.WriteFile("runs-data.js", func(w io.Writer) error { return h.writeRunData(w, runs) })
 }
 
 // appendRunRows appends the run tables' rows as base.html's "runrows"

@@ -1,0 +1,98 @@
+package render
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// writeRunData writes runs-data.js: every run, newest first, for the run
+// list's search, filters and sorting in the browser (agentstat.js). A
+// script rather than a JSON file: a page opened from file:// may load a
+// script but not fetch a file. Strings are JSON-escaped (<, >, & and the
+// line separators too), so no text from a log can end or escape the data.
+//
+// Each row: page, title, status, format, project, model (the last four as
+// indexes into their lists), started (Unix ms or null), started as shown,
+// duration (ms or null), duration as shown, tool calls, errors, cancelled,
+// tokens, cost (USD or null), cost as shown, source, id, tools, error texts.
+func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	dicts := [4]struct {
+		names []string
+		index map[string]int
+	}{}
+	for i := range dicts {
+		dicts[i].index = map[string]int{}
+	}
+	word := func(d int, s string) int {
+		k, ok := dicts[d].index[s]
+		if !ok {
+			k = len(dicts[d].names)
+			dicts[d].index[s] = k
+			dicts[d].names = append(dicts[d].names, s)
+		}
+		return k
+	}
+	bw.WriteString("window.agentstatRuns = {\"rows\": [\n")
+	var b []byte
+	for i, k := range order {
+		r := h.r.Runs.At(int(k))
+		v := h.runRow(&r, "")
+		b = b[:0]
+		if i > 0 {
+			b = append(b, ",\n"...)
+		}
+		b = append(b, '[')
+		b = appendJSONText(b, r.Page)
+		b = appendJSONText(append(b, ','), v.Name)
+		for d, s := range [...]string{r.Status, r.Format, v.Project, r.Model} {
+			b = strconv.AppendInt(append(b, ','), int64(word(d, s)), 10)
+		}
+		b = append(b, ',')
+		if r.Started.IsZero() {
+			b = append(b, "null"...)
+		} else {
+			b = strconv.AppendInt(b, r.Started.UnixMilli(), 10)
+		}
+		b = appendJSONText(append(b, ','), v.Started)
+		b = appendJSONNumber(append(b, ','), r.DurationMS)
+		b = appendJSONText(append(b, ','), v.Duration)
+		for _, n := range [...]int64{int64(r.ToolCalls), int64(r.Errors), int64(r.Cancelled), r.Tokens} {
+			b = strconv.AppendInt(append(b, ','), n, 10)
+		}
+		b = appendJSONNumber(append(b, ','), r.CostUSD)
+		for _, s := range [...]string{v.Cost, r.Source, r.ID, r.Tools, r.ErrorTexts} {
+			b = appendJSONText(append(b, ','), s)
+		}
+		b = append(b, ']')
+		if _, err := bw.Write(b); err != nil {
+			return err
+		}
+	}
+	bw.WriteString("\n]")
+	for d, key := range [...]string{"status", "format", "project", "model"} {
+		names, err := json.Marshal(dicts[d].names)
+		if err != nil {
+			return err
+		}
+		bw.WriteString(",\n\"" + key + "\": ")
+		bw.Write(names)
+	}
+	bw.WriteString("};\n")
+	return bw.Flush()
+}
+
+func appendJSONText(b []byte, s string) []byte {
+	q, _ := json.Marshal(strings.ToValidUTF8(s, "\uFFFD")) // a string always marshals
+	return append(b, q...)
+}
+
+func appendJSONNumber(b []byte, v *float64) []byte {
+	if v == nil {
+		return append(b, "null"...)
+	}
+	return strconv.AppendFloat(b, *v, 'g', -1, 64)
+}
