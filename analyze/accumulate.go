@@ -70,6 +70,7 @@ type Accumulator struct {
 
 	redacted    int64 // values that looked like credentials, replaced
 	keepSecrets bool
+	noText      bool     // Options.NoText: no text from a log reaches an output
 	noIndex     bool     // Options.NoIndex: a row for each run is most of what grows with the runs read
 	redact      redactor // this worker's: its memo outlives a run
 
@@ -308,6 +309,15 @@ func (a *Accumulator) addKept(r *model.Run, parts *formats.CallParts, ahead bool
 		next = func() []model.ToolCall {
 			part := take()
 			x.calls(part)
+			return part
+		}
+	}
+	if a.noText {
+		withholdRun(r)
+		take := next
+		next = func() []model.ToolCall {
+			part := take()
+			withholdCalls(part)
 			return part
 		}
 	}

@@ -68,7 +68,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Inputs = Inputs{
 		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesSkipped: int64(len(skipped)),
 		FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
-		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings, Redacted: a.redacted,
+		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings, Redacted: a.redacted, TextWithheld: a.noText,
 		WarningFiles: map[string]string{},
 	}
 	for kind, path := range a.warnFiles {

@@ -52,6 +52,7 @@ type partialHeader struct {
 	Shard     string // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
 	Pricing   string // the price table's digest: costs and window shares were figured with it
 	Project   string // --project: only its runs were kept
+	NoText    bool   // --no-text: the partial holds no text from a log
 	Details   int64  // run details that follow the state
 
 	digest [sha256.Size]byte // the file's SHA-256, computed as it is read (not written)
@@ -191,7 +192,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	bw := bufio.NewWriterSize(zw, 256<<10)
 	enc := gob.NewEncoder(bw)
-	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: opt.Project}
+	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: opt.Project, NoText: a.noText}
 	if a.spill != nil {
 		h.Details = int64(a.index.Len())
 	}
@@ -283,6 +284,9 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 				return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
 			}
 			m = &MergedPartials{Acc: NewAccumulator(loc, prices), Location: loc, Since: h.Since, Until: h.Until, Project: h.Project}
+			m.Acc.noText = h.NoText
+		} else if h.NoText != m.Acc.noText {
+			return nil, fmt.Errorf("%s: %w: one of %s and %s was made with --no-text, the other not", p, ErrPartial, p, paths[0])
 		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) || h.Project != m.Project {
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v), project %q; %s with --tz %s, window [%v, %v), project %q",
 				p, ErrPartial, h.TZ, h.Since, h.Until, h.Project, paths[0], m.Location, m.Since, m.Until, m.Project)

@@ -39,6 +39,7 @@ type Options struct {
 	Title            string
 	KeepDetails      bool // spill every kept run for per-run pages (Report.Details)
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
+	NoText           bool // keep numbers and names only: no prompt, title, step name, task or error text (--no-text)
 	NoIndex          bool // no per-run index (Report.Runs is nil): only HTML and the workbook list runs
 	Shard            Shard
 	Project          string         // keep only the runs of this project (ProjectOf)
@@ -113,7 +114,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	workers := make([]*worker, opt.Jobs)
 	for i := range workers {
 		w := &worker{opt: &opt, acc: NewAccumulator(opt.Location, opt.Prices)}
-		w.acc.keepSecrets, w.acc.noIndex = opt.KeepSecrets, opt.NoIndex
+		w.acc.keepSecrets, w.acc.noIndex, w.acc.noText = opt.KeepSecrets, opt.NoIndex, opt.NoText
 		if details != nil {
 			dw, err := details.writer()
 			if err != nil {
@@ -161,7 +162,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	}
 
 	total := NewAccumulator(opt.Location, opt.Prices)
-	total.keepSecrets, total.noIndex = opt.KeepSecrets, opt.NoIndex
+	total.keepSecrets, total.noIndex, total.noText = opt.KeepSecrets, opt.NoIndex, opt.NoText
 	if details != nil {
 		// Runs joined from fragments (planagent, transcripts, traces) go to one more spill file.
 		dw, err := details.writer()

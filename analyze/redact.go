@@ -244,6 +244,35 @@ func (x *redactor) run(r *model.Run) {
 }
 
 // calls redacts the texts of calls.
+// WithheldError stands for every error text under --no-text: errors then
+// group by tool alone.
+const WithheldError = "(error text withheld)"
+
+// withholdRun drops what a log says in words rather than names and numbers
+// (--no-text): the prompt, a title (often the prompt), the summary, step
+// names and judged tasks. A run is then titled by its id.
+func withholdRun(r *model.Run) {
+	r.Title, r.Request, r.Summary = r.ID, "", ""
+	for i := range r.Steps {
+		r.Steps[i].Name = ""
+	}
+	for i := range r.Quality {
+		r.Quality[i].Task = ""
+	}
+}
+
+// withholdCalls drops the calls' error texts (--no-text).
+func withholdCalls(calls []model.ToolCall) {
+	for i := range calls {
+		if c := &calls[i]; c.Error != "" {
+			c.Error = ""
+			if c.Outcome == model.OutcomeError {
+				c.Error = WithheldError
+			}
+		}
+	}
+}
+
 func (x *redactor) calls(calls []model.ToolCall) {
 	for i := range calls {
 		c := &calls[i]

@@ -69,6 +69,7 @@ type Inputs struct {
 	Warnings      map[string]int64  `json:"warnings"`
 	WarningFiles  map[string]string `json:"warning_files"` // per kind, the first file by path that raised it (none for cross-file checks)
 	Redacted      int64             `json:"redacted"`
+	TextWithheld  bool              `json:"text_withheld,omitempty"` // --no-text: no prompt, title, step name, task or error text from a log
 }
 
 // SkippedFile is one file that fed no run, with the reason.

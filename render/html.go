@@ -279,6 +279,9 @@ func (h *htmlWriter) index() error {
 	}
 	data.Meta = fmt.Sprintf("%s runs from %s files (%s skipped)", Count(s.Runs.Total), Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
 	data.Meta += windowText(s.Window)
+	if s.Inputs.TextWithheld {
+		data.Meta += " · texts withheld (--no-text)"
+	}
 	data.Check = checkSummary(s.Check)
 	// Cards without data (no run that finished, no evaluation) are left out;
 	// a card is red where the figure broke a threshold or files were lost.

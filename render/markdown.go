@@ -85,6 +85,9 @@ func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 	fmt.Fprintf(&b, "# %s\n\n", MarkdownText(title))
 	fmt.Fprintf(&b, "Generated %s · times in %s", MarkdownText(s.GeneratedAt), MarkdownText(s.TZ))
 	b.WriteString(MarkdownText(windowText(s.Window)))
+	if s.Inputs.TextWithheld {
+		b.WriteString(" · texts withheld (--no-text)")
+	}
 	fmt.Fprintf(&b, " · %s files read, %s skipped\n\n", Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
 	if base, ok := publishedAt(o.BaseURL); ok {
 		fmt.Fprintf(&b, "[Open the dashboard](%s/index.html) · [every run](%s/runs.html)\n\n", base, base)

@@ -23,7 +23,7 @@ type command struct {
 
 // Flags by what they serve.
 var (
-	readFlags   = []string{"tz", "since", "until", "include", "exclude", "jobs", "max-file-size", "no-redact", "shard", "project", "pricing", "title", "quiet", "strict"}
+	readFlags   = []string{"tz", "since", "until", "include", "exclude", "jobs", "max-file-size", "no-redact", "no-text", "shard", "project", "pricing", "title", "quiet", "strict"}
 	reportFlags = []string{"out", "format", "single-file", "base-url", "force", "history", "history-limit"}
 )
 

@@ -81,6 +81,7 @@ type config struct {
 	shard      string
 	pricing    []string
 	project    string
+	noText     bool
 	thresholds map[string]*[]string
 	stdout     io.Writer // where GitHub Actions reads workflow commands
 	outSet     bool      // --out given: check writes a report only then
@@ -153,6 +154,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.singleFile, "single-file", false, "html: write one self-contained index.html (scripts and styles inlined, no run pages)")
 	fs.StringVar(&c.baseURL, "base-url", "", "html: the `URL` the report is published at, for canonical links")
 	fs.BoolVar(&c.noRedact, "no-redact", false, "show values that look like credentials instead of redacting them")
+	fs.BoolVar(&c.noText, "no-text", false, "keep numbers and names only: no prompt, title, step name, task or error text from the logs in any output")
 	fs.BoolVar(&c.json, "json", false, "print summary.json instead of the Markdown report")
 	fs.StringVar(&c.history, "history", "", "history `FILE`: report extends it with this run (default: history.jsonl of the previous report in -o); summary shows the change since its last entry")
 	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
@@ -185,7 +187,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitUsage
 	}
 	if cmd == "merge" {
-		for _, f := range []string{"tz", "since", "until", "include", "exclude", "shard", "jobs", "max-file-size", "no-redact", "project"} {
+		for _, f := range []string{"tz", "since", "until", "include", "exclude", "shard", "jobs", "max-file-size", "no-redact", "project", "no-text"} {
 			if fs.Changed(f) {
 				fmt.Fprintf(stderr, "agentstat merge: --%s is set when the partials are made (agentstat report --partial), not when they are merged\n", f)
 				return exitUsage
@@ -358,7 +360,7 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 
 // options turns the flags into analysis options and thresholds.
 func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, error) {
-	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact, Project: c.project}
+	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact, Project: c.project, NoText: c.noText}
 	loc, err := time.LoadLocation(c.tz)
 	if err != nil {
 		return opt, nil, fmt.Errorf("--tz %q: %v", c.tz, err)

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"archive/zip"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 
 	"github.com/agentstat/agentstat/analyze"
 )
@@ -370,5 +375,96 @@ func TestRunIndexWhereListed(t *testing.T) {
 		if opt.NoIndex == tc.index || opt.KeepDetails != tc.details {
 			t.Errorf("%s -f %v partial %q out %v: NoIndex %v, KeepDetails %v", tc.cmd, tc.formats, tc.partial, tc.out, opt.NoIndex, opt.KeepDetails)
 		}
+	}
+}
+
+// --no-text: no prompt, title from a prompt, step name, task or error text of
+// the test logs reaches any output, the workbook unzipped, the tables read
+// back, a merged partial's report too.
+func TestNoText(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	dir := t.TempDir()
+	out, tables, part := filepath.Join(dir, "r"), filepath.Join(dir, "t"), filepath.Join(dir, "p.agentstat")
+	for _, args := range [][]string{
+		{"report", logs, "-o", out, "--no-text", "-q"},
+		{"export", logs, "-o", tables, "--no-text", "-q"},
+		{"report", logs, "--partial", part, "--no-text", "-q"},
+		{"merge", part, "-o", filepath.Join(dir, "m"), "-q"},
+	} {
+		if code, _, stderr := runCLI(t, args...); code != exitOK {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+	}
+	// Texts the logs hold: prompts, a summary, step names, judged tasks, error texts.
+	secrets := []string{"Fix the failing test", "Clean up the build", "the checkout flow", "old_string not found",
+		"permission denied for relation", "pytest exited", "subagent gave up", "Run the tests and fix them", "npm test failed"}
+	var texts []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".agentstat") {
+			return err
+		}
+		switch {
+		case strings.HasSuffix(p, ".xlsx"):
+			zr, err := zip.OpenReader(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range zr.File {
+				rc, _ := f.Open()
+				b, _ := io.ReadAll(rc)
+				rc.Close()
+				texts = append(texts, p+"!"+f.Name+"\n"+string(b))
+			}
+			zr.Close()
+		case strings.HasSuffix(p, ".parquet"):
+			f, _ := os.Open(p)
+			defer f.Close()
+			st, _ := f.Stat()
+			pf, err := parquet.OpenFile(f, st.Size())
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := make([]parquet.Row, 256)
+			for _, rg := range pf.RowGroups() {
+				rr := rg.Rows()
+				for {
+					n, err := rr.ReadRows(rows)
+					for _, row := range rows[:n] {
+						for _, v := range row {
+							texts = append(texts, p+"\n"+v.String())
+						}
+					}
+					if err != nil {
+						break
+					}
+				}
+				rr.Close()
+			}
+		default:
+			b, _ := os.ReadFile(p)
+			texts = append(texts, p+"\n"+string(b))
+		}
+		return nil
+	})
+	if len(texts) < 20 {
+		t.Fatalf("only %d texts read", len(texts))
+	}
+	for _, text := range texts {
+		for _, s := range secrets {
+			if strings.Contains(text, s) {
+				t.Errorf("%s holds %q", text[:strings.IndexByte(text, '\n')], s)
+			}
+		}
+	}
+	// The numbers stay: the same runs, errors and tokens as with the texts.
+	var with, without analyze.Summary
+	if code, stdout, _ := runCLI(t, "summary", "--json", logs); code != exitOK || json.Unmarshal([]byte(stdout), &with) != nil {
+		t.Fatal("summary")
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	json.Unmarshal(b, &without)
+	if !without.Inputs.TextWithheld || without.Runs.Total != with.Runs.Total || without.ToolCalls.Errors != with.ToolCalls.Errors ||
+		without.Context.Tokens != with.Context.Tokens || len(without.Errors) == 0 || without.Errors[0].Message != analyze.WithheldError {
+		t.Errorf("--no-text changed the figures: %+v %+v, errors %+v", without.Runs, without.ToolCalls, without.Errors)
 	}
 }
