@@ -337,6 +337,6 @@ type RunRow struct {
 	Tokens     int64     `json:"tokens"`
 	CostUSD    *float64  `json:"cost_usd"`
 	Cancelled  int       `json:"cancelled"`
-	Tools      string    `json:"tools"`       // its tools' names, space-separated (the first 24)
+	Tools      string    `json:"tools"`       // its tools' names, a line each (the first 24)
 	ErrorTexts string    `json:"error_texts"` // its first three distinct error texts, a line each
 }

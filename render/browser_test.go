@@ -166,7 +166,8 @@ func TestDashboardInBrowser(t *testing.T) {
 			t.Errorf("link is not relative: %s", l)
 			continue
 		}
-		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(l))); err != nil {
+		file, _, _ := strings.Cut(l, "#") // a fragment is the run list's view
+		if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(file))); err != nil {
 			t.Errorf("link does not resolve: %s", l)
 		}
 		if strings.HasPrefix(l, "runs/") {
@@ -494,6 +495,19 @@ func TestRunListInBrowser(t *testing.T) {
 	href := eval[string](t, ctx, `document.querySelector('#rl-table tbody a').getAttribute('href')`)
 	if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(href))); err != nil || !strings.HasPrefix(href, "runs/") {
 		t.Errorf("run link %q: %v", href, err)
+	}
+	// From the dashboard's Bash errors to the runs where Bash failed, and on to one of them.
+	open(t, ctx, filepath.Join(out, "index.html"))
+	link := eval[string](t, ctx, `[...document.querySelectorAll('a')].map(a => a.getAttribute('href')).find(h => h.includes('tool=Bash') && h.includes('errors=1'))`)
+	file, frag, _ := strings.Cut(link, "#")
+	do(t, ctx, chromedp.Navigate(fileURL(filepath.Join(out, file))+"#"+frag), chromedp.WaitReady("body"), chromedp.Sleep(400*time.Millisecond))
+	errCounts := eval[[]string](t, ctx, `[...document.querySelectorAll('#rl-table tbody tr')].map(r => r.cells[7].textContent)`)
+	if len(errCounts) == 0 || len(errCounts) >= r.Runs.Len() || slices.Contains(errCounts, "0") || eval[string](t, ctx, `document.getElementById('rl-tool').textContent`) != "Bash" {
+		t.Errorf("runs where Bash failed, from %q: %v", link, errCounts)
+	}
+	do(t, ctx, chromedp.Click(`#rl-table tbody a`, chromedp.NodeVisible), chromedp.WaitReady("body"), chromedp.Sleep(300*time.Millisecond))
+	if calls := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(calls, "Bash") || !strings.Contains(calls, "error") {
+		t.Errorf("the run page does not show the failed Bash call")
 	}
 	pl.check(t)
 }

@@ -397,8 +397,10 @@ func (h *htmlWriter) sections() []sectionView {
 	volume, durations := toolCharts(s)
 	tools := htmlTable("", "Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">Cancelled", ">p50", ">p95", ">p99", ">Max")
 	for _, t := range s.Tools {
-		tools.Rows = append(tools.Rows, []cellView{txt(t.Name), txt(t.Category), num(Count(t.Calls), float64(t.Calls)), numPtr(Rate(t.Share), t.Share),
-			num(Count(t.Errors), float64(t.Errors)), numPtr(Rate(t.ErrorRate), t.ErrorRate), num(Count(t.Cancelled), float64(t.Cancelled)), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
+		name, errs := txt(t.Name), num(Count(t.Errors), float64(t.Errors))
+		name.Href, errs.Href = h.listLink("tool", t.Name), h.listLink("tool", t.Name, "errors", "1")
+		tools.Rows = append(tools.Rows, []cellView{name, txt(t.Category), num(Count(t.Calls), float64(t.Calls)), numPtr(Rate(t.Share), t.Share),
+			errs, numPtr(Rate(t.ErrorRate), t.ErrorRate), num(Count(t.Cancelled), float64(t.Cancelled)), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
 			numPtr(Millis(t.DurationMS.P95), t.DurationMS.P95), numPtr(Millis(t.DurationMS.P99), t.DurationMS.P99), numPtr(Millis(t.DurationMS.Max), t.DurationMS.Max)})
 	}
 	errs := htmlTable("Most common errors", ">Count", "Tool", "Message", "Example run")

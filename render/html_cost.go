@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -51,7 +52,9 @@ func (h *htmlWriter) costSection() (sectionView, bool) {
 	models := htmlTable("Models", "Model", ">Requests", ">Runs", ">Tokens", ">Input", ">Output", ">Cache read", ">Cache write", ">Cost")
 	for _, m := range s.Models {
 		t := m.Tokens
-		models.Rows = append(models.Rows, []cellView{txt(m.Model), num(Count(m.Requests), float64(m.Requests)), num(Count(m.Runs), float64(m.Runs)),
+		name := txt(m.Model)
+		name.Href = h.listLink("model", m.Model)
+		models.Rows = append(models.Rows, []cellView{name, num(Count(m.Requests), float64(m.Requests)), num(Count(m.Runs), float64(m.Runs)),
 			num(Count(t.Total), float64(t.Total)), num(Count(t.Input), float64(t.Input)), num(Count(t.Output), float64(t.Output)),
 			num(Count(t.CacheRead), float64(t.CacheRead)), num(Count(t.CacheCreation), float64(t.CacheCreation)), numPtr(USD(m.CostUSD), m.CostUSD)})
 	}
@@ -231,12 +234,28 @@ func (h *htmlWriter) projectsSection() (sectionView, bool) {
 		fmt.Sprintf("Runs in each of the %d projects with most runs.", len(shown)), names, runs, nil)
 	t := htmlTable("Projects", "Project", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Cancelled", ">Tokens", ">Cost", "Path")
 	for _, p := range s.Projects {
-		t.Rows = append(t.Rows, []cellView{txt(p.Label), num(Count(p.Runs), float64(p.Runs)), numPtr(Rate(p.SuccessRate), p.SuccessRate),
+		name := txt(p.Label)
+		name.Href = h.listLink("project", p.Label)
+		t.Rows = append(t.Rows, []cellView{name, num(Count(p.Runs), float64(p.Runs)), numPtr(Rate(p.SuccessRate), p.SuccessRate),
 			num(Count(p.ToolCalls), float64(p.ToolCalls)), num(Count(p.Errors), float64(p.Errors)), numPtr(Rate(p.ErrorRate), p.ErrorRate),
 			num(Count(p.Cancelled), float64(p.Cancelled)), num(Count(p.Tokens.Total), float64(p.Tokens.Total)), numPtr(USD(p.CostUSD), p.CostUSD), txt(p.Project)})
 	}
 	t.Note = "A run's project is the directory its agent worked in, where the log records one; else the first directory of its file under the scanned root."
 	return sectionView{Title: "Projects", Charts: []chartView{chart}, Tables: []tableView{t}}, true
+}
+
+// listLink is the link to the run list showing the runs of a filter (pairs
+// of name and value, as the list's URL fragment holds them); "" when there
+// is no run list (--single-file) or its runs are not in it.
+func (h *htmlWriter) listLink(pairs ...string) string {
+	if h.o.SingleFile || h.r.Runs == nil {
+		return ""
+	}
+	v := url.Values{}
+	for i := 0; i+1 < len(pairs); i += 2 {
+		v.Set(pairs[i], pairs[i+1])
+	}
+	return "runs.html#" + v.Encode()
 }
 
 // projectLabel is a project's label, as summary.json's projects[] has it.

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"html"
+	"io/fs"
 	"maps"
 	"math/rand/v2"
 	"os"
@@ -592,5 +594,51 @@ func TestTrendAxes(t *testing.T) {
 				t.Errorf("%s: %d axes", c.ID, len(opt.YAxis))
 			}
 		}
+	}
+}
+
+// Every href and src of every page of a report resolves to a file inside
+// the output directory (a fragment is a view of the page it follows).
+func TestLinksResolve(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "site")
+	r, err := analyzeWithDetails(filepath.Join("..", "testdata", "logs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Details.Close()
+	if err := Write(context.Background(), out, FormatNames(), r, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	attr := regexp.MustCompile(`(?:href|src)="([^"]*)"`)
+	pages, links := 0, 0
+	filepath.WalkDir(out, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".html") {
+			return err
+		}
+		pages++
+		b, _ := os.ReadFile(p)
+		for _, m := range attr.FindAllSubmatch(b, -1) {
+			link := html.UnescapeString(string(m[1]))
+			links++
+			if link == "" || strings.Contains(link, "://") || strings.HasPrefix(link, "/") || strings.HasPrefix(link, "data:") {
+				t.Errorf("%s: link %q does not stay in the report", p, link)
+				continue
+			}
+			file, _, _ := strings.Cut(link, "#")
+			file, _, _ = strings.Cut(file, "?")
+			if file == "" {
+				continue // a fragment of the page itself
+			}
+			target := filepath.Join(filepath.Dir(p), filepath.FromSlash(file))
+			if rel, err := filepath.Rel(out, target); err != nil || strings.HasPrefix(rel, "..") {
+				t.Errorf("%s: link %q leaves the report", p, link)
+			} else if _, err := os.Stat(target); err != nil {
+				t.Errorf("%s: link %q does not resolve", p, link)
+			}
+		}
+		return nil
+	})
+	if pages < r.Runs.Len() || links < 3*pages {
+		t.Errorf("%d pages, %d links checked", pages, links)
 	}
 }
