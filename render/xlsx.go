@@ -75,7 +75,7 @@ func cellSafe(s string) bool {
 type column struct {
 	head  string
 	width float64
-	style string // "", "int", "pct", "ms", "score", "time"
+	style string // "", "int", "pct", "ms", "score", "time", "date", "usd"
 }
 
 type xlsxWriter struct {
@@ -462,7 +462,7 @@ func copyPart(zw *zip.Writer, f *zip.File) error {
 }
 
 func (x *xlsxWriter) makeStyles() error {
-	fmtTime, fmtMS, fmtScore, fmtUSD := "yyyy-mm-dd hh:mm:ss", "#,##0.0", "0.00", `"$"#,##0.0000`
+	fmtTime, fmtMS, fmtScore, fmtUSD, fmtDate := "yyyy-mm-dd hh:mm:ss", "#,##0.0", "0.00", `"$"#,##0.0000`, "yyyy-mm-dd"
 	for _, s := range []struct { // in a fixed order: style ids are part of the bytes
 		name  string
 		style *excelize.Style
@@ -476,6 +476,7 @@ func (x *xlsxWriter) makeStyles() error {
 		{"title", &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}},
 		{"link", &excelize.Style{Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
 		{"usd", &excelize.Style{CustomNumFmt: &fmtUSD}},
+		{"date", &excelize.Style{CustomNumFmt: &fmtDate}},
 	} {
 		id, err := x.f.NewStyle(s.style)
 		if err != nil {
@@ -1018,7 +1019,7 @@ var runStatusCols = func() []column {
 }()
 
 func (x *xlsxWriter) daily() error {
-	cols := append([]column{{"Date", 12, ""}, {"Runs", 9, "int"}}, runStatusCols...)
+	cols := append([]column{{"Date", 12, "date"}, {"Runs", 9, "int"}}, runStatusCols...)
 	cols = append(cols, column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
 		column{"Error rate", 11, "pct"}, column{"Run p50 (ms)", 13, "ms"}, column{"Run p95 (ms)", 13, "ms"}, column{"Tokens", 12, "int"},
 		column{"Input tokens", 13, "int"}, column{"Output tokens", 13, "int"}, column{"Cache-read tokens", 16, "int"},
@@ -1028,7 +1029,11 @@ func (x *xlsxWriter) daily() error {
 		return err
 	}
 	for _, d := range x.r.Summary.Daily {
-		row := []any{d.Date, d.Runs}
+		var day any = d.Date // a date Excel can sort and chart by, midnight in --tz
+		if t, err := time.ParseInLocation(time.DateOnly, d.Date, x.loc); err == nil {
+			day = t
+		}
+		row := []any{day, d.Runs}
 		for _, s := range model.RunStatuses {
 			row = append(row, d.ByStatus[string(s)])
 		}

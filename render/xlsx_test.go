@@ -123,6 +123,9 @@ func TestXLSXMatchesSummary(t *testing.T) {
 	for i, d := range s.Daily {
 		row := i + 2
 		date, _ := f.GetCellValue("Daily", fmt.Sprintf("A%d", row))
+		if serial := num64(t, f, "Daily", fmt.Sprintf("A%d", row)); serial < 40000 || serial != math.Trunc(serial) { // a date, not text
+			t.Errorf("Daily!A%d = %v, want a date serial", row, serial)
+		}
 		if date != d.Date || num64(t, f, "Daily", fmt.Sprintf("B%d", row)) != float64(d.Runs) ||
 			num64(t, f, "Daily", fmt.Sprintf("J%d", row)) != float64(d.Errors) {
 			t.Errorf("Daily row %d differs from %+v", row, d)
