@@ -184,8 +184,19 @@ func (t *Table) Digest() string { return t.digest }
 // Models is how many models the table prices.
 func (t *Table) Models() int { return len(t.models) }
 
-// dated is a model name's trailing date: -20250929 or @20250929.
-var dated = regexp.MustCompile(`[-@]\d{8}$`)
+// undated is name without a trailing date (-20250929 or @20250929).
+func undated(name string) (string, bool) {
+	n := len(name) - 9
+	if n < 1 || name[n] != '-' && name[n] != '@' {
+		return name, false
+	}
+	for _, c := range name[n+1:] {
+		if c < '0' || c > '9' {
+			return name, false
+		}
+	}
+	return name[:n], true
+}
 
 // Lookup finds a model's price by its exact name, then without a provider
 // prefix (anthropic/, openai/, gemini/, vertex_ai/…), then without a
@@ -201,10 +212,11 @@ func (t *Table) Lookup(name string) (p *Price, ok bool) {
 			return p, true
 		}
 	}
-	if loc := dated.FindStringIndex(bare); loc != nil {
-		p, ok = t.models[bare[:loc[0]]]
+	if base, ok := undated(bare); ok {
+		p, ok = t.models[base]
+		return p, ok
 	}
-	return p, ok
+	return nil, false
 }
 
 // Cost is what one request of tokens to the named model cost; ok is false
