@@ -530,15 +530,18 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 		if callDay != nil {
 			callDay.add(c.Outcome)
 		}
-		seen.add(c, !a.noIndex)
+		key := ""
 		if c.Outcome == model.OutcomeError {
-			a.addError(c, r)
+			key = NormalizeError(c.Error)
+			a.addError(key, c, r)
 		}
+		seen.add(c, key, !a.noIndex)
 	}
 }
 
 // runSeen is what a run's calls add to its row in the run index: counts,
-// and what the run list searches (its tools, its first error texts).
+// and what the run list searches and filters by (its tools, its error
+// messages as errors[] normalises them).
 type runSeen struct {
 	errors, cancelled int
 	tools, errTexts   []string
@@ -546,17 +549,17 @@ type runSeen struct {
 
 // Bounds on what a row keeps to be searched: the index holds every run.
 const (
-	rowTools     = 24
-	rowErrTexts  = 3
-	rowErrTextLn = 160
+	rowTools    = 24
+	rowErrTexts = 8
 )
 
-func (s *runSeen) add(c *model.ToolCall, keep bool) {
+// add counts c; key is its normalised error message, "" for none.
+func (s *runSeen) add(c *model.ToolCall, key string, keep bool) {
 	switch c.Outcome {
 	case model.OutcomeError:
 		s.errors++
-		if e := clip(c.Error, rowErrTextLn); keep && e != "" && len(s.errTexts) < rowErrTexts && !slices.Contains(s.errTexts, e) {
-			s.errTexts = append(s.errTexts, e)
+		if keep && key != "" && len(s.errTexts) < rowErrTexts && !slices.Contains(s.errTexts, key) {
+			s.errTexts = append(s.errTexts, key)
 		}
 	case model.OutcomeCancelled:
 		s.cancelled++
@@ -683,8 +686,7 @@ func hexRun(s string, n int) bool {
 	return false
 }
 
-func (a *Accumulator) addError(c *model.ToolCall, r *model.Run) {
-	key := NormalizeError(c.Error)
+func (a *Accumulator) addError(key string, c *model.ToolCall, r *model.Run) {
 	e := a.errors[key]
 	if e == nil {
 		e = &errorAcc{tools: map[string]int64{}, exSource: r.Source, exRunID: r.ID}

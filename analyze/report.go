@@ -338,5 +338,5 @@ type RunRow struct {
 	CostUSD    *float64  `json:"cost_usd"`
 	Cancelled  int       `json:"cancelled"`
 	Tools      string    `json:"tools"`       // its tools' names, a line each (the first 24)
-	ErrorTexts string    `json:"error_texts"` // its first three distinct error texts, a line each
+	ErrorTexts string    `json:"error_texts"` // its first eight error messages, normalised as errors[] has them, a line each
 }

@@ -509,5 +509,13 @@ func TestRunListInBrowser(t *testing.T) {
 	if calls := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(calls, "Bash") || !strings.Contains(calls, "error") {
 		t.Errorf("the run page does not show the failed Bash call")
 	}
+	// An error message opens every run where it occurred: its two calls failed in two runs.
+	open(t, ctx, filepath.Join(out, "index.html"))
+	link = eval[string](t, ctx, `[...document.querySelectorAll('a')].find(a => a.textContent === 'HTTP <n> for <path>').getAttribute('href')`)
+	file, frag, _ = strings.Cut(link, "#")
+	do(t, ctx, chromedp.Navigate(fileURL(filepath.Join(out, file))+"#"+frag), chromedp.WaitReady("body"), chromedp.Sleep(400*time.Millisecond))
+	if got := eval[[]string](t, ctx, rows); len(got) != 2 || eval[string](t, ctx, `document.getElementById('rl-error').textContent`) != "HTTP <n> for <path>" {
+		t.Errorf("runs with the error HTTP <n> for <path>, from %q: %v", link, got)
+	}
 	pl.check(t)
 }

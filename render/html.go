@@ -411,9 +411,11 @@ func (h *htmlWriter) sections() []sectionView {
 		if i, ok := example[runKey{e.ExampleSource, e.ExampleRun}]; ok && !h.o.SingleFile {
 			ex.Href = "runs/" + h.r.Runs.At(i).Page
 		}
-		errs.Rows = append(errs.Rows, []cellView{num(Count(e.Count), float64(e.Count)), txt(e.Tool), txt(e.Message), ex})
+		msg := txt(e.Message)
+		msg.Href = h.listLink("error", e.Message)
+		errs.Rows = append(errs.Rows, []cellView{num(Count(e.Count), float64(e.Count)), txt(e.Tool), msg, ex})
 	}
-	errs.Note = "Messages are normalised: numbers, paths and ids are folded."
+	errs.Note = "Messages are normalised: numbers, paths and ids are folded. A message opens the runs where it occurred."
 	toolSection := sectionView{Title: "Tools", Charts: []chartView{volume, durations,
 		histogramChart("chart-call-durations", "Tool-call duration distribution", "tool calls", s.ToolCalls.Histogram)}, Tables: []tableView{tools}}
 	if len(errs.Rows) > 0 {

@@ -100,7 +100,7 @@
     var from = el('rl-from'), until = el('rl-until'), errs = el('rl-errors'), canc = el('rl-cancelled');
     var body = el('rl-table').tBodies[0], count = el('rl-count'), more = el('rl-more');
     var sortCol = 4, desc = true; // newest first, as the data comes
-    var tool = ''; // runs that called this tool (a dashboard's link sets it)
+    var tool = '', error = ''; // runs that called this tool, that failed with this message (a dashboard's link sets them)
     Object.keys(sel).forEach(function (k) {
       var names = (data[k] || []).map(function (n, i) { return [n, i]; });
       names.sort(function (a, b) { return a[0].localeCompare(b[0]); });
@@ -130,6 +130,7 @@
       if (errs.checked) { p.set('errors', '1'); }
       if (canc.checked) { p.set('cancelled', '1'); }
       if (tool) { p.set('tool', tool); }
+      if (error) { p.set('error', error); }
       if (sortCol !== 4 || !desc) { p.set('sort', String(sortCol)); p.set('dir', desc ? 'desc' : 'asc'); }
       return p.toString();
     }
@@ -143,8 +144,11 @@
       errs.checked = p.get('errors') === '1';
       canc.checked = p.get('cancelled') === '1';
       tool = p.get('tool') || '';
+      error = p.get('error') || '';
       el('rl-tool').textContent = tool;
       el('rl-tool-filter').hidden = !tool;
+      el('rl-error').textContent = error;
+      el('rl-error-filter').hidden = !error;
       var c = parseInt(p.get('sort'), 10);
       sortCol = c >= 0 && c < cols.length ? c : 4;
       desc = p.get('dir') !== 'asc';
@@ -167,6 +171,7 @@
         if (errs.checked && !r[F.errors]) { continue; }
         if (canc.checked && !r[F.cancelled]) { continue; }
         if (tool && ('\n' + r[F.tools] + '\n').indexOf('\n' + tool + '\n') < 0) { continue; }
+        if (error && ('\n' + r[F.errs] + '\n').indexOf('\n' + error + '\n') < 0) { continue; }
         var ok = true;
         for (var w = 0; h && w < words.length; w++) {
           if (h[i].indexOf(words[w]) < 0) { ok = false; break; }
@@ -248,6 +253,7 @@
     el('rl-form').addEventListener('submit', function (e) { e.preventDefault(); update(); });
     more.addEventListener('click', function () { limit += step; render(); });
     el('rl-tool-clear').addEventListener('click', function () { tool = ''; el('rl-tool-filter').hidden = true; update(); });
+    el('rl-error-clear').addEventListener('click', function () { error = ''; el('rl-error-filter').hidden = true; update(); });
     var heads = el('rl-table').tHead.rows[0].cells;
     for (var c = 0; c < heads.length; c++) {
       (function (th, col) {
