@@ -45,7 +45,7 @@ func appendCalls(dst []byte, calls []model.ToolCall) []byte {
 		set(callHasThink, c.HasThink)
 		dst = append(dst, flags)
 		dst = binary.AppendVarint(dst, int64(c.Outcome))
-		for _, s := range [...]string{c.Name, c.Category, c.Agent, c.Error} {
+		for _, s := range [...]string{c.Name, c.Category, c.Agent, c.Error, c.Input} {
 			dst = binary.AppendUvarint(dst, uint64(len(s)))
 			dst = append(dst, s...)
 		}
@@ -95,7 +95,7 @@ func (r *callReader) decode(dst []model.ToolCall, b []byte) ([]model.ToolCall, e
 			return dst, errCorruptCalls
 		}
 		c.Outcome, b = model.Outcome(outcome), b[1+n:]
-		for i, s := range [...]*string{&c.Name, &c.Category, &c.Agent, &c.Error} {
+		for i, s := range [...]*string{&c.Name, &c.Category, &c.Agent, &c.Error, &c.Input} {
 			size, n := binary.Uvarint(b)
 			if n <= 0 || size > uint64(len(b)-n) {
 				return dst, errCorruptCalls

@@ -45,7 +45,7 @@ func TestCallCodecSameAsGob(t *testing.T) {
 	floats := []float64{0, math.Copysign(0, -1), 1.5, math.NaN(), math.Inf(-1), 1e300}
 	var calls []model.ToolCall
 	for i := range 300 {
-		c := model.ToolCall{Name: texts[i%5], Category: texts[(i/5)%5], Agent: texts[(i/2)%5], Error: texts[(i/3)%5],
+		c := model.ToolCall{Name: texts[i%5], Category: texts[(i/5)%5], Agent: texts[(i/2)%5], Error: texts[(i/3)%5], Input: texts[(i/7)%5],
 			Outcome: model.Outcome(i%4 - 1), ThinkMS: floats[(i/6)%6], HasThink: i%7 == 0,
 			Span: model.Span{DurationMS: floats[i%6], HasDuration: i%3 != 0}}
 		if i%4 != 0 {
@@ -111,7 +111,7 @@ func TestCallCodecCoversEveryField(t *testing.T) {
 	}
 	walk(reflect.TypeFor[model.ToolCall]())
 	slices.Sort(names)
-	want := []string{"Agent", "Category", "DurationMS", "Ended", "Error", "HasDuration", "HasThink", "Name", "Outcome", "Started", "ThinkMS"}
+	want := []string{"Agent", "Category", "DurationMS", "Ended", "Error", "HasDuration", "HasThink", "Input", "Name", "Outcome", "Started", "ThinkMS"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("model.ToolCall has fields %v; appendCalls and callReader know %v", names, want)
 	}
@@ -150,7 +150,7 @@ func FuzzCallCodec(f *testing.F) {
 			offset = 0 // gob cannot hold it (TestCallCodecUnbinaryZone)
 		}
 		when := time.Unix(0, nanos).In(time.FixedZone("z", offset))
-		c := []model.ToolCall{{Name: name, Agent: name, Error: name, Outcome: model.Outcome(outcome), ThinkMS: x, HasThink: x > 0,
+		c := []model.ToolCall{{Name: name, Agent: name, Error: name, Input: name + name, Outcome: model.Outcome(outcome), ThinkMS: x, HasThink: x > 0,
 			Span: model.Span{Started: when, DurationMS: x, HasDuration: nanos%2 == 0}}}
 		want, got := gobRoundTrip(t, c), codecRoundTrip(t, c)
 		if !reflect.DeepEqual(got, want) && !sameNaN(got[0], want[0]) {

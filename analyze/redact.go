@@ -264,6 +264,7 @@ func withholdRun(r *model.Run) {
 // withholdCalls drops the calls' error texts (--no-text).
 func withholdCalls(calls []model.ToolCall) {
 	for i := range calls {
+		calls[i].Input = ""
 		if c := &calls[i]; c.Error != "" {
 			c.Error = ""
 			if c.Outcome == model.OutcomeError {
@@ -280,5 +281,6 @@ func (x *redactor) calls(calls []model.ToolCall) {
 		x.fix(&c.Category)
 		x.fix(&c.Agent)
 		x.fix(&c.Error)
+		x.fix(&c.Input)
 	}
 }

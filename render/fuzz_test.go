@@ -71,7 +71,7 @@ func FuzzHTMLText(f *testing.F) {
 
 // callRowTemplate is the calls table's row as run.html had it before
 // appendCallRow: the reference appendCallRow must match byte for byte.
-var callRowTemplate = template.Must(template.New("").Parse(`<tr><td class="num">{{.N}}</td><td class="text">{{.Name}}</td><td class="outcome-{{.Outcome}}">{{.Outcome}}</td><td class="text">{{.Agent}}</td><td class="time" data-sort="{{.StartedSort}}">{{.Started}}</td><td class="num" data-sort="{{.DurationSort}}">{{.Duration}}</td><td class="text">{{.Error}}</td></tr>
+var callRowTemplate = template.Must(template.New("").Parse(`<tr><td class="num">{{.N}}</td><td class="text">{{.Name}}</td><td class="text input">{{.Input}}</td><td class="outcome-{{.Outcome}}">{{.Outcome}}</td><td class="text">{{.Agent}}</td><td class="time" data-sort="{{.StartedSort}}">{{.Started}}</td><td class="num" data-sort="{{.DurationSort}}">{{.Duration}}</td><td class="text">{{.Error}}</td></tr>
 `))
 
 // FuzzCallRow: a call row written by hand is the row html/template writes,
@@ -81,7 +81,7 @@ func FuzzCallRow(f *testing.F) {
 		f.Add(7, s, s+"x")
 	}
 	f.Fuzz(func(t *testing.T, n int, a, b string) {
-		v := callView{N: n, Name: a, Outcome: b, Agent: a + b, Started: b, StartedSort: a, Duration: b, DurationSort: b + a, Error: a}
+		v := callView{N: n, Name: a, Input: b + b, Outcome: b, Agent: a + b, Started: b, StartedSort: a, Duration: b, DurationSort: b + a, Error: a}
 		var want bytes.Buffer
 		if err := callRowTemplate.Execute(&want, &v); err != nil {
 			t.Fatal(err)
@@ -90,7 +90,7 @@ func FuzzCallRow(f *testing.F) {
 		if string(got) != want.String() {
 			t.Fatalf("row\n%s\nwant\n%s", got, want.String())
 		}
-		if c := bytes.Count(got, []byte("<")); c != 16 {
+		if c := bytes.Count(got, []byte("<")); c != 18 {
 			t.Fatalf("%d tags in %s", c, got)
 		}
 	})
@@ -124,7 +124,7 @@ var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templ
 
 {{if .Calls}}<h2>Tool calls</h2>{{if .CallsNote}}
 <p class="meta">{{.CallsNote}}</p>{{end}}
-<div class="scroll"><table class="sortable"><thead><tr><th class="num">#</th><th>Tool</th><th>Outcome</th><th>Agent</th><th>Started</th><th class="num">Duration</th><th>Error</th></tr></thead><tbody>
+<div class="scroll"><table class="sortable"><thead><tr><th class="num">#</th><th>Tool</th><th>Input</th><th>Outcome</th><th>Agent</th><th>Started</th><th class="num">Duration</th><th>Error</th></tr></thead><tbody>
 {{.Calls}}</tbody></table></div>{{end}}
 
 {{if .Steps}}<h2>Steps</h2>

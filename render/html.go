@@ -649,7 +649,7 @@ const maxPageCalls = 2000
 type callView struct {
 	N                                                                  int
 	Name, Outcome, Agent, Started, StartedSort, Duration, DurationSort string
-	Error                                                              string
+	Input, Error                                                       string
 }
 
 // appendCallRow appends the calls table's row of v. The rows are the run
@@ -660,6 +660,7 @@ func appendCallRow(b []byte, v *callView) []byte {
 	b = append(b, `<tr><td class="num">`...)
 	b = strconv.AppendInt(b, int64(v.N), 10)
 	b = appendEscaped(append(b, `</td><td class="text">`...), v.Name)
+	b = appendEscaped(append(b, `</td><td class="text input">`...), v.Input)
 	b = appendEscaped(append(b, `</td><td class="outcome-`...), v.Outcome)
 	b = appendEscaped(append(b, `">`...), v.Outcome)
 	b = appendEscaped(append(b, `</td><td class="text">`...), v.Agent)
@@ -836,7 +837,7 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 			if c.Outcome == model.OutcomeError {
 				shownErrs++
 			}
-			v := callView{N: i, Name: c.Name, Outcome: c.Outcome.String(), Agent: c.Agent, Error: c.Error, Duration: NA}
+			v := callView{N: i, Name: c.Name, Input: c.Input, Outcome: c.Outcome.String(), Agent: c.Agent, Error: c.Error, Duration: NA}
 			v.Started, v.StartedSort = h.when(c.Started)
 			if c.HasDuration {
 				v.Duration, v.DurationSort = Millis(&c.DurationMS), strconv.FormatFloat(c.DurationMS, 'g', -1, 64)
@@ -1003,7 +1004,7 @@ func appendRunBody(b []byte, v *runPageView) []byte {
 		if v.CallsNote != "" {
 			b = append(appendEscaped(append(b, "\n<p class=\"meta\">"...), v.CallsNote), "</p>"...)
 		}
-		b = append(b, "\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">#</th><th>Tool</th><th>Outcome</th><th>Agent</th><th>Started</th><th class=\"num\">Duration</th><th>Error</th></tr></thead><tbody>\n"...)
+		b = append(b, "\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">#</th><th>Tool</th><th>Input</th><th>Outcome</th><th>Agent</th><th>Started</th><th class=\"num\">Duration</th><th>Error</th></tr></thead><tbody>\n"...)
 		b = append(append(b, v.Calls...), "</tbody></table></div>"...)
 	}
 	b = appendTable(append(b, "\n\n"...), "<h2>Steps</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Step</th><th>Status</th><th>Agent</th><th class=\"num\">Duration</th></tr></thead><tbody>\n",

@@ -73,6 +73,7 @@ type (
 		DurationMS *float64   `parquet:"duration_ms,optional"`
 		Outcome    string     `parquet:"outcome,dict"`
 		Error      *string    `parquet:"error,optional"`
+		Input      *string    `parquet:"input,optional"`
 		ThinkMS    *float64   `parquet:"think_ms,optional"`
 		CallDate   *string    `parquet:"call_date,optional,dict"` // the day the call started in --tz, else its run's
 	}
@@ -297,7 +298,7 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 				}
 				rowErr = calls.write(toolCallRow{RunKey: key, CallIndex: called, Name: c.Name, Category: optString(c.Category), Agent: optString(c.Agent),
 					Started: optTime(c.Started), Ended: optTime(c.Ended), DurationMS: optFloat(c.DurationMS, c.HasDuration), Outcome: c.Outcome.String(),
-					Error: optString(c.Error), ThinkMS: optFloat(c.ThinkMS, c.HasThink), CallDate: callDate})
+					Error: optString(c.Error), Input: optString(c.Input), ThinkMS: optFloat(c.ThinkMS, c.HasThink), CallDate: callDate})
 			}
 		})
 		if errors.Is(err, io.EOF) {

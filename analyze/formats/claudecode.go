@@ -99,8 +99,39 @@ const (
 	errorClip  = 500
 )
 
+// claudeToolInput is what a tool call's input says of it: a Task's
+// subagent type, and the argument a reader looks for first (inputText).
 type claudeToolInput struct {
-	SubagentType Str `json:"subagent_type"`
+	SubagentType Str       `json:"subagent_type"`
+	Command      inputText `json:"command"`
+	FilePath     inputText `json:"file_path"`
+	NotebookPath inputText `json:"notebook_path"`
+	Path         inputText `json:"path"`
+	Pattern      inputText `json:"pattern"`
+	URL          inputText `json:"url"`
+	Query        inputText `json:"query"`
+	Description  inputText `json:"description"`
+}
+
+// inputText is a tool input's argument, kept to inputClip bytes.
+type inputText struct{ Str }
+
+func (t *inputText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return decodeStrPrefix(dec, &t.Str, w, inputClip+1)
+}
+
+// inputClip is how much of a call's key argument is kept.
+const inputClip = 300
+
+// key is the argument that tells the call apart: the command, the file, the
+// pattern, the URL or the query, else what the call was asked to do.
+func (in *claudeToolInput) key() string {
+	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
+		if v.V != "" {
+			return clipString(v.V, inputClip)
+		}
+	}
+	return ""
 }
 
 // claudeContent is a message's content: plain text, or a list of blocks.
@@ -329,8 +360,8 @@ func digestOf(parts ...string) digest {
 // Tool-use ids only pair calls with results: they are kept as digests (zero
 // for none), which a 150,000-call session holds far more cheaply than strings.
 type claudeUse struct {
-	id             digest
-	name, subagent int32 // indexes in words
+	id                    digest
+	name, subagent, input int32 // indexes in words
 }
 
 type claudeResult struct {
@@ -382,7 +413,7 @@ func readClaude(d *document, c *readCtx) {
 			case "tool_use":
 				u := claudeUse{id: idDigest(b.ID.V), name: f.word(b.Name.V)}
 				if b.Input != nil {
-					u.subagent = f.word(b.Input.SubagentType.V)
+					u.subagent, u.input = f.word(b.Input.SubagentType.V), f.word(b.Input.key())
 				}
 				f.uses = append(f.uses, u)
 				l.nUses++

@@ -321,10 +321,35 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 				case "input":
 					return rawPtr(s, &b.Input, func(in *claudeToolInput) bool {
 						return s.object(false, func(key string) bool {
-							if key == "subagent_type" {
+							var p *inputText
+							switch key {
+							case "subagent_type":
 								return s.str(&in.SubagentType)
+							case "command":
+								p = &in.Command
+							case "file_path":
+								p = &in.FilePath
+							case "notebook_path":
+								p = &in.NotebookPath
+							case "path":
+								p = &in.Path
+							case "pattern":
+								p = &in.Pattern
+							case "url":
+								p = &in.URL
+							case "query":
+								p = &in.Query
+							case "description":
+								p = &in.Description
+							default:
+								return s.skip()
 							}
-							return s.skip()
+							if s.peek() != '"' {
+								return s.str(&p.Str)
+							}
+							text, ok := s.prefix(inputClip + 1)
+							p.Str = Str{V: text, Set: true}
+							return ok
 						})
 					})
 				}

@@ -686,7 +686,7 @@ func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeR
 // claudeCallOf is the call of e's use k, paired with re's result rk (none
 // if re has no line).
 func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string, w Warner) model.ToolCall {
-	call := model.ToolCall{Name: e.f.wordAt(e.use(k).name), Agent: agent, Span: model.Span{Started: e.at()}}
+	call := model.ToolCall{Name: e.f.wordAt(e.use(k).name), Input: e.f.wordAt(e.use(k).input), Agent: agent, Span: model.Span{Started: e.at()}}
 	if re.claudeLine != nil {
 		res, text := re.result(rk), ""
 		if res.text != 0 {

@@ -300,7 +300,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 				continue
 			}
 			usedIDs[u.id] = struct{}{}
-			call := model.ToolCall{Name: e.f.wordAt(u.name), Agent: r.Agent, Span: model.Span{Started: e.at()}}
+			call := model.ToolCall{Name: e.f.wordAt(u.name), Input: e.f.wordAt(u.input), Agent: r.Agent, Span: model.Span{Started: e.at()}}
 			if got, ok := results[u.id]; ok {
 				call.Span = spanOf(e.at(), claudeEntry{got.f, got.line}.at(), w)
 				if got.res.hasDuration {

@@ -186,7 +186,7 @@ func checkTables(cf *claudeFile, keep tableSet) bool {
 		ok = word(&cf.usages[i].model) && ok
 	}
 	for i := range cf.uses {
-		ok = word(&cf.uses[i].name) && word(&cf.uses[i].subagent) && ok
+		ok = word(&cf.uses[i].name) && word(&cf.uses[i].subagent) && word(&cf.uses[i].input) && ok
 	}
 	for i := range cf.results {
 		ok = word(&cf.results[i].text) && word(&cf.results[i].agentID) && ok

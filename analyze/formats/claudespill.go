@@ -537,6 +537,7 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 		b = append(b, u.id[:]...)
 		b = binary.LittleEndian.AppendUint32(b, uint32(u.name))
 		b = binary.LittleEndian.AppendUint32(b, uint32(u.subagent))
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.input))
 		put()
 	}
 	for i := range f.results {
@@ -854,11 +855,11 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		return
 	}
 	for range n[2] {
-		b := r.take(len(digest{}) + 2*4)
+		b := r.take(len(digest{}) + 3*4)
 		var u claudeUse
 		copy(u.id[:], b)
 		b = b[len(u.id):]
-		u.name, u.subagent = int32(le.Uint32(b)), int32(le.Uint32(b[4:]))
+		u.name, u.subagent, u.input = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
 		f.uses = append(f.uses, u)
 	}
 	for range n[3] {

@@ -140,6 +140,7 @@ type ToolCall struct {
 	Name, Category, Agent string
 	Span
 	Error string
+	Input string // its key argument where the log has one: a command, a path, a pattern, a URL (clipped)
 	// ThinkMS is the think time before the call where the format records it (planexec).
 	ThinkMS  float64
 	Outcome  Outcome // beside HasThink: a long session holds 150,000 calls, 8 bytes each saved

@@ -397,7 +397,7 @@ func TestNoText(t *testing.T) {
 	}
 	// Texts the logs hold: prompts, a summary, step names, judged tasks, error texts.
 	secrets := []string{"Fix the failing test", "Clean up the build", "the checkout flow", "old_string not found",
-		"permission denied for relation", "pytest exited", "subagent gave up", "Run the tests and fix them", "npm test failed"}
+		"permission denied for relation", "pytest exited", "subagent gave up", "Run the tests and fix them", "npm test failed", "src/checkout.ts"}
 	var texts []string
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".agentstat") {
