@@ -1114,6 +1114,7 @@ func (x *xlsxWriter) summary() error {
 	f.SetColWidth(sh, "B", "B", 14)
 	f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: 4, TopLeftCell: "A5", ActivePane: "bottomLeft"})
 
+	oneColour := false // a series is one colour: Excel's default paints each bar of one series its own
 	if n := len(s.Daily); n > 0 {
 		var series []excelize.ChartSeries
 		for i, st := range model.RunStatuses {
@@ -1124,7 +1125,7 @@ func (x *xlsxWriter) summary() error {
 				Fill:   excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{strings.TrimPrefix(statusColor[string(st)], "#")}},
 			})
 		}
-		if err := f.AddChart(sh, "D4", &excelize.Chart{Type: excelize.ColStacked, Series: series,
+		if err := f.AddChart(sh, "D4", &excelize.Chart{VaryColors: &oneColour, Type: excelize.ColStacked, Series: series,
 			Title:  []excelize.RichTextRun{{Text: "Runs per day by status"}},
 			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.1}, Legend: excelize.ChartLegend{Position: "bottom"},
 			XAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "day"}}}, YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "runs"}}}}); err != nil {
@@ -1133,7 +1134,7 @@ func (x *xlsxWriter) summary() error {
 	}
 	if n := min(len(s.Tools), maxToolsCharted); n > 0 {
 		cats := fmt.Sprintf("'Tools'!$A$2:$A$%d", n+1)
-		if err := f.AddChart(sh, "D22", &excelize.Chart{Type: excelize.Bar,
+		if err := f.AddChart(sh, "D22", &excelize.Chart{VaryColors: &oneColour, Type: excelize.Bar,
 			Series: []excelize.ChartSeries{{Name: "'Tools'!$F$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$F$2:$F$%d", n+1)}},
 			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Error rate per tool (the %d most called)", n)}},
 			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.3}, Legend: excelize.ChartLegend{Position: "none"},
@@ -1141,7 +1142,7 @@ func (x *xlsxWriter) summary() error {
 			YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "error rate"}}, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "0%"}}}); err != nil {
 			return err
 		}
-		if err := f.AddChart(sh, "D42", &excelize.Chart{Type: excelize.Col,
+		if err := f.AddChart(sh, "D42", &excelize.Chart{VaryColors: &oneColour, Type: excelize.Col,
 			Series: []excelize.ChartSeries{{Name: "'Tools'!$K$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$K$2:$K$%d", n+1)}},
 			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Tool-call duration p95 per tool, ms (the %d most called)", n)}},
 			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.1}, Legend: excelize.ChartLegend{Position: "none"},

@@ -105,6 +105,13 @@ func TestXLSXMatchesSummary(t *testing.T) {
 			t.Errorf("Tools row %d differs from %+v", row, tool)
 		}
 	}
+	// Each chart paints a series in one colour, not each bar its own.
+	for i := 1; i <= 3; i++ {
+		chart := zipPart(t, path, fmt.Sprintf("xl/charts/chart%d.xml", i))
+		if !bytes.Contains(chart, []byte(`varyColors val="0"`)) || bytes.Contains(chart, []byte(`varyColors val="1"`)) {
+			t.Errorf("chart %d varies its colours by point", i)
+		}
+	}
 	// Models: requests, tokens and cost; a model without a price has a blank cost.
 	if len(s.Models) == 0 {
 		t.Fatal("no models")
