@@ -480,7 +480,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	}
 	row := RunRow{
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
-		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, ToolCalls: n, Errors: seen.errors, Cancelled: seen.cancelled,
+		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, Ended: r.Ended, ToolCalls: n, Errors: seen.errors, Cancelled: seen.cancelled,
 		Tools: strings.Join(seen.tools, "\n"), ErrorTexts: strings.Join(seen.errTexts, "\n"),
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
 	}

@@ -330,6 +330,7 @@ type RunRow struct {
 	Model      string    `json:"model,omitempty"`
 	Project    string    `json:"project"`
 	Started    time.Time `json:"started"`
+	Ended      time.Time `json:"ended"`
 	DurationMS *float64  `json:"duration_ms"`
 	ToolCalls  int       `json:"tool_calls"`
 	Errors     int       `json:"errors"`

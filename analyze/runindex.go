@@ -60,7 +60,7 @@ func (x *RunIndex) At(i int) RunRow {
 	r.Page = d.page(r.ID)
 	r.Title, r.Format, r.Status = string(d.bytes()), string(d.bytes()), string(d.bytes())
 	r.Agent, r.Model, r.Project = string(d.bytes()), string(d.bytes()), string(d.bytes())
-	r.Started = d.time(x.zones)
+	r.Started, r.Ended = d.time(x.zones), d.time(x.zones)
 	if d.b[0] == 1 {
 		ms := math.Float64frombits(binary.LittleEndian.Uint64(d.b[1:]))
 		r.DurationMS = &ms
@@ -121,6 +121,9 @@ func (x *RunIndex) add(r *RunRow) {
 	b = binary.AppendVarint(b, r.Started.Unix())
 	b = binary.AppendUvarint(b, uint64(r.Started.Nanosecond()))
 	b = binary.AppendUvarint(b, uint64(x.zone(r.Started)))
+	b = binary.AppendVarint(b, r.Ended.Unix())
+	b = binary.AppendUvarint(b, uint64(r.Ended.Nanosecond()))
+	b = binary.AppendUvarint(b, uint64(x.zone(r.Ended)))
 	if r.DurationMS != nil {
 		b = binary.LittleEndian.AppendUint64(append(b, 1), math.Float64bits(*r.DurationMS))
 	} else {

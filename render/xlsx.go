@@ -696,13 +696,13 @@ func (x *xlsxWriter) runs() error {
 	t, err := x.newTable("Runs",
 		column{"Run id", 30, ""}, column{"Format", 12, ""}, column{"Source", 40, ""}, column{"Title", 40, ""},
 		column{"Status", 10, ""}, column{"Agent", 16, ""}, column{"Model", 24, ""}, column{"Started", 20, "time"},
-		column{"Duration (ms)", 14, "ms"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
+		column{"Ended", 20, "time"}, column{"Duration (ms)", 14, "ms"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
 		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"}, column{"Cost (USD)", 12, "usd"}, column{"Project", 40, ""})
 	if err != nil {
 		return err
 	}
 	for _, r := range x.r.Runs.All() {
-		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.DurationMS,
+		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.Ended, r.DurationMS,
 			r.ToolCalls, r.Errors, r.Steps, r.Tokens, r.CostUSD, r.Project); err != nil {
 			return err
 		}

@@ -159,6 +159,10 @@ func TestXLSXMatchesSummary(t *testing.T) {
 	if bytes.Contains(zipPart(t, path, "xl/worksheets/sheet3.xml"), []byte("<t></t>")) {
 		t.Error("the Tool calls sheet holds empty string cells")
 	}
+	// A run's end is a date-time beside its start.
+	if h, _ := f.GetCellValue("Runs", "I1"); h != "Ended" {
+		t.Errorf("Runs!I1 = %q, want Ended", h)
+	}
 	// Start times are Excel date-times, in the report's zone.
 	if v, _ := f.GetCellValue("Tool calls", "G2"); v != "2026-03-01 23:30:00" {
 		t.Errorf("started = %q", v)
