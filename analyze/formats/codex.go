@@ -51,6 +51,49 @@ type codexItem struct {
 	Info      *codexInfo  `json:"info"`
 	Cwd       Str         `json:"cwd"`
 	Git       *codexGit   `json:"git"`
+	Arguments argsText    `json:"arguments"` // a function call's arguments, JSON in a string
+	Input     argsText    `json:"input"`     // a custom tool call's
+}
+
+// argsText is a call's arguments as the log writes them, a JSON document in
+// a string, kept to argsClip bytes; any other value is passed over.
+type argsText struct{ V string }
+
+const argsClip = 4096
+
+func (a *argsText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	if dec.PeekKind() != '"' {
+		return dec.SkipValue()
+	}
+	s, err := readStringPrefix(dec, argsClip)
+	a.V = s
+	return err
+}
+
+// codexCallInput is a call's key argument: its command (a list of words
+// or a string, under command or cmd), else its path or pattern, clipped.
+func codexCallInput(args string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		return ""
+	}
+	for _, k := range [...]string{"command", "cmd", "file_path", "path", "pattern", "url", "query"} {
+		switch v := m[k].(type) {
+		case string:
+			return clipString(v, inputClip)
+		case []any:
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				if s, ok := w.(string); ok {
+					words = append(words, s)
+				}
+			}
+			if len(words) > 0 {
+				return clipString(strings.Join(words, " "), inputClip)
+			}
+		}
+	}
+	return ""
 }
 
 // codexGit is session_meta's git: the branch the session worked on.
@@ -143,6 +186,17 @@ func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
 			return s.str(&it.Message)
 		case "cwd":
 			return s.str(&it.Cwd)
+		case "arguments", "input":
+			p := &it.Arguments
+			if key == "input" {
+				p = &it.Input
+			}
+			if s.peek() != '"' {
+				return s.skip()
+			}
+			text, ok := s.prefix(argsClip)
+			p.V = text
+			return ok
 		case "git":
 			return rawPtr(s, &it.Git, func(g *codexGit) bool {
 				return s.object(false, func(key string) bool {
@@ -265,6 +319,7 @@ type codexEntry struct {
 	tokens       model.Tokens // running total, for kind tokens
 	prompt       string
 	cwd, branch  string // session_meta's
+	input        string // a call's key argument
 }
 
 // add files e under session, emitting the file's fragment for that session
@@ -314,6 +369,7 @@ func readCodex(d *document, c *readCtx) {
 	switch item.Type.V {
 	case "function_call", "custom_tool_call", "local_shell_call":
 		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmpOr(item.CallID.V, item.ID.V)
+		e.input = codexCallInput(cmpOr(item.Arguments.V, item.Input.V))
 		if e.name == "" {
 			e.name = item.Type.V
 		}
@@ -392,7 +448,7 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 				if e.kind != codexCallEntry {
 					continue
 				}
-				call := model.ToolCall{Name: e.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+				call := model.ToolCall{Name: e.name, Input: e.input, Agent: r.Agent, Span: model.Span{Started: e.at}}
 				if end, ok := outputs[e.callID]; ok {
 					call.Span = spanOf(e.at, end, w)
 					call.Outcome = model.OutcomeOK

@@ -178,6 +178,7 @@ var codexCodec = &entryCodec[codexEntry]{
 		b = appendTokens(b, &e.tokens)
 		b = appendString(b, e.cwd)
 		b = appendString(b, e.branch)
+		b = appendString(b, e.input)
 		return appendString(b, e.prompt)
 	},
 	decode: func(r *spillReader, loc *time.Location) (e codexEntry) {
@@ -187,7 +188,7 @@ var codexCodec = &entryCodec[codexEntry]{
 		e.exitCode.Set = r.bool()
 		e.exitCode.V = math.Float64frombits(r.u64())
 		e.tokens = r.tokens()
-		e.cwd, e.branch = r.string(), r.string()
+		e.cwd, e.branch, e.input = r.string(), r.string(), r.string()
 		e.prompt = r.string()
 		return e
 	},

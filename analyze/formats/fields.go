@@ -99,7 +99,7 @@ var fieldKeys = func() map[string]string {
 		"relevance", "usage_mode", "model_id", "total_duration_ms", "tool_calls_count", "errors_encountered",
 		"description", "phase_id", "phase", "context_references", "rounds", "agentName", "maxSteps",
 		"currentStep", "isStuck", "thinkActSteps", "thinkStartTime", "thinkEndTime", "actStartTime",
-		"actEndTime", "errorMessage", "actionResult", "cached", "thoughts", "cache_creation", "ephemeral_1h_input_tokens", "git", "branch", "command", "file_path", "notebook_path", "path", "pattern", "url", "query",
+		"actEndTime", "errorMessage", "actionResult", "cached", "thoughts", "cache_creation", "ephemeral_1h_input_tokens", "git", "branch", "arguments", "command", "file_path", "notebook_path", "path", "pattern", "url", "query",
 		"agentId", "uuid", "requestId", "message",
 	} {
 		keys[k] = k

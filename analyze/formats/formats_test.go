@@ -909,3 +909,29 @@ func TestCallPartsKeepTwo(t *testing.T) {
 		t.Errorf("without KeepTwo, the first part after the second was made: %q, want the second's", got)
 	}
 }
+
+// A Codex call's input is its command, from the arguments JSON in a string
+// (a list of words or one string), or a custom tool's input alike.
+func TestCodexCallInput(t *testing.T) {
+	lines := `{"timestamp":"2026-03-06T09:00:00Z","type":"session_meta","payload":{"id":"cx","timestamp":"2026-03-06T09:00:00Z","cwd":"/r"}}
+{"timestamp":"2026-03-06T09:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"go test ./...\"],\"workdir\":\"/r\"}","call_id":"c1"}}
+{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","arguments":"{\"cmd\":\"make lint\"}","call_id":"c2"}}
+{"timestamp":"2026-03-06T09:00:03Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch","call_id":"c3"}}
+{"timestamp":"2026-03-06T09:00:04Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":{"command":"not a string"},"call_id":"c4"}}
+`
+	c := newCollector()
+	if err := Read(strings.NewReader(lines), "rollout.jsonl", Options{Location: time.UTC}, c); err != nil {
+		t.Fatal(err)
+	}
+	runs, _ := Join(c.frags, c)
+	if len(runs) != 1 || len(runs[0].ToolCalls) != 4 {
+		t.Fatalf("%d runs", len(runs))
+	}
+	var got []string
+	for _, call := range runs[0].ToolCalls {
+		got = append(got, call.Input)
+	}
+	if want := []string{"bash -lc go test ./...", "make lint", "", ""}; !slices.Equal(got, want) || len(c.warnings) != 0 {
+		t.Errorf("inputs %q, want %q; warnings %v", got, want, c.warnings)
+	}
+}
