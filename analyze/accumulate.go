@@ -50,7 +50,6 @@ type Accumulator struct {
 	runCost      Dist
 	window       windowAcc
 	prices       *pricing.Table
-	priceMemo    map[string]*pricing.Price
 	refsByType   map[string]int64
 	refsByRel    map[string]int64
 	refsByUsage  map[string]int64

@@ -128,12 +128,7 @@ func (a *Accumulator) Summary() Summary {
 	s.Projects = a.projectRows()
 
 	s.Models = []ModelRow{}
-	byModel := map[string]usage{}
-	for k, t := range a.usage {
-		u := byModel[k.Model]
-		u.add(k, t)
-		byModel[k.Model] = u
-	}
+	byModel := a.usage.byModel()
 	for name, m := range a.models {
 		s.Models = append(s.Models, ModelRow{Model: name, Requests: m.requests, Runs: m.runs, Tokens: tokenCounts(m.tokens), CostUSD: a.cost(byModel[name])})
 	}
@@ -284,14 +279,8 @@ func (a *Accumulator) cost(u usage) *float64 {
 
 // costByModel is u's cost by priced model.
 func (a *Accumulator) costByModel(u usage) map[string]float64 {
-	by := map[string]usage{}
-	for k, t := range u {
-		m := by[k.Model]
-		m.add(k, t)
-		by[k.Model] = m
-	}
 	out := map[string]float64{}
-	for name, m := range by {
+	for name, m := range u.byModel() {
 		if c := a.cost(m); c != nil {
 			out[name] = *c
 		}

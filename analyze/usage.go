@@ -31,6 +31,17 @@ func (u *usage) add(k usageKey, t model.Tokens) {
 	(*u)[k] = v
 }
 
+// byModel is u split by model.
+func (u usage) byModel() map[string]usage {
+	by := map[string]usage{}
+	for k, t := range u {
+		m := by[k.Model]
+		m.add(k, t)
+		by[k.Model] = m
+	}
+	return by
+}
+
 func (u *usage) merge(o usage) {
 	for k, t := range o {
 		u.add(k, t)
@@ -46,7 +57,7 @@ func costOf(u usage, prices *pricing.Table) (usd float64, priced bool, unpriced 
 	for _, k := range keys {
 		t := u[k]
 		p, ok := prices.Lookup(k.Model)
-		if !ok || k.Model == "" {
+		if !ok {
 			if unpriced == nil {
 				unpriced = map[string]int64{}
 			}
@@ -57,12 +68,12 @@ func costOf(u usage, prices *pricing.Table) (usd float64, priced bool, unpriced 
 		usd += c
 		priced = true
 	}
-	return roundUSD(usd), priced, unpriced
+	return RoundUSD(usd), priced, unpriced
 }
 
-// roundUSD drops the float noise of a sum of products (0.0024000000000000002)
+// RoundUSD drops the float noise of a sum of products (0.0024000000000000002)
 // at a ten-thousandth of a millionth of a dollar.
-func roundUSD(usd float64) float64 { return math.Round(usd*1e10) / 1e10 }
+func RoundUSD(usd float64) float64 { return math.Round(usd*1e10) / 1e10 }
 
 // RunCost is what r's requests cost at prices, as reports show it; nil when
 // none of them was priced.
@@ -77,7 +88,7 @@ func RunCost(prices *pricing.Table, r *model.Run) *float64 {
 	if !priced {
 		return nil
 	}
-	return ptr(roundUSD(usd))
+	return ptr(RoundUSD(usd))
 }
 
 // windowAcc is context-window use: each run's largest prompt, its share of
@@ -86,23 +97,6 @@ type windowAcc struct {
 	runs, over90 int64
 	peak, share  Dist
 	compactions  Dist
-}
-
-// priceOf is a model's price, nil when the table has none; memoised per
-// worker, as most requests name a model with a date the table lacks.
-func (a *Accumulator) priceOf(name string) *pricing.Price {
-	if p, ok := a.priceMemo[name]; ok {
-		return p
-	}
-	p, ok := a.prices.Lookup(name)
-	if !ok || name == "" {
-		p = nil
-	}
-	if a.priceMemo == nil {
-		a.priceMemo = map[string]*pricing.Price{}
-	}
-	a.priceMemo[name] = p
-	return p
 }
 
 // addUsage folds r's requests: tokens by model, by the day each request was
@@ -121,10 +115,10 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 	share := -1.0
 	for i := range r.Requests {
 		q := &r.Requests[i]
-		p := a.priceOf(q.Model)
+		p, known := a.prices.Lookup(q.Model)
 		prompt := q.Tokens.Prompt()
 		k := usageKey{Model: q.Model}
-		if p != nil {
+		if known {
 			k.Tier = int8(p.Tier(prompt))
 			c, fallback := p.Cost(q.Tokens, int(k.Tier))
 			cost, priced = cost+c, true
@@ -157,7 +151,7 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 		}
 		if prompt > peak {
 			peak, share = prompt, -1
-			if p != nil && p.MaxInput > 0 {
+			if known && p.MaxInput > 0 {
 				share = float64(prompt) / float64(p.MaxInput)
 			}
 		}
@@ -175,7 +169,7 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 		w.compactions.Add(float64(r.Context.Compactions))
 	}
 	if priced {
-		cost = roundUSD(cost)
+		cost = RoundUSD(cost)
 		a.runCost.Add(cost)
 	}
 	return cost, priced

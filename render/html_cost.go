@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -69,7 +70,7 @@ func (h *htmlWriter) costSection() (sectionView, bool) {
 	if h.r.Runs != nil {
 		top := htmlTable("The most expensive runs", "Run", "Model", ">Tokens", ">Cost", "Source")
 		for _, r := range mostExpensive(h.r.Runs, htmlTopRuns) {
-			name := txt(clipText(cmpOr(strings.TrimSpace(r.Title), r.ID), 120))
+			name := txt(clipText(cmp.Or(strings.TrimSpace(r.Title), r.ID), 120))
 			if !h.o.SingleFile {
 				name.Href = "runs/" + r.Page
 			}
@@ -143,13 +144,6 @@ func costPerDayChart(s *analyze.Summary) chartView {
 		Description: "Stacked bars: what each " + unit + "'s requests cost in USD, by the model that made them (a request counts on the day it was made)."}
 }
 
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
-
 // prices is the report's price table (the built-in one when the report
 // was made without: a test's report).
 func (h *htmlWriter) prices() *pricing.Table {
@@ -173,6 +167,8 @@ func runUsage(prices *pricing.Table, r *model.Run) (cost, window string) {
 	by := map[string]*use{}
 	var names []string
 	var peak int64
+	var total float64 // in request order, as analyze.RunCost sums it
+	priced := false
 	peakModel := ""
 	for _, q := range r.Requests {
 		u := by[q.Model]
@@ -184,6 +180,7 @@ func runUsage(prices *pricing.Table, r *model.Run) (cost, window string) {
 		u.requests++
 		if c, ok := prices.Cost(q.Model, q.Tokens); ok {
 			u.usd, u.priced = u.usd+c, true
+			total, priced = total+c, true
 		}
 		if p := q.Tokens.Prompt(); p > peak {
 			peak, peakModel = p, q.Model
@@ -198,7 +195,11 @@ func runUsage(prices *pricing.Table, r *model.Run) (cost, window string) {
 		}
 		parts[i] = fmt.Sprintf("%s: %s, %s", orDash(m), plural(int64(u.requests), "request"), price)
 	}
-	cost = USD(analyze.RunCost(prices, r)) + " (" + strings.Join(parts, "; ") + ")"
+	var usd *float64
+	if priced {
+		usd = new(analyze.RoundUSD(total))
+	}
+	cost = USD(usd) + " (" + strings.Join(parts, "; ") + ")"
 	window = "largest prompt " + Count(peak) + " tokens"
 	if p, ok := prices.Lookup(peakModel); ok && p.MaxInput > 0 {
 		share := float64(peak) / float64(p.MaxInput)

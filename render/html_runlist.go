@@ -5,14 +5,14 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
-	"strings"
 )
 
 // writeRunData writes runs-data.js: every run, newest first, for the run
 // list's search, filters and sorting in the browser (agentstat.js). A
 // script rather than a JSON file: a page opened from file:// may load a
 // script but not fetch a file. Strings are JSON-escaped (<, >, & and the
-// line separators too), so no text from a log can end or escape the data.
+// line separators too, as the chart options' strings), so no text from a
+// log can end or escape the data.
 //
 // Each row: page, title, status, format, project, model (the last four as
 // indexes into their lists), started (Unix ms or null), started as shown,
@@ -46,8 +46,8 @@ func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
 			b = append(b, ",\n"...)
 		}
 		b = append(b, '[')
-		b = appendJSONText(b, r.Page)
-		b = appendJSONText(append(b, ','), v.Name)
+		b = appendJSONString(b, []byte(r.Page))
+		b = appendJSONString(append(b, ','), []byte(v.Name))
 		for d, s := range [...]string{r.Status, r.Format, v.Project, r.Model} {
 			b = strconv.AppendInt(append(b, ','), int64(word(d, s)), 10)
 		}
@@ -57,15 +57,15 @@ func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
 		} else {
 			b = strconv.AppendInt(b, r.Started.UnixMilli(), 10)
 		}
-		b = appendJSONText(append(b, ','), v.Started)
+		b = appendJSONString(append(b, ','), []byte(v.Started))
 		b = appendJSONNumber(append(b, ','), r.DurationMS)
-		b = appendJSONText(append(b, ','), v.Duration)
+		b = appendJSONString(append(b, ','), []byte(v.Duration))
 		for _, n := range [...]int64{int64(r.ToolCalls), int64(r.Errors), int64(r.Cancelled), r.Tokens} {
 			b = strconv.AppendInt(append(b, ','), n, 10)
 		}
 		b = appendJSONNumber(append(b, ','), r.CostUSD)
 		for _, s := range [...]string{v.Cost, r.Source, r.ID, r.Tools, r.ErrorTexts} {
-			b = appendJSONText(append(b, ','), s)
+			b = appendJSONString(append(b, ','), []byte(s))
 		}
 		b = append(b, ']')
 		if _, err := bw.Write(b); err != nil {
@@ -83,11 +83,6 @@ func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
 	}
 	bw.WriteString("};\n")
 	return bw.Flush()
-}
-
-func appendJSONText(b []byte, s string) []byte {
-	q, _ := json.Marshal(strings.ToValidUTF8(s, "\uFFFD")) // a string always marshals
-	return append(b, q...)
 }
 
 func appendJSONNumber(b []byte, v *float64) []byte {

@@ -200,8 +200,12 @@ func undated(name string) (string, bool) {
 
 // Lookup finds a model's price by its exact name, then without a provider
 // prefix (anthropic/, openai/, gemini/, vertex_ai/…), then without a
-// trailing date; ok is false for a model the table does not price.
+// trailing date; ok is false for a model the table does not price, and for
+// a request that names no model.
 func (t *Table) Lookup(name string) (p *Price, ok bool) {
+	if name == "" {
+		return nil, false
+	}
 	if p, ok = t.models[name]; ok {
 		return p, true
 	}
