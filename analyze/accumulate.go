@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"cmp"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -117,7 +119,16 @@ func (g *callGroup) merge(o callGroup) {
 type toolAcc struct {
 	callGroup
 	dur        Dist
+	hist       [len(HistogramEdgesMS) + 1]int64
+	days       map[string]*callGroup // its calls by day, for its page
 	categories map[string]int64
+}
+
+func (t *toolAcc) day(d string) *callGroup {
+	if t.days == nil {
+		t.days = map[string]*callGroup{}
+	}
+	return getOrNew(t.days, d)
 }
 
 type agentAcc struct {
@@ -428,7 +439,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	}
 	var seen runSeen
 	for part := next(); part != nil; part = next() {
-		a.addCalls(r, part, f, p, day, runAgents, &seen)
+		a.addCalls(r, part, f, p, runDay, runAgents, &seen)
 		if a.details != nil {
 			a.details.writeCalls(part)
 		}
@@ -480,7 +491,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	row := RunRow{
 		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
 		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, Ended: r.Ended, ToolCalls: n, Errors: seen.errors, Cancelled: seen.cancelled,
-		Tools: strings.Join(seen.tools, "\n"), ErrorTexts: strings.Join(seen.errTexts, "\n"),
+		Tools: strings.Join(seen.tools, "\n"), ErrorTexts: strings.Join(seen.errTexts, "\n"), FailedTools: seen.failedTools(),
 		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
 	}
 	if priced {
@@ -494,7 +505,8 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 
 // addCalls folds a part of r's calls; f and day are r's format and day,
 // runAgents gathers the agents of r, errs counts r's failed calls.
-func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc, p *groupAcc, day *dayAcc, runAgents map[string]bool, seen *runSeen) {
+func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc, p *groupAcc, runDay string, runAgents map[string]bool, seen *runSeen) {
+	day := a.dayAcc(runDay)
 	for i := range calls {
 		c := &calls[i]
 		a.calls.add(c.Outcome)
@@ -513,6 +525,7 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 			a.callDur.Add(c.DurationMS)
 			a.callHist[histBin(c.DurationMS)]++
 			t.dur.Add(c.DurationMS)
+			t.hist[histBin(c.DurationMS)]++
 		}
 		agent := c.Agent
 		if agent == "" {
@@ -522,12 +535,14 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 			runAgents[agent] = true
 			getOrNew(a.agents, agent).add(c.Outcome)
 		}
-		callDay := day
+		callDay, dayName := day, runDay
 		if !c.Started.IsZero() {
-			callDay = a.dayAcc(a.day(c.Started))
+			dayName = a.day(c.Started)
+			callDay = a.dayAcc(dayName)
 		}
 		if callDay != nil {
 			callDay.add(c.Outcome)
+			t.day(dayName).add(c.Outcome)
 		}
 		key := ""
 		if c.Outcome == model.OutcomeError {
@@ -544,6 +559,27 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 type runSeen struct {
 	errors, cancelled int
 	tools, errTexts   []string
+	failed            []toolCount // the tools that failed, in the order they first did
+}
+
+type toolCount struct {
+	name string
+	n    int
+}
+
+// failedTools is the row's FailedTools: "name\tcount" lines, most failures first.
+func (s *runSeen) failedTools() string {
+	slices.SortStableFunc(s.failed, func(x, y toolCount) int { return cmp.Or(cmp.Compare(y.n, x.n), cmp.Compare(x.name, y.name)) })
+	var b strings.Builder
+	for i, f := range s.failed {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(f.name)
+		b.WriteByte('\t')
+		b.WriteString(strconv.Itoa(f.n))
+	}
+	return b.String()
 }
 
 // Bounds on what a row keeps to be searched: the index holds every run.
@@ -559,6 +595,13 @@ func (s *runSeen) add(c *model.ToolCall, key string, keep bool) {
 		s.errors++
 		if keep && key != "" && len(s.errTexts) < rowErrTexts && !slices.Contains(s.errTexts, key) {
 			s.errTexts = append(s.errTexts, key)
+		}
+		if keep && c.Name != "" {
+			if i := slices.IndexFunc(s.failed, func(f toolCount) bool { return f.name == c.Name }); i >= 0 {
+				s.failed[i].n++
+			} else if len(s.failed) < rowTools {
+				s.failed = append(s.failed, toolCount{c.Name, 1})
+			}
 		}
 	case model.OutcomeCancelled:
 		s.cancelled++
@@ -729,6 +772,12 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		}
 		t.callGroup.merge(v.callGroup)
 		t.dur.Merge(&v.dur)
+		for i, n := range v.hist {
+			t.hist[i] += n
+		}
+		for d, g := range v.days {
+			t.day(d).merge(*g)
+		}
 		addCounts(t.categories, v.categories)
 	}
 	for k, v := range o.agents {

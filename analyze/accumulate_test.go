@@ -444,3 +444,53 @@ func TestDayNames(t *testing.T) {
 		t.Error("the zero time has a day")
 	}
 }
+
+// A tool's page figures, worked out by hand from handRuns: its calls by day
+// (a call without a start counts on its run's day), its durations' bins, its
+// errors; and each run's failed tools, most failures first.
+func TestToolDetailsByHand(t *testing.T) {
+	shanghai, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Skip(err)
+	}
+	msg := NormalizeError("File /a/b.go not found at line 12")
+	for _, c := range []struct {
+		loc      *time.Location
+		bashDays []ToolDay
+	}{
+		{time.UTC, []ToolDay{{Date: "2026-01-01", Calls: 1}, {Date: "2026-01-02", Calls: 1, OutcomeKnown: 1, Errors: 1}}},
+		{shanghai, []ToolDay{{Date: "2026-01-02", Calls: 2, OutcomeKnown: 1, Errors: 1}}}, // 23:30 and 00:30 UTC are one day at +8
+	} {
+		a := NewAccumulator(c.loc, nil)
+		for _, r := range handRuns() {
+			a.AddRun(r)
+		}
+		d := a.Report(Options{Location: c.loc}).ToolDetails
+		read, bash := d["Read"], d["Bash"]
+		if read == nil || bash == nil || len(d) != 2 {
+			t.Fatalf("%s: tool details %v", c.loc, d)
+		}
+		if want := []ToolDay{{Date: "2026-01-01", Calls: 2, OutcomeKnown: 2, Errors: 1}}; c.loc == time.UTC && !slices.Equal(read.Daily, want) {
+			t.Errorf("Read by day: %+v, want %+v", read.Daily, want)
+		}
+		if !slices.Equal(bash.Daily, c.bashDays) {
+			t.Errorf("%s: Bash by day %+v, want %+v", c.loc, bash.Daily, c.bashDays)
+		}
+		if n := read.Histogram[1].Count; n != 2 || read.Histogram[0].Count != 0 { // 100 and 300 ms: [100 ms, 1 s)
+			t.Errorf("Read's durations: %+v", read.Histogram)
+		}
+		if want := []ToolError{{msg, 1}}; !slices.Equal(read.Errors, want) || !slices.Equal(bash.Errors, want) {
+			t.Errorf("errors: Read %v, Bash %v, want %v each", read.Errors, bash.Errors, want)
+		}
+	}
+
+	a := NewAccumulator(time.UTC, nil)
+	r := &model.Run{ID: "many", Format: "session", Source: "m.json", ToolCalls: []model.ToolCall{
+		{Name: "Read", Outcome: model.OutcomeError}, {Name: "Edit", Outcome: model.OutcomeError}, {Name: "Bash", Outcome: model.OutcomeError},
+		{Name: "Edit", Outcome: model.OutcomeError}, {Name: "Bash", Outcome: model.OutcomeError}, {Name: "Grep", Outcome: model.OutcomeOK},
+	}}
+	a.AddRun(r)
+	if got, want := a.RunIndex().At(0).FailedTools, "Bash\t2\nEdit\t2\nRead\t1"; got != want {
+		t.Errorf("failed tools %q, want %q", got, want)
+	}
+}

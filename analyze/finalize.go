@@ -309,3 +309,33 @@ func deref(p *float64) float64 {
 	}
 	return *p
 }
+
+// maxToolErrors bounds the error messages a tool's page lists.
+const maxToolErrors = 50
+
+// toolDetails is every tool's ToolDetail.
+func (a *Accumulator) toolDetails() map[string]*ToolDetail {
+	out := make(map[string]*ToolDetail, len(a.tools))
+	for name, t := range a.tools {
+		d := &ToolDetail{Histogram: histogram(t.hist[:])}
+		for date, g := range t.days {
+			d.Daily = append(d.Daily, ToolDay{Date: date, Calls: g.calls, OutcomeKnown: g.known, Errors: g.errors, Cancelled: g.cancelled})
+		}
+		slices.SortFunc(d.Daily, func(x, y ToolDay) int { return cmp.Compare(x.Date, y.Date) })
+		out[name] = d
+	}
+	for msg, e := range a.errors {
+		for tool, n := range e.tools {
+			if d := out[tool]; d != nil {
+				d.Errors = append(d.Errors, ToolError{msg, n})
+			}
+		}
+	}
+	for _, d := range out {
+		slices.SortFunc(d.Errors, func(x, y ToolError) int {
+			return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Message, y.Message))
+		})
+		d.Errors = slices.Clip(d.Errors[:min(len(d.Errors), maxToolErrors)])
+	}
+	return out
+}

@@ -34,7 +34,7 @@ import (
 // gzip's CRC-32 covers everything after the magic line, so a corrupt or
 // truncated file is refused, never merged.
 const (
-	PartialSchema = "agentstat.partial/v3"
+	PartialSchema = "agentstat.partial/v4"
 	partialMagic  = PartialSchema + "\n"
 )
 
@@ -72,6 +72,8 @@ type toolWire struct {
 	Calls      callWire
 	Dur        distWire
 	Categories map[string]int64
+	Hist       []int64
+	Days       map[string]callWire
 }
 
 type agentWire struct {
@@ -480,7 +482,11 @@ func (a *Accumulator) wire() (*partialState, error) {
 		RunHist: a.runHist[:], CallHist: a.callHist[:], Redacted: a.redacted,
 	}
 	for k, v := range a.tools {
-		s.Tools[k] = toolWire{Calls: v.callGroup.wire(), Dur: v.dur.wire(), Categories: v.categories}
+		w := toolWire{Calls: v.callGroup.wire(), Dur: v.dur.wire(), Categories: v.categories, Hist: v.hist[:], Days: map[string]callWire{}}
+		for d, g := range v.days {
+			w.Days[d] = g.wire()
+		}
+		s.Tools[k] = w
 	}
 	for k, v := range a.agents {
 		s.Agents[k] = agentWire{Runs: v.runs, Calls: v.callGroup.wire(), Usage: v.usage}
@@ -535,6 +541,11 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 	for k, v := range s.Tools {
 		t := &toolAcc{callGroup: callFromWire(v.Calls), dur: dist(v.Dur), categories: map[string]int64{}}
 		addCounts(t.categories, v.Categories)
+		copy(t.hist[:], v.Hist)
+		for d, g := range v.Days {
+			g := callFromWire(g)
+			t.day(d).merge(g)
+		}
 		a.tools[k] = t
 	}
 	for k, v := range s.Agents {

@@ -28,7 +28,10 @@ type outcome struct {
 func outcomeOf(t *testing.T, acc *Accumulator, opt Options) outcome {
 	t.Helper()
 	rep := acc.Report(opt)
-	s, err := json.Marshal(rep.Summary)
+	s, err := json.Marshal(struct {
+		Summary
+		ToolDetails map[string]*ToolDetail
+	}{rep.Summary, rep.ToolDetails})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,10 +249,10 @@ func TestPartialRefused(t *testing.T) {
 	}{
 		"truncated":    {[]string{write("truncated", data[:len(data)*2/3])}, "corrupt"},
 		"flipped byte": {[]string{write("flipped", flipped)}, "corrupt"},
-		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v3 header"},
-		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v3 header"},
+		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v4 header"},
+		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v4 header"},
 		"older schema": {[]string{write("v1", append([]byte("agentstat.partial/v1\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v1"`},
-		"newer schema": {[]string{write("v4", append([]byte("agentstat.partial/v4\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v4"`},
+		"newer schema": {[]string{write("v5", append([]byte("agentstat.partial/v5\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v5"`},
 		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
 		"given twice":  {[]string{good, good}, "the same partial as"},
 		"a copy":       {[]string{good, write("copy", data)}, "the same partial as"},

@@ -91,7 +91,8 @@ func (a *Accumulator) Report(opt Options) *Report {
 			s.Window.Until = opt.Until.In(opt.Location).Format(time.RFC3339)
 		}
 	}
-	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location, Details: a.spill, Prices: a.prices}
+	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location, Details: a.spill, Prices: a.prices,
+		ToolDetails: a.toolDetails()}
 }
 
 // Accumulate reads every file with opt.Jobs workers, each folding into its

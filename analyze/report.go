@@ -18,6 +18,8 @@ type Report struct {
 	Location *time.Location
 	Details  *Details       // every run's detail, when Options.KeepDetails; Close it when done
 	Prices   *pricing.Table // what the costs were figured at: run pages and tables price each request
+	// ToolDetails is what each tool's page shows beyond its row in Summary.Tools, by tool name.
+	ToolDetails map[string]*ToolDetail
 	// History is the report runs before this one and this one last, when the
 	// caller keeps a history (history.jsonl); empty otherwise.
 	History []HistoryEntry
@@ -309,6 +311,25 @@ type DayRow struct {
 	ByStatus      map[string]int64   `json:"by_status"`
 }
 
+// ToolDetail is one tool's calls by day, durations and error messages.
+type ToolDetail struct {
+	Daily     []ToolDay      // by date
+	Histogram []HistogramBin // its timed calls' durations, in the bins of tool_calls.duration_histogram
+	Errors    []ToolError    // its most frequent error messages (up to 50), normalised as errors[] has them
+}
+
+// ToolDay is one tool's calls on one day in the --tz zone.
+type ToolDay struct {
+	Date                                   string
+	Calls, OutcomeKnown, Errors, Cancelled int64
+}
+
+// ToolError is how often one normalised error message came from one tool.
+type ToolError struct {
+	Message string
+	Count   int64
+}
+
 // ErrorRow is one error message, normalised (numbers, paths and ids folded).
 type ErrorRow struct {
 	Message       string `json:"message"`
@@ -340,4 +361,6 @@ type RunRow struct {
 	Cancelled  int       `json:"cancelled"`
 	Tools      string    `json:"tools"`       // its tools' names, a line each (the first 24)
 	ErrorTexts string    `json:"error_texts"` // its first eight error messages, normalised as errors[] has them, a line each
+	// FailedTools is the tools that failed in it (the first 24), a "name\tfailures" line each, most failures first.
+	FailedTools string `json:"failed_tools"`
 }

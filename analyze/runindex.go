@@ -78,7 +78,7 @@ func (x *RunIndex) At(i int) RunRow {
 		d.b = d.b[1:]
 	}
 	r.Cancelled = int(d.varint())
-	r.Tools, r.ErrorTexts = string(d.bytes()), string(d.bytes())
+	r.Tools, r.ErrorTexts, r.FailedTools = string(d.bytes()), string(d.bytes()), string(d.bytes())
 	return r
 }
 
@@ -140,6 +140,7 @@ func (x *RunIndex) add(r *RunRow) {
 	b = binary.AppendVarint(b, int64(r.Cancelled))
 	b = appendBytes(b, r.Tools)
 	b = appendBytes(b, r.ErrorTexts)
+	b = appendBytes(b, r.FailedTools)
 	x.put(b)
 	x.row = b
 }
@@ -206,6 +207,31 @@ func (x *RunIndex) sort() {
 		}
 		return strings.Compare(pa.page(string(ida)), pb.page(string(idb)))
 	})
+}
+
+// Find is the position of the run with this source, id and page name in
+// a sorted index (as Accumulator.RunIndex gives it).
+func (x *RunIndex) Find(source, id, page string) (int, bool) {
+	lo, hi := 0, x.Len()
+	for lo < hi {
+		m := int(uint(lo+hi) >> 1)
+		d := rowDecoder{b: x.bytes(m)}
+		if cmp.Or(bytes.Compare(d.bytes(), []byte(source)), bytes.Compare(d.bytes(), []byte(id))) < 0 {
+			lo = m + 1
+		} else {
+			hi = m
+		}
+	}
+	for i := lo; i < x.Len(); i++ {
+		d := rowDecoder{b: x.bytes(i)}
+		if string(d.bytes()) != source || string(d.bytes()) != id {
+			break
+		}
+		if d.page(id) == page {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // NewestFirst is the row positions, newest run first, then by source and

@@ -136,5 +136,15 @@ func TestRunIndexOrders(t *testing.T) {
 				t.Fatalf("seed %d: sorted row %d is %s, want %s", seed, i, key(got[i]), key(sorted[i]))
 			}
 		}
+		// Find finds each row by source, id and page: the first of rows equal in all three.
+		for i, r := range got {
+			at, ok := x.Find(r.Source, r.ID, r.Page)
+			if first := slices.IndexFunc(got, func(o RunRow) bool { return o.Source == r.Source && o.ID == r.ID && o.Page == r.Page }); !ok || at != first {
+				t.Fatalf("seed %d: Find(row %d) = %d, %v; want %d", seed, i, at, ok, first)
+			}
+		}
+		if _, ok := x.Find("no such source", "s1", "s1.html"); ok {
+			t.Fatalf("seed %d: found a run not in the index", seed)
+		}
 	}
 }

@@ -496,14 +496,27 @@ func TestRunListInBrowser(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(href))); err != nil || !strings.HasPrefix(href, "runs/") {
 		t.Errorf("run link %q: %v", href, err)
 	}
-	// From the dashboard's Bash errors to the runs where Bash failed, and on to one of them.
+	// From the dashboard's Bash row to its page, on to the runs where Bash failed, and to one of them.
 	open(t, ctx, filepath.Join(out, "index.html"))
-	link := eval[string](t, ctx, `[...document.querySelectorAll('a')].map(a => a.getAttribute('href')).find(h => h.includes('tool=Bash') && h.includes('errors=1'))`)
+	page := eval[string](t, ctx, `[...document.querySelectorAll('a')].find(a => a.textContent === 'Bash').getAttribute('href')`)
+	open(t, ctx, filepath.Join(out, filepath.FromSlash(page)))
+	if text := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(text, "Tool: Bash") || !strings.Contains(text, "exit status <n>") {
+		t.Errorf("the tool page %s does not show Bash and its errors", page)
+	}
+	worst := eval[[]string](t, ctx, `[...document.querySelectorAll('h3')].find(h => h.textContent === 'Runs where it failed most').nextElementSibling.querySelectorAll('tbody a')`+
+		`.values().map(a => a.getAttribute('href')).toArray()`)
+	link := eval[string](t, ctx, `[...document.querySelectorAll('a')].find(a => a.textContent === 'Runs where it failed').getAttribute('href')`)
 	file, frag, _ := strings.Cut(link, "#")
-	do(t, ctx, chromedp.Navigate(fileURL(filepath.Join(out, file))+"#"+frag), chromedp.WaitReady("body"), chromedp.Sleep(400*time.Millisecond))
+	do(t, ctx, chromedp.Navigate(fileURL(filepath.Join(out, "tools", filepath.FromSlash(file)))+"#"+frag), chromedp.WaitReady("body"), chromedp.Sleep(400*time.Millisecond))
+	listed := eval[[]string](t, ctx, `[...document.querySelectorAll('#rl-table tbody a')].map(a => a.getAttribute('href'))`)
 	errCounts := eval[[]string](t, ctx, `[...document.querySelectorAll('#rl-table tbody tr')].map(r => r.cells[7].textContent)`)
-	if len(errCounts) == 0 || len(errCounts) >= r.Runs.Len() || slices.Contains(errCounts, "0") || eval[string](t, ctx, `document.getElementById('rl-tool').textContent`) != "Bash" {
-		t.Errorf("runs where Bash failed, from %q: %v", link, errCounts)
+	if len(listed) != 2 || slices.Contains(errCounts, "0") || eval[string](t, ctx, `document.getElementById('rl-failed').textContent`) != "Bash" {
+		t.Errorf("runs where Bash failed, from %q: %v (errors %v)", link, listed, errCounts)
+	}
+	for _, w := range worst {
+		if !slices.Contains(listed, strings.TrimPrefix(w, "../")) {
+			t.Errorf("the tool page lists %s among Bash's failures, the run list does not: %v", w, listed)
+		}
 	}
 	do(t, ctx, chromedp.Click(`#rl-table tbody a`, chromedp.NodeVisible), chromedp.WaitReady("body"), chromedp.Sleep(300*time.Millisecond))
 	if calls := eval[string](t, ctx, `document.body.innerText`); !strings.Contains(calls, "Bash") || !strings.Contains(calls, "error") {

@@ -63,6 +63,7 @@ func HTML(d *Dir, r *analyze.Report, o Options) error {
 	if h.loc == nil {
 		h.loc = time.UTC
 	}
+	h.drillPages()
 	if o.SingleFile {
 		return h.index()
 	}
@@ -75,6 +76,9 @@ func HTML(d *Dir, r *analyze.Report, o Options) error {
 		return err
 	}
 	if err := h.runLists(); err != nil {
+		return err
+	}
+	if err := h.drillWrite(); err != nil {
 		return err
 	}
 	return h.runPages()
@@ -98,7 +102,9 @@ type htmlWriter struct {
 	o      Options
 	loc    *time.Location
 	labels map[string]string // each project's label
-	frames [2]struct {       // a run page's frame without and with a chart (runFrameOf)
+	// toolPages and projectPages are the pages of the tools and projects that have one, by name and by project.
+	toolPages, projectPages map[string]string
+	frames                  [2]struct { // a run page's frame without and with a chart (runFrameOf)
 		once  sync.Once
 		frame *runFrame
 	}
@@ -398,7 +404,7 @@ func (h *htmlWriter) sections() []sectionView {
 	tools := htmlTable("", "Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">Cancelled", ">p50", ">p95", ">p99", ">Max")
 	for _, t := range s.Tools {
 		name, errs := txt(t.Name), num(Count(t.Errors), float64(t.Errors))
-		name.Href, errs.Href = h.listLink("tool", t.Name), h.listLink("tool", t.Name, "errors", "1")
+		name.Href, errs.Href = cmp.Or(h.toolPages[t.Name], h.listLink("tool", t.Name)), h.listLink("failed", t.Name)
 		tools.Rows = append(tools.Rows, []cellView{name, txt(t.Category), num(Count(t.Calls), float64(t.Calls)), numPtr(Rate(t.Share), t.Share),
 			errs, numPtr(Rate(t.ErrorRate), t.ErrorRate), num(Count(t.Cancelled), float64(t.Cancelled)), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
 			numPtr(Millis(t.DurationMS.P95), t.DurationMS.P95), numPtr(Millis(t.DurationMS.P99), t.DurationMS.P99), numPtr(Millis(t.DurationMS.Max), t.DurationMS.Max)})

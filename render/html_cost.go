@@ -236,7 +236,7 @@ func (h *htmlWriter) projectsSection() (sectionView, bool) {
 	t := htmlTable("Projects", "Project", ">Runs", ">Success rate", ">Tool calls", ">Errors", ">Error rate", ">Cancelled", ">Tokens", ">Cost", "Path")
 	for _, p := range s.Projects {
 		name := txt(p.Label)
-		name.Href = h.listLink("project", p.Label)
+		name.Href = cmp.Or(h.projectPages[p.Project], h.listLink("project", p.Label))
 		t.Rows = append(t.Rows, []cellView{name, num(Count(p.Runs), float64(p.Runs)), numPtr(Rate(p.SuccessRate), p.SuccessRate),
 			num(Count(p.ToolCalls), float64(p.ToolCalls)), num(Count(p.Errors), float64(p.Errors)), numPtr(Rate(p.ErrorRate), p.ErrorRate),
 			num(Count(p.Cancelled), float64(p.Cancelled)), num(Count(p.Tokens.Total), float64(p.Tokens.Total)), numPtr(USD(p.CostUSD), p.CostUSD), txt(p.Project)})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"strconv"
+	"strings"
 )
 
 // writeRunData writes runs-data.js: every run, newest first, for the run
@@ -17,7 +18,8 @@ import (
 // Each row: page, title, status, format, project, model (the last four as
 // indexes into their lists), started (Unix ms or null), started as shown,
 // duration (ms or null), duration as shown, tool calls, errors, cancelled,
-// tokens, cost (USD or null), cost as shown, source, id, tools, error texts.
+// tokens, cost (USD or null), cost as shown, source, id, tools, error texts,
+// the tools that failed (names, a line each).
 func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	dicts := [4]struct {
@@ -37,7 +39,7 @@ func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
 		return k
 	}
 	bw.WriteString("window.agentstatRuns = {\"rows\": [\n")
-	var b []byte
+	var b, failed []byte
 	for i, k := range order {
 		r := h.r.Runs.At(int(k))
 		v := h.runRow(&r, "")
@@ -67,6 +69,15 @@ func (h *htmlWriter) writeRunData(w io.Writer, order []int32) error {
 		for _, s := range [...]string{v.Cost, r.Source, r.ID, r.Tools, r.ErrorTexts} {
 			b = appendJSONString(append(b, ','), []byte(s))
 		}
+		failed = failed[:0]
+		for line := range strings.Lines(r.FailedTools) {
+			if len(failed) > 0 {
+				failed = append(failed, '\n')
+			}
+			name, _ := failedTool(line)
+			failed = append(failed, name...)
+		}
+		b = appendJSONString(append(b, ','), failed)
 		b = append(b, ']')
 		if _, err := bw.Write(b); err != nil {
 			return err

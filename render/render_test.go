@@ -88,7 +88,9 @@ func TestGolden(t *testing.T) {
 			page = run.Page
 		}
 	}
-	for name, path := range map[string]string{"index.html": "index.html", "runs.html": "runs.html", "run-bundle.html": "runs/" + page} {
+	pages := map[string]string{"index.html": "index.html", "runs.html": "runs.html", "run-bundle.html": "runs/" + page,
+		"tool-bash.html": drillPageName("tools", "Bash"), "project-session.html": drillPageName("projects", "session")}
+	for name, path := range pages {
 		b, err := os.ReadFile(filepath.Join(out, path))
 		if err != nil {
 			t.Fatal(err)

@@ -90,7 +90,7 @@
     var data = window.agentstatRuns;
     if (!root || !data || !data.rows) { return; }
     var F = { page: 0, title: 1, status: 2, format: 3, project: 4, model: 5, started: 6, startedText: 7, dur: 8, durText: 9,
-      calls: 10, errors: 11, cancelled: 12, tokens: 13, cost: 14, costText: 15, source: 16, id: 17, tools: 18, errs: 19 };
+      calls: 10, errors: 11, cancelled: 12, tokens: 13, cost: 14, costText: 15, source: 16, id: 17, tools: 18, errs: 19, failed: 20 };
     // Column of the table → the field it sorts by, and whether it is a number.
     var cols = [[F.title, false], [F.status, false], [F.format, false], [F.project, false], [F.started, true], [F.dur, true],
       [F.calls, true], [F.errors, true], [F.tokens, true], [F.cost, true], [F.source, false]];
@@ -100,7 +100,8 @@
     var from = el('rl-from'), until = el('rl-until'), errs = el('rl-errors'), canc = el('rl-cancelled');
     var body = el('rl-table').tBodies[0], count = el('rl-count'), more = el('rl-more');
     var sortCol = 4, desc = true; // newest first, as the data comes
-    var tool = '', error = ''; // runs that called this tool, that failed with this message (a dashboard's link sets them)
+    // Runs that called this tool, where this tool failed, that failed with this message (a dashboard's link sets them).
+    var tool = '', failed = '', error = '';
     Object.keys(sel).forEach(function (k) {
       var names = (data[k] || []).map(function (n, i) { return [n, i]; });
       names.sort(function (a, b) { return a[0].localeCompare(b[0]); });
@@ -130,6 +131,7 @@
       if (errs.checked) { p.set('errors', '1'); }
       if (canc.checked) { p.set('cancelled', '1'); }
       if (tool) { p.set('tool', tool); }
+      if (failed) { p.set('failed', failed); }
       if (error) { p.set('error', error); }
       if (sortCol !== 4 || !desc) { p.set('sort', String(sortCol)); p.set('dir', desc ? 'desc' : 'asc'); }
       return p.toString();
@@ -144,9 +146,12 @@
       errs.checked = p.get('errors') === '1';
       canc.checked = p.get('cancelled') === '1';
       tool = p.get('tool') || '';
+      failed = p.get('failed') || '';
       error = p.get('error') || '';
       el('rl-tool').textContent = tool;
       el('rl-tool-filter').hidden = !tool;
+      el('rl-failed').textContent = failed;
+      el('rl-failed-filter').hidden = !failed;
       el('rl-error').textContent = error;
       el('rl-error-filter').hidden = !error;
       var c = parseInt(p.get('sort'), 10);
@@ -171,6 +176,7 @@
         if (errs.checked && !r[F.errors]) { continue; }
         if (canc.checked && !r[F.cancelled]) { continue; }
         if (tool && ('\n' + r[F.tools] + '\n').indexOf('\n' + tool + '\n') < 0) { continue; }
+        if (failed && ('\n' + r[F.failed] + '\n').indexOf('\n' + failed + '\n') < 0) { continue; }
         if (error && ('\n' + r[F.errs] + '\n').indexOf('\n' + error + '\n') < 0) { continue; }
         var ok = true;
         for (var w = 0; h && w < words.length; w++) {
@@ -253,6 +259,7 @@
     el('rl-form').addEventListener('submit', function (e) { e.preventDefault(); update(); });
     more.addEventListener('click', function () { limit += step; render(); });
     el('rl-tool-clear').addEventListener('click', function () { tool = ''; el('rl-tool-filter').hidden = true; update(); });
+    el('rl-failed-clear').addEventListener('click', function () { failed = ''; el('rl-failed-filter').hidden = true; update(); });
     el('rl-error-clear').addEventListener('click', function () { error = ''; el('rl-error-filter').hidden = true; update(); });
     var heads = el('rl-table').tHead.rows[0].cells;
     for (var c = 0; c < heads.length; c++) {
