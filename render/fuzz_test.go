@@ -99,7 +99,10 @@ func FuzzCallRow(f *testing.F) {
 // runBodyTemplate is run.html's body as the template had it before
 // appendRunBody, with base.html's "chart": the reference appendRunBody
 // must match byte for byte.
-var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templates.FS, "base.html")).New("body").Parse(`<p><a href="../index.html">← Dashboard</a></p>
+var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templates.FS, "base.html")).New("body").Parse(`<nav class="runnav"><a href="../index.html">← Dashboard</a>{{with .Nav}}{{if .ListHref}} · <a href="{{.ListHref}}">Runs of {{.ProjectLabel}}</a>
+{{- if .ProjectHref}} · <a href="{{.ProjectHref}}">Project {{.ProjectLabel}}</a>{{end}}
+{{- if .EarlierHref}} · <a rel="prev" href="{{.EarlierHref}}">‹ Earlier: {{.EarlierName}}</a>{{end}}
+{{- if .LaterHref}} · <a rel="next" href="{{.LaterHref}}">Later: {{.LaterName}} ›</a>{{end}}{{end}}{{end}}</nav>
 <h1>{{.Name}}</h1>
 <dl class="facts">
 <dt>Status</dt><dd class="status status-{{.Status}}">{{.Status}}</dd>
@@ -126,6 +129,11 @@ var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templ
 <p class="meta">{{.CallsNote}}</p>{{end}}
 <div class="scroll"><table class="sortable"><thead><tr><th class="num">#</th><th>Tool</th><th>Input</th><th>Outcome</th><th>Agent</th><th>Started</th><th class="num">Duration</th><th>Error</th></tr></thead><tbody>
 {{.Calls}}</tbody></table></div>{{end}}
+
+{{if .Subagents}}<h2>Subagents</h2>
+<div class="scroll"><table class="sortable"><thead><tr><th>Type</th><th class="num">Tool calls</th><th class="num">Tokens</th></tr></thead><tbody>
+{{range .Subagents}}<tr><td class="text">{{.Type}}</td><td class="num">{{.Calls}}</td><td class="num">{{.Tokens}}</td></tr>
+{{end}}</tbody></table></div>{{end}}
 
 {{if .Steps}}<h2>Steps</h2>
 <div class="scroll"><table><thead><tr><th class="num">#</th><th>Step</th><th>Status</th><th>Agent</th><th class="num">Duration</th></tr></thead><tbody>
@@ -184,6 +192,13 @@ func fuzzRunView(parts uint16, n int, a, b string) *runPageView {
 	if parts&(1<<11) != 0 {
 		v.Refs = []model.ContextRef{{Type: a, Relevance: b, UsageMode: a + b}, {}}
 	}
+	if parts&(1<<14) != 0 { // hrefs as agentstat makes them: plain paths, url.Values fragments
+		v.Nav = runNav{ListHref: "../runs.html#project=a%2Fb&x=1+2", ProjectLabel: a, ProjectHref: on(0, "../projects/a_b-0123.html"),
+			EarlierHref: on(1, "x-1.html"), EarlierName: b, LaterHref: on(2, "y-2.html"), LaterName: a}
+	}
+	if parts&(1<<15) != 0 {
+		v.Subagents = []subagentView{{Type: a, Calls: b, Tokens: a}, {}}
+	}
 	return v
 }
 
@@ -208,7 +223,7 @@ func FuzzRunBody(f *testing.F) {
 // that html/template escapes, written as the template wrote it.
 func TestRunBodySameAsTemplate(t *testing.T) {
 	for _, parts := range []uint16{0, 0xffff, 0xffff &^ (1 << 9)} {
-		for bit := range 12 {
+		for bit := range 16 {
 			parts := parts ^ 1<<bit
 			v := fuzzRunView(parts, 42, `<a href="x">&'+`, "b\x00\"c\">")
 			if got, want := string(appendRunBody(nil, v)), templateRunBody(t, v); got != want {

@@ -75,6 +75,11 @@ func HTML(d *Dir, r *analyze.Report, o Options) error {
 	if err := h.index(); err != nil {
 		return err
 	}
+	h.newest = r.Runs.NewestFirst()
+	h.rank = make([]int32, len(h.newest))
+	for k, i := range h.newest {
+		h.rank[i] = int32(k)
+	}
 	if err := h.runLists(); err != nil {
 		return err
 	}
@@ -104,6 +109,8 @@ type htmlWriter struct {
 	labels map[string]string // each project's label
 	// toolPages and projectPages are the pages of the tools and projects that have one, by name and by project.
 	toolPages, projectPages map[string]string
+	newest                  []int32     // the run index's positions, newest run first (the run list's order)
+	rank                    []int32     // each run's place in newest, by its position in the index
 	frames                  [2]struct { // a run page's frame without and with a chart (runFrameOf)
 		once  sync.Once
 		frame *runFrame
@@ -550,7 +557,7 @@ func exampleRuns(runs *analyze.RunIndex, errs []analyze.ErrorRow, n int) map[run
 
 // runLists writes runs.html, runs-2.html, …: every run, newest first.
 func (h *htmlWriter) runLists() error {
-	runs := h.r.Runs.NewestFirst()
+	runs := h.newest
 	pages := max(1, (len(runs)+htmlRunsPerPage-1)/htmlRunsPerPage)
 	name := func(i int) string {
 		if i == 0 {
@@ -777,6 +784,31 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 	})
 }
 
+// runNav is the links of r's page.
+func (h *htmlWriter) runNav(r *model.Run) runNav {
+	i, ok := h.r.Runs.Find(r.Source, r.ID, analyze.RunPage(r))
+	if !ok || h.rank == nil {
+		return runNav{}
+	}
+	row := h.r.Runs.At(i)
+	label := h.projectLabel(row.Project)
+	n := runNav{ListHref: "../" + h.listLink("project", label), ProjectLabel: label}
+	if p, ok := h.projectPages[row.Project]; ok {
+		n.ProjectHref = "../" + p
+	}
+	name := func(k int32) (string, string) {
+		o := h.r.Runs.At(int(h.newest[k]))
+		return o.Page, clipText(cmp.Or(strings.TrimSpace(o.Title), o.ID), 60)
+	}
+	if k := h.rank[i]; k+1 < int32(len(h.newest)) {
+		n.EarlierHref, n.EarlierName = name(k + 1)
+	}
+	if k := h.rank[i]; k > 0 {
+		n.LaterHref, n.LaterName = name(k - 1)
+	}
+	return n
+}
+
 // runPageView is what a run page shows, every text as the page prints it.
 type runPageView struct {
 	Name, ID, Status, Format, Source, Agent, Model  string
@@ -789,7 +821,20 @@ type runPageView struct {
 	Steps                                           []stepView
 	Quality                                         []evalView
 	Refs                                            []model.ContextRef
+	Subagents                                       []subagentView
+	Nav                                             runNav
 }
+
+// runNav is a run page's links: its project's runs and page, and the runs
+// started just before and after it. Every href is a plain path and a
+// fragment of url.Values, which html/template would write as it is escaped.
+type runNav struct {
+	ListHref, ProjectLabel, ProjectHref string
+	EarlierHref, EarlierName            string
+	LaterHref, LaterName                string
+}
+
+type subagentView struct{ Type, Calls, Tokens string }
 
 // pageBuffers hold a run page's rows, body and timeline option while it is made, for the next page.
 var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
@@ -802,7 +847,10 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 		name = r.ID
 	}
 	data := runPageView{Name: clipText(name, 300), ID: r.ID, Status: string(r.Status), Format: r.Format, Source: r.Source, Agent: r.Agent, Model: r.Model,
-		Request: r.Request, Refs: r.Context.Refs}
+		Request: r.Request, Refs: r.Context.Refs, Nav: h.runNav(r)}
+	for _, s := range r.Context.Subagents {
+		data.Subagents = append(data.Subagents, subagentView{Type: s.Type, Calls: Count(s.Calls), Tokens: Count(s.Tokens)})
+	}
 	data.Started, _ = h.when(r.Started)
 	data.Ended, _ = h.when(r.Ended)
 	if r.HasDuration {
@@ -957,7 +1005,28 @@ func (f *runFrame) write(w io.Writer, title string, body []byte) error {
 // each text in element content or a quoted attribute (no URL takes a value),
 // and FuzzRunBody holds it to the template it replaced, byte for byte.
 func appendRunBody(b []byte, v *runPageView) []byte {
-	b = appendEscaped(append(b, "<p><a href=\"../index.html\">← Dashboard</a></p>\n<h1>"...), v.Name)
+	b = append(b, "<nav class=\"runnav\"><a href=\"../index.html\">← Dashboard</a>"...)
+	if n := &v.Nav; n.ListHref != "" {
+		b = appendEscaped(append(b, " · <a href=\""...), n.ListHref)
+		b = appendEscaped(append(b, "\">Runs of "...), n.ProjectLabel)
+		b = append(b, "</a>"...)
+		if n.ProjectHref != "" {
+			b = appendEscaped(append(b, " · <a href=\""...), n.ProjectHref)
+			b = appendEscaped(append(b, "\">Project "...), n.ProjectLabel)
+			b = append(b, "</a>"...)
+		}
+		if n.EarlierHref != "" {
+			b = appendEscaped(append(b, " · <a rel=\"prev\" href=\""...), n.EarlierHref)
+			b = appendEscaped(append(b, "\">‹ Earlier: "...), n.EarlierName)
+			b = append(b, "</a>"...)
+		}
+		if n.LaterHref != "" {
+			b = appendEscaped(append(b, " · <a rel=\"next\" href=\""...), n.LaterHref)
+			b = appendEscaped(append(b, "\">Later: "...), n.LaterName)
+			b = append(b, " ›</a>"...)
+		}
+	}
+	b = appendEscaped(append(b, "</nav>\n<h1>"...), v.Name)
 	b = appendEscaped(append(b, "</h1>\n<dl class=\"facts\">\n<dt>Status</dt><dd class=\"status status-"...), v.Status)
 	b = appendEscaped(append(b, "\">"...), v.Status)
 	b = appendEscaped(append(b, "</dd>\n<dt>Run id</dt><dd>"...), v.ID)
@@ -1013,6 +1082,13 @@ func appendRunBody(b []byte, v *runPageView) []byte {
 		b = append(b, "\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">#</th><th>Tool</th><th>Input</th><th>Outcome</th><th>Agent</th><th>Started</th><th class=\"num\">Duration</th><th>Error</th></tr></thead><tbody>\n"...)
 		b = append(append(b, v.Calls...), "</tbody></table></div>"...)
 	}
+	b = appendTable(append(b, "\n\n"...), "<h2>Subagents</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th class=\"num\">Tool calls</th><th class=\"num\">Tokens</th></tr></thead><tbody>\n",
+		len(v.Subagents), func(b []byte, i int) []byte {
+			s := &v.Subagents[i]
+			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), s.Type)
+			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Calls)
+			return appendEscaped(append(b, "</td><td class=\"num\">"...), s.Tokens)
+		})
 	b = appendTable(append(b, "\n\n"...), "<h2>Steps</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Step</th><th>Status</th><th>Agent</th><th class=\"num\">Duration</th></tr></thead><tbody>\n",
 		len(v.Steps), func(b []byte, i int) []byte {
 			s := &v.Steps[i]

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,12 +55,13 @@ var statusColor = map[string]string{
 	"completed": "#2da44e", "in_progress": "#0969da", "blocked": "#8250df", "not_started": "#8c959f", "skipped": "#afb8c1", "other": "#57606a",
 }
 
-var outcomeColor = map[model.Outcome]string{model.OutcomeOK: "#2da44e", model.OutcomeError: "#cf222e", model.OutcomeUnknown: "#8c959f"}
+var outcomeColor = map[model.Outcome]string{model.OutcomeOK: "#2da44e", model.OutcomeError: "#cf222e", model.OutcomeCancelled: "#bf8700", model.OutcomeUnknown: "#8c959f"}
 
 // maxToolsCharted bounds the per-tool charts; the tools table lists them all.
 const maxToolsCharted = 20
 
-// maxTimelineCalls bounds a run page's timeline; the calls table lists them all.
+// maxTimelineCalls is the most calls a run page's timeline draws one bar
+// each; a longer run's calls are counted in bins of time instead.
 const maxTimelineCalls = 300
 
 func commonOpts(xName, yName string) []charts.GlobalOpts {
@@ -321,12 +323,13 @@ func toolCharts(s *analyze.Summary) (chartView, chartView) {
 		Description: "Bars: calls per tool (left axis). Line: error rate among calls with a known outcome (right axis)." + note}
 
 	dur := charts.NewBar()
-	dur.SetGlobalOptions(commonOpts("tool", "ms")...)
+	dur.SetGlobalOptions(commonOpts("tool", "duration")...)
 	dur.SetXAxis(names).
 		AddSeries("p50", p50, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#54aeff"})).
 		AddSeries("p95", p95, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0550ae"}))
 	logScale := func(m map[string]any) {
 		rotateLabels(m)
+		durationAxes(m)
 		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
 			y := ys[0].(map[string]any)
 			y["type"] = "log"
@@ -336,7 +339,7 @@ func toolCharts(s *analyze.Summary) (chartView, chartView) {
 		}
 	}
 	durations := chartView{ID: "chart-tool-durations", Title: "Tool-call duration p50 and p95 per tool", Option: optionJSON(dur, logScale),
-		Description: "Nearest-rank percentiles of tool-call durations, in milliseconds, on a logarithmic scale." + zeroNote + note}
+		Description: "Nearest-rank percentiles of tool-call durations, on a logarithmic scale." + zeroNote + note}
 	return volume, durations
 }
 
@@ -407,12 +410,14 @@ func tokenChart(s *analyze.Summary) chartView {
 }
 
 // timeline gathers from a run's calls, in order, what its chart draws: the
-// first maxTimelineCalls timed calls, and the earliest start of all. Only
-// the calls drawn are kept: a long session has 150,000.
+// first maxTimelineCalls timed calls, each start and outcome (for the bins
+// of a longer run), and the earliest start of all.
 type timeline struct {
-	calls []timelineCall
-	t0    time.Time
-	timed int
+	calls    []timelineCall
+	starts   []int64 // every timed call's start, Unix nanoseconds
+	outcomes []model.Outcome
+	t0       time.Time
+	timed    int
 }
 
 // timelineCall is what the timeline shows of a call (a third of a
@@ -432,7 +437,7 @@ var timelines = sync.Pool{New: func() any { return new(timeline) }}
 // reset empties t for the next page.
 func (t *timeline) reset() {
 	clear(t.calls) // no name kept alive
-	*t = timeline{calls: t.calls[:0]}
+	*t = timeline{calls: t.calls[:0], starts: t.starts[:0], outcomes: t.outcomes[:0]}
 }
 
 func (t *timeline) add(c *model.ToolCall) {
@@ -442,25 +447,76 @@ func (t *timeline) add(c *model.ToolCall) {
 	if t.timed++; t.timed <= maxTimelineCalls {
 		t.calls = append(t.calls, timelineCall{c.Name, c.Started, c.DurationMS, c.HasDuration, c.Outcome})
 	}
+	t.starts = append(t.starts, c.Started.UnixNano())
+	t.outcomes = append(t.outcomes, c.Outcome)
 	if t.t0.IsZero() || c.Started.Before(t.t0) {
 		t.t0 = c.Started
 	}
 }
 
 // chart draws the gathered calls on a time axis: one bar per call from its
-// start, as long as its duration, coloured and labelled by outcome.
+// start, as long as its duration, coloured and labelled by outcome; or,
+// past maxTimelineCalls, every call counted in bins of time.
 func (t *timeline) chart() (chartView, bool) {
 	calls := t.calls
 	if len(calls) == 0 {
 		return chartView{}, false
 	}
-	note := ""
 	if t.timed > maxTimelineCalls {
-		note = fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, t.timed)
+		return t.binned(), true
 	}
 	size, interval := timelineSize(len(calls))
 	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: timelineOption(calls, t.t0, interval), Size: size,
-		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, unknown)." + note}, true
+		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, cancelled, unknown)."}, true
+}
+
+// binWidths are the widths a long run's timeline counts its calls in: the
+// narrowest that gives at most maxTimelineBins bins.
+var binWidths = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour, 7 * 24 * time.Hour}
+
+const maxTimelineBins = 150
+
+// binned is the timeline of a long run: its timed calls counted in bins of
+// time from the earliest start, stacked by outcome.
+func (t *timeline) binned() chartView {
+	t0 := t.t0.UnixNano()
+	span := time.Duration(slices.Max(t.starts) - t0)
+	width := binWidths[len(binWidths)-1]
+	for _, w := range binWidths {
+		if span/w < maxTimelineBins {
+			width = w
+			break
+		}
+	}
+	n := min(int(span/width)+1, 1<<16) // a span of years in weeks stays drawable
+	outcomes := []model.Outcome{model.OutcomeOK, model.OutcomeError, model.OutcomeCancelled, model.OutcomeUnknown}
+	counts := make([][]int64, len(outcomes))
+	for i := range counts {
+		counts[i] = make([]int64, n)
+	}
+	for i, at := range t.starts {
+		counts[t.outcomes[i]][min(int(time.Duration(at-t0)/width), n-1)]++
+	}
+	labels := make([]string, n)
+	for i := range labels {
+		ms := float64((time.Duration(i) * width).Milliseconds())
+		labels[i] = "+" + Millis(&ms)
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts("time since the first call", "tool calls")...)
+	bar.SetXAxis(labels)
+	for _, o := range outcomes {
+		data := make([]opts.BarData, n)
+		for i, c := range counts[o] {
+			data[i] = opts.BarData{Value: c}
+		}
+		bar.AddSeries(o.String(), data, charts.WithBarChartOpts(opts.BarChart{Stack: "calls"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: outcomeColor[o]}))
+	}
+	ms := float64(width.Milliseconds())
+	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: optionJSON(bar, nil),
+		Description: fmt.Sprintf("All %s timed calls, counted by when they started in bins of %s from the first, stacked by outcome.", Count(int64(t.timed)), Millis(&ms))}
 }
 
 // offsetMS is how long after t0 a call started, in milliseconds to the microsecond.
@@ -634,13 +690,28 @@ var timelineSkeleton = sync.OnceValue(func() skeleton {
 	}
 })
 
+// durationFormatter names agentstat.js's formatter of milliseconds as a duration.
+const durationFormatter = "agentstat:duration"
+
+// durationAxes has a chart of milliseconds label its value axes and tooltip as durations.
+func durationAxes(m map[string]any) {
+	if ys, ok := m["yAxis"].([]any); ok {
+		for _, y := range ys {
+			y.(map[string]any)["axisLabel"] = map[string]any{"formatter": durationFormatter}
+		}
+	}
+	if tt, ok := m["tooltip"].(map[string]any); ok {
+		tt["valueFormatter"] = durationFormatter
+	}
+}
+
 // timelineChartOption builds the timeline's option through go-echarts.
 func timelineChartOption(labels []string, offsets, spans []opts.BarData, interval any) string {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(append(commonOpts("", ""), charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
 	bar.SetXAxis(labels).
 		AddSeries("start", offsets, charts.WithBarChartOpts(opts.BarChart{Stack: "t"})).
-		AddSeries("duration ms", spans, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
+		AddSeries("duration", spans, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
 	bar.XYReversal()
 	patch := func(m map[string]any) {
 		series := m["series"].([]any)
@@ -649,7 +720,7 @@ func timelineChartOption(labels []string, offsets, spans []opts.BarData, interva
 		first["tooltip"] = map[string]any{"show": false}
 		first["emphasis"] = map[string]any{"disabled": true}
 		series[1].(map[string]any)["barMinHeight"] = 2 // an instant call still shows
-		m["tooltip"] = map[string]any{"show": true, "trigger": "item"}
+		m["tooltip"] = map[string]any{"show": true, "trigger": "item", "valueFormatter": durationFormatter}
 		m["aria"] = map[string]any{"enabled": true, "decal": map[string]any{"show": false}} // labels say the outcome; hatching would mark the invisible offsets
 		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
 			y := ys[0].(map[string]any)
@@ -658,7 +729,8 @@ func timelineChartOption(labels []string, offsets, spans []opts.BarData, interva
 			y["name"] = "tool call"
 		}
 		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
-			xs[0].(map[string]any)["name"] = "ms since the first call"
+			x := xs[0].(map[string]any)
+			x["name"], x["axisLabel"] = "time since the first call", map[string]any{"formatter": durationFormatter}
 		}
 		if gs, ok := m["grid"].([]any); ok && len(gs) > 0 { // margins in pixels: a share of a tall chart is a blank band
 			g := gs[0].(map[string]any)
@@ -676,7 +748,7 @@ type trendSeries struct {
 	axis  string // the name of an axis of its own, on the right: a figure of another scale
 }
 
-func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, series ...trendSeries) chartView {
+func trendChart(id, title, yName, desc string, ms bool, hist []analyze.HistoryEntry, series ...trendSeries) chartView {
 	labels := make([]string, len(hist))
 	for i, e := range hist {
 		labels[i] = e.GeneratedAt
@@ -700,24 +772,28 @@ func trendChart(id, title, yName, desc string, hist []analyze.HistoryEntry, seri
 		line.AddSeries(s.name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}),
 			charts.WithLineChartOpts(opts.LineChart{YAxisIndex: axis}))
 	}
-	return chartView{ID: id, Title: title, Option: optionJSON(line, rotateLabels), Description: desc}
+	patch := rotateLabels
+	if ms {
+		patch = func(m map[string]any) { rotateLabels(m); durationAxes(m) }
+	}
+	return chartView{ID: id, Title: title, Option: optionJSON(line, patch), Description: desc}
 }
 
 // trendCharts follow the headline figures across report runs (history.jsonl).
 func trendCharts(hist []analyze.HistoryEntry) []chartView {
 	return []chartView{
-		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "runs", "One point per report run, oldest first; tool calls on the right-hand axis.", hist,
+		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "runs", "One point per report run, oldest first; tool calls on the right-hand axis.", false, hist,
 			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Value("runs") }, ""},
 			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.Value("tool_calls") }, "tool calls"}),
-		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", hist,
+		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", false, hist,
 			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.Value("success_rate")) }, ""},
 			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.Value("error_rate")) }, ""}),
-		trendChart("chart-trend-p95", "p95 durations across report runs", "run p95 (ms)", "Nearest-rank p95 of run and tool-call durations, in milliseconds; tool calls on the right-hand axis.", hist,
+		trendChart("chart-trend-p95", "p95 durations across report runs", "run p95", "Nearest-rank p95 of run and tool-call durations; tool calls on the right-hand axis.", true, hist,
 			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }, ""},
-			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }, "tool-call p95 (ms)"}),
-		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", hist,
+			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }, "tool-call p95"}),
+		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", false, hist,
 			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }, ""}),
-		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", hist,
+		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", false, hist,
 			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Value("tokens") }, ""}),
 	}
 }

@@ -23,7 +23,7 @@ func TestTimelineOptionSameAsBuilt(t *testing.T) {
 	outcomes := []model.Outcome{model.OutcomeOK, model.OutcomeError, model.OutcomeUnknown}
 	rng := rand.New(rand.NewPCG(7, 8))
 	t0 := time.Date(2026, 3, 5, 10, 0, 0, 0, time.UTC)
-	for _, n := range []int{1, 2, 17, 60, 61, 300, 301, 1000} {
+	for _, n := range []int{1, 2, 17, 60, 61, 299, 300} {
 		r := &model.Run{}
 		for i := range n {
 			c := model.ToolCall{Name: names[rng.IntN(len(names))], Outcome: outcomes[rng.IntN(len(outcomes))],

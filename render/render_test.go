@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -394,13 +395,18 @@ func TestRunPageCapsCalls(t *testing.T) {
 
 // A long run's timeline draws its first maxTimelineCalls timed calls,
 // measured from the earliest timed call of all, and says so.
+// Past maxTimelineCalls a run's timeline counts every timed call in bins of
+// time from the earliest start, whichever call that is.
 func TestTimelineOfALongRun(t *testing.T) {
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	r := &model.Run{}
 	for i := range maxTimelineCalls + 50 {
-		c := model.ToolCall{Name: "Bash", Span: model.Span{Started: t0.Add(time.Duration(i+1) * time.Second)}}
-		if i == maxTimelineCalls+10 {
-			c.Started = t0 // the earliest comes after the cap
+		c := model.ToolCall{Name: "Bash", Span: model.Span{Started: t0.Add(time.Duration(i+1) * time.Second)}, Outcome: model.OutcomeOK}
+		switch i {
+		case maxTimelineCalls + 10:
+			c.Started = t0 // the earliest comes after the first 300
+		case 7:
+			c.Outcome = model.OutcomeError
 		}
 		r.ToolCalls = append(r.ToolCalls, c, model.ToolCall{Name: "untimed"})
 	}
@@ -408,15 +414,34 @@ func TestTimelineOfALongRun(t *testing.T) {
 	if !ok {
 		t.Fatal("no timeline")
 	}
-	if want := fmt.Sprintf(" The first %d of %d timed calls.", maxTimelineCalls, maxTimelineCalls+50); !strings.HasSuffix(tl.Description, want) {
-		t.Errorf("description %q", tl.Description)
+	// 350 s in bins of 5 s (1 s and 2 s give 150 bins or more): 71 bins.
+	if want := "All 350 timed calls, counted by when they started in bins of 5.0 s from the first, stacked by outcome."; tl.Description != want {
+		t.Errorf("description %q, want %q", tl.Description, want)
 	}
-	if !strings.Contains(string(tl.Option), `"1. Bash (unknown)"`) || !strings.Contains(string(tl.Option), fmt.Sprintf(`"%d. Bash (unknown)"`, maxTimelineCalls)) ||
-		strings.Contains(string(tl.Option), fmt.Sprintf(`"%d. Bash`, maxTimelineCalls+1)) || strings.Contains(string(tl.Option), "untimed") {
-		t.Errorf("labels: %.300s", tl.Option)
+	var opt struct {
+		XAxis  []struct{ Data []string }
+		Series []struct {
+			Name string
+			Data []struct{ Value int }
+		}
 	}
-	if !strings.Contains(string(tl.Option), `"data":[{"value":1000}`) { // the first call, 1 s after the earliest
-		t.Errorf("offsets: %.600s", tl.Option)
+	if err := json.Unmarshal([]byte(tl.Option), &opt); err != nil {
+		t.Fatal(err)
+	}
+	if len(opt.XAxis) != 1 || len(opt.XAxis[0].Data) != 71 || opt.XAxis[0].Data[0] != "+0 ms" || opt.XAxis[0].Data[1] != "+5.0 s" || opt.XAxis[0].Data[70] != "+5m 50s" {
+		t.Errorf("bins %v", opt.XAxis)
+	}
+	sums := map[string][]int{}
+	for _, s := range opt.Series {
+		total := 0
+		for _, d := range s.Data {
+			total += d.Value
+		}
+		sums[s.Name] = []int{s.Data[0].Value, s.Data[1].Value, total}
+	}
+	// Bin 0 holds the earliest and the calls 1–4 s after it; the failed call started at 8 s.
+	if want := map[string][]int{"ok": {5, 4, 349}, "error": {0, 1, 1}, "cancelled": {0, 0, 0}, "unknown": {0, 0, 0}}; !reflect.DeepEqual(sums, want) {
+		t.Errorf("first bins and totals by outcome %v, want %v", sums, want)
 	}
 }
 

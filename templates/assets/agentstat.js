@@ -15,6 +15,30 @@
     });
   }) : null;
 
+  // A duration in milliseconds as the report writes one (render.Millis): 41m 40s, not 2,500,000.
+  function duration(ms) {
+    if (typeof ms !== 'number' || !isFinite(ms)) { return ''; }
+    var a = Math.abs(ms), sign = ms < 0 ? '-' : '', pad = function (n) { return (n < 10 ? '0' : '') + n; };
+    if (a === 0) { return '0 ms'; }
+    if (a < 0.995) { return sign + a.toFixed(2) + ' ms'; }
+    if (a < 999.5) { return sign + a.toFixed(0) + ' ms'; }
+    if (a < 59950) { return sign + (a / 1000).toFixed(1) + ' s'; }
+    if (a < 3599500) { var s = Math.round(a / 1000); return sign + Math.floor(s / 60) + 'm ' + pad(s % 60) + 's'; }
+    var m = Math.round(a / 60000);
+    return sign + Math.floor(m / 60) + 'h ' + pad(m % 60) + 'm';
+  }
+
+  // Options name the formatters they want ("agentstat:duration"): a
+  // function cannot travel in JSON, and the pages allow no eval.
+  function formatters(option) {
+    ['xAxis', 'yAxis'].forEach(function (k) {
+      [].concat(option[k] || []).forEach(function (axis) {
+        if (axis.axisLabel && axis.axisLabel.formatter === 'agentstat:duration') { axis.axisLabel.formatter = duration; }
+      });
+    });
+    if (option.tooltip && option.tooltip.valueFormatter === 'agentstat:duration') { option.tooltip.valueFormatter = duration; }
+  }
+
   function draw() {
     charts.forEach(function (c) { c.dispose(); });
     charts = [];
@@ -24,6 +48,7 @@
     for (var i = 0; i < nodes.length; i++) {
       var option = JSON.parse(nodes[i].getAttribute('data-option'));
       if (dark) { option.backgroundColor = 'transparent'; }
+      formatters(option);
       var chart = echarts.init(nodes[i], dark ? 'dark' : null, { renderer: 'canvas' });
       chart.setOption(option);
       charts.push(chart);
