@@ -105,6 +105,7 @@ type claudeToolInput struct {
 	SubagentType Str       `json:"subagent_type"`
 	Command      inputText `json:"command"`
 	FilePath     inputText `json:"file_path"`
+	AbsolutePath inputText `json:"absolute_path"` // Gemini CLI's read_file
 	NotebookPath inputText `json:"notebook_path"`
 	Path         inputText `json:"path"`
 	Pattern      inputText `json:"pattern"`
@@ -126,7 +127,7 @@ const inputClip = 300
 // key is the argument that tells the call apart: the command, the file, the
 // pattern, the URL or the query, else what the call was asked to do.
 func (in *claudeToolInput) key() string {
-	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
+	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
 		if v.V != "" {
 			return clipString(v.V, inputClip)
 		}

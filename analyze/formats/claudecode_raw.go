@@ -319,39 +319,7 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 				case "is_error":
 					return s.boolPtr(&b.IsError)
 				case "input":
-					return rawPtr(s, &b.Input, func(in *claudeToolInput) bool {
-						return s.object(false, func(key string) bool {
-							var p *inputText
-							switch key {
-							case "subagent_type":
-								return s.str(&in.SubagentType)
-							case "command":
-								p = &in.Command
-							case "file_path":
-								p = &in.FilePath
-							case "notebook_path":
-								p = &in.NotebookPath
-							case "path":
-								p = &in.Path
-							case "pattern":
-								p = &in.Pattern
-							case "url":
-								p = &in.URL
-							case "query":
-								p = &in.Query
-							case "description":
-								p = &in.Description
-							default:
-								return s.skip()
-							}
-							if s.peek() != '"' {
-								return s.str(&p.Str)
-							}
-							text, ok := s.prefix(inputClip + 1)
-							p.Str = Str{V: text, Set: true}
-							return ok
-						})
-					})
+					return s.toolInput(&b.Input)
 				}
 				return s.skip()
 			})
@@ -1146,4 +1114,44 @@ func escapeLen(b []byte) int {
 		return 6
 	}
 	return 0
+}
+
+// toolInput reads a tool call's input object (Claude Code's input, Gemini
+// CLI's args): the keys that name what the call was given.
+func (s *rawScan) toolInput(dst **claudeToolInput) bool {
+	return rawPtr(s, dst, func(in *claudeToolInput) bool {
+		return s.object(false, func(key string) bool {
+			var p *inputText
+			switch key {
+			case "subagent_type":
+				return s.str(&in.SubagentType)
+			case "command":
+				p = &in.Command
+			case "file_path":
+				p = &in.FilePath
+			case "absolute_path":
+				p = &in.AbsolutePath
+			case "notebook_path":
+				p = &in.NotebookPath
+			case "path":
+				p = &in.Path
+			case "pattern":
+				p = &in.Pattern
+			case "url":
+				p = &in.URL
+			case "query":
+				p = &in.Query
+			case "description":
+				p = &in.Description
+			default:
+				return s.skip()
+			}
+			if s.peek() != '"' {
+				return s.str(&p.Str)
+			}
+			text, ok := s.prefix(inputClip + 1)
+			p.Str = Str{V: text, Set: true}
+			return ok
+		})
+	})
 }

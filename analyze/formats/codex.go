@@ -70,14 +70,19 @@ func (a *argsText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) e
 	return err
 }
 
-// codexCallInput is a call's key argument: its command (a list of words
-// or a string, under command or cmd), else its path or pattern, clipped.
-func codexCallInput(args string) string {
+// argsInput is a call's key argument from its arguments as a JSON object
+// in a string (Codex's function calls, OTel's gen_ai.tool.call.arguments):
+// its command (a list of words or a string, under command or cmd), else its
+// path, pattern, URL or query, clipped.
+func argsInput(args string) string {
+	if args == "" {
+		return ""
+	}
 	var m map[string]any
 	if err := json.Unmarshal([]byte(args), &m); err != nil {
 		return ""
 	}
-	for _, k := range [...]string{"command", "cmd", "file_path", "path", "pattern", "url", "query"} {
+	for _, k := range [...]string{"command", "cmd", "file_path", "absolute_path", "path", "pattern", "url", "query"} {
 		switch v := m[k].(type) {
 		case string:
 			return clipString(v, inputClip)
@@ -369,7 +374,7 @@ func readCodex(d *document, c *readCtx) {
 	switch item.Type.V {
 	case "function_call", "custom_tool_call", "local_shell_call":
 		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmpOr(item.CallID.V, item.ID.V)
-		e.input = codexCallInput(cmpOr(item.Arguments.V, item.Input.V))
+		e.input = argsInput(cmpOr(item.Arguments.V, item.Input.V))
 		if e.name == "" {
 			e.name = item.Type.V
 		}

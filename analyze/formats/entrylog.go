@@ -196,7 +196,7 @@ var codexCodec = &entryCodec[codexEntry]{
 
 var otelCodec = &entryCodec[otelSpan]{
 	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
-		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project} {
+		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project, s.input} {
 			b = appendString(b, v)
 		}
 		b = appendTime(b, s.start, loc)
@@ -206,7 +206,7 @@ var otelCodec = &entryCodec[otelSpan]{
 		return appendTokens(b, &s.tokens)
 	},
 	decode: func(r *spillReader, loc *time.Location) (s otelSpan) {
-		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project} {
+		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project, &s.input} {
 			*p = r.string()
 		}
 		s.start, s.end = r.time(loc), r.time(loc)
@@ -231,6 +231,7 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		for _, c := range e.calls {
 			b = appendString(b, c.name)
 			b = appendString(b, c.status)
+			b = appendString(b, c.input)
 		}
 		return b
 	},
@@ -244,7 +245,7 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		if n := r.uvarint(); n > 0 {
 			e.calls = make([]geminiCall, n)
 			for i := range e.calls {
-				e.calls[i] = geminiCall{name: r.string(), status: r.string()}
+				e.calls[i] = geminiCall{name: r.string(), status: r.string(), input: r.string()}
 			}
 		}
 		return e

@@ -100,7 +100,7 @@ var fieldKeys = func() map[string]string {
 		"description", "phase_id", "phase", "context_references", "rounds", "agentName", "maxSteps",
 		"currentStep", "isStuck", "thinkActSteps", "thinkStartTime", "thinkEndTime", "actStartTime",
 		"actEndTime", "errorMessage", "actionResult", "cached", "thoughts", "cache_creation", "ephemeral_1h_input_tokens", "git", "branch", "arguments", "command", "file_path", "notebook_path", "path", "pattern", "url", "query",
-		"agentId", "uuid", "requestId", "message",
+		"absolute_path", "args", "agentId", "uuid", "requestId", "message",
 	} {
 		keys[k] = k
 	}

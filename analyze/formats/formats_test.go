@@ -697,7 +697,9 @@ func TestOtelUnsetIsOK(t *testing.T) {
 	doc := `{"resourceSpans":[{"scopeSpans":[{"spans":[` +
 		`{"traceId":"t","spanId":"a","name":"invoke_agent calc","startTimeUnixNano":"1767261600000000000","endTimeUnixNano":"1767261609000000000","attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"invoke_agent"}}]},` +
 		span("x1", "") + "," + span("x2", `,"status":{}`) + "," + span("x3", `,"status":{"code":"STATUS_CODE_UNSET"}`) + "," +
-		span("x4", `,"status":{"code":"STATUS_CODE_ERROR","message":"division by zero"}`) + `]}]}]}`
+		span("x4", `,"status":{"code":"STATUS_CODE_ERROR","message":"division by zero"},"attributes":[`+
+			`{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"calculator"}},`+
+			`{"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"query\":\"1/0\"}"}}]`) + `]}]}]}`
 	c := newCollector()
 	if err := Read(strings.NewReader(doc), "trace.json", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
@@ -707,6 +709,10 @@ func TestOtelUnsetIsOK(t *testing.T) {
 		t.Fatalf("%d runs", len(runs))
 	}
 	checkCalls(t, runs[0], []call{{"calculator", ok, 1000}, {"calculator", ok, 1000}, {"calculator", ok, 1000}, {"calculator", failed, 1000}})
+	// gen_ai.tool.call.arguments gives a call its key input.
+	if in := runs[0].ToolCalls[3].Input; in != "1/0" || runs[0].ToolCalls[0].Input != "" {
+		t.Errorf("inputs %q and %q", runs[0].ToolCalls[0].Input, in)
+	}
 }
 
 func TestGemini(t *testing.T) {
@@ -722,6 +728,9 @@ func TestGemini(t *testing.T) {
 	r := runs[0]
 	checkRun(t, r, "gemini-hand", model.StatusUnknown, 300000) // startTime → lastUpdated
 	checkCalls(t, r, []call{{"run_shell_command", ok, -1}, {"write_file", failed, -1}, {"run_shell_command", cancelled, -1}})
+	if in := []string{r.ToolCalls[0].Input, r.ToolCalls[1].Input, r.ToolCalls[2].Input}; !slices.Equal(in, []string{"make build", "/w/out.txt", ""}) {
+		t.Errorf("inputs %q", in)
+	}
 	// input includes the cached tokens; thoughts are output.
 	if want := (model.Tokens{Input: 400, CacheRead: 600, Output: 70}); r.Tokens != want || r.Model != "gemini-2.5-pro" || r.Title != "Clean up the build" {
 		t.Errorf("tokens %+v model %q title %q", r.Tokens, r.Model, r.Title)

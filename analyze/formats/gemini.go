@@ -45,11 +45,12 @@ type geminiTokens struct {
 	Tool     Num `json:"tool"`
 }
 
-// geminiToolCall is what a Gemini message's tool call tells (its args and
-// results are payload).
+// geminiToolCall is what a Gemini message's tool call tells: its name,
+// status and the key argument of its args (its results are payload).
 type geminiToolCall struct {
-	Name   Str `json:"name"`
-	Status Str `json:"status"`
+	Name   Str              `json:"name"`
+	Status Str              `json:"status"`
+	Args   *claudeToolInput `json:"args"`
 }
 
 // geminiField reads a Gemini key of a document (a session, its JSONL header,
@@ -94,6 +95,8 @@ func (s *rawScan) geminiField(key string, d *document, w *warnList) (ok, read bo
 					return s.strFlex(&tc.Name)
 				case "status":
 					return s.strFlex(&tc.Status)
+				case "args":
+					return s.toolInput(&tc.Args)
 				}
 				return s.skip()
 			})
@@ -128,7 +131,7 @@ type geminiEntry struct { // its session is its log's
 }
 
 type geminiCall struct {
-	name, status string
+	name, status, input string
 }
 
 func readGemini(d *document, c *readCtx) {
@@ -174,7 +177,11 @@ func geminiMessage(m *document, c *readCtx) {
 		e.hasTokens = true
 	}
 	for _, tc := range m.GeminiToolCalls {
-		e.calls = append(e.calls, geminiCall{name: tc.Name.V, status: tc.Status.V})
+		call := geminiCall{name: tc.Name.V, status: tc.Status.V}
+		if tc.Args != nil {
+			call.input = tc.Args.key()
+		}
+		e.calls = append(e.calls, call)
 	}
 	c.geminiLog().add(c, e)
 }
@@ -201,7 +208,7 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 					perModel[e.model] += e.tokens.Total()
 				}
 				for _, call := range e.calls {
-					tc := model.ToolCall{Name: call.name, Agent: r.Agent, Span: model.Span{Started: e.at}}
+					tc := model.ToolCall{Name: call.name, Agent: r.Agent, Span: model.Span{Started: e.at}, Input: call.input}
 					switch strings.ToLower(call.status) {
 					case "success":
 						tc.Outcome = model.OutcomeOK

@@ -208,6 +208,7 @@ type otelSpan struct {
 	tokens            model.Tokens
 	service           string
 	project           string // the resource's process.cwd, else its service.name
+	input             string // a tool span's key argument, from gen_ai.tool.call.arguments
 }
 
 func attrs(list []otlpAttr) map[string]string {
@@ -259,7 +260,7 @@ func readOtel(d *document, c *readCtx) {
 					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service, project: project,
 					op:    first(a, "gen_ai.operation.name"),
 					agent: first(a, "gen_ai.agent.name"), toolName: first(a, "gen_ai.tool.name", "tool_name", "tool.name"),
-					model: first(a, "gen_ai.response.model", "gen_ai.request.model", "model")}
+					model: first(a, "gen_ai.response.model", "gen_ai.request.model", "model"), input: argsInput(a["gen_ai.tool.call.arguments"])}
 				switch {
 				case s.op == "" && strings.HasPrefix(s.name, "claude_code.llm_request"):
 					s.op = "chat"
@@ -385,7 +386,7 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 			r := find(s)
 			switch {
 			case s.op == "execute_tool":
-				call := model.ToolCall{Name: cmpOr(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w)}
+				call := model.ToolCall{Name: cmpOr(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w), Input: s.input}
 				// A tool span left UNSET succeeded: instrumentation sets ERROR on failure
 				// and leaves OK for an explicit verdict (a run's status needs one).
 				call.Outcome = model.OutcomeOK
