@@ -299,7 +299,6 @@
     window.addEventListener('hashchange', function () { load(); limit = step; render(); });
     load();
     root.hidden = false;
-    el('static-runs').hidden = true;
     render();
   }
 
