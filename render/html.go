@@ -64,6 +64,7 @@ func HTML(d *Dir, r *analyze.Report, o Options) error {
 		h.loc = time.UTC
 	}
 	h.drillPages()
+	h.newest = r.Runs.NewestFirst()
 	if o.SingleFile {
 		return h.index()
 	}
@@ -75,7 +76,6 @@ func HTML(d *Dir, r *analyze.Report, o Options) error {
 	if err := h.index(); err != nil {
 		return err
 	}
-	h.newest = r.Runs.NewestFirst()
 	h.rank = make([]int32, len(h.newest))
 	for k, i := range h.newest {
 		h.rank[i] = int32(k)
@@ -162,6 +162,7 @@ func (h *htmlWriter) execute(name, tmpl string, data any) error {
 
 type cardView struct {
 	Label, Value, Note string
+	Href               string // the run list behind the figure
 	Exact              string // the exact figure, on hover, when Value is compacted
 	Bad                bool
 }
@@ -298,7 +299,9 @@ func (h *htmlWriter) index() error {
 	data.Check = checkSummary(s.Check)
 	// Cards without data (no run that finished, no evaluation) are left out;
 	// a card is red where the figure broke a threshold or files were lost.
-	data.Cards = []cardView{countCard("Runs", s.Runs.Total, "")}
+	runs := countCard("Runs", s.Runs.Total, "")
+	runs.Href = h.listLink()
+	data.Cards = []cardView{runs}
 	if s.Runs.SuccessRate != nil {
 		data.Cards = append(data.Cards, cardView{Label: "Success rate", Value: Rate(s.Runs.SuccessRate), Note: "of runs that finished",
 			Bad: violated(s.Check, "runs.success_rate")})
@@ -306,7 +309,7 @@ func (h *htmlWriter) index() error {
 	data.Cards = append(data.Cards, countCard("Tool calls", s.ToolCalls.Total, ""))
 	if s.ToolCalls.ErrorRate != nil {
 		card := cardView{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate),
-			Bad: violated(s.Check, "tool_calls.error_rate", "tools.error_rate")}
+			Bad: violated(s.Check, "tool_calls.error_rate", "tools.error_rate"), Href: h.listLink("errors", "1")}
 		if n := s.ToolCalls.Cancelled; n > 0 {
 			card.Note = fmt.Sprintf("%s cancelled by the user (%s)", Count(n), Rate(s.ToolCalls.CancelRate))
 		}
@@ -325,9 +328,12 @@ func (h *htmlWriter) index() error {
 			Bad: violated(s.Check, "quality.mean")})
 	}
 	if s.Context.Tokens.Total > 0 {
-		data.Cards = append(data.Cards, countCard("Tokens", s.Context.Tokens.Total, ""))
+		tokens := countCard("Tokens", s.Context.Tokens.Total, "")
+		tokens.Href = h.listLink("sort", strconv.Itoa(listColumnTokens))
+		data.Cards = append(data.Cards, tokens)
 	}
 	if card, ok := costCard(s); ok {
+		card.Href = h.listLink("sort", strconv.Itoa(listColumnCost))
 		data.Cards = append(data.Cards, card)
 	}
 	skipped := countCard("Files skipped", s.Inputs.FilesSkipped, "of "+Count(s.Inputs.FilesSeen)+" seen")
@@ -335,7 +341,7 @@ func (h *htmlWriter) index() error {
 	data.Cards = append(data.Cards, skipped)
 	data.Sections = h.sections()
 
-	recent := h.r.Runs.NewestFirst()
+	recent := h.newest
 	if len(recent) > htmlRecentRuns {
 		recent = recent[:htmlRecentRuns]
 	}
@@ -392,7 +398,9 @@ func (h *htmlWriter) sections() []sectionView {
 	}
 	formats := htmlTable("Formats", "Format", ">Files", ">Runs", ">Success rate", ">Tool calls", ">Error rate", ">Tokens", ">Cost")
 	for _, f := range s.Formats {
-		formats.Rows = append(formats.Rows, []cellView{txt(f.Format), num(Count(f.Files), float64(f.Files)), num(Count(f.Runs), float64(f.Runs)),
+		name, runs := txt(f.Format), num(Count(f.Runs), float64(f.Runs))
+		name.Href, runs.Href = h.listLink("format", f.Format), h.listLink("format", f.Format)
+		formats.Rows = append(formats.Rows, []cellView{name, num(Count(f.Files), float64(f.Files)), runs,
 			numPtr(Rate(f.SuccessRate), f.SuccessRate), num(Count(f.ToolCalls), float64(f.ToolCalls)), numPtr(Rate(f.ErrorRate), f.ErrorRate),
 			num(Count(f.Tokens.Total), float64(f.Tokens.Total)), numPtr(USD(f.CostUSD), f.CostUSD)})
 	}

@@ -237,8 +237,10 @@ func (h *htmlWriter) projectsSection() (sectionView, bool) {
 	for _, p := range s.Projects {
 		name := txt(p.Label)
 		name.Href = cmp.Or(h.projectPages[p.Project], h.listLink("project", p.Label))
-		t.Rows = append(t.Rows, []cellView{name, num(Count(p.Runs), float64(p.Runs)), numPtr(Rate(p.SuccessRate), p.SuccessRate),
-			num(Count(p.ToolCalls), float64(p.ToolCalls)), num(Count(p.Errors), float64(p.Errors)), numPtr(Rate(p.ErrorRate), p.ErrorRate),
+		runs, errs := num(Count(p.Runs), float64(p.Runs)), num(Count(p.Errors), float64(p.Errors))
+		runs.Href, errs.Href = h.listLink("project", p.Label), h.listLink("project", p.Label, "errors", "1")
+		t.Rows = append(t.Rows, []cellView{name, runs, numPtr(Rate(p.SuccessRate), p.SuccessRate),
+			num(Count(p.ToolCalls), float64(p.ToolCalls)), errs, numPtr(Rate(p.ErrorRate), p.ErrorRate),
 			num(Count(p.Cancelled), float64(p.Cancelled)), num(Count(p.Tokens.Total), float64(p.Tokens.Total)), numPtr(USD(p.CostUSD), p.CostUSD), txt(p.Project)})
 	}
 	t.Note = "A run's project is the directory its agent worked in, where the log records one; else the first directory of its file under the scanned root."
@@ -256,8 +258,17 @@ func (h *htmlWriter) listLink(pairs ...string) string {
 	for i := 0; i+1 < len(pairs); i += 2 {
 		v.Set(pairs[i], pairs[i+1])
 	}
+	if len(v) == 0 {
+		return "runs.html"
+	}
 	return "runs.html#" + v.Encode()
 }
+
+// The run list's columns that a link may sort by (agentstat.js's cols).
+const (
+	listColumnTokens = 8
+	listColumnCost   = 9
+)
 
 // projectLabel is a project's label, as summary.json's projects[] has it.
 func (h *htmlWriter) projectLabel(project string) string {
