@@ -131,8 +131,8 @@ var runBodyTemplate = template.Must(template.Must(template.New("").ParseFS(templ
 {{.Calls}}</tbody></table></div>{{end}}
 
 {{if .Subagents}}<h2>Subagents</h2>
-<div class="scroll"><table class="sortable"><thead><tr><th>Type</th><th class="num">Tool calls</th><th class="num">Tokens</th></tr></thead><tbody>
-{{range .Subagents}}<tr><td class="text">{{.Type}}</td><td class="num">{{.Calls}}</td><td class="num">{{.Tokens}}</td></tr>
+<div class="scroll"><table class="sortable"><thead><tr><th>Type</th><th class="num">Tool calls</th><th class="num">Requests</th><th class="num">Tokens</th><th class="num">Cost</th></tr></thead><tbody>
+{{range .Subagents}}<tr><td class="text">{{.Type}}</td><td class="num">{{.Calls}}</td><td class="num">{{.Requests}}</td><td class="num">{{.Tokens}}</td><td class="num">{{.Cost}}</td></tr>
 {{end}}</tbody></table></div>{{end}}
 
 {{if .Steps}}<h2>Steps</h2>
@@ -197,7 +197,7 @@ func fuzzRunView(parts uint16, n int, a, b string) *runPageView {
 			EarlierHref: on(1, "x-1.html"), EarlierName: b, LaterHref: on(2, "y-2.html"), LaterName: a}
 	}
 	if parts&(1<<15) != 0 {
-		v.Subagents = []subagentView{{Type: a, Calls: b, Tokens: a}, {}}
+		v.Subagents = []subagentView{{Type: a, Calls: b, Tokens: a, Requests: b, Cost: a}, {}}
 	}
 	return v
 }

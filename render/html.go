@@ -842,7 +842,7 @@ type runNav struct {
 	LaterHref, LaterName                string
 }
 
-type subagentView struct{ Type, Calls, Tokens string }
+type subagentView struct{ Type, Calls, Tokens, Requests, Cost string }
 
 // pageBuffers hold a run page's rows, body and timeline option while it is made, for the next page.
 var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
@@ -857,7 +857,20 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 	data := runPageView{Name: clipText(name, 300), ID: r.ID, Status: string(r.Status), Format: r.Format, Source: r.Source, Agent: r.Agent, Model: r.Model,
 		Request: r.Request, Refs: r.Context.Refs, Nav: h.runNav(r)}
 	for _, s := range r.Context.Subagents {
-		data.Subagents = append(data.Subagents, subagentView{Type: s.Type, Calls: Count(s.Calls), Tokens: Count(s.Tokens)})
+		v := subagentView{Type: s.Type, Calls: Count(s.Calls), Tokens: Count(s.Tokens), Requests: NA, Cost: NA} // n/a: a log that does not tell them
+		if len(s.Requests) > 0 {
+			v.Requests = Count(int64(len(s.Requests)))
+		}
+		usd, priced := 0.0, false
+		for _, q := range s.Requests {
+			if c, ok := h.prices().Cost(q.Model, q.Tokens); ok {
+				usd, priced = usd+c, true
+			}
+		}
+		if priced {
+			v.Cost = USD(new(analyze.RoundUSD(usd)))
+		}
+		data.Subagents = append(data.Subagents, v)
 	}
 	data.Started, _ = h.when(r.Started)
 	data.Ended, _ = h.when(r.Ended)
@@ -1090,12 +1103,14 @@ func appendRunBody(b []byte, v *runPageView) []byte {
 		b = append(b, "\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">#</th><th>Tool</th><th>Input</th><th>Outcome</th><th>Agent</th><th>Started</th><th class=\"num\">Duration</th><th>Error</th></tr></thead><tbody>\n"...)
 		b = append(append(b, v.Calls...), "</tbody></table></div>"...)
 	}
-	b = appendTable(append(b, "\n\n"...), "<h2>Subagents</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th class=\"num\">Tool calls</th><th class=\"num\">Tokens</th></tr></thead><tbody>\n",
+	b = appendTable(append(b, "\n\n"...), "<h2>Subagents</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th class=\"num\">Tool calls</th><th class=\"num\">Requests</th><th class=\"num\">Tokens</th><th class=\"num\">Cost</th></tr></thead><tbody>\n",
 		len(v.Subagents), func(b []byte, i int) []byte {
 			s := &v.Subagents[i]
 			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), s.Type)
 			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Calls)
-			return appendEscaped(append(b, "</td><td class=\"num\">"...), s.Tokens)
+			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Requests)
+			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Tokens)
+			return appendEscaped(append(b, "</td><td class=\"num\">"...), s.Cost)
 		})
 	b = appendTable(append(b, "\n\n"...), "<h2>Steps</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Step</th><th>Status</th><th>Agent</th><th class=\"num\">Duration</th></tr></thead><tbody>\n",
 		len(v.Steps), func(b []byte, i int) []byte {

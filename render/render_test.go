@@ -669,3 +669,34 @@ func TestLinksResolve(t *testing.T) {
 		t.Errorf("%d pages, %d links checked", pages, links)
 	}
 }
+
+// A run page's subagents, each with its requests priced by hand: Sonnet 4.5
+// at $3 a million input tokens and $15 a million output tokens.
+func TestSubagentCost(t *testing.T) {
+	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	r := &model.Run{ID: "s", Format: "claudecode", Source: "s.jsonl", Context: model.Context{Subagents: []model.Subagent{
+		{Type: "Explore", Calls: 3, Tokens: 110_000, Requests: model.Requests{
+			{Model: "claude-sonnet-4-5", At: at, Tokens: model.Tokens{Input: 100_000}},
+			{Model: "claude-sonnet-4-5", At: at, Tokens: model.Tokens{Output: 10_000}}}}, // $0.30 + $0.15, both under the 200k tier
+		{Type: "Plan", Calls: 1, Tokens: 10, Requests: model.Requests{{Model: "no-such-model", At: at, Tokens: model.Tokens{Input: 10}}}},
+		{Type: "session", Calls: 2, Tokens: 500}, // a log that tells no requests
+	}}}
+	dir := t.TempDir()
+	h := &htmlWriter{d: &Dir{root: dir}, r: &analyze.Report{}, loc: time.UTC}
+	if err := h.runPage(r); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "runs", analyze.RunPage(r)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, row := range []string{
+		`<tr><td class="text">Explore</td><td class="num">3</td><td class="num">2</td><td class="num">110,000</td><td class="num">$0.4500</td></tr>`,
+		`<tr><td class="text">Plan</td><td class="num">1</td><td class="num">1</td><td class="num">10</td><td class="num">n/a</td></tr>`,
+		`<tr><td class="text">session</td><td class="num">2</td><td class="num">n/a</td><td class="num">500</td><td class="num">n/a</td></tr>`,
+	} {
+		if !strings.Contains(string(b), row) {
+			t.Errorf("the page lacks the row %s", row)
+		}
+	}
+}

@@ -312,10 +312,10 @@ func cmpTimeKey(a, b timeKey) int {
 	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
 }
 
-// lineTokens is the tokens of the usage a line bears.
-type lineTokens struct {
-	g      int32
-	tokens int64
+// lineRequest is the request a line's usage stands for.
+type lineRequest struct {
+	g   int32
+	req model.Request
 }
 
 // claudeRef is one tool use or result of the main chain: the position of its
@@ -389,7 +389,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	counted := newBitset(n)
 	markLargest(withUsage, func(g int32) int64 { return s.entry(g).usageOf().tokens.Total() }, counted.set)
 	withUsage = nil
-	var sideTokens []lineTokens // the counted usages of subagent lines, in line order
+	var sideRequests []lineRequest // the counted usages of subagent lines, in line order
 	perModel := map[string]int64{}
 	if c := counted.count(0, n); c > 0 {
 		r.Requests = make([]model.Request, 0, c) // a long session's requests, made once
@@ -404,12 +404,12 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			}
 			l := &f.lines[j]
 			u := &f.usages[l.usage-1]
-			r.AddRequest(model.Request{Model: f.wordAt(u.model), At: s.entry(g).at(), Tokens: u.tokens})
-			t := u.tokens.Total()
-			byModel[u.model] += t
+			q := model.Request{Model: f.wordAt(u.model), At: s.entry(g).at(), Tokens: u.tokens}
+			r.AddRequest(q)
+			byModel[u.model] += u.tokens.Total()
 			seen.set(u.model)
 			if l.sidechain() || l.agent != 0 {
-				sideTokens = append(sideTokens, lineTokens{g, t})
+				sideRequests = append(sideRequests, lineRequest{g, q})
 			}
 		}
 		for m, t := range byModel {
@@ -502,9 +502,11 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 			subOrder = append(subOrder, id)
 		}
 		sub.Calls += int64(e.nUses)
-		if len(sideTokens) > 0 && sideTokens[0].g == g {
-			sub.Tokens += sideTokens[0].tokens
-			sideTokens = sideTokens[1:]
+		if len(sideRequests) > 0 && sideRequests[0].g == g {
+			q := sideRequests[0].req
+			sub.Tokens += q.Tokens.Total()
+			sub.Requests = append(sub.Requests, q)
+			sideRequests = sideRequests[1:]
 		}
 	}
 	slices.Sort(subOrder)

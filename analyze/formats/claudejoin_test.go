@@ -263,6 +263,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 		s.Calls += int64(e.nUses)
 		if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
 			s.Tokens += u.tokens.Total()
+			s.Requests = append(s.Requests, model.Request{Model: e.f.wordAt(u.model), At: e.at(), Tokens: u.tokens})
 		}
 	}
 	slices.Sort(subOrder)

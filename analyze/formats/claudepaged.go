@@ -331,10 +331,12 @@ func (p *claudePages) tally(repeated, counted bitset, requests []model.Request) 
 				tl.compactions++
 			}
 			var tokens int64
+			var req *model.Request // the request the line stands for, if it counts
 			if counted.has(g) && l.usage != 0 {
 				u := &cf.usages[l.usage-1]
 				at := time.Unix(l.sec, int64(l.nanos())).In(p.files[rec.file].loc)
 				requests[q] = model.Request{Model: cf.wordAt(u.model), At: at, Tokens: u.tokens}
+				req = &requests[q]
 				q++
 				tokens = u.tokens.Total()
 				byModel := tl.byModel[rec.file]
@@ -354,6 +356,9 @@ func (p *claudePages) tally(repeated, counted bitset, requests []model.Request) 
 				}
 				sub.Calls += int64(l.nUses)
 				sub.Tokens += tokens
+				if req != nil {
+					sub.Requests = append(sub.Requests, *req)
+				}
 				continue
 			}
 			byTime[k] = timeKey{l.sec, l.nanos(), g}
@@ -406,6 +411,7 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 			if sub := subs[agent]; sub != nil {
 				sub.Calls += s.Calls
 				sub.Tokens += s.Tokens
+				sub.Requests = append(sub.Requests, s.Requests...)
 			} else {
 				subs[agent] = s
 			}

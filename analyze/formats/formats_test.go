@@ -229,7 +229,7 @@ func TestSession(t *testing.T) {
 	r, w = oneRun(t, "session/drift-handwritten.json")
 	checkRun(t, r, "2026-01-28-009", model.StatusSuccess, 1800000) // "Completed " reads as success
 	checkCalls(t, r, []call{{"Read", ok, 2000}, {"Task", failed, 600000}, {"Write", unknown, -1}, {"Task", unknown, 60000}})
-	if s := r.Context.Subagents; len(s) != 2 || s[0] != (model.Subagent{Type: "Explore", Calls: 10, Tokens: 12000}) || s[1] != (model.Subagent{Type: "Plan", Calls: 5}) {
+	if s := r.Context.Subagents; len(s) != 2 || !reflect.DeepEqual(s[0], model.Subagent{Type: "Explore", Calls: 10, Tokens: 12000}) || !reflect.DeepEqual(s[1], model.Subagent{Type: "Plan", Calls: 5}) {
 		t.Errorf("subagents = %+v", s)
 	}
 	if r.Tokens.Unspecified != 12000 || r.Tokens.Total() != 12000 {
@@ -555,7 +555,7 @@ func TestClaudeCodeJoin(t *testing.T) {
 		t.Errorf("tokens = %+v, want %+v", r.Tokens, want)
 	}
 	// The sidechain's calls are subagent work, typed through the Task result's agentId.
-	if s := r.Context.Subagents; len(s) != 1 || s[0] != (model.Subagent{Type: "Explore", Calls: 2, Tokens: 100}) {
+	if s := r.Context.Subagents; len(s) != 1 || s[0].Type != "Explore" || s[0].Calls != 2 || s[0].Tokens != 100 || len(s[0].Requests) != 1 || s[0].Requests[0].Tokens.Total() != 100 {
 		t.Errorf("subagents = %+v", s)
 	}
 	if r.Title != "Fix the failing test" || r.Model != "claude-sonnet-4-5" || r.Source != "claudecode/proj/s1-resumed.jsonl" && r.Source != "claudecode/proj/s1.jsonl" {

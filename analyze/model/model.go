@@ -213,7 +213,8 @@ type ContextRef struct {
 
 // Subagent is work done by a subagent on the run's behalf.
 type Subagent struct {
-	Type   string
-	Calls  int64
-	Tokens int64
+	Type     string
+	Calls    int64
+	Tokens   int64
+	Requests Requests // its model requests where the log tells them (Claude Code), also among the run's
 }
