@@ -472,6 +472,9 @@ func (h *htmlWriter) sections() []sectionView {
 	}
 
 	ctxCharts := []chartView{tokensPerDayChart(s)}
+	if c, ok := tokensLogChart(s); ok {
+		ctxCharts = append(ctxCharts, c)
+	}
 	if names, counts := sortedCounts(s.Context.RefsByType); len(names) > 0 {
 		ctxCharts = append(ctxCharts, countsChart("chart-refs", "Context references by type", "type", "references", "Context material the runs referred to, by type.", names, counts, nil))
 	}

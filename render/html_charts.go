@@ -252,21 +252,72 @@ func runsPerDayChart(s *analyze.Summary) (chartView, chartView) {
 	}
 	runs := chartView{ID: "chart-runs-per-day", Title: "Runs per " + unit + " by status", Option: optionJSON(bar, nil),
 		Description: fmt.Sprintf("Stacked bars: runs started each %s, split by final status. Only %ss with runs have a place; %s stands for the %ss without runs between two of them.", unit, unit, gapLabel, unit)}
+	return runs, ratesChart(s.Daily)
+}
 
-	line := charts.NewLine()
-	line.SetGlobalOptions(append(commonOpts(unit, "%"), charts.WithYAxisOpts(opts.YAxis{Name: "%", Min: 0, Max: 100}))...)
-	line.SetXAxis(labels)
-	errData, okData := make([]opts.LineData, len(ps)), make([]opts.LineData, len(ps))
-	for i, p := range ps {
-		errData[i] = opts.LineData{Value: pct(ratio(p.errors, p.known))}
-		okData[i] = opts.LineData{Value: pct(ratio(p.success, p.decided))}
+// ratesWindow is how many of the last days the rate chart shows at first
+// when its days span more than twice as many: a stray day years back (a
+// clock reset) would otherwise squash the rest into a sliver.
+const ratesWindow = 90
+
+// ratesChart is the daily error and success rates on a time axis: a day
+// without data is a gap in the line, not a point beside the next one.
+func ratesChart(days []analyze.DayRow) chartView {
+	type point = [2]any // [Unix ms of the date at 00:00 UTC, percent or nil]
+	var errs, oks []point
+	var first, last time.Time
+	for i, d := range days {
+		t, err := time.Parse(time.DateOnly, d.Date)
+		if err != nil {
+			continue
+		}
+		if i > 0 && !last.IsZero() && t.After(last.AddDate(0, 0, 1)) { // a gap: break the lines
+			gap := last.AddDate(0, 0, 1).UnixMilli()
+			errs, oks = append(errs, point{gap, nil}), append(oks, point{gap, nil})
+		}
+		if first.IsZero() {
+			first = t
+		}
+		last = t
+		decided := d.Runs - d.ByStatus["running"] - d.ByStatus["unknown"]
+		errs = append(errs, point{t.UnixMilli(), pct(ratio(d.Errors, d.OutcomeKnown))})
+		oks = append(oks, point{t.UnixMilli(), pct(ratio(d.ByStatus["success"], decided))})
 	}
-	line.AddSeries("tool-call error rate", errData, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#cf222e"}))
-	line.AddSeries("run success rate", okData, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#2da44e"}),
+	line := charts.NewLine()
+	line.SetGlobalOptions(append(commonOpts("day", "%"), charts.WithYAxisOpts(opts.YAxis{Name: "%", Min: 0, Max: 100}))...)
+	series := func(ps []point) []opts.LineData {
+		data := make([]opts.LineData, len(ps))
+		for i, p := range ps {
+			data[i] = opts.LineData{Value: p[:]}
+		}
+		return data
+	}
+	line.AddSeries("tool-call error rate", series(errs), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#cf222e"}))
+	line.AddSeries("run success rate", series(oks), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#2da44e"}),
 		charts.WithLineChartOpts(opts.LineChart{Symbol: "diamond"}))
-	rates := chartView{ID: "chart-rates-per-day", Title: "Error rate and success rate per " + unit, Option: optionJSON(line, nil),
-		Description: "Lines in percent; a gap means no data that " + unit + "."}
-	return runs, rates
+	desc := "Lines in percent on a time axis; a gap means no data that day."
+	timeAxis := func(m map[string]any) {
+		m["useUTC"] = true // the points are dates at 00:00 UTC: label them as such wherever the page is opened
+		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
+			x := xs[0].(map[string]any)
+			x["type"] = "time"
+			delete(x, "data")
+		}
+		if first.IsZero() || last.Sub(first) <= 2*ratesWindow*24*time.Hour {
+			return
+		}
+		m["dataZoom"] = []any{
+			map[string]any{"type": "slider", "xAxisIndex": 0, "filterMode": "none", "bottom": 34, "height": 18, "startValue": last.AddDate(0, 0, -ratesWindow+1).UnixMilli(), "endValue": last.UnixMilli()},
+			map[string]any{"type": "inside", "xAxisIndex": 0, "filterMode": "none"},
+		}
+		if gs, ok := m["grid"].([]any); ok && len(gs) > 0 {
+			gs[0].(map[string]any)["bottom"] = 100 // room for the slider above the legend
+		}
+	}
+	if !first.IsZero() && last.Sub(first) > 2*ratesWindow*24*time.Hour {
+		desc += fmt.Sprintf(" The last %d days are shown; the slider below reaches back to %s.", ratesWindow, first.Format(time.DateOnly))
+	}
+	return chartView{ID: "chart-rates-per-day", Title: "Error rate and success rate per day", Option: optionJSON(line, timeAxis), Description: desc}
 }
 
 func histogramChart(id, title, what string, bins []analyze.HistogramBin) chartView {
@@ -819,4 +870,46 @@ func tokensPerDayChart(s *analyze.Summary) chartView {
 	}
 	return chartView{ID: "chart-tokens-per-day", Title: "Tokens per " + unit + " by kind", Option: optionJSON(bar, nil),
 		Description: "Stacked bars: tokens of the runs started each " + unit + ", by kind."}
+}
+
+// tokenSpread is how many times the heaviest period's tokens must exceed
+// the lightest's (of those with tokens) for the log-scale chart to be drawn:
+// on a linear axis the light periods are then flat lines.
+const tokenSpread = 100
+
+// tokensLogChart is each period's total tokens on a logarithmic axis, when
+// one heavy period flattens the others on tokensPerDayChart's linear one.
+func tokensLogChart(s *analyze.Summary) (chartView, bool) {
+	unit, ps := periods(s.Daily)
+	labels := make([]string, len(ps))
+	data := make([]opts.BarData, len(ps))
+	var low, high int64
+	for i, p := range ps {
+		labels[i] = p.label
+		t := p.tokens
+		total := t.Input + t.Output + t.CacheRead + t.CacheCreation + t.Unspecified
+		if total == 0 {
+			continue // no bar: a log axis has no zero
+		}
+		data[i] = opts.BarData{Value: total}
+		if low == 0 || total < low {
+			low = total
+		}
+		high = max(high, total)
+	}
+	if low == 0 || high/low < tokenSpread {
+		return chartView{}, false
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(commonOpts(unit, "tokens")...)
+	bar.SetXAxis(labels)
+	bar.AddSeries("tokens", data, charts.WithItemStyleOpts(opts.ItemStyle{Color: "#0969da"}))
+	logAxis := func(m map[string]any) {
+		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
+			ys[0].(map[string]any)["type"] = "log"
+		}
+	}
+	return chartView{ID: "chart-tokens-per-day-log", Title: "Tokens per " + unit + ", logarithmic scale", Option: optionJSON(bar, logAxis),
+		Description: fmt.Sprintf("All tokens of the runs started each %s, on a logarithmic axis: the heaviest %s has %s times the lightest's, which the linear chart flattens.",
+			unit, unit, Count(high/low))}, true
 }

@@ -5,11 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/go-echarts/go-echarts/v2/opts"
 
+	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
 )
 
@@ -125,4 +127,56 @@ func timelineChart(r *model.Run) (chartView, bool) {
 		t.add(&r.ToolCalls[i])
 	}
 	return t.chart()
+}
+
+// The rate chart is on a time axis: days without data break its lines, and
+// a stray day years back leaves the last ratesWindow days shown at first.
+func TestRatesChartTimeAxis(t *testing.T) {
+	day := func(date string, errs, known int64) analyze.DayRow {
+		return analyze.DayRow{Date: date, Runs: 1, OutcomeKnown: known, Errors: errs, ByStatus: map[string]int64{"success": 1}}
+	}
+	ms := func(date string) float64 {
+		d, _ := time.Parse(time.DateOnly, date)
+		return float64(d.UnixMilli())
+	}
+	for _, c := range []struct {
+		days   []analyze.DayRow
+		errors [][2]any // [date ms, percent or nil]
+		zoom   float64  // the slider's start, 0 for none
+	}{
+		{[]analyze.DayRow{day("2026-01-01", 1, 4), day("2026-01-02", 0, 0), day("2026-01-05", 2, 4)},
+			[][2]any{{ms("2026-01-01"), 25.0}, {ms("2026-01-02"), nil}, {ms("2026-01-03"), nil}, {ms("2026-01-05"), 50.0}}, 0},
+		{[]analyze.DayRow{day("2009-02-13", 0, 1), day("2026-03-08", 1, 1)},
+			[][2]any{{ms("2009-02-13"), 0.0}, {ms("2009-02-14"), nil}, {ms("2026-03-08"), 100.0}}, ms("2025-12-09")},
+	} {
+		var opt struct {
+			UseUTC bool
+			XAxis  []struct{ Type string }
+			Series []struct {
+				Name string
+				Data []struct{ Value [2]any }
+			}
+			DataZoom []struct{ StartValue float64 }
+		}
+		if err := json.Unmarshal([]byte(ratesChart(c.days).Option), &opt); err != nil {
+			t.Fatal(err)
+		}
+		var errs [][2]any
+		if len(opt.Series) == 2 {
+			for _, d := range opt.Series[0].Data {
+				errs = append(errs, d.Value)
+			}
+		}
+		if !opt.UseUTC || len(opt.XAxis) != 1 || opt.XAxis[0].Type != "time" || !reflect.DeepEqual(errs, c.errors) {
+			t.Errorf("%s…: utc %v, axes %+v, error rates %v; want %v", c.days[0].Date, opt.UseUTC, opt.XAxis, opt.Series, c.errors)
+		}
+		if got := 0.0; len(opt.DataZoom) > 0 {
+			got = opt.DataZoom[0].StartValue
+			if got != c.zoom {
+				t.Errorf("%s…: shown from %v, want %v", c.days[0].Date, got, c.zoom)
+			}
+		} else if c.zoom != 0 {
+			t.Errorf("%s…: no slider", c.days[0].Date)
+		}
+	}
 }
