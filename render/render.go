@@ -91,6 +91,7 @@ type Options struct {
 	Force      bool   // replace an output directory that is not an agentstat report
 	SingleFile bool   // html: one self-contained index.html, no run pages
 	BaseURL    string // html: canonical links under this URL
+	runPages   bool   // the run pages are written beside the other outputs (Write sets it)
 }
 
 // Format is one output format.
@@ -106,8 +107,8 @@ var Formats = []Format{
 	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report, o Options) error {
 		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r, o) })
 	}},
-	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *analyze.Report, _ Options) error {
-		return d.WriteFile("report.xlsx", func(w io.Writer) error { return XLSX(w, r) })
+	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *analyze.Report, o Options) error {
+		return d.WriteFile("report.xlsx", func(w io.Writer) error { return xlsxOf(w, r, o.runPages) })
 	}},
 	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report, _ Options) error {
 		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })
@@ -137,6 +138,7 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 // Cancelling ctx (SIGINT, SIGTERM) abandons the new report: the temporary
 // directory is removed and the previous report stays in place.
 func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) error {
+	o.runPages = slices.Contains(names, "html") && !o.SingleFile && r.Details != nil
 	return writeDir(ctx, out, o.Force, analyze.SchemaVersion, func(d *Dir) error {
 		// Formats write files of their own from a report none of them changes,
 		// so they run at once: the workbook, on one core, fills the gaps the

@@ -75,7 +75,7 @@ func cellSafe(s string) bool {
 type column struct {
 	head  string
 	width float64
-	style string // "", "int", "pct", "ms", "score", "time", "date", "usd"
+	style string // "", "int", "pct", "dur", "score", "time", "date", "usd", "num1"
 }
 
 type xlsxWriter struct {
@@ -87,18 +87,23 @@ type xlsxWriter struct {
 	shared *sharedText           // the tool-call sheet's shared strings, once it has rows
 	// The styles of the tool-call sheet's cells, looked up once rather
 	// than by name in each of its rows.
-	intStyle, msStyle, timeStyle int
+	intStyle, durStyle, timeStyle int
+	pages                         bool // the run pages are beside the workbook
 }
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
 // sheet per table, every one with a frozen header and a filter.
-func XLSX(w io.Writer, r *analyze.Report) error {
+func XLSX(w io.Writer, r *analyze.Report) error { return xlsxOf(w, r, false) }
+
+// xlsxOf writes the workbook; with pages, the run pages are beside it
+// (runs/) and the Runs sheet links each run to its own.
+func xlsxOf(w io.Writer, r *analyze.Report, pages bool) error {
 	tmp, err := tempfile.New("agentstat-xlsx-")
 	if err != nil {
 		return err
 	}
 	defer tmp.Close()
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, rows: map[string]*sheetRows{}}
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, rows: map[string]*sheetRows{}, pages: pages}
 	defer x.f.Close()
 	defer func() {
 		for _, r := range x.rows {
@@ -232,10 +237,11 @@ func partsOf(zr *zip.Reader, rows map[string]*sheetRows) (bookParts, error) {
 // kept plain, they were written out and read back, then deflated after
 // every other output was done, both cores waiting on it.
 type sheetRows struct {
-	file *tempfile.File
-	z    *parallelDeflate
-	crc  uint32
-	n    int64
+	file      *tempfile.File
+	z         *parallelDeflate
+	crc       uint32
+	n         int64
+	dimension string // the sheet's used range, which the stream writer wrote before its rows were known
 }
 
 func newSheetRows() (*sheetRows, error) {
@@ -273,6 +279,14 @@ func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows, shift int) error {
 	}
 	if sheet, err = shiftShared(sheet, shift); err != nil {
 		return err
+	}
+	if rows.dimension != "" { // the header's range, as the stream writer wrote it, becomes the table's
+		const attr = `<dimension ref="`
+		if i := bytes.Index(sheet, []byte(attr)); i >= 0 {
+			if n := bytes.IndexByte(sheet[i+len(attr):], '"'); n >= 0 {
+				sheet = slices.Concat(sheet[:i+len(attr)], []byte(rows.dimension), sheet[i+len(attr)+n:])
+			}
+		}
 	}
 	end := bytes.Index(sheet, []byte("</sheetData>"))
 	if end < 0 {
@@ -462,7 +476,7 @@ func copyPart(zw *zip.Writer, f *zip.File) error {
 }
 
 func (x *xlsxWriter) makeStyles() error {
-	fmtTime, fmtMS, fmtScore, fmtUSD, fmtDate := "yyyy-mm-dd hh:mm:ss", "#,##0.0", "0.00", `"$"#,##0.0000`, "yyyy-mm-dd"
+	fmtTime, fmtDur, fmtScore, fmtUSD, fmtDate, fmtNum1 := "yyyy-mm-dd hh:mm:ss", "[h]:mm:ss.000", "0.00", `"$"#,##0.0000`, "yyyy-mm-dd", "#,##0.0"
 	for _, s := range []struct { // in a fixed order: style ids are part of the bytes
 		name  string
 		style *excelize.Style
@@ -470,13 +484,14 @@ func (x *xlsxWriter) makeStyles() error {
 		{"head", &excelize.Style{Font: &excelize.Font{Bold: true}, Fill: excelize.Fill{Type: "pattern", Pattern: 1, Color: []string{"DDEBF7"}}}},
 		{"int", &excelize.Style{NumFmt: 3}},
 		{"pct", &excelize.Style{NumFmt: 10}},
-		{"ms", &excelize.Style{CustomNumFmt: &fmtMS}},
+		{"dur", &excelize.Style{CustomNumFmt: &fmtDur}},
 		{"score", &excelize.Style{CustomNumFmt: &fmtScore}},
 		{"time", &excelize.Style{CustomNumFmt: &fmtTime}},
 		{"title", &excelize.Style{Font: &excelize.Font{Bold: true, Size: 14}}},
 		{"link", &excelize.Style{Font: &excelize.Font{Color: "0563C1", Underline: "single"}}},
 		{"usd", &excelize.Style{CustomNumFmt: &fmtUSD}},
 		{"date", &excelize.Style{CustomNumFmt: &fmtDate}},
+		{"num1", &excelize.Style{CustomNumFmt: &fmtNum1}},
 	} {
 		id, err := x.f.NewStyle(s.style)
 		if err != nil {
@@ -484,12 +499,16 @@ func (x *xlsxWriter) makeStyles() error {
 		}
 		x.styles[s.name] = id
 	}
-	x.intStyle, x.msStyle, x.timeStyle = x.styles["int"], x.styles["ms"], x.styles["time"]
+	x.intStyle, x.durStyle, x.timeStyle = x.styles["int"], x.styles["dur"], x.styles["time"]
 	return nil
 }
 
+// msPerDay turns milliseconds into an Excel duration, a fraction of a day.
+const msPerDay = 24 * 60 * 60 * 1000
+
 // cell turns a value into what a sheet holds: numbers as numbers (nil for
-// no data), times as Excel date-times in the --tz zone, text made safe.
+// no data), durations as Excel durations, times as Excel date-times in the
+// --tz zone, text made safe.
 func (x *xlsxWriter) cell(v any, style string) any {
 	id, styled := x.styles[style]
 	styled = styled && style != ""
@@ -501,6 +520,13 @@ func (x *xlsxWriter) cell(v any, style string) any {
 			return nil
 		}
 		v = *t
+		if style == "dur" {
+			v = *t / msPerDay
+		}
+	case xlsxLink:
+		if t.path == "" {
+			return nil
+		}
 	case string:
 		if v = xlsxText(t); v == "" {
 			return nil // a blank cell, not an empty string: Excel's blanks filter and ISBLANK find it
@@ -582,13 +608,24 @@ func (t *sheetTable) open() error {
 	if _, err := t.x.f.NewSheet(t.sheet); err != nil {
 		return err
 	}
+	// Set before the stream writer takes the sheet over, they are written
+	// with it; a table's rows widen the range when they are spliced in.
+	if err := t.x.printSetup(t.sheet, true); err != nil {
+		return err
+	}
+	header, _ := excelize.CoordinatesToCellName(len(t.cols), 1)
+	if err := t.x.f.SetSheetDimension(t.sheet, "A1:"+header); err != nil {
+		return err
+	}
 	sw, err := t.x.f.NewStreamWriter(t.sheet)
 	if err != nil {
 		return err
 	}
 	t.sw, t.row = sw, 1
-	for i, c := range t.cols {
-		if err := sw.SetColWidth(i+1, i+1, c.width); err != nil {
+	// Last column first: excelize puts each width before those set already,
+	// and readers want <col> in order.
+	for i := len(t.cols) - 1; i >= 0; i-- {
+		if err := sw.SetColWidth(i+1, i+1, t.cols[i].width); err != nil {
 			return err
 		}
 	}
@@ -661,10 +698,30 @@ func (t *sheetTable) close() error {
 		t.rows, t.out = nil, nil
 	}
 	last, _ := excelize.CoordinatesToCellName(len(t.cols), max(t.row, 2))
+	if r := t.x.rows[t.sheet]; r != nil {
+		r.dimension = "A1:" + last
+	}
 	if err := t.sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: tableName(t.sheet), StyleName: "TableStyleLight9"}); err != nil {
 		return err
 	}
 	return t.sw.Flush()
+}
+
+// printSetup has a sheet print landscape, fitted to the page's width (as
+// many pages down as it takes), with its header row on every page when it
+// has one: printed as it was, a workbook was 95 pages with columns cut off.
+func (x *xlsxWriter) printSetup(sheet string, header bool) error {
+	landscape, wide, tall, fit := "landscape", 1, 0, true
+	if err := x.f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall}); err != nil {
+		return err
+	}
+	if err := x.f.SetSheetProps(sheet, &excelize.SheetPropsOptions{FitToPage: &fit}); err != nil {
+		return err
+	}
+	if !header {
+		return nil
+	}
+	return x.f.SetDefinedName(&excelize.DefinedName{Name: "_xlnm.Print_Titles", RefersTo: "'" + strings.ReplaceAll(sheet, "'", "''") + "'!$1:$1", Scope: sheet})
 }
 
 // tableName is a sheet's name as an Excel table name (letters, digits, _).
@@ -683,7 +740,7 @@ func tableName(sheet string) string {
 var durationCols = func(prefix string) []column {
 	var cols []column
 	for _, p := range []string{"p50", "p90", "p95", "p99", "max"} {
-		cols = append(cols, column{prefix + " " + p + " (ms)", 12, "ms"})
+		cols = append(cols, column{prefix + " " + p, 12, "dur"})
 	}
 	return cols
 }
@@ -696,14 +753,18 @@ func (x *xlsxWriter) runs() error {
 	t, err := x.newTable("Runs",
 		column{"Run id", 30, ""}, column{"Format", 12, ""}, column{"Source", 40, ""}, column{"Title", 40, ""},
 		column{"Status", 10, ""}, column{"Agent", 16, ""}, column{"Model", 24, ""}, column{"Started", 20, "time"},
-		column{"Ended", 20, "time"}, column{"Duration (ms)", 14, "ms"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
-		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"}, column{"Cost (USD)", 12, "usd"}, column{"Project", 40, ""})
+		column{"Ended", 20, "time"}, column{"Duration", 14, "dur"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
+		column{"Steps", 8, "int"}, column{"Tokens", 12, "int"}, column{"Cost (USD)", 12, "usd"}, column{"Project", 40, ""}, column{"Page", 40, "link"})
 	if err != nil {
 		return err
 	}
 	for _, r := range x.r.Runs.All() {
+		page := xlsxLink{}
+		if x.pages {
+			page.path = "runs/" + r.Page
+		}
 		if err := t.add(r.ID, r.Format, r.Source, r.Title, r.Status, r.Agent, r.Model, r.Started, r.Ended, r.DurationMS,
-			r.ToolCalls, r.Errors, r.Steps, r.Tokens, r.CostUSD, r.Project); err != nil {
+			r.ToolCalls, r.Errors, r.Steps, r.Tokens, r.CostUSD, r.Project, page); err != nil {
 			return err
 		}
 	}
@@ -746,7 +807,7 @@ func (x *xlsxWriter) toolCalls() error {
 // toolCallColumns are the Tool calls sheet's; appendCallRow writes them.
 var toolCallColumns = []column{{"Run id", 30, ""}, {"Source", 40, ""}, {"#", 6, "int"}, {"Tool", 22, ""},
 	{"Category", 14, ""}, {"Agent", 16, ""}, {"Started", 20, "time"}, {"Ended", 20, "time"},
-	{"Duration (ms)", 14, "ms"}, {"Outcome", 9, ""}, {"Error", 50, ""}, {"Think (ms)", 12, "ms"}}
+	{"Duration", 14, "dur"}, {"Outcome", 9, ""}, {"Error", 50, ""}, {"Think time", 12, "dur"}}
 
 // callRun is what the Tool calls sheet shows of a run on each of its rows:
 // the shared string entries of its id and source (-1 if blank).
@@ -800,14 +861,14 @@ func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, 
 		dst = x.appendTimeValue(dst, 7, refs.at(7), c.Ended)
 	}
 	if c.HasDuration {
-		dst = appendFloatCell(dst, 8, refs.at(8), x.msStyle, c.DurationMS, 64)
+		dst = appendFloatCell(dst, 8, refs.at(8), x.durStyle, c.DurationMS/msPerDay, 64)
 	}
 	dst = x.appendWord(dst, 9, &refs, c.Outcome.String())
 	if text := xlsxText(c.Error); text != "" {
 		dst = appendTextCell(dst, 10, refs.at(10), 0, text)
 	}
 	if c.HasThink {
-		dst = appendFloatCell(dst, 11, refs.at(11), x.msStyle, c.ThinkMS, 64)
+		dst = appendFloatCell(dst, 11, refs.at(11), x.durStyle, c.ThinkMS/msPerDay, 64)
 	}
 	return append(dst, `</row>`...)
 }
@@ -911,6 +972,9 @@ func (x *xlsxWriter) errors() error {
 	if _, err := f.NewSheet(sheet); err != nil {
 		return err
 	}
+	if err := x.printSetup(sheet, true); err != nil {
+		return err
+	}
 	cols := []column{{"Count", 9, "int"}, {"Tool", 22, ""}, {"Message (normalised)", 60, ""}, {"Example run", 30, ""}, {"Example source", 40, ""}}
 	for i, c := range cols {
 		name, _ := excelize.ColumnNumberToName(i + 1)
@@ -940,7 +1004,11 @@ func (x *xlsxWriter) errors() error {
 	if err := f.SetPanes(sheet, &excelize.Panes{Freeze: true, YSplit: 1, TopLeftCell: "A2", ActivePane: "bottomLeft"}); err != nil {
 		return err
 	}
-	return f.AddTable(sheet, &excelize.Table{Range: fmt.Sprintf("A1:E%d", max(len(errs)+1, 2)), Name: tableName(sheet), StyleName: "TableStyleLight9"})
+	ref := fmt.Sprintf("A1:E%d", max(len(errs)+1, 2))
+	if err := f.SetSheetDimension(sheet, ref); err != nil {
+		return err
+	}
+	return f.AddTable(sheet, &excelize.Table{Range: ref, Name: tableName(sheet), StyleName: "TableStyleLight9"})
 }
 
 func (x *xlsxWriter) quality() error {
@@ -1021,7 +1089,7 @@ var runStatusCols = func() []column {
 func (x *xlsxWriter) daily() error {
 	cols := append([]column{{"Date", 12, "date"}, {"Runs", 9, "int"}}, runStatusCols...)
 	cols = append(cols, column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
-		column{"Error rate", 11, "pct"}, column{"Run p50 (ms)", 13, "ms"}, column{"Run p95 (ms)", 13, "ms"}, column{"Tokens", 12, "int"},
+		column{"Error rate", 11, "pct"}, column{"Run p50", 13, "dur"}, column{"Run p95", 13, "dur"}, column{"Tokens", 12, "int"},
 		column{"Input tokens", 13, "int"}, column{"Output tokens", 13, "int"}, column{"Cache-read tokens", 16, "int"},
 		column{"Cache-creation tokens", 19, "int"}, column{"Unspecified tokens", 17, "int"}, column{"Cost (USD)", 12, "usd"})
 	t, err := x.newTable("Daily", cols...)
@@ -1086,8 +1154,8 @@ func (x *xlsxWriter) summary() error {
 	}{
 		{"Runs", s.Runs.Total, "int"}, {"Success rate", s.Runs.SuccessRate, "pct"}, {"Tool calls", s.ToolCalls.Total, "int"},
 		{"Tool-call errors", s.ToolCalls.Errors, "int"}, {"Tool-call error rate", s.ToolCalls.ErrorRate, "pct"},
-		{"Run p50 (ms)", s.Runs.DurationMS.P50, "ms"}, {"Run p95 (ms)", s.Runs.DurationMS.P95, "ms"},
-		{"Tool-call p50 (ms)", s.ToolCalls.DurationMS.P50, "ms"}, {"Tool-call p95 (ms)", s.ToolCalls.DurationMS.P95, "ms"},
+		{"Run p50", s.Runs.DurationMS.P50, "dur"}, {"Run p95", s.Runs.DurationMS.P95, "dur"},
+		{"Tool-call p50", s.ToolCalls.DurationMS.P50, "dur"}, {"Tool-call p95", s.ToolCalls.DurationMS.P95, "dur"},
 		{"Steps", s.Steps.Total, "int"}, {"Step completion rate", s.Steps.CompletionRate, "pct"},
 		{"Quality evaluations", s.Quality.Evaluations, "int"}, {"Quality mean", s.Quality.Mean, "score"},
 		{"Output valid rate", s.Quality.OutputValidRate, "pct"}, {"Tokens", s.Context.Tokens.Total, "int"},
@@ -1095,7 +1163,7 @@ func (x *xlsxWriter) summary() error {
 		{"Cancelled tool calls", s.ToolCalls.Cancelled, "int"}, {"Cancel rate", s.ToolCalls.CancelRate, "pct"},
 		{"Peak prompt p95 (tokens)", s.Context.Window.PeakTokens.P95, "int"}, {"Runs at 90% of the window", s.Context.Window.RunsOver90, "int"},
 		{"Compactions", s.Context.Window.Compactions.Sum, "int"},
-		{"Tokens per run (mean)", s.Context.TokensPerRun.Mean, "ms"}, {"Cache-read share", s.Context.CacheReadShare, "pct"},
+		{"Tokens per run (mean)", s.Context.TokensPerRun.Mean, "num1"}, {"Cache-read share", s.Context.CacheReadShare, "pct"},
 		{"Files seen", s.Inputs.FilesSeen, "int"}, {"Files parsed", s.Inputs.FilesParsed, "int"},
 		{"Files skipped", s.Inputs.FilesSkipped, "int"}, {"Values redacted", s.Inputs.Redacted, "int"},
 	}
@@ -1106,12 +1174,21 @@ func (x *xlsxWriter) summary() error {
 		a, b := fmt.Sprintf("A%d", 5+i), fmt.Sprintf("B%d", 5+i)
 		f.SetCellValue(sh, a, r.label)
 		if v := x.cell(r.value, ""); v != nil {
+			if ms, ok := v.(float64); ok && r.style == "dur" {
+				v = ms / msPerDay
+			}
 			f.SetCellValue(sh, b, v)
 		}
 		f.SetCellStyle(sh, b, b, x.styles[r.style])
 	}
 	f.SetColWidth(sh, "A", "A", 24)
 	f.SetColWidth(sh, "B", "B", 14)
+	if err := f.SetSheetDimension(sh, fmt.Sprintf("A1:B%d", 4+len(rows))); err != nil {
+		return err
+	}
+	if err := x.printSetup(sh, false); err != nil {
+		return err
+	}
 	f.SetPanes(sh, &excelize.Panes{Freeze: true, YSplit: 4, TopLeftCell: "A5", ActivePane: "bottomLeft"})
 
 	oneColour := false // a series is one colour: Excel's default paints each bar of one series its own
@@ -1144,10 +1221,10 @@ func (x *xlsxWriter) summary() error {
 		}
 		if err := f.AddChart(sh, "D42", &excelize.Chart{VaryColors: &oneColour, Type: excelize.Col,
 			Series: []excelize.ChartSeries{{Name: "'Tools'!$K$1", Categories: cats, Values: fmt.Sprintf("'Tools'!$K$2:$K$%d", n+1)}},
-			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Tool-call duration p95 per tool, ms (the %d most called)", n)}},
+			Title:  []excelize.RichTextRun{{Text: fmt.Sprintf("Tool-call duration p95 per tool (the %d most called)", n)}},
 			Format: excelize.GraphicOptions{ScaleX: 1.4, ScaleY: 1.1}, Legend: excelize.ChartLegend{Position: "none"},
 			XAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "tool"}}},
-			YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "p95 (ms)"}}}}); err != nil {
+			YAxis: excelize.ChartAxis{Title: []excelize.RichTextRun{{Text: "p95"}}, NumFmt: excelize.ChartNumFmt{CustomNumFmt: "[h]:mm:ss"}}}); err != nil {
 			return err
 		}
 	}

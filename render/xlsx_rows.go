@@ -72,6 +72,8 @@ func appendCellXML(dst []byte, col int, row []byte, v any) ([]byte, error) {
 	switch x := v.(type) {
 	case nil:
 		return append(appendCellStart(dst, col, row, style, ""), `</c>`...), nil
+	case xlsxLink:
+		return appendLinkCell(dst, col, row, style, x), nil
 	case int:
 		return appendIntCell(dst, col, row, style, int64(x)), nil
 	case int8:
@@ -354,4 +356,20 @@ func excelTime(t time.Time) float64 {
 		result++
 	}
 	return result
+}
+
+// xlsxLink is a cell that opens a file of the report (a run's page) by its
+// path relative to the workbook: a HYPERLINK formula, its path the cached
+// value, which a reader that computes no formula shows as it is.
+type xlsxLink struct{ path string }
+
+// appendLinkCell appends l's cell. Its path is agentstat's own (a sanitised
+// page name), quoted in the formula as Excel quotes a string.
+func appendLinkCell(dst []byte, col int, row []byte, style int, l xlsxLink) []byte {
+	quoted := `"` + strings.ReplaceAll(l.path, `"`, `""`) + `"`
+	var f, v strings.Builder
+	_ = xml.EscapeText(&f, []byte("HYPERLINK("+quoted+","+quoted+")"))
+	_ = xml.EscapeText(&v, []byte(l.path))
+	dst = appendCellStart(dst, col, row, style, "str")
+	return append(append(append(append(append(dst, `<f>`...), f.String()...), `</f><v>`...), v.String()...), `</v></c>`...)
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -46,7 +47,7 @@ func xlsxReport(t *testing.T) (*analyze.Report, string) {
 	}
 	t.Cleanup(func() { r.Details.Close() })
 	var b bytes.Buffer
-	if err := XLSX(&b, r); err != nil {
+	if err := xlsxOf(&b, r, true); err != nil { // as beside the run pages: the Runs sheet links them
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "report.xlsx")
@@ -86,21 +87,42 @@ func TestXLSXMatchesSummary(t *testing.T) {
 		t.Errorf("active sheet %d, want the Summary", got)
 	}
 	s := &r.Summary
-	// Summary: the headline figures, as numbers.
-	for row, v := range map[int]*float64{6: s.Runs.SuccessRate, 9: s.ToolCalls.ErrorRate, 11: s.Runs.DurationMS.P95, 13: s.ToolCalls.DurationMS.P95} {
-		if got := num64(t, f, "Summary", fmt.Sprintf("B%d", row)); !closeTo(got, *v) {
-			t.Errorf("Summary!B%d = %v, want %v", row, got, *v)
+	// Summary: the headline figures, as numbers; durations as Excel's, in days.
+	for row, v := range map[int]float64{6: *s.Runs.SuccessRate, 9: *s.ToolCalls.ErrorRate, 11: *s.Runs.DurationMS.P95 / msPerDay, 13: *s.ToolCalls.DurationMS.P95 / msPerDay} {
+		if got := num64(t, f, "Summary", fmt.Sprintf("B%d", row)); !closeTo(got, v) {
+			t.Errorf("Summary!B%d = %v, want %v", row, got, v)
 		}
 	}
 	if got := num64(t, f, "Summary", "B5"); got != float64(s.Runs.Total) {
 		t.Errorf("runs = %v", got)
+	}
+	// The Runs sheet opens each run's page.
+	for i, run := range r.Runs.All() {
+		cell := fmt.Sprintf("Q%d", i+2)
+		want := fmt.Sprintf(`HYPERLINK("runs/%s","runs/%s")`, run.Page, run.Page)
+		if got, err := f.GetCellFormula("Runs", cell); err != nil || got != want {
+			t.Errorf("Runs!%s = %q (%v), want %q", cell, got, err, want)
+		}
+	}
+	// Every sheet names the range it uses, lists its columns in order and prints in landscape, fitted to the width.
+	for _, sheet := range f.GetSheetList() {
+		if dim, err := f.GetSheetDimension(sheet); err != nil || dim == "A1" || !strings.HasPrefix(dim, "A1:") {
+			t.Errorf("%s: dimension %q (%v)", sheet, dim, err)
+		}
+		layout, err := f.GetPageLayout(sheet)
+		if err != nil || layout.Orientation == nil || *layout.Orientation != "landscape" || layout.FitToWidth == nil || *layout.FitToWidth != 1 {
+			t.Errorf("%s: page layout %+v (%v)", sheet, layout, err)
+		}
+		if b := zipPart(t, path, sheetPart(t, f, sheet)); !colsInOrder(b) {
+			t.Errorf("%s: <col> entries out of order", sheet)
+		}
 	}
 	// Tools: every row against summary.json.
 	for i, tool := range s.Tools {
 		row := i + 2
 		name, _ := f.GetCellValue("Tools", fmt.Sprintf("A%d", row))
 		if name != tool.Name || num64(t, f, "Tools", fmt.Sprintf("C%d", row)) != float64(tool.Calls) ||
-			!closeTo(num64(t, f, "Tools", fmt.Sprintf("F%d", row)), *tool.ErrorRate) || !closeTo(num64(t, f, "Tools", fmt.Sprintf("K%d", row)), *tool.DurationMS.P95) ||
+			!closeTo(num64(t, f, "Tools", fmt.Sprintf("F%d", row)), *tool.ErrorRate) || !closeTo(num64(t, f, "Tools", fmt.Sprintf("K%d", row)), *tool.DurationMS.P95/msPerDay) ||
 			num64(t, f, "Tools", fmt.Sprintf("G%d", row)) != float64(tool.Cancelled) {
 			t.Errorf("Tools row %d differs from %+v", row, tool)
 		}
@@ -302,13 +324,19 @@ func TestXLSXInLibreOffice(t *testing.T) {
 	if runs[1][0] != "=1+1" || runs[1][3] != `=HYPERLINK("http://x","y")` {
 		t.Errorf("Runs row shows %q / %q, want the log text literally", runs[1][0], runs[1][3])
 	}
+	// Each run's page, by the link LibreOffice computes.
+	for i, run := range r.Runs.All() {
+		if got := runs[i+1][16]; got != "runs/"+run.Page {
+			t.Errorf("Runs row %d links %q, want runs/%s", i+1, got, run.Page)
+		}
+	}
 	// The tool calls' texts are shared strings; their cells, but after a
 	// blank one, have no reference.
 	calls := read("Tool calls")
 	for i, want := range [][]string{
-		{"=1+1", "hostile.json", "1", "@SUM(A1:A9)", "", "", "2026-03-01 23:30:00", "", "1500", "error", "+cmd|' /C calc'!A0", ""},
-		{"=1+1", "hostile.json", "2", "-2+3", "", "", "", "", "20", "error", "\ttab\rcrbellend", ""},
-		{"plain", "more.json", "1", "Read", "", "", "", "", "100", "ok", "", ""},
+		{"=1+1", "hostile.json", "1", "@SUM(A1:A9)", "", "", "2026-03-01 23:30:00", "", "00:01.50", "error", "+cmd|' /C calc'!A0", ""},
+		{"=1+1", "hostile.json", "2", "-2+3", "", "", "", "", "00:00.02", "error", "\ttab\rcrbellend", ""},
+		{"plain", "more.json", "1", "Read", "", "", "", "", "00:00.10", "ok", "", ""},
 	} {
 		if got := calls[i+1]; !slices.Equal(got, want) {
 			t.Errorf("Tool calls row %d = %q, want %q", i+1, got, want)
@@ -510,4 +538,29 @@ func TestXLSXPartsWhole(t *testing.T) {
 	if spliced < 3 {
 		t.Errorf("%d sheets with rows spliced in, want Runs and both parts of Tool calls at least", spliced)
 	}
+}
+
+// sheetPart is the package part that holds a sheet.
+func sheetPart(t *testing.T, f *excelize.File, sheet string) string {
+	t.Helper()
+	for i, name := range f.GetSheetList() {
+		if name == sheet {
+			return fmt.Sprintf("xl/worksheets/sheet%d.xml", i+1)
+		}
+	}
+	t.Fatalf("no sheet %q", sheet)
+	return ""
+}
+
+// colsInOrder reports whether a sheet's <col> entries go left to right.
+func colsInOrder(sheet []byte) bool {
+	last := 0
+	for _, m := range regexp.MustCompile(`<col [^>]*min="(\d+)"`).FindAllSubmatch(sheet, -1) {
+		n, _ := strconv.Atoi(string(m[1]))
+		if n <= last {
+			return false
+		}
+		last = n
+	}
+	return true
 }
