@@ -32,6 +32,7 @@ type table struct {
 	head  []string
 	right []bool // right-align the column (numbers)
 	rows  [][]string
+	links map[[2]int]string // by row and column: the address a cell links to
 }
 
 func newTable(cols ...string) *table {
@@ -46,17 +47,34 @@ func newTable(cols ...string) *table {
 
 func (t *table) add(cells ...string) { t.rows = append(t.rows, cells) }
 
+// link has the last row's cell in column col link to href, an address
+// agentstat made (the --base-url, checked by publishedAt, and a page name);
+// nothing when href is "".
+func (t *table) link(col int, href string) {
+	if href == "" {
+		return
+	}
+	if t.links == nil {
+		t.links = map[[2]int]string{}
+	}
+	t.links[[2]int{len(t.rows) - 1, col}] = href
+}
+
 func (t *table) write(b *strings.Builder) {
-	line := func(cells []string) {
+	line := func(row int, cells []string) {
 		b.WriteString("|")
-		for _, c := range cells {
+		for col, c := range cells {
 			b.WriteString(" ")
-			b.WriteString(MarkdownText(c))
+			if href, ok := t.links[[2]int{row, col}]; ok {
+				b.WriteString("[" + MarkdownText(c) + "](" + href + ")")
+			} else {
+				b.WriteString(MarkdownText(c))
+			}
 			b.WriteString(" |")
 		}
 		b.WriteString("\n")
 	}
-	line(t.head)
+	line(-1, t.head)
 	b.WriteString("|")
 	for _, r := range t.right {
 		if r {
@@ -66,8 +84,8 @@ func (t *table) write(b *strings.Builder) {
 		}
 	}
 	b.WriteString("\n")
-	for _, r := range t.rows {
-		line(r)
+	for i, r := range t.rows {
+		line(i, r)
 	}
 	b.WriteString("\n")
 }
@@ -89,8 +107,11 @@ func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 		b.WriteString(" · texts withheld (--no-text)")
 	}
 	fmt.Fprintf(&b, " · %s files read, %s skipped\n\n", Count(s.Inputs.FilesParsed), Count(s.Inputs.FilesSkipped))
-	if base, ok := publishedAt(o.BaseURL); ok {
+	base, published := publishedAt(o.BaseURL)
+	if published {
 		fmt.Fprintf(&b, "[Open the dashboard](%s/index.html) · [every run](%s/runs.html)\n\n", base, base)
+	} else {
+		base = ""
 	}
 
 	headline(&b, s, r.History)
@@ -99,9 +120,9 @@ func Markdown(w io.Writer, r *analyze.Report, o Options) error {
 	}
 	runsSection(&b, s)
 	projectsSection(&b, s)
-	costSection(&b, r)
+	costSection(&b, r, base)
 	toolsSection(&b, s)
-	errorsSection(&b, s)
+	errorsSection(&b, r, base)
 	agentsSection(&b, s)
 	qualitySection(&b, s)
 	contextSection(&b, s)
@@ -362,18 +383,35 @@ func toolsSection(b *strings.Builder, s *analyze.Summary) {
 	}
 }
 
-func errorsSection(b *strings.Builder, s *analyze.Summary) {
+// runHref is a run's page under base (the published dashboard), "" when
+// there is none.
+func runHref(base, page string) string {
+	if base == "" || page == "" {
+		return ""
+	}
+	return base + "/runs/" + page
+}
+
+func errorsSection(b *strings.Builder, r *analyze.Report, base string) {
+	s := &r.Summary
 	if len(s.Errors) == 0 {
 		return
 	}
 	b.WriteString("## Most common errors\n\n")
 	folded(b, fmt.Sprintf("%d error messages, normalised: numbers, paths and ids folded so that one error counts as one line", len(s.Errors)), func() {
 		t := newTable(">Count", "Tool", "Message", "Example run", "Source")
-		for i, e := range s.Errors {
-			if i == mdErrors {
-				break
+		shown := s.Errors[:min(len(s.Errors), mdErrors)]
+		pages := map[runKey]int{}
+		if base != "" {
+			pages = exampleRuns(r.Runs, shown, r.Runs.Len())
+		}
+		for _, e := range shown {
+			page := ""
+			if i, ok := pages[runKey{e.ExampleSource, e.ExampleRun}]; ok {
+				page = r.Runs.At(i).Page
 			}
 			t.add(Count(e.Count), e.Tool, e.Message, e.ExampleRun, e.ExampleSource)
+			t.link(3, runHref(base, page))
 		}
 		t.write(b)
 	})
@@ -530,7 +568,7 @@ func statCount(v *float64) string {
 
 // costSection is what the tokens cost: by model, with the tokens no price
 // covers named, and the runs that cost most when the runs are listed.
-func costSection(b *strings.Builder, r *analyze.Report) {
+func costSection(b *strings.Builder, r *analyze.Report, base string) {
 	s := &r.Summary
 	c := &s.Cost
 	if len(s.Models) == 0 && c.UnpricedTokens == 0 {
@@ -566,6 +604,7 @@ func costSection(b *strings.Builder, r *analyze.Report) {
 		t := newTable("Run", "Model", ">Tokens", ">Cost", "Source")
 		for _, row := range top {
 			t.add(row.Title, row.Model, Count(row.Tokens), USD(row.CostUSD), row.Source)
+			t.link(0, runHref(base, row.Page))
 		}
 		t.write(b)
 	})

@@ -277,6 +277,15 @@ func TestMarkdownForPullRequests(t *testing.T) {
 	if strings.Count(out, "<details>") != strings.Count(out, "</details>") {
 		t.Error("unbalanced <details>")
 	}
+	// Runs open their pages on the published dashboard: the most expensive, and each error's example.
+	for _, row := range r.Runs.All() {
+		if row.CostUSD != nil && !strings.Contains(out, "](https://team.example/agents/runs/"+row.Page+")") {
+			t.Errorf("the run %s is not linked to its page", row.ID)
+		}
+	}
+	if e := r.Summary.Errors[0]; !strings.Contains(out, "| ["+MarkdownText(e.ExampleRun)+"](https://team.example/agents/runs/") {
+		t.Errorf("the example run of %q is not linked", e.Message)
+	}
 	md.Reset()
 	if err := Markdown(&md, r, Options{BaseURL: "javascript:alert(1)"}); err != nil || strings.Contains(md.String(), "javascript:") {
 		t.Errorf("a base URL that is not http(s) was linked: %v", err)
