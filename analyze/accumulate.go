@@ -121,7 +121,17 @@ type toolAcc struct {
 	dur        Dist
 	hist       [len(HistogramEdgesMS) + 1]int64
 	days       map[string]*callGroup // its calls by day, for its page
-	categories map[string]int64
+	categories map[string]int64      // nil until the tool's calls name one
+}
+
+func (t *toolAcc) addCategories(m map[string]int64) {
+	if len(m) == 0 {
+		return
+	}
+	if t.categories == nil {
+		t.categories = make(map[string]int64, len(m))
+	}
+	addCounts(t.categories, m)
 }
 
 func (t *toolAcc) day(d string) *callGroup {
@@ -514,11 +524,14 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 		p.add(c.Outcome)
 		t := a.tools[c.Name]
 		if t == nil {
-			t = &toolAcc{categories: map[string]int64{}}
+			t = &toolAcc{}
 			a.tools[c.Name] = t
 		}
 		t.add(c.Outcome)
 		if c.Category != "" {
+			if t.categories == nil {
+				t.categories = map[string]int64{}
+			}
 			t.categories[c.Category]++
 		}
 		if c.HasDuration {
@@ -767,7 +780,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	for k, v := range o.tools {
 		t := a.tools[k]
 		if t == nil {
-			t = &toolAcc{categories: map[string]int64{}}
+			t = &toolAcc{}
 			a.tools[k] = t
 		}
 		t.callGroup.merge(v.callGroup)
@@ -778,7 +791,7 @@ func (a *Accumulator) Merge(o *Accumulator) {
 		for d, g := range v.days {
 			t.day(d).merge(*g)
 		}
-		addCounts(t.categories, v.categories)
+		t.addCategories(v.categories)
 	}
 	for k, v := range o.agents {
 		t := getOrNew(a.agents, k)

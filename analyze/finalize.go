@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -103,13 +104,19 @@ func (a *Accumulator) Summary() Summary {
 	s.ToolCalls = CallsSummary{Total: a.calls.calls, OutcomeKnown: a.calls.known, Errors: a.calls.errors,
 		ErrorRate: rate(a.calls.errors, a.calls.known), Cancelled: a.calls.cancelled, CancelRate: cancelRate(a.calls), DurationMS: stats(&a.callDur), Histogram: histogram(a.callHist[:])}
 
-	s.Tools = []ToolRow{}
-	for name, t := range a.tools {
+	// The most called tools, a row each: 300,000 tool names made a summary.json of 112 MB.
+	names := slices.Collect(maps.Keys(a.tools))
+	slices.SortFunc(names, func(x, y string) int {
+		return cmp.Or(cmp.Compare(a.tools[y].calls, a.tools[x].calls), cmp.Compare(x, y))
+	})
+	s.ToolCalls.ToolNames = int64(len(names))
+	s.Tools = make([]ToolRow, 0, min(len(names), MaxTools))
+	for _, name := range names[:min(len(names), MaxTools)] {
+		t := a.tools[name]
 		s.Tools = append(s.Tools, ToolRow{Name: name, Category: topKey(t.categories), Calls: t.calls,
 			Share: rate(t.calls, a.calls.calls), Errors: t.errors, ErrorRate: rate(t.errors, t.known),
 			Cancelled: t.cancelled, CancelRate: cancelRate(t.callGroup), DurationMS: stats(&t.dur)})
 	}
-	slices.SortFunc(s.Tools, func(x, y ToolRow) int { return cmp.Or(cmp.Compare(y.Calls, x.Calls), cmp.Compare(x.Name, y.Name)) })
 
 	s.Agents = []AgentRow{}
 	for name, g := range a.agents {
@@ -310,13 +317,20 @@ func deref(p *float64) float64 {
 	return *p
 }
 
-// maxToolErrors bounds the error messages a tool's page lists.
-const maxToolErrors = 50
+// Bounds on the tools reported: summary.json's tools[] lists the MaxTools
+// most called, and the MaxToolPages most called have a ToolDetail (a page
+// on the dashboard), each with its maxToolErrors most frequent messages.
+const (
+	MaxTools      = 10_000
+	MaxToolPages  = 500
+	maxToolErrors = 50
+)
 
-// toolDetails is every tool's ToolDetail.
-func (a *Accumulator) toolDetails() map[string]*ToolDetail {
-	out := make(map[string]*ToolDetail, len(a.tools))
-	for name, t := range a.tools {
+// toolDetails is the ToolDetail of each of the tools, by name.
+func (a *Accumulator) toolDetails(tools []ToolRow) map[string]*ToolDetail {
+	out := make(map[string]*ToolDetail, len(tools))
+	for _, row := range tools {
+		name, t := row.Name, a.tools[row.Name]
 		d := &ToolDetail{Histogram: histogram(t.hist[:])}
 		for date, g := range t.days {
 			d.Daily = append(d.Daily, ToolDay{Date: date, Calls: g.calls, OutcomeKnown: g.known, Errors: g.errors, Cancelled: g.cancelled})

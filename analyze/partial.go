@@ -539,8 +539,8 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 	addCounts(a.stepsBy, s.StepsBy)
 	a.calls, a.callDur = callFromWire(s.Calls), dist(s.CallDur)
 	for k, v := range s.Tools {
-		t := &toolAcc{callGroup: callFromWire(v.Calls), dur: dist(v.Dur), categories: map[string]int64{}}
-		addCounts(t.categories, v.Categories)
+		t := &toolAcc{callGroup: callFromWire(v.Calls), dur: dist(v.Dur)}
+		t.addCategories(v.Categories)
 		copy(t.hist[:], v.Hist)
 		for d, g := range v.Days {
 			g := callFromWire(g)

@@ -92,7 +92,7 @@ func (a *Accumulator) Report(opt Options) *Report {
 		}
 	}
 	return &Report{Summary: s, Runs: a.RunIndex(), Title: opt.Title, Location: opt.Location, Details: a.spill, Prices: a.prices,
-		ToolDetails: a.toolDetails()}
+		ToolDetails: a.toolDetails(s.Tools[:min(len(s.Tools), MaxToolPages)])}
 }
 
 // Accumulate reads every file with opt.Jobs workers, each folding into its

@@ -138,6 +138,7 @@ type StepsSummary struct {
 // CallsSummary is every tool call.
 type CallsSummary struct {
 	Total        int64          `json:"total"`
+	ToolNames    int64          `json:"tool_names"` // distinct tool names; tools[] lists the MaxTools most called
 	OutcomeKnown int64          `json:"outcome_known"`
 	Errors       int64          `json:"errors"`
 	ErrorRate    *float64       `json:"error_rate"`

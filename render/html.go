@@ -417,12 +417,15 @@ func (h *htmlWriter) sections() []sectionView {
 
 	volume, durations := toolCharts(s)
 	tools := htmlTable("", "Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">Cancelled", ">p50", ">p95", ">p99", ">Max")
-	for _, t := range s.Tools {
+	for _, t := range s.Tools[:min(len(s.Tools), maxDrillPages)] {
 		name, errs := txt(t.Name), num(Count(t.Errors), float64(t.Errors))
 		name.Href, errs.Href = cmp.Or(h.toolPages[t.Name], h.listLink("tool", t.Name)), h.listLink("failed", t.Name)
 		tools.Rows = append(tools.Rows, []cellView{name, txt(t.Category), num(Count(t.Calls), float64(t.Calls)), numPtr(Rate(t.Share), t.Share),
 			errs, numPtr(Rate(t.ErrorRate), t.ErrorRate), num(Count(t.Cancelled), float64(t.Cancelled)), numPtr(Millis(t.DurationMS.P50), t.DurationMS.P50),
 			numPtr(Millis(t.DurationMS.P95), t.DurationMS.P95), numPtr(Millis(t.DurationMS.P99), t.DurationMS.P99), numPtr(Millis(t.DurationMS.Max), t.DurationMS.Max)})
+	}
+	if n := s.ToolCalls.ToolNames; n > int64(len(tools.Rows)) {
+		tools.Note = fmt.Sprintf("The %s most called of %s tools; summary.json and the workbook list the %s most called.", Count(int64(len(tools.Rows))), Count(n), Count(int64(len(s.Tools))))
 	}
 	errs := htmlTable("Most common errors", ">Count", "Tool", "Message", "Example run")
 	shown := s.Errors[:min(len(s.Errors), mdErrors)]

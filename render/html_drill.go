@@ -19,7 +19,7 @@ import (
 // the most called tools and the projects with most runs get one (a tree of
 // 300,000 tool names would otherwise be 300,000 pages); the others' names
 // link to the run list.
-const maxDrillPages = 500
+const maxDrillPages = analyze.MaxToolPages
 
 // drillRuns is how many runs a tool's or a project's page lists in each of its run tables.
 const drillRuns = 20

@@ -352,8 +352,8 @@ func toolsSection(b *strings.Builder, s *analyze.Summary) {
 		t.rows = append(t.rows, toolRow(tool))
 	}
 	t.write(b)
-	if len(s.Tools) > mdAllTools {
-		fmt.Fprintf(b, "…and %d more tools (see summary.json).\n\n", len(s.Tools)-mdAllTools)
+	if n := s.ToolCalls.ToolNames; n > mdAllTools {
+		fmt.Fprintf(b, "…and %s more tools (summary.json lists the %s most called).\n\n", Count(n-mdAllTools), Count(int64(len(s.Tools))))
 	}
 
 	slow := slices.Clone(s.Tools)

@@ -5,12 +5,16 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentstat/agentstat/analyze"
 )
 
 // Lines cost memory by what they hold: a file of a few documents and a
@@ -46,5 +50,56 @@ func TestShortLinesBounded(t *testing.T) {
 	rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
 	if rss > 150<<20 {
 		t.Errorf("peak RSS %d MiB reading %d MB of short lines", rss>>20, (1_000_000+800_000+1_000_000+10<<20)/1_000_000)
+	}
+}
+
+// TestManyToolNamesBounded: every distinct tool name is counted, but the
+// outputs list the most called (summary.json the first analyze.MaxTools, the
+// dashboard and its tool pages the first analyze.MaxToolPages): 300,000
+// names made a 126 MB dashboard and a 112 MB summary.json.
+func TestManyToolNamesBounded(t *testing.T) {
+	bin := buildBinary(t)
+	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
+	n := analyze.MaxTools + 7
+	var b strings.Builder
+	b.WriteString(`{"session_id":"many","status":"success","created_at":"2026-03-01T10:00:00Z","tool_calls":[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		calls := 1
+		if i < 3 {
+			calls = 3 - i // three tools called more often than the rest come first
+		}
+		for k := range calls {
+			if k > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, `{"call_id":"%d-%d","tool_name":"tool-%05d","duration_ms":5,"output":{"status":"success"}}`, i, k, i)
+		}
+	}
+	b.WriteString("]}")
+	if err := os.WriteFile(filepath.Join(dir, "s.json"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := exec.Command(bin, "report", "-q", "-o", out, dir).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, o)
+	}
+	var s analyze.Summary
+	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err == nil {
+		err = json.Unmarshal(raw, &s)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.ToolCalls.ToolNames != int64(n) || len(s.Tools) != analyze.MaxTools || s.Tools[0].Name != "tool-00000" || s.Tools[0].Calls != 3 ||
+		s.ToolCalls.Total != int64(n+3) {
+		t.Errorf("%d tool names, %d listed, first %+v; %d calls", s.ToolCalls.ToolNames, len(s.Tools), s.Tools[0], s.ToolCalls.Total)
+	}
+	pages, _ := os.ReadDir(filepath.Join(out, "tools"))
+	index, _ := os.ReadFile(filepath.Join(out, "index.html"))
+	if len(pages) != analyze.MaxToolPages || bytes.Count(index, []byte(`href="tools/`)) != analyze.MaxToolPages || len(index) > 2<<20 {
+		t.Errorf("%d tool pages, %d linked from a dashboard of %d bytes", len(pages), bytes.Count(index, []byte(`href="tools/`)), len(index))
 	}
 }
