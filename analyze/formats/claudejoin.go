@@ -328,6 +328,11 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	if pageable(fs) {
 		return claudePagedRun(id, fs, w)
 	}
+	return claudeMemRun(id, fs, w)
+}
+
+// claudeMemRun joins one session with its records' tables in memory.
+func claudeMemRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {

@@ -742,3 +742,36 @@ func joinsAlike(mem, other []*Fragment) (got, want *model.Run, same bool) {
 	got.ToolCalls = gotCalls.All()
 	return got, want, reflect.DeepEqual(got, want) && reflect.DeepEqual(w1.warnings, w2.warnings)
 }
+
+// A chain whose times interleave in file order is scattered over the
+// records (the paged walks would read a page per line); one in file order,
+// or in a few runs of it, is not.
+func TestScatteredChain(t *testing.T) {
+	p := &claudePages{}
+	for i := range 10 {
+		rec := pageRec{g: int32(i * 100)}
+		rec.ref.tables[0] = 100
+		p.recs = append(p.recs, rec)
+	}
+	keys := func(g func(i int) int) []timeKey {
+		out := make([]timeKey, 1000)
+		for i := range out {
+			out[i] = timeKey{sec: int64(i), g: int32(g(i))}
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name      string
+		g         func(i int) int
+		scattered bool
+	}{
+		{"in file order", func(i int) int { return i }, false},
+		{"backwards", func(i int) int { return 999 - i }, false},
+		{"two writers, one after the other", func(i int) int { return i%500*2 + i/500 }, false},
+		{"interleaved", func(i int) int { return i * 37 % 1000 }, true},
+	} {
+		if got := p.scattered(keys(c.g)); got != c.scattered {
+			t.Errorf("%s: scattered %v, want %v", c.name, got, c.scattered)
+		}
+	}
+}

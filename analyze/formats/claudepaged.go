@@ -436,6 +436,9 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 
 	// In time order, equal times in file order.
 	slices.SortFunc(byTime, cmpTimeKey)
+	if p.scattered(byTime) {
+		return claudeMemRun(id, fs, w)
+	}
 	main := make([]int32, len(byTime))
 	for i, k := range byTime {
 		main[i] = k.g
@@ -526,6 +529,27 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 		got := resultRefs[paired[i]-1]
 		return claudeCallOf(e, k-1, p.entry(main[got.pos]), got.k, r.Agent, w), true
 	})
+}
+
+// scattered reports whether the chain, in time order, moves between records
+// more than a few times per record: its lines' times interleave in file
+// order (several writers, a resumed session, a clock set back). The walks
+// in chain order would then read a page for almost every line (a 50 MB
+// session took three minutes instead of one second), so such a session is
+// joined in memory, in time linear in its lines, its tables held whole
+// (about a twentieth of its size).
+func (p *claudePages) scattered(byTime []timeKey) bool {
+	moves, last := 0, -1
+	for _, k := range byTime {
+		if last >= 0 && k.g >= p.recs[last].g && k.g < p.recs[last].g+p.lines(last) {
+			continue
+		}
+		last = p.recOf(k.g)
+		if moves++; moves > 4*len(p.recs)+16 {
+			return true
+		}
+	}
+	return false
 }
 
 // keyBlocks is the keys of a long session's uses, or of its results, as the

@@ -5,19 +5,21 @@
 // as medians of several rounds that run each case once: cat of every file
 // (the hardware floor), a plain parallel Go read, and agentstat's report in
 // several output sets. It prints MB/s, files/s, each case's ratio to the cat
-// of its round, and peak RSS; then the largest file alone, and summary on a
-// 10 MB project.
+// of its round, and peak RSS; then the largest file alone, summary on a
+// 10 MB project, and one session of 200k and 1M lines in time order and not.
 //
 //	go run ./internal/benchrun [-sizes 100MB,1GB] [-runs 5] [-cache DIR]
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -188,7 +190,86 @@ func run(args []string, out io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(out, "\n`agentstat summary` on a 10 MB project: %.2f s (CPU %.2f s), peak RSS %d MiB\n", m.wall.Seconds(), m.cpu.Seconds(), m.rss>>20)
+	return sessionLengths(out, agentstat, *cacheDir, *runs, *settle)
+}
+
+// sessionLengths measures one Claude Code session of 200,000 and of
+// 1,000,000 lines, its lines in time order and with their times shuffled
+// (several writers, a resumed session): the time per line must stay flat,
+// 1M lines within 6× the time of 200k in either order.
+func sessionLengths(out io.Writer, agentstat, cache string, runs int, settle time.Duration) error {
+	fmt.Fprint(out, "\nOne Claude Code session, `report -f json`:\n\n")
+	fmt.Fprintln(out, "| lines | order | time | µs per line | peak RSS |")
+	fmt.Fprintln(out, "|---:|---|---:|---:|---:|")
+	var ratios []string
+	for _, shuffled := range []bool{false, true} {
+		order := "in time order"
+		if shuffled {
+			order = "times shuffled"
+		}
+		var walls []time.Duration
+		for _, lines := range []int{200_000, 1_000_000} {
+			file, err := sessionFile(cache, lines, shuffled)
+			if err != nil {
+				return err
+			}
+			outDir := filepath.Join(cache, "out")
+			m, err := median(same([]string{agentstat, "report", "-q", "--force", "-f", "json", "-o", outDir, file}), runs,
+				func() error { return prepare([]string{"cat", file}, settle) })
+			os.RemoveAll(outDir)
+			if err != nil {
+				return err
+			}
+			walls = append(walls, m.wall)
+			fmt.Fprintf(out, "| %s | %s | %.2f s | %.2f | %d MiB |\n", humanize.Comma(int64(lines)), order, m.wall.Seconds(),
+				float64(m.wall.Microseconds())/float64(lines), m.rss>>20)
+		}
+		ratios = append(ratios, fmt.Sprintf("%s %.1f×", order, float64(walls[1])/float64(walls[0])))
+	}
+	fmt.Fprintf(out, "\n1M lines against 200k: %s (flat is 5×).\n", strings.Join(ratios, ", "))
 	return nil
+}
+
+// sessionFile is a cached one-session transcript of lines lines: tool uses
+// and their results in turn, a second apart, or with their times shuffled.
+func sessionFile(cache string, lines int, shuffled bool) (string, error) {
+	name := fmt.Sprintf("session-%d-ordered.jsonl", lines)
+	if shuffled {
+		name = fmt.Sprintf("session-%d-shuffled.jsonl", lines)
+	}
+	path := filepath.Join(cache, name)
+	if _, err := os.Stat(path); err == nil {
+		return path, nil
+	}
+	at := make([]int, lines)
+	for i := range at {
+		at[i] = i
+	}
+	if shuffled {
+		rng := rand.New(rand.NewPCG(uint64(lines), 1))
+		rng.Shuffle(len(at), func(i, j int) { at[i], at[j] = at[j], at[i] })
+	}
+	// Written as made: a file held whole would swell this process, and the
+	// peak RSS a child reports counts what it shared with its parent at fork.
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return "", err
+	}
+	b := bufio.NewWriterSize(f, 1<<20)
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	for i, sec := range at {
+		ts, k := t0.Add(time.Duration(sec)*time.Second).Format("2006-01-02T15:04:05.000Z"), i/2
+		if i%2 == 0 {
+			fmt.Fprintf(b, `{"type":"assistant","sessionId":"S","uuid":"u%d","timestamp":"%s","requestId":"r%d","message":{"id":"m%d","model":"claude-sonnet-4-5","role":"assistant","content":[{"type":"tool_use","id":"t%d","name":"Bash","input":{"command":"echo %d"}}],"usage":{"input_tokens":10,"output_tokens":5}}}`+"\n", i, ts, k, k, k, k)
+		} else {
+			fmt.Fprintf(b, `{"type":"user","sessionId":"S","uuid":"u%d","timestamp":"%s","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t%d","content":"ok %d"}]}}`+"\n", i, ts, k, k)
+		}
+	}
+	if err := errors.Join(b.Flush(), f.Close()); err != nil {
+		return "", err
+	}
+	return path, os.Rename(tmp, path)
 }
 
 // largestFile is the largest regular file under dir.
