@@ -462,8 +462,7 @@ type worker struct {
 type fileEmitter struct {
 	w      *worker
 	source string
-	runs   []*model.Run
-	parts  []*formats.CallParts // of each run: its calls, when the reader makes them as taken
+	runs   heldRuns
 	frags  []*formats.Fragment
 }
 
@@ -471,18 +470,7 @@ func (e *fileEmitter) Warn(kind string)             { e.w.acc.warnIn(kind, e.sou
 func (e *fileEmitter) Run(r *model.Run)             { e.RunParts(r, nil) }
 func (e *fileEmitter) Fragment(f *formats.Fragment) { e.frags = append(e.frags, f) }
 
-func (e *fileEmitter) RunParts(r *model.Run, parts *formats.CallParts) {
-	e.runs, e.parts = append(e.runs, r), append(e.parts, parts)
-}
-
-// drain makes the calls no one took: their warnings count all the same.
-func (e *fileEmitter) drain() {
-	for _, p := range e.parts {
-		if p != nil {
-			p.Drain()
-		}
-	}
-}
+func (e *fileEmitter) RunParts(r *model.Run, parts *formats.CallParts) { e.runs.add(r, parts) }
 
 func (w *worker) file(c candidate) {
 	if p := w.opt.Progress; p != nil {
@@ -504,7 +492,7 @@ func (w *worker) file(c candidate) {
 	}
 	em := &fileEmitter{w: w, source: c.source}
 	err := readFile(c, w.opt, em)
-	defer em.drain()
+	defer em.runs.drain()
 	var skip *formats.SkipError
 	switch {
 	case errors.As(err, &skip):
@@ -514,15 +502,22 @@ func (w *worker) file(c candidate) {
 		a.skip(c.source, formats.ReasonUnreadable, errText(err))
 		return
 	}
-	fed := map[string]bool{}
-	for i, r := range em.runs {
+	fed, folded := map[string]bool{}, false
+	if err := em.runs.each(func(i int, r *model.Run, parts *formats.CallParts) {
+		folded = true
 		r.Seq, r.FileOrd = i, c.ord
 		if !inWindow(r, w.opt) {
 			a.runsFiltered++
-			continue
+			return
 		}
 		fed[r.Format] = true
-		a.addKept(r, em.parts[i], false)
+		a.addKept(r, parts, false)
+	}); err != nil {
+		if !folded { // none counts: the file is skipped whole
+			a.skip(c.source, formats.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
+			return
+		}
+		a.warnIn("runs_lost", c.source) // the disk failed reading back what it had written: the runs after are lost
 	}
 	w.frags = append(w.frags, em.frags...)
 	switch {
@@ -533,7 +528,7 @@ func (w *worker) file(c candidate) {
 		}
 	case len(em.frags) > 0:
 		w.pending = append(w.pending, c.source)
-	case len(em.runs) > 0:
+	case em.runs.len() > 0:
 		a.filesFiltered++
 	default:
 		a.skip(c.source, formats.ReasonNoRuns, "")

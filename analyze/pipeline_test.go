@@ -1065,3 +1065,41 @@ func summaryBytes(t *testing.T, r *Report) []byte {
 	}
 	return b.Bytes()
 }
+
+// A file's runs past the first heldInMemory wait on a scratch file until
+// the file ends: whatever the bound, the summary, the run index and the
+// run details (runs, calls and their order) are the same. A file of many
+// sessions, one a line, holds most of its runs there.
+func TestHeldRunsOnFile(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 300 {
+		fmt.Fprintf(&b, `{"session_id":"s%03d","status":"completed","created_at":"2026-03-01T10:%02d:00Z","tool_calls":[{"call_id":"1","tool_name":"T%d","duration_ms":%d,"output":{"status":"success"}}]}`+"\n", i, i%60, i%7, i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "many.jsonl"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	outcome := func() []byte {
+		r := analyzeOpt(t, Options{Roots: []string{testdataLogs, dir}, Jobs: 2, KeepDetails: true})
+		defer r.Details.Close()
+		var out bytes.Buffer
+		enc := jsonEncoder(&out)
+		enc.Encode(r.Summary)
+		enc.Encode(r.Runs.Rows())
+		for run, err := range r.Details.All() {
+			if err != nil {
+				t.Fatal(err)
+			}
+			enc.Encode(run)
+		}
+		return out.Bytes()
+	}
+	want := outcome()
+	defer func(n int) { heldInMemory = n }(heldInMemory)
+	for _, n := range []int{0, 1, 7} {
+		heldInMemory = n
+		if got := outcome(); !bytes.Equal(got, want) {
+			t.Fatalf("with %d runs of a file in memory, other outputs", n)
+		}
+	}
+}

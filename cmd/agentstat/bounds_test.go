@@ -3,9 +3,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -101,5 +103,37 @@ func TestManyToolNamesBounded(t *testing.T) {
 	index, _ := os.ReadFile(filepath.Join(out, "index.html"))
 	if len(pages) != analyze.MaxToolPages || bytes.Count(index, []byte(`href="tools/`)) != analyze.MaxToolPages || len(index) > 2<<20 {
 		t.Errorf("%d tool pages, %d linked from a dashboard of %d bytes", len(pages), bytes.Count(index, []byte(`href="tools/`)), len(index))
+	}
+}
+
+// A file's runs wait for its end on a scratch file, not in memory: a JSONL
+// of 200,000 small sessions is read in a bounded heap (held in memory, its
+// runs took some 300 MB).
+func TestManyRunsOneFileBounded(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "many.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	for i := range 200_000 {
+		fmt.Fprintf(w, `{"session_id":"s%d","status":"completed","created_at":"2026-03-01T10:00:00Z","tool_calls":[{"call_id":"1","tool_name":"Read","duration_ms":5,"output":{"status":"success"}}]}`+"\n", i)
+	}
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "summary", "--json", "-q", dir)
+	cmd.Env = append(os.Environ(), "GOMEMLIMIT=100MiB")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v\n%.2000s", err, out)
+	}
+	var s analyze.Summary
+	if err := json.Unmarshal(out, &s); err != nil || s.Runs.Total != 200_000 || s.ToolCalls.Total != 200_000 {
+		t.Fatalf("%d runs, %d calls (%v)", s.Runs.Total, s.ToolCalls.Total, err)
+	}
+	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 150<<20 {
+		t.Errorf("peak RSS %d MiB reading 200,000 runs of one file", rss>>20)
 	}
 }
