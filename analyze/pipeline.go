@@ -517,7 +517,7 @@ func (w *worker) file(c candidate) {
 			a.skip(c.source, formats.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
 			return
 		}
-		a.warnIn("runs_lost", c.source) // the disk failed reading back what it had written: the runs after are lost
+		a.warnIn(formats.WarnRunsLost, c.source) // the disk failed reading back what it had written: the runs after are lost
 	}
 	w.frags = append(w.frags, em.frags...)
 	switch {

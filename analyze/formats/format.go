@@ -82,6 +82,7 @@ const (
 	WarnQualityMismatch    = "quality_mismatch" // a producer's quality_average disagrees with its scores
 	WarnTruncatedStream    = "truncated_stream" // a compressed JSONL file ends mid-stream; the lines before the cut were read
 	WarnPriceFallback      = "price_fallback"   // tokens of a kind their model has no price for, priced at a kin's (counted as runs are priced)
+	WarnRunsLost           = "runs_lost"        // a file's runs held on a scratch file until its end could not all be read back
 )
 
 // Warner counts warnings by kind.
