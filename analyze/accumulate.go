@@ -57,6 +57,7 @@ type Accumulator struct {
 	refsByUsage  map[string]int64
 	contribs     map[string]int64
 	subagents    SubagentSummary
+	subUsage     usage // the subagents' requests (their cost is also the runs')
 	budgetTool   Dist
 	budgetDur    Dist
 	budgetStep   Dist
@@ -481,6 +482,10 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 		a.subagents.Calls += s.Calls
 		a.subagents.Tokens += s.Tokens
 		a.subagents.ByType[orUnspecified(s.Type)]++
+		for _, q := range s.Requests {
+			a.subagents.Requests++
+			a.subUsage.add(a.usageKey(q), q.Tokens)
+		}
 	}
 	for _, v := range ctx.ToolCallBudget {
 		a.budgetTool.Add(v)
@@ -843,6 +848,8 @@ func (a *Accumulator) Merge(o *Accumulator) {
 	a.subagents.Invocations += o.subagents.Invocations
 	a.subagents.Calls += o.subagents.Calls
 	a.subagents.Tokens += o.subagents.Tokens
+	a.subagents.Requests += o.subagents.Requests
+	a.subUsage.merge(o.subUsage)
 	addCounts(a.subagents.ByType, o.subagents.ByType)
 	a.budgetTool.Merge(&o.budgetTool)
 	a.budgetDur.Merge(&o.budgetDur)

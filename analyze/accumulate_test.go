@@ -3,6 +3,7 @@ package analyze
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"slices"
@@ -492,5 +493,26 @@ func TestToolDetailsByHand(t *testing.T) {
 	a.AddRun(r)
 	if got, want := a.RunIndex().At(0).FailedTools, "Bash\t2\nEdit\t2\nRead\t1"; got != want {
 		t.Errorf("failed tools %q, want %q", got, want)
+	}
+}
+
+// Subagents' requests are priced as a run's (they are among its requests
+// too): Sonnet 4.5 at $3 and $15 a million input and output tokens.
+func TestSubagentCostByHand(t *testing.T) {
+	at := at("2026-03-01T10:00:00Z")
+	sub := model.Subagent{Type: "Explore", Calls: 2, Tokens: 110_000, Requests: model.Requests{
+		{Model: "claude-sonnet-4-5", At: at, Tokens: model.Tokens{Input: 100_000}},
+		{Model: "claude-sonnet-4-5", At: at, Tokens: model.Tokens{Output: 10_000}},
+	}}
+	r := &model.Run{ID: "s", Format: "claudecode", Source: "s.jsonl", Span: model.Span{Started: at},
+		Context: model.Context{Subagents: []model.Subagent{sub, {Type: "session", Calls: 1, Tokens: 5}}}}
+	for _, q := range sub.Requests {
+		r.AddRequest(q)
+	}
+	a := NewAccumulator(time.UTC, nil)
+	a.AddRun(r)
+	s := a.Summary().Context.Subagents
+	if s.Invocations != 2 || s.Requests != 2 || s.CostUSD == nil || math.Abs(*s.CostUSD-0.45) > 1e-9 {
+		t.Errorf("subagents %+v (cost %v), want 2 invocations, 2 requests, $0.45", s, s.CostUSD)
 	}
 }

@@ -158,6 +158,7 @@ type partialState struct {
 	RefsByUsage  map[string]int64
 	Contribs     map[string]int64
 	Subagents    SubagentSummary
+	SubUsage     usage
 	BudgetTool   distWire
 	BudgetDur    distWire
 	BudgetStep   distWire
@@ -475,7 +476,7 @@ func (a *Accumulator) wire() (*partialState, error) {
 		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(), Usage: a.usage, RunCost: a.runCost.wire(),
 		Window:     windowWire{Runs: a.window.runs, Over90: a.window.over90, Peak: a.window.peak.wire(), Share: a.window.share.wire(), Compactions: a.window.compactions.wire()},
 		RefsByType: a.refsByType, RefsByRel: a.refsByRel, RefsByUsage: a.refsByUsage, Contribs: a.contribs,
-		Subagents:  a.subagents,
+		Subagents: a.subagents, SubUsage: a.subUsage,
 		BudgetTool: a.budgetTool.wire(), BudgetDur: a.budgetDur.wire(), BudgetStep: a.budgetStep.wire(),
 		BudgetWarn: a.budgetWarn, BudgetExceed: a.budgetExceed, Retries: a.retries,
 		Errors: map[string]errorWire{}, Index: a.index.Rows(), IDs: a.ids,
@@ -584,7 +585,8 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 	addCounts(a.refsByRel, s.RefsByRel)
 	addCounts(a.refsByUsage, s.RefsByUsage)
 	addCounts(a.contribs, s.Contribs)
-	a.subagents = s.Subagents
+	a.subagents, a.subUsage = s.Subagents, s.SubUsage
+	a.subagents.CostUSD = nil // figured when the report is made
 	a.subagents.ByType = map[string]int64{}
 	addCounts(a.subagents.ByType, s.Subagents.ByType)
 	a.budgetTool, a.budgetDur, a.budgetStep = dist(s.BudgetTool), dist(s.BudgetDur), dist(s.BudgetStep)

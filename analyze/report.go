@@ -281,6 +281,8 @@ type SubagentSummary struct {
 	Invocations int64            `json:"invocations"`
 	Calls       int64            `json:"calls"`
 	Tokens      int64            `json:"tokens"`
+	Requests    int64            `json:"requests"` // where the logs tell them (Claude Code)
+	CostUSD     *float64         `json:"cost_usd"` // of those requests; also in the runs' cost
 	ByType      map[string]int64 `json:"by_type"`
 }
 

@@ -48,6 +48,15 @@ func (u *usage) merge(o usage) {
 	}
 }
 
+// usageKey is the model and price tier q is billed at.
+func (a *Accumulator) usageKey(q model.Request) usageKey {
+	k := usageKey{Model: q.Model}
+	if p, ok := a.prices.Lookup(q.Model); ok {
+		k.Tier = int8(p.Tier(q.Tokens.Prompt()))
+	}
+	return k
+}
+
 // costOf prices u with prices: the cost of the priced tokens, whether any
 // were priced, and the tokens of each model the table does not price.
 func costOf(u usage, prices *pricing.Table) (usd float64, priced bool, unpriced map[string]int64) {

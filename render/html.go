@@ -490,8 +490,13 @@ func (h *htmlWriter) sections() []sectionView {
 		num(Count(tok.CacheRead), float64(tok.CacheRead)), num(Count(tok.CacheCreation), float64(tok.CacheCreation)), num(Count(tok.Unspecified), float64(tok.Unspecified)),
 		numPtr(Rate(s.Context.CacheReadShare), s.Context.CacheReadShare), numPtr(countPtr(s.Context.TokensPerRun.Mean), s.Context.TokensPerRun.Mean)}}
 	bu := s.Context.Budget
-	tokTable.Note = fmt.Sprintf("Subagents: %s invocations, %s calls of their own, %s tokens. Budget warnings %s, exceeded %s, retries %s.",
-		Count(s.Context.Subagents.Invocations), Count(s.Context.Subagents.Calls), Count(s.Context.Subagents.Tokens), Count(bu.Warnings), Count(bu.Exceeded), Count(bu.Retries))
+	sub := &s.Context.Subagents
+	subCost := ""
+	if sub.Requests > 0 {
+		subCost = fmt.Sprintf(", %s requests costing %s (part of the runs' cost)", Count(sub.Requests), USD(sub.CostUSD))
+	}
+	tokTable.Note = fmt.Sprintf("Subagents: %s invocations, %s calls of their own, %s tokens%s. Budget warnings %s, exceeded %s, retries %s.",
+		Count(sub.Invocations), Count(sub.Calls), Count(sub.Tokens), subCost, Count(bu.Warnings), Count(bu.Exceeded), Count(bu.Retries))
 	out = append(out, sectionView{Title: "Tokens and context", Charts: ctxCharts, Tables: []tableView{tokTable}})
 
 	in := &s.Inputs

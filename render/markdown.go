@@ -517,8 +517,12 @@ func contextSection(b *strings.Builder, s *analyze.Summary) {
 	countTable(b, "Context contributions by type", "Type", c.ContributionsByType)
 	if c.Subagents.Invocations > 0 {
 		b.WriteString("### Subagents\n\n")
-		fmt.Fprintf(b, "%s subagent invocations made %s calls of their own with %s tokens (not counted among the runs' tool calls).\n\n",
+		fmt.Fprintf(b, "%s subagent invocations made %s calls of their own with %s tokens (not counted among the runs' tool calls)",
 			Count(c.Subagents.Invocations), Count(c.Subagents.Calls), Count(c.Subagents.Tokens))
+		if n := c.Subagents.Requests; n > 0 {
+			fmt.Fprintf(b, "; %s of their model requests are in the logs, costing %s (part of the runs' cost)", Count(n), USD(c.Subagents.CostUSD))
+		}
+		b.WriteString(".\n\n")
 		countTable(b, "Subagents by type", "Type", c.Subagents.ByType)
 	}
 	bu := &c.Budget
