@@ -104,7 +104,7 @@ func (a *Accumulator) Summary() Summary {
 	s.ToolCalls = CallsSummary{Total: a.calls.calls, OutcomeKnown: a.calls.known, Errors: a.calls.errors,
 		ErrorRate: rate(a.calls.errors, a.calls.known), Cancelled: a.calls.cancelled, CancelRate: cancelRate(a.calls), DurationMS: stats(&a.callDur), Histogram: histogram(a.callHist[:])}
 
-	// The most called tools, a row each: 300,000 tool names made a summary.json of 112 MB.
+	// The most called tools, a row each: a log may name hundreds of thousands of tools.
 	names := slices.Collect(maps.Keys(a.tools))
 	slices.SortFunc(names, func(x, y string) int {
 		return cmp.Or(cmp.Compare(a.tools[y].calls, a.tools[x].calls), cmp.Compare(x, y))

@@ -15,8 +15,8 @@ import (
 // counts whole or not at all, so none is folded before. The first
 // heldInMemory stay in memory; the rest are written to a scratch file as
 // they come and read back one at a time, so that a file of a million small
-// sessions (a 120 MB JSONL held 0.93 GB) holds one run at a time. Without a
-// writable temporary directory they stay in memory.
+// sessions holds one run at a time. Without a writable temporary directory
+// they stay in memory.
 type heldRuns struct {
 	runs   []*model.Run
 	parts  []*formats.CallParts // of each run in runs: its calls, when the reader makes them as taken

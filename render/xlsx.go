@@ -709,7 +709,7 @@ func (t *sheetTable) close() error {
 
 // printSetup has a sheet print landscape, fitted to the page's width (as
 // many pages down as it takes), with its header row on every page when it
-// has one: printed as it was, a workbook was 95 pages with columns cut off.
+// has one: printed with the defaults, a workbook runs to a hundred pages with columns cut off.
 func (x *xlsxWriter) printSetup(sheet string, header bool) error {
 	landscape, wide, tall, fit := "landscape", 1, 0, true
 	if err := x.f.SetPageLayout(sheet, &excelize.PageLayoutOptions{Orientation: &landscape, FitToWidth: &wide, FitToHeight: &tall}); err != nil {

@@ -534,8 +534,8 @@ func claudePagedRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts
 // scattered reports whether the chain, in time order, moves between records
 // more than a few times per record: its lines' times interleave in file
 // order (several writers, a resumed session, a clock set back). The walks
-// in chain order would then read a page for almost every line (a 50 MB
-// session took three minutes instead of one second), so such a session is
+// in chain order would then read a page for almost every line (time
+// quadratic in the session's size), so such a session is
 // joined in memory, in time linear in its lines, its tables held whole
 // (about a twentieth of its size).
 func (p *claudePages) scattered(byTime []timeKey) bool {

@@ -58,7 +58,7 @@ func TestShortLinesBounded(t *testing.T) {
 // TestManyToolNamesBounded: every distinct tool name is counted, but the
 // outputs list the most called (summary.json the first analyze.MaxTools, the
 // dashboard and its tool pages the first analyze.MaxToolPages): 300,000
-// names made a 126 MB dashboard and a 112 MB summary.json.
+// names would otherwise make a dashboard and a summary.json of over 100 MB.
 func TestManyToolNamesBounded(t *testing.T) {
 	bin := buildBinary(t)
 	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
@@ -108,7 +108,7 @@ func TestManyToolNamesBounded(t *testing.T) {
 
 // A file's runs wait for its end on a scratch file, not in memory: a JSONL
 // of 200,000 small sessions is read in a bounded heap (held in memory, its
-// runs took some 300 MB).
+// runs take some 300 MB).
 func TestManyRunsOneFileBounded(t *testing.T) {
 	bin := buildBinary(t)
 	dir := t.TempDir()
