@@ -86,10 +86,14 @@ func RoundUSD(usd float64) float64 { return math.Round(usd*1e10) / 1e10 }
 
 // RunCost is what r's requests cost at prices, as reports show it; nil when
 // none of them was priced.
-func RunCost(prices *pricing.Table, r *model.Run) *float64 {
+func RunCost(prices *pricing.Table, r *model.Run) *float64 { return RequestsCost(prices, r.Requests) }
+
+// RequestsCost is what requests cost at prices, as reports show it (a run's,
+// a subagent's); nil when none of them was priced.
+func RequestsCost(prices *pricing.Table, requests []model.Request) *float64 {
 	var usd float64
 	priced := false
-	for _, q := range r.Requests {
+	for _, q := range requests {
 		if c, ok := prices.Cost(q.Model, q.Tokens); ok {
 			usd, priced = usd+c, true
 		}

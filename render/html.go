@@ -872,14 +872,8 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 		if len(s.Requests) > 0 {
 			v.Requests = Count(int64(len(s.Requests)))
 		}
-		usd, priced := 0.0, false
-		for _, q := range s.Requests {
-			if c, ok := h.prices().Cost(q.Model, q.Tokens); ok {
-				usd, priced = usd+c, true
-			}
-		}
-		if priced {
-			v.Cost = USD(new(analyze.RoundUSD(usd)))
+		if usd := analyze.RequestsCost(h.prices(), s.Requests); usd != nil {
+			v.Cost = USD(usd)
 		}
 		data.Subagents = append(data.Subagents, v)
 	}

@@ -266,12 +266,12 @@ func ratesChart(days []analyze.DayRow) chartView {
 	type point = [2]any // [Unix ms of the date at 00:00 UTC, percent or nil]
 	var errs, oks []point
 	var first, last time.Time
-	for i, d := range days {
+	for _, d := range days {
 		t, err := time.Parse(time.DateOnly, d.Date)
 		if err != nil {
 			continue
 		}
-		if i > 0 && !last.IsZero() && t.After(last.AddDate(0, 0, 1)) { // a gap: break the lines
+		if !last.IsZero() && t.After(last.AddDate(0, 0, 1)) { // a gap: break the lines
 			gap := last.AddDate(0, 0, 1).UnixMilli()
 			errs, oks = append(errs, point{gap, nil}), append(oks, point{gap, nil})
 		}
@@ -296,6 +296,10 @@ func ratesChart(days []analyze.DayRow) chartView {
 	line.AddSeries("run success rate", series(oks), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#2da44e"}),
 		charts.WithLineChartOpts(opts.LineChart{Symbol: "diamond"}))
 	desc := "Lines in percent on a time axis; a gap means no data that day."
+	zoom := !first.IsZero() && last.Sub(first) > 2*ratesWindow*24*time.Hour
+	if zoom {
+		desc += fmt.Sprintf(" The last %d days are shown; the slider below reaches back to %s.", ratesWindow, first.Format(time.DateOnly))
+	}
 	timeAxis := func(m map[string]any) {
 		m["useUTC"] = true // the points are dates at 00:00 UTC: label them as such wherever the page is opened
 		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
@@ -303,7 +307,7 @@ func ratesChart(days []analyze.DayRow) chartView {
 			x["type"] = "time"
 			delete(x, "data")
 		}
-		if first.IsZero() || last.Sub(first) <= 2*ratesWindow*24*time.Hour {
+		if !zoom {
 			return
 		}
 		m["dataZoom"] = []any{
@@ -313,9 +317,6 @@ func ratesChart(days []analyze.DayRow) chartView {
 		if gs, ok := m["grid"].([]any); ok && len(gs) > 0 {
 			gs[0].(map[string]any)["bottom"] = 100 // room for the slider above the legend
 		}
-	}
-	if !first.IsZero() && last.Sub(first) > 2*ratesWindow*24*time.Hour {
-		desc += fmt.Sprintf(" The last %d days are shown; the slider below reaches back to %s.", ratesWindow, first.Format(time.DateOnly))
 	}
 	return chartView{ID: "chart-rates-per-day", Title: "Error rate and success rate per day", Option: optionJSON(line, timeAxis), Description: desc}
 }

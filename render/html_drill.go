@@ -110,13 +110,23 @@ func (h *htmlWriter) drillWrite() error {
 			costly: topRuns{n: drillRuns}, failing: topRuns{n: drillRuns}}
 	}
 	for i, r := range h.r.Runs.All() {
+		p := projects[r.Project]
 		for line := range strings.Lines(r.FailedTools) {
 			name, n := failedTool(line)
 			if t := toolRuns[name]; t != nil {
 				t.add(i, float64(n))
 			}
+			if p == nil {
+				continue
+			}
+			f := p.failed[name]
+			if f == nil {
+				f = new([2]int64)
+				p.failed[name] = f
+			}
+			f[0] += int64(n)
+			f[1]++
 		}
-		p := projects[r.Project]
 		if p == nil {
 			continue
 		}
@@ -134,16 +144,6 @@ func (h *htmlWriter) drillWrite() error {
 			if r.CostUSD != nil {
 				p.cost[date] += *r.CostUSD
 			}
-		}
-		for line := range strings.Lines(r.FailedTools) {
-			name, n := failedTool(line)
-			f := p.failed[name]
-			if f == nil {
-				f = new([2]int64)
-				p.failed[name] = f
-			}
-			f[0] += int64(n)
-			f[1]++
 		}
 		for line := range strings.Lines(r.ErrorTexts) {
 			p.errorRuns[strings.TrimSuffix(line, "\n")]++
