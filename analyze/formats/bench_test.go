@@ -228,10 +228,10 @@ func BenchmarkDecodeLineRaw(b *testing.B) {
 	}
 }
 
-// BenchmarkClaudeJoinPaged measures the join of one long session read back
-// from the spill a page at a time, as a long transcript's is: thirty
+// BenchmarkClaudeJoinLong measures the join of one long session read back
+// from the spill, as a long transcript's is: thirty
 // copies of longTranscript as one session of about 49,000 lines.
-func BenchmarkClaudeJoinPaged(b *testing.B) {
+func BenchmarkClaudeJoinLong(b *testing.B) {
 	one := regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(longTranscript(b), []byte(`"sessionId":"long"`))
 	spill, err := NewRecordSpill(time.UTC)
 	if err != nil {
@@ -242,8 +242,8 @@ func BenchmarkClaudeJoinPaged(b *testing.B) {
 	if err := Read(bytes.NewReader(bytes.Repeat(one, 30)), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
 		b.Fatal(err)
 	}
-	if len(c.frags) != 1 || !pageable(c.frags) {
-		b.Fatalf("%d fragments, not one long session to page", len(c.frags))
+	if len(c.frags) != 1 {
+		b.Fatalf("%d fragments, not one long session", len(c.frags))
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -116,7 +116,7 @@ func (a *aheadWarner) hand() {
 }
 
 // longSession is the size of a session's records (on the spill) from which
-// it is long: joined first, on a goroutine of its own, a page at a time.
+// it is long: joined first, on a goroutine of its own.
 const longSession = 1 << 20
 
 // claudeSession numbers the lines of one session's files one after another
@@ -216,8 +216,7 @@ func sortIDKeys(keys []idKey) {
 			sortByteBucket(keys[count[b]:count[b+1]])
 		}
 	}
-	// Half the keys each, wherever their first bytes lie (a paged join's
-	// parts hold a quarter of the bytes' range).
+	// Half the keys each, wherever their first bytes lie.
 	mid := sort.Search(256, func(b int) bool { return count[b] >= len(keys)/2 })
 	both(len(keys), func() { sortBuckets(0, mid) }, func() { sortBuckets(mid, 256) })
 }
@@ -322,17 +321,10 @@ type lineRequest struct {
 // line in the time-sorted chain, and its index among that line's own.
 type claudeRef struct{ pos, k int32 }
 
-// claudeRun joins one session; its calls are made as they are taken from
-// the parts, which must be before the fragments' records are released.
+// claudeRun joins one session with its records' tables in memory; its
+// calls are made as they are taken from the parts, which must be before
+// the fragments' records are released.
 func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
-	if pageable(fs) {
-		return claudePagedRun(id, fs, w)
-	}
-	return claudeMemRun(id, fs, w)
-}
-
-// claudeMemRun joins one session with its records' tables in memory.
-func claudeMemRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -452,8 +451,7 @@ func TestClaudeLineSize(t *testing.T) {
 // without reading past its tables.
 func TestClaudeJoinSpillMiscounted(t *testing.T) {
 	spill := testSpill(t)
-	defer func(n int64) { pagedJoinSize = n }(pagedJoinSize)
-	for _, pagedJoinSize = range []int64{longSession, 0} { // in memory, then a page at a time
+	{
 		for _, miscount := range []func(n int32) int32{
 			func(int32) int32 { return 0 },           // none: the lines after it numbered as if it held none
 			func(n int32) int32 { return n/2 + 1 },   // fewer
@@ -481,17 +479,10 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 }
 
 // A session whose records were damaged on disk (counts that still agree,
-// indexes that do not) joins without a panic, a page at a time or in
-// memory, and what it reads outside its tables fails the spill.
+// indexes that do not) joins without a panic, and what it reads outside its tables fails the spill.
 func TestClaudeJoinDamaged(t *testing.T) {
-	defer func(n int64, m int) { pagedJoinSize, segmentLines = n, m }(pagedJoinSize, segmentLines)
+	defer func(m int) { segmentLines = m }(segmentLines)
 	segmentLines = 16
-	for _, pagedJoinSize = range []int64{0, 1 << 40} {
-		checkJoinDamaged(t)
-	}
-}
-
-func checkJoinDamaged(t *testing.T) {
 	spill := testSpill(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	failed := 0
@@ -529,75 +520,7 @@ func checkJoinDamaged(t *testing.T) {
 		}
 	}
 	if failed < 100 {
-		t.Errorf("paged from %d bytes: only %d damaged sessions failed the spill", pagedJoinSize, failed)
-	}
-}
-
-// Keys written to the spill in blocks come back a part at a time: every
-// key once, in its part, in the order added; and a damaged block fails the
-// spill without a key that points outside what was added.
-func TestKeyBlocks(t *testing.T) {
-	defer func(k int) { keyBlockKeys = k }(keyBlockKeys)
-	keyBlockKeys = 7
-	spill := testSpill(t)
-	rng := rand.New(rand.NewPCG(5, 6))
-	failed := 0
-	for round := range 50 {
-		var added []idKey
-		for i := range rng.IntN(200) {
-			var k idKey
-			k.id[0], k.id[11], k.i = byte(rng.IntN(256)), byte(rng.IntN(256)), int32(i)
-			added = append(added, k)
-		}
-		blocksOf := func() *keyBlocks {
-			b := &keyBlocks{spill: spill}
-			for _, k := range added {
-				b.add(k)
-			}
-			return b
-		}
-		b := blocksOf()
-		var got []idKey
-		for p := range keyParts {
-			part := b.part(p)
-			for _, k := range part {
-				if partOf(&k) != p {
-					t.Fatalf("round %d: key %v in part %d", round, k, p)
-				}
-			}
-			got = append(got, part...)
-		}
-		slices.SortFunc(got, func(a, b idKey) int { return cmp.Compare(a.i, b.i) })
-		if !slices.Equal(got, added) || spill.Err() != nil {
-			t.Fatalf("round %d: %d keys back of %d (%v)", round, len(got), len(added), spill.Err())
-		}
-		b = blocksOf()
-		damaged := false
-		for _, p := range b.parts {
-			if len(p.blocks) > 0 && !damaged {
-				ref := p.blocks[0].ref
-				spill.f.WriteAt([]byte{0xff, 0xff, 0xff, 0xff, 0xff}, ref.off+rng.Int64N(ref.n-4))
-				damaged = true
-			}
-		}
-		if !damaged {
-			continue
-		}
-		spill.win = spill.win[:0] // read it again
-		for p := range keyParts {
-			for _, k := range b.part(p) {
-				if k.i < 0 || int(k.i) >= b.n {
-					t.Fatalf("round %d: a damaged block gave key %v of %d", round, k, b.n)
-				}
-			}
-		}
-		if spill.Err() != nil {
-			failed++
-		}
-		spill.err = nil
-	}
-	if failed < 10 {
-		t.Errorf("only %d damaged blocks failed the spill", failed)
+		t.Errorf("only %d damaged sessions failed the spill", failed)
 	}
 }
 
@@ -629,97 +552,6 @@ func spillInSegments(spill *RecordSpill, fs []*Fragment) {
 	}
 }
 
-// A session joined a page at a time gives what it gives in memory:
-// made-up sessions with every kind of repeat, over several files of
-// several segments, read back through a page cache that must evict.
-func TestClaudeJoinPaged(t *testing.T) {
-	spill := testSpill(t)
-	defer func(n int64, m, b, k int) {
-		pagedJoinSize, segmentLines, bothMin, keyBlockKeys = n, m, b, k
-	}(pagedJoinSize, segmentLines, bothMin, keyBlockKeys)
-	pagedJoinSize, bothMin = 0, 1
-	paged := 0
-	for seed := range uint64(400) {
-		segmentLines, keyBlockKeys = 1+int(seed%13), 1+int(seed%5)
-		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 9)), 1+int(seed%4))
-		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 9)), 1+int(seed%4))
-		if seed%5 == 0 { // a first file of quiet lines alone names the source
-			for _, f := range []*Fragment{mem[0], spilled[0]} {
-				at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
-				*f.claude = claudeFile{loc: time.UTC, words: f.claude.words, quiet: true, first: at, last: at}
-			}
-		}
-		spillInSegments(spill, spilled)
-		if pageable(spilled) {
-			paged++
-		}
-		if got, want, same := joinsAlike(mem, spilled); spill.Err() != nil || !same {
-			t.Fatalf("seed %d: the paged session joins otherwise (%v)\n%+v\nwant\n%+v", seed, spill.Err(), got, want)
-		}
-	}
-	if paged < 300 {
-		t.Fatalf("only %d sessions paged", paged)
-	}
-}
-
-// Real transcripts (testdata, ../shared/corpus, synthetic ones) read into
-// the spill in short segments and joined a page at a time give the runs
-// they give in memory.
-func TestClaudeJoinPagedFiles(t *testing.T) {
-	spill := testSpill(t)
-	defer func(n int64, m int) { pagedJoinSize, segmentLines = n, m }(pagedJoinSize, segmentLines)
-	pagedJoinSize, segmentLines = 0, 5
-	files := map[string][]byte{}
-	for _, root := range []string{filepath.Join("..", "..", "testdata", "logs"), corpusDir} {
-		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
-				if b, err := os.ReadFile(p); err == nil {
-					files[p] = b
-				}
-			}
-			return nil
-		})
-	}
-	for seed := range 3 {
-		b, err := logsynth.File("claudecode", uint64(seed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[fmt.Sprint("synth", seed, ".jsonl")] = b
-	}
-	mem, spilled := newCollector(), newCollector()
-	for _, name := range slices.Sorted(maps.Keys(files)) {
-		Read(bytes.NewReader(files[name]), name, Options{Location: time.UTC}, mem)
-		Read(bytes.NewReader(files[name]), name, Options{Location: time.UTC, Spill: spill}, spilled)
-	}
-	paged := 0
-	var claude []*Fragment
-	for _, f := range spilled.frags {
-		if f.Kind == FragmentClaude {
-			claude = append(claude, f)
-		}
-	}
-	s := orderClaude(claude)
-	for _, id := range s.order {
-		if fs := s.bySession[id]; pageable(fs) && len(fs[0].refs) > 1 {
-			paged++
-		}
-	}
-	if paged < atLeast(5, 4) {
-		t.Fatalf("only %d sessions paged over several records", paged)
-	}
-	memRuns, _ := Join(mem.frags, mem)
-	spillRuns, _ := Join(spilled.frags, spilled)
-	byID := func(a, b *model.Run) int {
-		return cmp.Or(strings.Compare(a.ID, b.ID), strings.Compare(a.Source, b.Source), strings.Compare(a.Format, b.Format))
-	} // sessions are joined largest first, as sized in memory or on disk
-	slices.SortFunc(memRuns, byID)
-	slices.SortFunc(spillRuns, byID)
-	if spill.Err() != nil || len(memRuns) < paged || !reflect.DeepEqual(memRuns, spillRuns) || !reflect.DeepEqual(mem.warnings, spilled.warnings) {
-		t.Fatalf("%d runs, %d paged (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
-	}
-}
-
 // testSpill is an empty spill, removed when the test ends; the test is
 // skipped without a temporary directory.
 func testSpill(t *testing.T) *RecordSpill {
@@ -741,37 +573,4 @@ func joinsAlike(mem, other []*Fragment) (got, want *model.Run, same bool) {
 	got, gotCalls := claudeRun("s", other, w2)
 	got.ToolCalls = gotCalls.All()
 	return got, want, reflect.DeepEqual(got, want) && reflect.DeepEqual(w1.warnings, w2.warnings)
-}
-
-// A chain whose times interleave in file order is scattered over the
-// records (the paged walks would read a page per line); one in file order,
-// or in a few runs of it, is not.
-func TestScatteredChain(t *testing.T) {
-	p := &claudePages{}
-	for i := range 10 {
-		rec := pageRec{g: int32(i * 100)}
-		rec.ref.tables[0] = 100
-		p.recs = append(p.recs, rec)
-	}
-	keys := func(g func(i int) int) []timeKey {
-		out := make([]timeKey, 1000)
-		for i := range out {
-			out[i] = timeKey{sec: int64(i), g: int32(g(i))}
-		}
-		return out
-	}
-	for _, c := range []struct {
-		name      string
-		g         func(i int) int
-		scattered bool
-	}{
-		{"in file order", func(i int) int { return i }, false},
-		{"backwards", func(i int) int { return 999 - i }, false},
-		{"two writers, one after the other", func(i int) int { return i%500*2 + i/500 }, false},
-		{"interleaved", func(i int) int { return i * 37 % 1000 }, true},
-	} {
-		if got := p.scattered(keys(c.g)); got != c.scattered {
-			t.Errorf("%s: scattered %v, want %v", c.name, got, c.scattered)
-		}
-	}
 }

@@ -77,9 +77,7 @@ func (f *claudeFile) tableSizes() [5]int32 {
 
 // segmentLines is how many line records a file keeps in memory before it
 // writes them out as a segment (a variable for tests): with their usages,
-// uses and results, about 0.75 MB for a long transcript while it is read,
-// and as much for each page a paged join caches. Half of 8192 took 1 GB's
-// peak RSS from 42 to 40 MiB at the same CPU; 2048 took off no more.
+// uses and results, about 0.75 MB for a long transcript while it is read.
 var segmentLines = 1 << 12
 
 // write appends one record to the spill through a small buffer: a long
@@ -146,7 +144,6 @@ const (
 	linesAndUsages tableSet = 1 << iota // and the file's header: what a join needs once its uuids are counted (uuidKeys)
 	usesAndResults                      // and the prompts: what it needs once the usages are counted
 	uuidTable                           // the lines' uuids, read back with the rest only into memory
-	noUsages                            // with linesAndUsages: the lines, their usages read past (a paged join's chain)
 	allTables      = linesAndUsages | usesAndResults
 )
 
@@ -835,7 +832,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 			f.uuids = append(f.uuids, uuid)
 		}
 	}
-	if keep&linesAndUsages == 0 || keep&noUsages != 0 {
+	if keep&linesAndUsages == 0 {
 		r.skip(n[1] * usageBytes)
 		n[1] = 0
 	}
@@ -883,3 +880,47 @@ const lineBytes = len(digest{}) + 8 + 8*4 + 1
 
 // usageBytes is how many bytes encodeTables writes for a usage.
 const usageBytes = len(digest{}) + 6*8 + 4
+
+// checkTables holds the indexes of cf's tables of keep (read back from a
+// spill) to those tables: one outside is dropped (a line keeps only its
+// time), and false says the spill is damaged. Nothing else bounds them, and
+// the join must not crash on a disk's fault.
+func checkTables(cf *claudeFile, keep tableSet) bool {
+	ok := true
+	words := int32(len(cf.words))
+	word := func(i *int32) bool {
+		if *i != 0 && (*i < 0 || *i >= words) {
+			*i = 0
+			return false
+		}
+		return true
+	}
+	for i := range cf.lines {
+		l := &cf.lines[i]
+		good := word(&l.agent)
+		if keep&linesAndUsages != 0 && l.usage != 0 {
+			good = good && within(l.usage-1, 1, len(cf.usages))
+		}
+		if keep&usesAndResults != 0 {
+			good = good && (l.prompt == 0 || within(l.prompt-1, 1, len(cf.prompts))) &&
+				within(l.usesLo, l.nUses, len(cf.uses)) && within(l.resultsLo, l.nResults, len(cf.results))
+		}
+		if !good {
+			*l = claudeLine{sec: l.sec, nsec: l.nsec}
+			ok = false
+		}
+	}
+	for i := range cf.usages {
+		ok = word(&cf.usages[i].model) && ok
+	}
+	for i := range cf.uses {
+		ok = word(&cf.uses[i].name) && word(&cf.uses[i].subagent) && word(&cf.uses[i].input) && ok
+	}
+	for i := range cf.results {
+		ok = word(&cf.results[i].text) && word(&cf.results[i].agentID) && ok
+	}
+	return ok
+}
+
+// within reports whether [lo, lo+n) lies in a table of size entries.
+func within(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
