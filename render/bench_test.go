@@ -6,9 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
-	"time"
 
-	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
@@ -63,19 +61,4 @@ func benchOutDir(b *testing.B) (dir string, tmpfs bool) {
 	}
 	b.Cleanup(func() { os.RemoveAll(dir) })
 	return dir, true
-}
-
-// BenchmarkCallRow measures one row of the workbook's tool-call sheet, the
-// sheet a long transcript fills with 300,000 rows on the workbook's own
-// goroutine (the last output a full report finishes).
-func BenchmarkCallRow(b *testing.B) {
-	x := callRowWriter(b, time.FixedZone("X", 8*3600))
-	at := time.Date(2026, 3, 4, 5, 6, 7, 123456789, time.UTC)
-	c := model.ToolCall{Name: "Bash", Category: "shell", Agent: "claude-code", Outcome: model.OutcomeOK,
-		Span: model.Span{Started: at, Ended: at.Add(1234 * time.Millisecond), DurationMS: 1234, HasDuration: true}}
-	run := x.newCallRun(&model.Run{ID: "a3de83c7-ecad-42a0-8b66-3a2371f1ecc3", Source: "claudecode/projects/-home-dev-monorepo/a3de83c7-ecad-42a0-8b66-3a2371f1ecc3.jsonl"})
-	var row []byte
-	for i := 0; b.Loop(); i++ {
-		row = x.appendCallRow(row[:0], i+2, &run, i+1, &c)
-	}
 }

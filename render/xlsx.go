@@ -1,17 +1,9 @@
 package render
 
 import (
-	"archive/zip"
-	"bufio"
-	"bytes"
-	"encoding/xml"
-	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
-	"os"
-	"regexp"
-	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,7 +12,6 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // maxSheetRows is Excel's row limit; a longer sheet continues on another
@@ -83,12 +74,7 @@ type xlsxWriter struct {
 	styles map[string]int
 	loc    *time.Location
 	r      *analyze.Report
-	rows   map[string]*sheetRows // a streamed sheet's data rows, by sheet name
-	shared *sharedText           // the tool-call sheet's shared strings, once it has rows
-	// The styles of the tool-call sheet's cells, looked up once rather
-	// than by name in each of its rows.
-	intStyle, durStyle, timeStyle int
-	pages                         bool // the run pages are beside the workbook
+	pages  bool // the run pages are beside the workbook
 }
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
@@ -98,25 +84,13 @@ func XLSX(w io.Writer, r *analyze.Report) error { return xlsxOf(w, r, false) }
 // xlsxOf writes the workbook; with pages, the run pages are beside it
 // (runs/) and the Runs sheet links each run to its own.
 func xlsxOf(w io.Writer, r *analyze.Report, pages bool) error {
-	tmp, err := tempfile.New("agentstat-xlsx-")
-	if err != nil {
-		return err
-	}
-	defer tmp.Close()
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, rows: map[string]*sheetRows{}, pages: pages}
+	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, pages: pages}
 	defer x.f.Close()
-	defer func() {
-		for _, r := range x.rows {
-			r.Close()
-		}
-		if x.shared != nil {
-			x.shared.Close()
-		}
-	}()
-	// excelize assembles the package in a bytes.Buffer (the whole workbook
-	// in memory, 32 MB for 300,000 rows); its zip writer goes to the
-	// temporary file instead, which canonicalZip rewrites anyway.
-	x.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return newXLSXZip(tmp) })
+	zw := newOrderedZip(w)
+	defer zw.discard()
+	// The package goes to w through zw, not through the bytes.Buffer excelize
+	// would fill with the whole workbook.
+	x.f.SetZipWriter(func(io.Writer) excelize.ZipWriter { return zw })
 	if x.loc == nil {
 		x.loc = time.UTC
 	}
@@ -132,346 +106,15 @@ func xlsxOf(w io.Writer, r *analyze.Report, pages bool) error {
 			return err
 		}
 	}
+	// A chart adds the image types' defaults in map order: the same report
+	// must be the same bytes.
+	if ct := x.f.ContentTypes; ct != nil {
+		sort.SliceStable(ct.Defaults, func(i, j int) bool { return ct.Defaults[i].Extension < ct.Defaults[j].Extension })
+	}
 	// No SetActiveSheet: the Summary (the new file's Sheet1) is active
 	// already, and SetActiveSheet parses every streamed sheet back into
-	// memory (300,000 tool-call rows: 40 MB and 1.5 s) to untick its tab.
-	if _, err := x.f.WriteTo(io.Discard); err != nil { // nothing: the package is in tmp
-		return err
-	}
-	if x.shared != nil {
-		if err := x.shared.end(); err != nil {
-			return err
-		}
-	}
-	return canonicalZip(tmp.File, w, x.rows, x.shared)
-}
-
-// xlsxLevel is the workbook's deflate level. Level 1 rather than 6 (what
-// Excel and LibreOffice write) takes a tenth off a full report's time, for a
-// workbook a quarter larger.
-const xlsxLevel = 1
-
-// newXLSXZip is excelize's zip writer with klauspost/compress's deflate
-// (xlsxLevel), on every core (parallelDeflate): faster than compress/flate
-// and a little smaller. The sheets of a long transcript (300,000 rows) made
-// compression a large share of the time a full report spends on its
-// workbook.
-func newXLSXZip(w io.Writer) *zip.Writer {
-	zw := zip.NewWriter(w)
-	zw.RegisterCompressor(zip.Deflate, func(out io.Writer) (io.WriteCloser, error) {
-		return newParallelDeflate(out, xlsxLevel)
-	})
-	return zw
-}
-
-// bookParts are the parts of a package canonicalZip rewrites.
-type bookParts struct {
-	rows   map[string]*sheetRows // a streamed sheet's data rows, by its part
-	sheets map[string]bool       // every sheet's part
-	shared string                // the shared string table's part, if any
-}
-
-// partsOf finds the parts of the package's sheets (rows maps the streamed
-// ones' names to their rows) and its shared string table, through the
-// workbook's sheet list and its relationships.
-func partsOf(zr *zip.Reader, rows map[string]*sheetRows) (bookParts, error) {
-	var book struct {
-		Sheets []struct {
-			Name string `xml:"name,attr"`
-			Rel  string `xml:"http://schemas.openxmlformats.org/officeDocument/2006/relationships id,attr"`
-		} `xml:"sheets>sheet"`
-	}
-	var rels struct {
-		Rels []struct {
-			ID     string `xml:"Id,attr"`
-			Type   string `xml:"Type,attr"`
-			Target string `xml:"Target,attr"`
-		} `xml:"Relationship"`
-	}
-	parts := bookParts{rows: map[string]*sheetRows{}, sheets: map[string]bool{}}
-	for name, v := range map[string]any{"xl/workbook.xml": &book, "xl/_rels/workbook.xml.rels": &rels} {
-		f, err := zr.Open(name)
-		if err != nil {
-			return parts, err
-		}
-		err = xml.NewDecoder(f).Decode(v)
-		f.Close()
-		if err != nil {
-			return parts, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	part := func(target string) string {
-		if path, abs := strings.CutPrefix(target, "/"); abs {
-			return path
-		}
-		return "xl/" + target
-	}
-	targets := map[string]string{}
-	for _, r := range rels.Rels {
-		targets[r.ID] = part(r.Target)
-		if strings.HasSuffix(r.Type, "/sharedStrings") {
-			parts.shared = part(r.Target)
-		}
-	}
-	for _, sh := range book.Sheets {
-		path, ok := targets[sh.Rel]
-		if !ok {
-			return parts, fmt.Errorf("workbook: sheet %q has no part", sh.Name)
-		}
-		parts.sheets[path] = true
-		if r := rows[sh.Name]; r != nil {
-			parts.rows[path] = r
-		}
-	}
-	if len(parts.rows) != len(rows) {
-		return parts, fmt.Errorf("workbook: %d of %d streamed sheets found", len(parts.rows), len(rows))
-	}
-	return parts, nil
-}
-
-// sheetRows are a streamed sheet's data rows, deflated as they are written
-// into a scratch file (a segment that ends in a sync flush), with the
-// CRC-32 and length of the XML: spliceRows puts them between the sheet's
-// start and end, each deflated apart, without inflating or deflating them
-// again. The rows of a long transcript's tool calls are ~150 MB of XML:
-// kept plain, they were written out and read back, then deflated after
-// every other output was done, both cores waiting on it.
-type sheetRows struct {
-	file      *tempfile.File
-	z         *parallelDeflate
-	crc       uint32
-	n         int64
-	dimension string // the sheet's used range, which the stream writer wrote before its rows were known
-}
-
-func newSheetRows() (*sheetRows, error) {
-	f, err := tempfile.New("agentstat-rows-")
-	if err != nil {
-		return nil, err
-	}
-	z, err := newParallelDeflate(f, xlsxLevel)
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return &sheetRows{file: f, z: z}, nil
-}
-
-func (r *sheetRows) Write(b []byte) (int, error) {
-	r.crc = crc32.Update(r.crc, crc32.IEEETable, b)
-	r.n += int64(len(b))
-	return r.z.Write(b)
-}
-
-// end ends the deflated rows: written, they are ready to be spliced.
-func (r *sheetRows) end() error { return r.z.closeSegment() }
-
-func (r *sheetRows) Close() error { return r.file.Close() }
-
-// spliceRows writes the sheet part f with rows inserted where its sheet
-// data ends (after the header row excelize wrote), its shared string
-// indices moved by shift (shiftShared). The end tag is found by its text,
-// which no cell's escaped text can hold.
-func spliceRows(zw *zip.Writer, f *zip.File, rows *sheetRows, shift int) error {
-	sheet, err := readPart(f)
-	if err != nil {
-		return err
-	}
-	if sheet, err = shiftShared(sheet, shift); err != nil {
-		return err
-	}
-	if rows.dimension != "" { // the header's range, as the stream writer wrote it, becomes the table's
-		const attr = `<dimension ref="`
-		if i := bytes.Index(sheet, []byte(attr)); i >= 0 {
-			if n := bytes.IndexByte(sheet[i+len(attr):], '"'); n >= 0 {
-				sheet = slices.Concat(sheet[:i+len(attr)], []byte(rows.dimension), sheet[i+len(attr)+n:])
-			}
-		}
-	}
-	end := bytes.Index(sheet, []byte("</sheetData>"))
-	if end < 0 {
-		return errors.New("no end of sheet data")
-	}
-	return splicePart(zw, f.Name, sheet[:end], rows, sheet[end:])
-}
-
-// splicePart writes part name as head, the deflated rows, then tail: one
-// deflate stream of three segments, the rows not inflated or deflated again.
-func splicePart(zw *zip.Writer, name string, head []byte, rows *sheetRows, tail []byte) error {
-	zhead, err := deflateSegment(head, false)
-	if err != nil {
-		return err
-	}
-	ztail, err := deflateSegment(tail, true)
-	if err != nil {
-		return err
-	}
-	info, err := rows.file.Stat()
-	if err != nil {
-		return err
-	}
-	crc := crc32.ChecksumIEEE(head)
-	crc = crc32Combine(crc, rows.crc, rows.n)
-	crc = crc32Combine(crc, crc32.ChecksumIEEE(tail), int64(len(tail)))
-	fw, err := zw.CreateRaw(&zip.FileHeader{
-		Name: name, Method: zip.Deflate, CreatorVersion: 20, ReaderVersion: 20,
-		CRC32: crc, UncompressedSize64: uint64(int64(len(head)+len(tail)) + rows.n),
-		CompressedSize64: uint64(int64(len(zhead)+len(ztail)) + info.Size()),
-	})
-	if err != nil {
-		return err
-	}
-	if _, err := fw.Write(zhead); err != nil {
-		return err
-	}
-	if _, err := io.Copy(fw, io.NewSectionReader(rows.file, 0, info.Size())); err != nil {
-		return err
-	}
-	_, err = fw.Write(ztail)
-	return err
-}
-
-// readPart is the inflated content of a part.
-func readPart(f *zip.File) ([]byte, error) {
-	rc, err := f.Open()
-	if err != nil {
-		return nil, err
-	}
-	defer rc.Close()
-	return io.ReadAll(rc)
-}
-
-// deflateSegment deflates b on its own, ending in a sync flush, or in the
-// final block when last (with the pooled compressors).
-func deflateSegment(b []byte, last bool) ([]byte, error) {
-	var out bytes.Buffer
-	z, err := newParallelDeflate(&out, xlsxLevel)
-	if err != nil {
-		return nil, err
-	}
-	z.Write(b) // a bytes.Buffer takes every write
-	if last {
-		err = z.Close()
-	} else {
-		err = z.closeSegment()
-	}
-	return out.Bytes(), err
-}
-
-var contentTypeREs = []*regexp.Regexp{
-	regexp.MustCompile(`<Default [^>]*>(?:</Default>)?`),
-	regexp.MustCompile(`<Override [^>]*>(?:</Override>)?`),
-}
-
-// canonicalZip copies the package excelize wrote with its parts in name
-// order and its content types sorted: excelize orders both by map
-// iteration, and the same report must be the same bytes. Parts are copied
-// raw, without recompressing them, but for the sheets whose data rows were
-// written apart (rows, by sheet name), which get their rows back, and,
-// when the tool-call sheet has shared strings, the table, which gets them
-// first, and the sheets that name the table's other entries.
-func canonicalZip(src *os.File, w io.Writer, rows map[string]*sheetRows, shared *sharedText) error {
-	info, err := src.Stat()
-	if err != nil {
-		return err
-	}
-	zr, err := zip.NewReader(src, info.Size())
-	if err != nil {
-		return err
-	}
-	parts, err := partsOf(zr, rows)
-	if err != nil {
-		return err
-	}
-	shift := 0
-	if shared != nil && shared.n > 0 {
-		if parts.shared == "" {
-			return errors.New("workbook: no shared string table for the tool calls' texts")
-		}
-		shift = shared.n
-	}
-	files := slices.Clone(zr.File)
-	slices.SortFunc(files, func(a, b *zip.File) int { return strings.Compare(a.Name, b.Name) })
-	zw := newXLSXZip(w)
-	for _, f := range files {
-		var err error
-		switch {
-		case parts.rows[f.Name] != nil:
-			err = spliceRows(zw, f, parts.rows[f.Name], shift)
-		case shift > 0 && f.Name == parts.shared:
-			err = spliceShared(zw, f, shared)
-		case shift > 0 && parts.sheets[f.Name]:
-			err = rewritePart(zw, f, func(b []byte) ([]byte, error) { return shiftShared(b, shift) })
-		case f.Name == "[Content_Types].xml":
-			err = rewritePart(zw, f, sortContentTypes)
-		default:
-			err = copyPart(zw, f)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", f.Name, err)
-		}
-	}
-	return zw.Close()
-}
-
-// sortContentTypes sorts the defaults and the overrides of a package's
-// content types.
-func sortContentTypes(b []byte) ([]byte, error) {
-	s := string(b)
-	for _, re := range contentTypeREs {
-		parts := re.FindAllString(s, -1)
-		slices.Sort(parts)
-		if i := re.FindStringIndex(s); i != nil {
-			s = re.ReplaceAllString(s, "")
-			s = s[:i[0]] + strings.Join(parts, "") + s[i[0]:]
-		}
-	}
-	return []byte(s), nil
-}
-
-// spliceShared writes the shared string table f with the tool-call
-// sheet's entries first.
-func spliceShared(zw *zip.Writer, f *zip.File, shared *sharedText) error {
-	sst, err := readPart(f)
-	if err != nil {
-		return err
-	}
-	head, tail, err := splitShared(sst, shared.n, shared.refs)
-	if err != nil {
-		return err
-	}
-	return splicePart(zw, f.Name, head, shared.rows, tail)
-}
-
-// rewritePart writes part f as edit makes its content.
-func rewritePart(zw *zip.Writer, f *zip.File, edit func([]byte) ([]byte, error)) error {
-	b, err := readPart(f)
-	if err != nil {
-		return err
-	}
-	if b, err = edit(b); err != nil {
-		return err
-	}
-	fw, err := zw.CreateHeader(&zip.FileHeader{Name: f.Name, Method: zip.Deflate})
-	if err != nil {
-		return err
-	}
-	_, err = fw.Write(b)
-	return err
-}
-
-// copyPart writes part f as it is, without inflating it.
-func copyPart(zw *zip.Writer, f *zip.File) error {
-	raw, err := f.OpenRaw()
-	if err != nil {
-		return err
-	}
-	hdr := f.FileHeader
-	fw, err := zw.CreateRaw(&hdr)
-	if err != nil {
-		return err
-	}
-	_, err = io.Copy(fw, raw)
+	// memory to untick its tab.
+	_, err := x.f.WriteTo(io.Discard) // nothing: the package went to w
 	return err
 }
 
@@ -499,7 +142,6 @@ func (x *xlsxWriter) makeStyles() error {
 		}
 		x.styles[s.name] = id
 	}
-	x.intStyle, x.durStyle, x.timeStyle = x.styles["int"], x.styles["dur"], x.styles["time"]
 	return nil
 }
 
@@ -527,6 +169,11 @@ func (x *xlsxWriter) cell(v any, style string) any {
 		if t.path == "" {
 			return nil
 		}
+		// Its path is agentstat's own (a sanitised page name), quoted as
+		// Excel quotes a string; the path is the cached value, which a
+		// reader that computes no formula shows.
+		quoted := `"` + strings.ReplaceAll(t.path, `"`, `""`) + `"`
+		return excelize.Cell{StyleID: id, Formula: "HYPERLINK(" + quoted + "," + quoted + ")", Value: t.path}
 	case string:
 		if v = xlsxText(t); v == "" {
 			return nil // a blank cell, not an empty string: Excel's blanks filter and ISBLANK find it
@@ -548,9 +195,7 @@ func (x *xlsxWriter) cell(v any, style string) any {
 }
 
 // wallClock is t's wall clock in the --tz zone, as a zone-less (UTC)
-// time: Excel times have no zone. It is t moved by the zone's offset there:
-// rebuilding it from its fields cost seven date computations, two for each
-// of the tool-call sheet's 300,000 rows at 1 GB.
+// time: Excel times have no zone.
 func (x *xlsxWriter) wallClock(t time.Time) time.Time {
 	_, offset := t.In(x.loc).Zone()
 	return t.UTC().Add(time.Duration(offset) * time.Second)
@@ -585,17 +230,17 @@ type sheetTable struct {
 	x     *xlsxWriter
 	name  string
 	cols  []column
+	left  int // the data rows still to come, which each part's range counts
 	part  int
-	sw    *excelize.StreamWriter // the sheet around its data rows, and the header
+	sw    *excelize.StreamWriter
 	sheet string
 	row   int
-	rows  *sheetRows    // this part's data rows, spliced in by canonicalZip
-	out   *bufio.Writer // to rows
-	buf   []byte        // one row's XML
+	cells []any // one row's, reused
 }
 
-func (x *xlsxWriter) newTable(name string, cols ...column) (*sheetTable, error) {
-	t := &sheetTable{x: x, name: name, cols: cols}
+// newTable starts a table of rows data rows.
+func (x *xlsxWriter) newTable(name string, rows int, cols ...column) (*sheetTable, error) {
+	t := &sheetTable{x: x, name: name, cols: cols, left: rows}
 	return t, t.open()
 }
 
@@ -609,12 +254,12 @@ func (t *sheetTable) open() error {
 		return err
 	}
 	// Set before the stream writer takes the sheet over, they are written
-	// with it; a table's rows widen the range when they are spliced in.
+	// with it: the stream writer writes the sheet's range first.
 	if err := t.x.printSetup(t.sheet, true); err != nil {
 		return err
 	}
-	header, _ := excelize.CoordinatesToCellName(len(t.cols), 1)
-	if err := t.x.f.SetSheetDimension(t.sheet, "A1:"+header); err != nil {
+	last, _ := excelize.CoordinatesToCellName(len(t.cols), 1+min(t.left, maxSheetRows-1))
+	if err := t.x.f.SetSheetDimension(t.sheet, "A1:"+last); err != nil {
 		return err
 	}
 	sw, err := t.x.f.NewStreamWriter(t.sheet)
@@ -640,71 +285,45 @@ func (t *sheetTable) open() error {
 }
 
 // add writes one row; values line up with the columns and take their styles.
-func (t *sheetTable) add(values ...any) error { return t.write(t.cells(values...)) }
-
-// cells makes a row's cells from values in the columns' order.
-func (t *sheetTable) cells(values ...any) []any {
-	row := make([]any, len(values))
-	for i, v := range values {
-		row[i] = t.x.cell(v, t.cols[i].style)
-	}
-	return row
-}
-
-// write appends a row of cells.
-func (t *sheetTable) write(row []any) error {
-	n, err := t.next()
-	if err != nil {
-		return err
-	}
-	if t.buf, err = appendRowXML(t.buf[:0], n, row); err != nil {
-		return err
-	}
-	_, err = t.out.Write(t.buf)
-	return err
-}
-
-// next is the number of the row to write to t.out next, in this part or,
-// past Excel's row limit, in a new one.
-func (t *sheetTable) next() (int, error) {
+func (t *sheetTable) add(values ...any) error {
 	if t.row == maxSheetRows {
 		if err := t.close(); err != nil {
-			return 0, err
+			return err
 		}
 		if err := t.open(); err != nil {
-			return 0, err
+			return err
 		}
 	}
-	if t.rows == nil {
-		r, err := newSheetRows()
-		if err != nil {
-			return 0, err
-		}
-		t.rows, t.out = r, bufio.NewWriterSize(r, 256<<10)
-		t.x.rows[t.sheet] = r
+	t.cells = t.cells[:0]
+	for i, v := range values {
+		t.cells = append(t.cells, t.x.cell(v, t.cols[i].style))
 	}
 	t.row++
-	return t.row, nil
+	t.left--
+	cell, _ := excelize.CoordinatesToCellName(1, t.row)
+	return t.sw.SetRow(cell, t.cells)
 }
 
 func (t *sheetTable) close() error {
-	if t.rows != nil {
-		if err := t.out.Flush(); err != nil {
-			return err
-		}
-		if err := t.rows.end(); err != nil {
-			return err
-		}
-		t.rows, t.out = nil, nil
-	}
-	last, _ := excelize.CoordinatesToCellName(len(t.cols), max(t.row, 2))
-	if r := t.x.rows[t.sheet]; r != nil {
-		r.dimension = "A1:" + last
-	}
+	last, _ := excelize.CoordinatesToCellName(len(t.cols), max(t.row, 2)) // a table has a row under its header
 	if err := t.sw.AddTable(&excelize.Table{Range: "A1:" + last, Name: tableName(t.sheet), StyleName: "TableStyleLight9"}); err != nil {
 		return err
 	}
 	return t.sw.Flush()
+}
+
+// smallTable writes a table whose rows are all at hand.
+func (x *xlsxWriter) smallTable(name string, cols []column, rows [][]any) error {
+	t, err := x.newTable(name, len(rows), cols...)
+	if err != nil {
+		return err
+	}
+	for _, row := range rows {
+		if err := t.add(row...); err != nil {
+			return err
+		}
+	}
+	return t.close()
 }
 
 // printSetup has a sheet print landscape, fitted to the page's width (as
@@ -750,7 +369,7 @@ func statsValues(s analyze.Stats) []any {
 }
 
 func (x *xlsxWriter) runs() error {
-	t, err := x.newTable("Runs",
+	t, err := x.newTable("Runs", x.r.Runs.Len(),
 		column{"Run id", 30, ""}, column{"Format", 12, ""}, column{"Source", 40, ""}, column{"Title", 40, ""},
 		column{"Status", 10, ""}, column{"Agent", 16, ""}, column{"Model", 24, ""}, column{"Started", 20, "time"},
 		column{"Ended", 20, "time"}, column{"Duration", 14, "dur"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"},
@@ -772,30 +391,27 @@ func (x *xlsxWriter) runs() error {
 }
 
 func (x *xlsxWriter) toolCalls() error {
-	t, err := x.newTable("Tool calls", toolCallColumns...)
+	calls := 0
+	for _, r := range x.r.Runs.All() {
+		calls += r.ToolCalls
+	}
+	if x.r.Details == nil {
+		calls = 0
+	}
+	t, err := x.newTable("Tool calls", calls, toolCallColumns...)
 	if err != nil {
 		return err
 	}
 	if x.r.Details != nil {
 		// In chunks: a long session's calls are never all in memory here.
-		var row []byte
 		for chunk, err := range x.r.Details.Calls() {
 			if err != nil {
 				return fmt.Errorf("run details: %w", err)
 			}
-			if x.shared == nil {
-				if x.shared, err = newSharedText(); err != nil {
-					return err
-				}
-			}
-			run := x.newCallRun(chunk.Run)
 			for i := range chunk.Calls {
-				n, err := t.next()
-				if err != nil {
-					return err
-				}
-				row = x.appendCallRow(row[:0], n, &run, chunk.First+i+1, &chunk.Calls[i])
-				if _, err := t.out.Write(row); err != nil {
+				c := &chunk.Calls[i]
+				if err := t.add(chunk.Run.ID, chunk.Run.Source, chunk.First+i+1, c.Name, c.Category, c.Agent, c.Started, c.Ended,
+					msIf(c.HasDuration, c.DurationMS), c.Outcome.String(), c.Error, msIf(c.HasThink, c.ThinkMS)); err != nil {
 					return err
 				}
 			}
@@ -804,164 +420,60 @@ func (x *xlsxWriter) toolCalls() error {
 	return t.close()
 }
 
-// toolCallColumns are the Tool calls sheet's; appendCallRow writes them.
+// msIf is a duration cell's value: ms, or nil (blank) when there is none.
+func msIf(has bool, ms float64) *float64 {
+	if !has {
+		return nil
+	}
+	return &ms
+}
+
+// toolCallColumns are the Tool calls sheet's.
 var toolCallColumns = []column{{"Run id", 30, ""}, {"Source", 40, ""}, {"#", 6, "int"}, {"Tool", 22, ""},
 	{"Category", 14, ""}, {"Agent", 16, ""}, {"Started", 20, "time"}, {"Ended", 20, "time"},
 	{"Duration", 14, "dur"}, {"Outcome", 9, ""}, {"Error", 50, ""}, {"Think time", 12, "dur"}}
 
-// callRun is what the Tool calls sheet shows of a run on each of its rows:
-// the shared string entries of its id and source (-1 if blank).
-type callRun struct{ id, source int }
-
-func (x *xlsxWriter) newCallRun(r *model.Run) callRun {
-	s := x.shared
-	return callRun{s.runText(xlsxText(r.ID), &s.lastID), s.runText(xlsxText(r.Source), &s.lastSource)}
-}
-
-// cellRefs gives a row's cells their references: none for a cell right
-// after the one before it (~90 bytes of a tool-call row's ~360 with them).
-type cellRefs struct {
-	row  []byte // the row's number
-	next int    // the column that needs none
-}
-
-// at is the reference (row) of a cell at col, nil if it needs none.
-func (c *cellRefs) at(col int) []byte {
-	gap := col != c.next
-	c.next = col + 1
-	if gap {
-		return c.row
-	}
-	return nil
-}
-
-// appendCallRow appends the Tool calls sheet's row for call c, the n-th of
-// its run: the cells of t.cells(run.ID, run.Source, n, c.Name, …), without
-// a boxed value per cell (300,000 rows of a long transcript), the texts
-// that repeat as shared strings and references only after a blank cell
-// (TestCallRowSameAsCells).
-func (x *xlsxWriter) appendCallRow(dst []byte, rowNum int, run *callRun, n int, c *model.ToolCall) []byte {
-	var num [20]byte
-	dst, digits := appendRowStart(dst, &num, rowNum)
-	refs := cellRefs{row: digits}
-	if run.id >= 0 {
-		dst = x.shared.appendCell(dst, 0, refs.at(0), run.id)
-	}
-	if run.source >= 0 {
-		dst = x.shared.appendCell(dst, 1, refs.at(1), run.source)
-	}
-	dst = appendIntCell(dst, 2, refs.at(2), x.intStyle, int64(n))
-	dst = x.appendWord(dst, 3, &refs, xlsxText(c.Name))
-	dst = x.appendWord(dst, 4, &refs, xlsxText(c.Category))
-	dst = x.appendWord(dst, 5, &refs, xlsxText(c.Agent))
-	if !c.Started.IsZero() {
-		dst = x.appendTimeValue(dst, 6, refs.at(6), c.Started)
-	}
-	if !c.Ended.IsZero() {
-		dst = x.appendTimeValue(dst, 7, refs.at(7), c.Ended)
-	}
-	if c.HasDuration {
-		dst = appendFloatCell(dst, 8, refs.at(8), x.durStyle, c.DurationMS/msPerDay, 64)
-	}
-	dst = x.appendWord(dst, 9, &refs, c.Outcome.String())
-	if text := xlsxText(c.Error); text != "" {
-		dst = appendTextCell(dst, 10, refs.at(10), 0, text)
-	}
-	if c.HasThink {
-		dst = appendFloatCell(dst, 11, refs.at(11), x.durStyle, c.ThinkMS/msPerDay, 64)
-	}
-	return append(dst, `</row>`...)
-}
-
-// appendWord appends a name (already xlsxText's) as a shared string, or
-// inline past the table's bound for names; nothing if it is blank.
-func (x *xlsxWriter) appendWord(dst []byte, col int, refs *cellRefs, text string) []byte {
-	if text == "" {
-		return dst
-	}
-	last := &x.shared.lastWord[col]
-	if text != last.text {
-		i, ok := x.shared.word(text)
-		if !ok {
-			return appendTextCell(dst, col, refs.at(col), 0, text)
-		}
-		*last = lastEntry{text, i}
-	}
-	return x.shared.appendCell(dst, col, refs.at(col), last.at)
-}
-
-// appendTimeValue appends a time (not zero) in the "time" style as cell
-// writes it.
-func (x *xlsxWriter) appendTimeValue(dst []byte, col int, row []byte, t time.Time) []byte {
-	style, wall := x.timeStyle, x.wallClock(t)
-	if serial, ok := excelSerial(wall); ok {
-		return appendFloatCell(dst, col, row, style, serial, 64)
-	}
-	return appendTimeCell(dst, col, row, style, wall)
-}
-
 func (x *xlsxWriter) tools() error {
 	cols := append([]column{{"Tool", 24, ""}, {"Category", 14, ""}, {"Calls", 10, "int"}, {"Share", 9, "pct"},
 		{"Errors", 9, "int"}, {"Error rate", 11, "pct"}, {"Cancelled", 10, "int"}, {"Cancel rate", 11, "pct"}}, durationCols("Duration")...)
-	t, err := x.newTable("Tools", cols...)
-	if err != nil {
-		return err
-	}
+	var rows [][]any
 	for _, tool := range x.r.Summary.Tools {
-		row := append([]any{tool.Name, tool.Category, tool.Calls, tool.Share, tool.Errors, tool.ErrorRate, tool.Cancelled, tool.CancelRate}, statsValues(tool.DurationMS)...)
-		if err := t.add(row...); err != nil {
-			return err
-		}
+		rows = append(rows, append([]any{tool.Name, tool.Category, tool.Calls, tool.Share, tool.Errors, tool.ErrorRate, tool.Cancelled, tool.CancelRate}, statsValues(tool.DurationMS)...))
 	}
-	return t.close()
+	return x.smallTable("Tools", cols, rows)
 }
 
 func (x *xlsxWriter) agents() error {
-	t, err := x.newTable("Agents", column{"Agent", 24, ""}, column{"Runs", 10, "int"}, column{"Tool calls", 11, "int"},
-		column{"Errors", 9, "int"}, column{"Error rate", 11, "pct"}, column{"Cost (USD)", 12, "usd"})
-	if err != nil {
-		return err
-	}
+	var rows [][]any
 	for _, a := range x.r.Summary.Agents {
-		if err := t.add(a.Name, a.Runs, a.ToolCalls, a.Errors, a.ErrorRate, a.CostUSD); err != nil {
-			return err
-		}
+		rows = append(rows, []any{a.Name, a.Runs, a.ToolCalls, a.Errors, a.ErrorRate, a.CostUSD})
 	}
-	return t.close()
+	return x.smallTable("Agents", []column{{"Agent", 24, ""}, {"Runs", 10, "int"}, {"Tool calls", 11, "int"},
+		{"Errors", 9, "int"}, {"Error rate", 11, "pct"}, {"Cost (USD)", 12, "usd"}}, rows)
 }
 
 // projects writes the Projects sheet: each project's runs, calls, tokens and cost.
 func (x *xlsxWriter) projects() error {
-	t, err := x.newTable("Projects", column{"Project", 28, ""}, column{"Path", 50, ""}, column{"Runs", 8, "int"},
-		column{"Success rate", 12, "pct"}, column{"Tool calls", 11, "int"}, column{"Errors", 9, "int"}, column{"Error rate", 11, "pct"},
-		column{"Cancelled", 10, "int"}, column{"Tokens", 14, "int"}, column{"Cost (USD)", 12, "usd"})
-	if err != nil {
-		return err
-	}
+	var rows [][]any
 	for _, p := range x.r.Summary.Projects {
-		if err := t.add(p.Label, p.Project, p.Runs, p.SuccessRate, p.ToolCalls, p.Errors, p.ErrorRate, p.Cancelled, p.Tokens.Total, p.CostUSD); err != nil {
-			return err
-		}
+		rows = append(rows, []any{p.Label, p.Project, p.Runs, p.SuccessRate, p.ToolCalls, p.Errors, p.ErrorRate, p.Cancelled, p.Tokens.Total, p.CostUSD})
 	}
-	return t.close()
+	return x.smallTable("Projects", []column{{"Project", 28, ""}, {"Path", 50, ""}, {"Runs", 8, "int"},
+		{"Success rate", 12, "pct"}, {"Tool calls", 11, "int"}, {"Errors", 9, "int"}, {"Error rate", 11, "pct"},
+		{"Cancelled", 10, "int"}, {"Tokens", 14, "int"}, {"Cost (USD)", 12, "usd"}}, rows)
 }
 
 // models writes the Models sheet: each model's requests, tokens and cost
 // (blank where the price table does not price it).
 func (x *xlsxWriter) models() error {
-	t, err := x.newTable("Models", column{"Model", 30, ""}, column{"Requests", 10, "int"}, column{"Runs", 8, "int"},
-		column{"Tokens", 14, "int"}, column{"Input", 12, "int"}, column{"Output", 12, "int"}, column{"Cache read", 14, "int"},
-		column{"Cache write", 13, "int"}, column{"Cache write, 1 hour", 18, "int"}, column{"Cost (USD)", 12, "usd"})
-	if err != nil {
-		return err
-	}
+	var rows [][]any
 	for _, m := range x.r.Summary.Models {
 		k := m.Tokens
-		if err := t.add(m.Model, m.Requests, m.Runs, k.Total, k.Input, k.Output, k.CacheRead, k.CacheCreation, k.CacheWrite1h, m.CostUSD); err != nil {
-			return err
-		}
+		rows = append(rows, []any{m.Model, m.Requests, m.Runs, k.Total, k.Input, k.Output, k.CacheRead, k.CacheCreation, k.CacheWrite1h, m.CostUSD})
 	}
-	return t.close()
+	return x.smallTable("Models", []column{{"Model", 30, ""}, {"Requests", 10, "int"}, {"Runs", 8, "int"},
+		{"Tokens", 14, "int"}, {"Input", 12, "int"}, {"Output", 12, "int"}, {"Cache read", 14, "int"},
+		{"Cache write", 13, "int"}, {"Cache write, 1 hour", 18, "int"}, {"Cost (USD)", 12, "usd"}}, rows)
 }
 
 // errors writes the Errors sheet with the regular API (it holds at most 100
@@ -1012,50 +524,31 @@ func (x *xlsxWriter) errors() error {
 }
 
 func (x *xlsxWriter) quality() error {
-	t, err := x.newTable("Quality", column{"Group", 10, ""}, column{"Name", 30, ""}, column{"Evaluations", 12, "int"},
-		column{"Mean score", 11, "score"}, column{"Output valid", 12, "pct"})
-	if err != nil {
-		return err
-	}
 	q := &x.r.Summary.Quality
-	if err := t.add("all", "", q.Evaluations, q.Mean, q.OutputValidRate); err != nil {
-		return err
-	}
+	rows := [][]any{{"all", "", q.Evaluations, q.Mean, q.OutputValidRate}}
 	for _, g := range q.ByPhase {
-		if err := t.add("phase", g.Phase, g.Evaluations, g.Mean, g.OutputValidRate); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"phase", g.Phase, g.Evaluations, g.Mean, g.OutputValidRate})
 	}
 	for _, g := range q.ByTool {
-		if err := t.add("tool", g.Tool, g.Evaluations, g.Mean, g.OutputValidRate); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"tool", g.Tool, g.Evaluations, g.Mean, g.OutputValidRate})
 	}
 	for _, b := range q.Distribution {
-		if err := t.add("score bin", fmt.Sprintf("%d to %s%d", b.From, map[bool]string{true: "", false: "under "}[b.To == 10], b.To), b.Count, nil, nil); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"score bin", fmt.Sprintf("%d to %s%d", b.From, map[bool]string{true: "", false: "under "}[b.To == 10], b.To), b.Count, nil, nil})
 	}
-	return t.close()
+	return x.smallTable("Quality", []column{{"Group", 10, ""}, {"Name", 30, ""}, {"Evaluations", 12, "int"},
+		{"Mean score", 11, "score"}, {"Output valid", 12, "pct"}}, rows)
 }
 
 func (x *xlsxWriter) context() error {
-	t, err := x.newTable("Context", column{"What", 28, ""}, column{"Key", 30, ""}, column{"Count", 14, "int"})
-	if err != nil {
-		return err
-	}
 	c := &x.r.Summary.Context
 	tok := c.Tokens
+	var rows [][]any
 	for _, kv := range [][2]any{{"total", tok.Total}, {"input", tok.Input}, {"output", tok.Output}, {"cache_read", tok.CacheRead},
 		{"cache_creation", tok.CacheCreation}, {"unspecified", tok.Unspecified}} {
-		if err := t.add("tokens", kv[0], kv[1]); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"tokens", kv[0], kv[1]})
 	}
 	for _, m := range x.r.Summary.Models {
-		if err := t.add("tokens by model", m.Model, m.Tokens.Total); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"tokens by model", m.Model, m.Tokens.Total})
 	}
 	for _, g := range []struct {
 		what string
@@ -1064,18 +557,14 @@ func (x *xlsxWriter) context() error {
 		{"contributions by type", c.ContributionsByType}, {"subagents by type", c.Subagents.ByType}} {
 		names, counts := sortedCounts(g.m)
 		for i := range names {
-			if err := t.add(g.what, names[i], counts[i]); err != nil {
-				return err
-			}
+			rows = append(rows, []any{g.what, names[i], counts[i]})
 		}
 	}
 	for _, kv := range [][2]any{{"subagent calls", c.Subagents.Calls}, {"subagent tokens", c.Subagents.Tokens},
 		{"budget warnings", c.Budget.Warnings}, {"budgets exceeded", c.Budget.Exceeded}, {"retries", c.Budget.Retries}} {
-		if err := t.add("totals", kv[0], kv[1]); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"totals", kv[0], kv[1]})
 	}
-	return t.close()
+	return x.smallTable("Context", []column{{"What", 28, ""}, {"Key", 30, ""}, {"Count", 14, "int"}}, rows)
 }
 
 var runStatusCols = func() []column {
@@ -1092,10 +581,7 @@ func (x *xlsxWriter) daily() error {
 		column{"Error rate", 11, "pct"}, column{"Run p50", 13, "dur"}, column{"Run p95", 13, "dur"}, column{"Tokens", 12, "int"},
 		column{"Input tokens", 13, "int"}, column{"Output tokens", 13, "int"}, column{"Cache-read tokens", 16, "int"},
 		column{"Cache-creation tokens", 19, "int"}, column{"Unspecified tokens", 17, "int"}, column{"Cost (USD)", 12, "usd"})
-	t, err := x.newTable("Daily", cols...)
-	if err != nil {
-		return err
-	}
+	var rows [][]any
 	for _, d := range x.r.Summary.Daily {
 		var day any = d.Date // a date Excel can sort and chart by, midnight in --tz
 		if t, err := time.ParseInLocation(time.DateOnly, d.Date, x.loc); err == nil {
@@ -1106,33 +592,23 @@ func (x *xlsxWriter) daily() error {
 			row = append(row, d.ByStatus[string(s)])
 		}
 		k := d.TokensByKind
-		row = append(row, d.SuccessRate, d.ToolCalls, d.Errors, d.ErrorRate, d.DurationMSP50, d.DurationMSP95, d.Tokens,
-			k.Input, k.Output, k.CacheRead, k.CacheCreation, k.Unspecified, d.CostUSD)
-		if err := t.add(row...); err != nil {
-			return err
-		}
+		rows = append(rows, append(row, d.SuccessRate, d.ToolCalls, d.Errors, d.ErrorRate, d.DurationMSP50, d.DurationMSP95, d.Tokens,
+			k.Input, k.Output, k.CacheRead, k.CacheCreation, k.Unspecified, d.CostUSD))
 	}
-	return t.close()
+	return x.smallTable("Daily", cols, rows)
 }
 
 func (x *xlsxWriter) dataQuality() error {
-	t, err := x.newTable("Data quality", column{"File or warning", 50, ""}, column{"Reason or count", 18, ""}, column{"Detail", 60, ""})
-	if err != nil {
-		return err
-	}
 	in := &x.r.Summary.Inputs
+	var rows [][]any
 	for _, s := range in.Skipped {
-		if err := t.add(s.Path, s.Reason, s.Detail); err != nil {
-			return err
-		}
+		rows = append(rows, []any{s.Path, s.Reason, s.Detail})
 	}
 	names, counts := sortedCounts(in.Warnings)
 	for i := range names {
-		if err := t.add("warning: "+names[i], fmt.Sprint(counts[i]), in.WarningFiles[names[i]]); err != nil {
-			return err
-		}
+		rows = append(rows, []any{"warning: " + names[i], fmt.Sprint(counts[i]), in.WarningFiles[names[i]]})
 	}
-	return t.close()
+	return x.smallTable("Data quality", []column{{"File or warning", 50, ""}, {"Reason or count", 18, ""}, {"Detail", 60, ""}}, rows)
 }
 
 // summary writes the headline figures and the native charts, drawn from the
@@ -1230,3 +706,7 @@ func (x *xlsxWriter) summary() error {
 	}
 	return nil
 }
+
+// xlsxLink is a cell that opens a file of the report (a run's page) by its
+// path relative to the workbook: a HYPERLINK formula.
+type xlsxLink struct{ path string }
