@@ -8,7 +8,7 @@ GO ?= go
 FUZZTIME ?= 10000x
 # package:target for every fuzz target
 FUZZ_TARGETS := $(addprefix analyze/formats:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParallelLines FuzzClaudeRaw FuzzEvents FuzzToolUseResult FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzParseTimestamp FuzzClamp FuzzRawDocument FuzzClampEachLine FuzzRawExitCode FuzzAppendUnquoted FuzzSmallDocument FuzzUTF8Run FuzzSmallInteger FuzzSkipString FuzzStopWindow) \
-	render:FuzzMarkdownText render:FuzzHTMLText render:FuzzCallRow render:FuzzRunBody render:FuzzRunFrame render:FuzzRunRows render:FuzzJSONValue analyze:FuzzSafeName analyze:FuzzRedact analyze:FuzzNormalizeError analyze:FuzzCallCodec analyze/model:FuzzRequests
+	render:FuzzMarkdownText render:FuzzHTMLText render:FuzzJSONString analyze:FuzzSafeName analyze:FuzzRedact analyze:FuzzNormalizeError analyze:FuzzCallCodec analyze/model:FuzzRequests
 
 .PHONY: build test lint unit engine fuzz benchcheck bench gobench update-golden demo clean
 

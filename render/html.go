@@ -109,12 +109,8 @@ type htmlWriter struct {
 	labels map[string]string // each project's label
 	// toolPages and projectPages are the pages of the tools and projects that have one, by name and by project.
 	toolPages, projectPages map[string]string
-	newest                  []int32     // the run index's positions, newest run first (the run list's order)
-	rank                    []int32     // each run's place in newest, by its position in the index
-	frames                  [2]struct { // a run page's frame without and with a chart (runFrameOf)
-		once  sync.Once
-		frame *runFrame
-	}
+	newest                  []int32 // the run index's positions, newest run first (the run list's order)
+	rank                    []int32 // each run's place in newest, by its position in the index
 }
 
 func (h *htmlWriter) page(title, assets, self string, charts bool) page {
@@ -282,7 +278,7 @@ func (h *htmlWriter) index() error {
 		Check                 *checkView
 		Cards                 []cardView
 		Sections              []sectionView
-		Runs                  template.HTML // rows, by appendRunRows
+		Runs                  []runRowView
 		RunsNote, AllRunsHref string
 		RunCount              string
 	}{Page: h.page(h.title(), "assets/", "index.html", true)}
@@ -345,16 +341,11 @@ func (h *htmlWriter) index() error {
 	if len(recent) > htmlRecentRuns {
 		recent = recent[:htmlRecentRuns]
 	}
-	rows := make([]runRowView, len(recent))
+	data.Runs = make([]runRowView, len(recent))
 	for i, k := range recent {
 		r := h.r.Runs.At(int(k))
-		rows[i] = h.runRow(&r, "")
+		data.Runs[i] = h.runRow(&r, "")
 	}
-	b, err := appendRunRows(nil, rows)
-	if err != nil {
-		return err
-	}
-	data.Runs = template.HTML(b)
 	data.RunsNote = fmt.Sprintf("The %d most recent runs.", len(recent))
 	if !h.o.SingleFile && h.r.Runs.Len() > 0 {
 		data.AllRunsHref, data.RunCount = "runs.html", Count(int64(h.r.Runs.Len()))
@@ -585,15 +576,14 @@ func (h *htmlWriter) runLists() error {
 		return fmt.Sprintf("runs-%d.html", i+1)
 	}
 	var rows []runRowView
-	var buf []byte
 	for p := 0; p < pages; p++ {
 		lo, hi := p*htmlRunsPerPage, min(len(runs), (p+1)*htmlRunsPerPage)
 		data := struct {
 			Page  page
 			Note  string
 			Pages []pageLink
-			Runs  template.HTML // rows, by appendRunRows
-			List  bool          // the searchable list of every run (runs-data.js)
+			Runs  []runRowView
+			List  bool // the searchable list of every run (runs-data.js)
 		}{Page: h.page(fmt.Sprintf("All runs (%d)", len(runs)), "assets/", name(p), false), List: p == 0,
 			Note: fmt.Sprintf("Runs %d–%d of %d, newest first.", min(lo+1, hi), hi, len(runs))}
 		if pages > 1 {
@@ -606,72 +596,12 @@ func (h *htmlWriter) runLists() error {
 			r := h.r.Runs.At(int(k))
 			rows = append(rows, h.runRow(&r, ""))
 		}
-		b, err := appendRunRows(buf[:0], rows)
-		if err != nil {
-			return err
-		}
-		buf, data.Runs = b, template.HTML(b)
+		data.Runs = rows
 		if err := h.execute(name(p), "runs.html", data); err != nil {
 			return err
 		}
 	}
 	return h.d.WriteFile("runs-data.js", func(w io.Writer) error { return h.writeRunData(w, runs) })
-}
-
-// appendRunRows appends the run tables' rows as base.html's "runrows"
-// writes them. The run list's 7,300 rows at 1 GB were most of its time in
-// html/template's reflective escaper calls, so a row is written here with the
-// template's escaping (FuzzRunRows holds the two together), but for a link
-// that is not a plain path (never one agentstat makes), left to the template's
-// URL filtering.
-func appendRunRows(b []byte, rows []runRowView) ([]byte, error) {
-	for i := range rows {
-		v := &rows[i]
-		if !plainPath(v.Href) {
-			var w bytes.Buffer
-			if err := pageTemplates.ExecuteTemplate(&w, "runrows", rows[i:i+1]); err != nil {
-				return b, err
-			}
-			b = append(b, w.Bytes()...)
-			continue
-		}
-		if v.Href == "" { // no run pages (--single-file): the name alone
-			b = appendEscaped(append(b, "<tr>\n<td class=\"text\">"...), v.Name)
-			b = append(b, "</td>\n"...)
-		} else {
-			b = append(append(b, "<tr>\n<td class=\"text\"><a href=\""...), v.Href...)
-			b = appendEscaped(append(b, "\">"...), v.Name)
-			b = append(b, "</a></td>\n"...)
-		}
-		b = appendEscaped(append(b, "<td class=\"status status-"...), v.Status)
-		b = appendEscaped(append(b, "\">"...), v.Status)
-		b = appendEscaped(append(b, "</td>\n<td>"...), v.Format)
-		b = appendEscaped(append(b, "</td>\n<td class=\"text\">"...), v.Project)
-		b = appendEscaped(append(b, "</td>\n<td class=\"time\" data-sort=\""...), v.StartedSort)
-		b = appendEscaped(append(b, "\">"...), v.Started)
-		b = appendEscaped(append(b, "</td>\n<td class=\"num\" data-sort=\""...), v.DurationSort)
-		b = appendEscaped(append(b, "\">"...), v.Duration)
-		b = appendEscaped(append(b, "</td>\n<td class=\"num\">"...), v.ToolCalls)
-		b = appendEscaped(append(b, "</td>\n<td class=\"num\">"...), v.Errors)
-		b = appendEscaped(append(b, "</td>\n<td class=\"num\">"...), v.Tokens)
-		b = appendEscaped(append(b, "</td>\n<td class=\"num\" data-sort=\""...), v.CostSort)
-		b = appendEscaped(append(b, "\">"...), v.Cost)
-		b = appendEscaped(append(b, "</td>\n<td class=\"text\">"...), v.Source)
-		b = append(b, "</td>\n</tr>\n"...)
-	}
-	return b, nil
-}
-
-// plainPath tells whether html/template writes s in a URL attribute as it
-// is: ASCII letters, digits and "._/-" only (a run page's relative link).
-func plainPath(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '/' || c == '-') {
-			return false
-		}
-	}
-	return true
 }
 
 // maxPageCalls bounds the calls a run page lists (and, past it, the failed
@@ -682,57 +612,6 @@ type callView struct {
 	N                                                                  int
 	Name, Outcome, Agent, Started, StartedSort, Duration, DurationSort string
 	Input, Error                                                       string
-}
-
-// appendCallRow appends the calls table's row of v. The rows are the run
-// pages' one hot loop (300,000 in a 1 GB corpus), where html/template spent
-// most of its time in reflection; FuzzCallRow holds this to the template
-// row it replaced, escaping included.
-func appendCallRow(b []byte, v *callView) []byte {
-	b = append(b, `<tr><td class="num">`...)
-	b = strconv.AppendInt(b, int64(v.N), 10)
-	b = appendEscaped(append(b, `</td><td class="text">`...), v.Name)
-	b = appendEscaped(append(b, `</td><td class="text input">`...), v.Input)
-	b = appendEscaped(append(b, `</td><td class="outcome-`...), v.Outcome)
-	b = appendEscaped(append(b, `">`...), v.Outcome)
-	b = appendEscaped(append(b, `</td><td class="text">`...), v.Agent)
-	b = appendEscaped(append(b, `</td><td class="time" data-sort="`...), v.StartedSort)
-	b = appendEscaped(append(b, `">`...), v.Started)
-	b = appendEscaped(append(b, `</td><td class="num" data-sort="`...), v.DurationSort)
-	b = appendEscaped(append(b, `">`...), v.Duration)
-	b = appendEscaped(append(b, `</td><td class="text">`...), v.Error)
-	return append(b, "</td></tr>\n"...)
-}
-
-// appendEscaped escapes s as html/template does a string in text and in a
-// quoted attribute value: its htmlReplacementTable, the rest as it is
-// (invalid UTF-8 included).
-func appendEscaped(b []byte, s string) []byte {
-	from := 0
-	for i := 0; i < len(s); i++ {
-		var r string
-		switch s[i] {
-		case 0:
-			r = "\uFFFD"
-		case '"':
-			r = "&#34;"
-		case '&':
-			r = "&amp;"
-		case '\'':
-			r = "&#39;"
-		case '+':
-			r = "&#43;"
-		case '<':
-			r = "&lt;"
-		case '>':
-			r = "&gt;"
-		default:
-			continue
-		}
-		b = append(append(b, s[from:i]...), r...)
-		from = i + 1
-	}
-	return append(b, s[from:]...)
 }
 
 type stepView struct {
@@ -835,7 +714,7 @@ type runPageView struct {
 	Tokens, Cost, Window, Request                   string
 	Summary                                         template.HTML
 	Timeline                                        *chartView
-	Calls                                           []byte // rows, by appendCallRow
+	Calls                                           []callView
 	CallsNote                                       string
 	Steps                                           []stepView
 	Quality                                         []evalView
@@ -854,9 +733,6 @@ type runNav struct {
 }
 
 type subagentView struct{ Type, Calls, Tokens, Requests, Cost string }
-
-// pageBuffers hold a run page's rows, body and timeline option while it is made, for the next page.
-var pageBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // runPageOf writes the page of r, whose n calls read hands over in order,
 // in chunks: only what the page shows of them is kept.
@@ -895,10 +771,6 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 			data.Summary = template.HTML(b.String()) // goldmark without WithUnsafe: raw HTML omitted, unsafe links dropped
 		}
 	}
-	rows, body := pageBuffers.Get().(*[]byte), pageBuffers.Get().(*[]byte)
-	defer pageBuffers.Put(rows)
-	defer pageBuffers.Put(body)
-	data.Calls = (*rows)[:0]
 	tl := timelines.Get().(*timeline)
 	defer timelines.Put(tl)
 	tl.reset()
@@ -922,7 +794,7 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 			if c.HasDuration {
 				v.Duration, v.DurationSort = Millis(&c.DurationMS), strconv.FormatFloat(c.DurationMS, 'g', -1, 64)
 			}
-			data.Calls = appendCallRow(data.Calls, &v)
+			data.Calls = append(data.Calls, v)
 			listed++
 		}
 		return true
@@ -958,222 +830,14 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 		}
 		data.Quality = append(data.Quality, v)
 	}
-	*rows, *body = data.Calls, appendRunBody((*body)[:0], &data)
 	file, title := "runs/"+analyze.RunPage(r), clipText(name, 120)+" · agentstat"
-	if f := h.runFrameOf(data.Timeline != nil); f != nil {
-		return h.d.WriteFile(file, func(w io.Writer) error { return f.write(w, title, *body) })
-	}
-	return h.execute(file, "run.html", runPageData{h.page(title, "../assets/", file, data.Timeline != nil), template.HTML(*body)})
+	return h.execute(file, "run.html", runPageData{h.page(title, "../assets/", file, data.Timeline != nil), &data})
 }
 
 // runPageData is what run.html takes.
 type runPageData struct {
 	Page page
-	Body template.HTML // by appendRunBody
-}
-
-// runFrame is a run page as run.html writes it around the page's title and
-// body, which every page of a report shares: made once, through the
-// template, and filled in for each page. html/template's head and foot were
-// a quarter of a run page's time over 7,300 pages at 1 GB. FuzzRunFrame
-// holds the pages to the template, byte for byte.
-type runFrame struct {
-	head, mid, foot []byte // head, the escaped title, mid, the body, foot
-}
-
-// Stand-ins for a run page's title and body where its frame is made: text
-// that no escaper changes, found nowhere else in the page.
-const frameTitle, frameBody = "agentstat-frame-title-3f9c", "agentstat-frame-body-3f9c"
-
-// runFrameOf is the frame of a run page with a chart or without, nil when
-// a page names its own address (a canonical link under --base-url) or the
-// stand-ins are not found once each.
-func (h *htmlWriter) runFrameOf(chart bool) *runFrame {
-	if h.o.BaseURL != "" {
-		return nil
-	}
-	i := 0
-	if chart {
-		i = 1
-	}
-	fr := &h.frames[i]
-	fr.once.Do(func() {
-		var b bytes.Buffer
-		data := runPageData{h.page(frameTitle, "../assets/", "", chart), frameBody}
-		if pageTemplates.ExecuteTemplate(&b, "run.html", data) != nil {
-			return
-		}
-		head, rest, ok1 := bytes.Cut(b.Bytes(), []byte(frameTitle))
-		mid, foot, ok2 := bytes.Cut(rest, []byte(frameBody))
-		if !ok1 || !ok2 || bytes.Contains(foot, []byte(frameTitle)) || bytes.Contains(foot, []byte(frameBody)) || bytes.Contains(mid, []byte(frameTitle)) {
-			return
-		}
-		fr.frame = &runFrame{head, mid, foot}
-	})
-	return fr.frame
-}
-
-// write writes a run page: title is escaped as the template escapes text in
-// <title>, and body is HTML.
-func (f *runFrame) write(w io.Writer, title string, body []byte) error {
-	var esc [256]byte
-	for _, b := range [][]byte{f.head, appendEscaped(esc[:0], title), f.mid, body, f.foot} {
-		if _, err := w.Write(b); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// appendRunBody appends what a run page holds between its head and foot.
-// html/template spent a run page's time in reflective calls to its escaper,
-// ~40 a page over 7,300 pages in a 1 GB corpus; so the body is written here,
-// each text in element content or a quoted attribute (no URL takes a value),
-// and FuzzRunBody holds it to the template it replaced, byte for byte.
-func appendRunBody(b []byte, v *runPageView) []byte {
-	b = append(b, "<nav class=\"runnav\"><a href=\"../index.html\">← Dashboard</a>"...)
-	if n := &v.Nav; n.ListHref != "" {
-		b = appendEscaped(append(b, " · <a href=\""...), n.ListHref)
-		b = appendEscaped(append(b, "\">Runs of "...), n.ProjectLabel)
-		b = append(b, "</a>"...)
-		if n.ProjectHref != "" {
-			b = appendEscaped(append(b, " · <a href=\""...), n.ProjectHref)
-			b = appendEscaped(append(b, "\">Project "...), n.ProjectLabel)
-			b = append(b, "</a>"...)
-		}
-		if n.EarlierHref != "" {
-			b = appendEscaped(append(b, " · <a rel=\"prev\" href=\""...), n.EarlierHref)
-			b = appendEscaped(append(b, "\">‹ Earlier: "...), n.EarlierName)
-			b = append(b, "</a>"...)
-		}
-		if n.LaterHref != "" {
-			b = appendEscaped(append(b, " · <a rel=\"next\" href=\""...), n.LaterHref)
-			b = appendEscaped(append(b, "\">Later: "...), n.LaterName)
-			b = append(b, " ›</a>"...)
-		}
-	}
-	b = appendEscaped(append(b, "</nav>\n<h1>"...), v.Name)
-	b = appendEscaped(append(b, "</h1>\n<dl class=\"facts\">\n<dt>Status</dt><dd class=\"status status-"...), v.Status)
-	b = appendEscaped(append(b, "\">"...), v.Status)
-	b = appendEscaped(append(b, "</dd>\n<dt>Run id</dt><dd>"...), v.ID)
-	b = appendEscaped(append(b, "</dd>\n<dt>Format</dt><dd>"...), v.Format)
-	b = appendEscaped(append(b, "</dd>\n<dt>Source</dt><dd>"...), v.Source)
-	b = append(b, "</dd>\n"...)
-	if v.Agent != "" {
-		b = append(appendEscaped(append(b, "<dt>Agent</dt><dd>"...), v.Agent), "</dd>"...)
-	}
-	b = append(b, '\n')
-	if v.Model != "" {
-		b = append(appendEscaped(append(b, "<dt>Model</dt><dd>"...), v.Model), "</dd>"...)
-	}
-	b = appendEscaped(append(b, "\n<dt>Started</dt><dd>"...), v.Started)
-	b = appendEscaped(append(b, "</dd>\n<dt>Ended</dt><dd>"...), v.Ended)
-	b = appendEscaped(append(b, "</dd>\n<dt>Duration</dt><dd>"...), v.Duration)
-	b = appendEscaped(append(b, "</dd>\n<dt>Tool calls</dt><dd>"...), v.CallCount)
-	b = appendEscaped(append(b, " ("...), v.ErrorCount)
-	if v.ErrorCount == "1" {
-		b = append(b, " error)</dd>\n"...)
-	} else {
-		b = append(b, " errors)</dd>\n"...)
-	}
-	if v.Tokens != "" {
-		b = append(appendEscaped(append(b, "<dt>Tokens</dt><dd>"...), v.Tokens), "</dd>"...)
-	}
-	b = append(b, '\n')
-	if v.Cost != "" {
-		b = append(appendEscaped(append(b, "<dt>Cost</dt><dd>"...), v.Cost), "</dd>"...)
-	}
-	b = append(b, '\n')
-	if v.Window != "" {
-		b = append(appendEscaped(append(b, "<dt>Context window</dt><dd>"...), v.Window), "</dd>"...)
-	}
-	b = append(b, "\n</dl>\n\n"...)
-	if v.Request != "" {
-		b = append(appendEscaped(append(b, "<h2>Request</h2><pre class=\"text\">"...), v.Request), "</pre>"...)
-	}
-	b = append(b, '\n')
-	if v.Summary != "" { // goldmark's HTML, as it is
-		b = append(append(append(b, "<h2>Summary</h2><div class=\"markdown\">"...), v.Summary...), "</div>"...)
-	}
-	b = append(b, "\n\n"...)
-	if c := v.Timeline; c != nil {
-		b = appendChart(append(b, "<h2>Timeline</h2>"...), c)
-	}
-	b = append(b, "\n\n"...)
-	if len(v.Calls) > 0 {
-		b = append(b, "<h2>Tool calls</h2>"...)
-		if v.CallsNote != "" {
-			b = append(appendEscaped(append(b, "\n<p class=\"meta\">"...), v.CallsNote), "</p>"...)
-		}
-		b = append(b, "\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th class=\"num\">#</th><th>Tool</th><th>Input</th><th>Outcome</th><th>Agent</th><th>Started</th><th class=\"num\">Duration</th><th>Error</th></tr></thead><tbody>\n"...)
-		b = append(append(b, v.Calls...), "</tbody></table></div>"...)
-	}
-	b = appendTable(append(b, "\n\n"...), "<h2>Subagents</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th class=\"num\">Tool calls</th><th class=\"num\">Requests</th><th class=\"num\">Tokens</th><th class=\"num\">Cost</th></tr></thead><tbody>\n",
-		len(v.Subagents), func(b []byte, i int) []byte {
-			s := &v.Subagents[i]
-			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), s.Type)
-			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Calls)
-			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Requests)
-			b = appendEscaped(append(b, "</td><td class=\"num\">"...), s.Tokens)
-			return appendEscaped(append(b, "</td><td class=\"num\">"...), s.Cost)
-		})
-	b = appendTable(append(b, "\n\n"...), "<h2>Steps</h2>\n<div class=\"scroll\"><table><thead><tr><th class=\"num\">#</th><th>Step</th><th>Status</th><th>Agent</th><th class=\"num\">Duration</th></tr></thead><tbody>\n",
-		len(v.Steps), func(b []byte, i int) []byte {
-			s := &v.Steps[i]
-			b = strconv.AppendInt(append(b, "<tr><td class=\"num\">"...), int64(s.N), 10)
-			b = appendEscaped(append(b, "</td><td class=\"text\">"...), s.Name)
-			b = appendEscaped(append(b, "</td><td class=\"status\">"...), s.Status)
-			b = appendEscaped(append(b, "</td><td class=\"text\">"...), s.Agent)
-			return appendEscaped(append(b, "</td><td class=\"num\">"...), s.Duration)
-		})
-	b = appendTable(append(b, "\n\n"...), "<h2>Quality evaluations</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Phase</th><th>Task</th><th>Tool</th><th class=\"num\">Score</th><th>Output valid</th></tr></thead><tbody>\n",
-		len(v.Quality), func(b []byte, i int) []byte {
-			e := &v.Quality[i]
-			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), e.Phase)
-			b = appendEscaped(append(b, "</td><td class=\"text\">"...), e.Task)
-			b = appendEscaped(append(b, "</td><td class=\"text\">"...), e.Tool)
-			b = appendEscaped(append(b, "</td><td class=\"num\">"...), e.Score)
-			return appendEscaped(append(b, "</td><td>"...), e.Valid)
-		})
-	b = appendTable(append(b, "\n\n"...), "<h2>Context references</h2>\n<div class=\"scroll\"><table class=\"sortable\"><thead><tr><th>Type</th><th>Relevance</th><th>Usage mode</th></tr></thead><tbody>\n",
-		len(v.Refs), func(b []byte, i int) []byte {
-			r := &v.Refs[i]
-			b = appendEscaped(append(b, "<tr><td class=\"text\">"...), r.Type)
-			b = appendEscaped(append(b, "</td><td class=\"text\">"...), r.Relevance)
-			return appendEscaped(append(b, "</td><td class=\"text\">"...), r.UsageMode)
-		})
-	return append(b, '\n')
-}
-
-// appendTable appends a run page's table of n rows, head (its heading and
-// header) first, each row's cells by row and closed here; nothing if n is 0.
-func appendTable(b []byte, head string, n int, row func(b []byte, i int) []byte) []byte {
-	if n == 0 {
-		return b
-	}
-	b = append(b, head...)
-	for i := range n {
-		b = append(row(b, i), "</td></tr>\n"...)
-	}
-	return append(b, "</tbody></table></div>"...)
-}
-
-// appendChart appends a chart's figure as base.html's "chart" writes it
-// (FuzzRunBody holds the two together).
-func appendChart(b []byte, c *chartView) []byte {
-	b = appendEscaped(append(b, "<figure><figcaption id=\""...), c.ID)
-	b = appendEscaped(append(b, "-title\">"...), c.Title)
-	b = append(b, "</figcaption><div class=\"chart"...)
-	if c.Size != "" {
-		b = appendEscaped(append(b, ' '), c.Size)
-	}
-	b = appendEscaped(append(b, "\" id=\""...), c.ID)
-	b = appendEscaped(append(b, "\" role=\"img\" aria-labelledby=\""...), c.ID)
-	b = appendEscaped(append(b, "-title\" aria-describedby=\""...), c.ID)
-	b = appendEscaped(append(b, "-desc\" data-option=\""...), c.Option)
-	b = appendEscaped(append(b, "\"></div><p class=\"meta\" id=\""...), c.ID)
-	b = appendEscaped(append(b, "-desc\">"...), c.Description)
-	return append(b, "</p></figure>"...)
+	Run  *runPageView
 }
 
 // countPtr shows a mean count rounded, or n/a.

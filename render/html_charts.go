@@ -6,7 +6,6 @@ import (
 	"math"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -576,73 +575,23 @@ func offsetMS(t, t0 time.Time) float64 { return math.Round(float64(t.Sub(t0).Mic
 
 func roundMS(ms float64) float64 { return math.Round(ms*100) / 100 }
 
-// timelineOption is the timeline's option JSON: what timelineChartOption
-// gives, made from a skeleton built by it once. A dashboard has 7,300 run
-// pages, and building each one's option through go-echarts and optionJSON's
-// round trip was a quarter of the time the run pages took; only the labels,
-// the bars and the label interval change from page to page, and they are
-// written as encoding/json writes them (TestTimelineOptionSameAsBuilt and
-// FuzzJSONValue hold them to it).
+// timelineOption is the timeline's option: a bar per call, labelled
+// "1. Bash (ok)", its offset from the first call invisible and its duration
+// in the outcome's colour.
 func timelineOption(calls []timelineCall, t0 time.Time, interval int) string {
-	sk := timelineSkeleton()
-	buf := pageBuffers.Get().(*[]byte) // the option is copied out as a string
-	defer pageBuffers.Put(buf)
-	b := (*buf)[:0]
-	defer func() { *buf = b }()
-	var label []byte
-	for i, seg := range sk.segs {
-		b = append(b, seg...)
-		if i == len(sk.marks) {
-			break
+	labels := make([]string, len(calls))
+	offsets, spans := make([]opts.BarData, len(calls)), make([]opts.BarData, len(calls))
+	for k := range calls {
+		c := &calls[k]
+		labels[k] = strconv.Itoa(k+1) + ". " + clipText(c.name, 40) + " (" + c.outcome.String() + ")"
+		d := 0.0
+		if c.hasDuration {
+			d = roundMS(c.durationMS)
 		}
-		if sk.marks[i] == markInterval {
-			b = strconv.AppendInt(b, int64(interval), 10)
-			continue
-		}
-		b = append(b, '[')
-		for k := range calls {
-			c := &calls[k]
-			if k > 0 {
-				b = append(b, ',')
-			}
-			switch sk.marks[i] {
-			case markLabels: // "1. Bash (ok)"
-				label = strconv.AppendInt(label[:0], int64(k+1), 10)
-				label = append(append(append(append(label, ". "...), clipText(c.name, 40)...), " ("...), c.outcome.String()...)
-				b = appendJSONString(b, append(label, ')'))
-			case markOffsets: // the invisible offsets from the first call
-				b = append(appendJSONFloat(append(b, `{"value":`...), offsetMS(c.started, t0)), '}')
-			case markSpans: // the durations, in the outcome's colour
-				d := 0.0
-				if c.hasDuration {
-					d = roundMS(c.durationMS)
-				}
-				b = appendJSONString(append(b, `{"itemStyle":{"color":`...), []byte(outcomeColor[c.outcome]))
-				b = append(appendJSONFloat(append(b, `},"value":`...), d), '}')
-			}
-		}
-		b = append(b, ']')
+		offsets[k] = opts.BarData{Value: offsetMS(c.started, t0)}
+		spans[k] = opts.BarData{Value: d, ItemStyle: &opts.ItemStyle{Color: outcomeColor[c.outcome]}}
 	}
-	return string(b)
-}
-
-// appendJSONFloat appends f as encoding/json writes a float64: like ES6,
-// 'f' between 1e-6 and 1e21, 'e' with an unpadded exponent beyond. NaN and
-// infinities never reach a chart (the readers refuse them).
-func appendJSONFloat(b []byte, f float64) []byte {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		panic("render: a chart value is not finite") // a bug: json.Marshal failed on it the same way
-	}
-	format := byte('f')
-	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	b = strconv.AppendFloat(b, f, format, -1, 64)
-	if n := len(b); format == 'e' && n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
-		b[n-2] = b[n-1]
-		b = b[:n-1]
-	}
-	return b
+	return timelineChartOption(labels, offsets, spans, interval)
 }
 
 // appendJSONString appends s quoted as encoding/json writes a string with
@@ -695,52 +644,6 @@ func appendJSONString(b, s []byte) []byte {
 	}
 	return append(append(b, s[start:]...), '"')
 }
-
-// timelineMarks stand in the skeleton for the labels, the two series' data
-// and the label interval: the value it is built with, and the JSON
-// go-echarts and optionJSON write for it.
-var timelineMarks = [...]struct{ value, json string }{
-	markLabels:   {"\x00labels", `["\u0000labels"]`},
-	markOffsets:  {"\x00offsets", `[{"value":"\u0000offsets"}]`},
-	markSpans:    {"\x00spans", `[{"value":"\u0000spans"}]`},
-	markInterval: {"\x00interval", `"\u0000interval"`},
-}
-
-// The timeline's marks, by index in timelineMarks.
-const (
-	markLabels = iota
-	markOffsets
-	markSpans
-	markInterval
-)
-
-type skeleton struct {
-	segs  []string // the JSON around the marks
-	marks []int    // which mark stands between two segments, in order
-}
-
-var timelineSkeleton = sync.OnceValue(func() skeleton {
-	m := timelineMarks
-	opt := timelineChartOption([]string{m[markLabels].value}, []opts.BarData{{Value: m[markOffsets].value}}, []opts.BarData{{Value: m[markSpans].value}}, m[markInterval].value)
-	var sk skeleton
-	for {
-		at, which := len(opt), -1
-		for i, mark := range m {
-			if k := strings.Index(opt, mark.json); k >= 0 && k < at {
-				at, which = k, i
-			}
-		}
-		sk.segs = append(sk.segs, opt[:at])
-		if which < 0 {
-			if len(sk.marks) != len(m) {
-				panic("go-echarts no longer writes the timeline's marks as they are") // a bug, caught by the tests
-			}
-			return sk
-		}
-		sk.marks = append(sk.marks, which)
-		opt = opt[at+len(m[which].json):]
-	}
-})
 
 // durationFormatter names agentstat.js's formatter of milliseconds as a duration.
 const durationFormatter = "agentstat:duration"
