@@ -15,12 +15,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/analyze/pricing"
-	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
 // DefaultMaxFileSize is the default --max-file-size: larger files (after
@@ -570,7 +570,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 func readFile(c candidate, opt *Options, em formats.Emitter) error {
-	f, err := rawfile.Open(c.path)
+	// O_NONBLOCK: a FIFO put where a log was does not block the open; the
+	// runtime's poller then waits for its writer, as for a pipe (/dev/stdin).
+	f, err := os.OpenFile(c.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}

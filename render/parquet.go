@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -20,7 +21,6 @@ import (
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/analyze/pricing"
-	"github.com/agentstat/agentstat/internal/rawfile"
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
@@ -209,7 +209,7 @@ func (c *windowedZstd) Encode(dst, src []byte) ([]byte, error) {
 
 // tableWriter writes the rows of one table of one day.
 type tableWriter[T any] struct {
-	f *rawfile.File
+	f *os.File
 	w *parquet.GenericWriter[T]
 }
 

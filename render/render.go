@@ -18,7 +18,6 @@ import (
 
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/internal/flock"
-	"github.com/agentstat/agentstat/internal/rawfile"
 )
 
 // Dir is where a renderer writes its files: a temporary directory that
@@ -32,7 +31,7 @@ type Dir struct {
 
 // Create creates a file (and its parent directories) inside the directory.
 // name is '/'-separated and must stay inside the directory.
-func (d *Dir) Create(name string) (*rawfile.File, error) {
+func (d *Dir) Create(name string) (*os.File, error) {
 	if d.ctx != nil {
 		if err := d.ctx.Err(); err != nil {
 			return nil, err // interrupted: stop writing, the report is abandoned
@@ -56,7 +55,7 @@ func (d *Dir) Create(name string) (*rawfile.File, error) {
 		d.made[dir] = true
 	}
 	d.mu.Unlock()
-	return rawfile.Create(p, 0o644)
+	return os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 }
 
 // WriteFile writes one file through a buffer, checking every error including Close's.

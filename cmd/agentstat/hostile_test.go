@@ -403,3 +403,27 @@ func TestLargeWorkbook(t *testing.T) {
 		t.Errorf("no second Tool calls sheet: %s", b)
 	}
 }
+
+// A pipe named as a root (… | agentstat summary /dev/stdin) is read as its
+// writer writes, however slowly, not failed as "temporarily unavailable".
+func TestPipeRoot(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	log, err := os.ReadFile("../../testdata/logs/session/seed-annotated.json")
+	if err != nil {
+		t.Skip(err)
+	}
+	go func() {
+		time.Sleep(300 * time.Millisecond)
+		w.Write(log)
+		w.Close()
+	}()
+	var out, errs bytes.Buffer
+	code := run([]string{"summary", "--json", fmt.Sprintf("/proc/self/fd/%d", r.Fd())}, &out, &errs)
+	if code != 0 || !strings.Contains(out.String(), `"files_parsed": 1`) {
+		t.Fatalf("exit %d, stderr %s\n%.400s", code, errs.String(), out.String())
+	}
+}
