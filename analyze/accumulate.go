@@ -9,9 +9,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/analyze/pricing"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // Accumulator folds runs into mergeable figures: counts, fixed-point sums and
@@ -312,7 +312,7 @@ func (a *Accumulator) AddRun(r *model.Run) { a.addRun(r, len(r.ToolCalls), onePa
 // r.ToolCalls. With ahead, each part of them is made (and redacted) on a
 // goroutine of its own while the part before is folded and spilled: the
 // caller has a core to spare meanwhile (partsAhead).
-func (a *Accumulator) addKept(r *model.Run, parts *formats.CallParts, ahead bool) {
+func (a *Accumulator) addKept(r *model.Run, parts *logformat.CallParts, ahead bool) {
 	n, next := len(r.ToolCalls), onePart(r.ToolCalls)
 	if parts != nil {
 		n, next = parts.N, parts.Next
@@ -904,7 +904,7 @@ func clip(s string, n int) string {
 
 func ptr[T any](v T) *T { return &v }
 
-var _ formats.Warner = (*Accumulator)(nil)
+var _ logformat.Warner = (*Accumulator)(nil)
 
 // copyCounts returns a copy of m with string keys (nil stays an empty map).
 func copyCounts[K ~string](m map[K]int64) map[string]int64 {

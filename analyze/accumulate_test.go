@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 func at(s string) time.Time {

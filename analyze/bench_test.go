@@ -7,16 +7,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
 )
 
 type runCollector struct{ runs []*model.Run }
 
-func (c *runCollector) Warn(string)                  {}
-func (c *runCollector) Run(r *model.Run)             { c.runs = append(c.runs, r) }
-func (c *runCollector) Fragment(f *formats.Fragment) {}
+func (c *runCollector) Warn(string)                    {}
+func (c *runCollector) Run(r *model.Run)               { c.runs = append(c.runs, r) }
+func (c *runCollector) Fragment(f *logformat.Fragment) {}
 
 // BenchmarkAccumulate measures folding runs into an accumulator, in MB/s of
 // the log bytes the runs were read from.
@@ -29,7 +29,7 @@ func BenchmarkAccumulate(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if err := formats.Read(bytes.NewReader(data), fmt.Sprintf("%s-%d.json", f, seed), formats.Options{}, c); err != nil {
+			if err := logformat.Read(bytes.NewReader(data), fmt.Sprintf("%s-%d.json", f, seed), logformat.Options{}, c); err != nil {
 				b.Fatal(err)
 			}
 			size += int64(len(data))

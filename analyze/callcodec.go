@@ -6,7 +6,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // The run details spill holds a chunk of tool calls as one gob []byte in

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // gobRoundTrip is what the spill gave back when it held calls through gob.

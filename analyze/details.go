@@ -16,8 +16,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/model"
 	"github.com/agentstat/agentstat/internal/tempfile"
+	"github.com/agentstat/agentstat/model"
 )
 
 // Details keeps every kept run's detail (its calls, steps, evaluations,

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
 )
 
 // maxErrorRows bounds the error-message list in summary.json.
@@ -56,7 +56,7 @@ func (a *Accumulator) Summary() Summary {
 
 	warnings := copyCounts(a.warnings)
 	if dup := duplicateRuns(a.ids); dup > 0 {
-		warnings[formats.WarnDuplicateRunID] += dup
+		warnings[logformat.WarnDuplicateRunID] += dup
 	}
 	skipped := slices.Clone(a.skipped)
 	slices.SortFunc(skipped, func(x, y SkippedFile) int {

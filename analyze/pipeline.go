@@ -18,9 +18,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/analyze/pricing"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // DefaultMaxFileSize is the default --max-file-size: larger files (after
@@ -46,7 +46,7 @@ type Options struct {
 	Prices           *pricing.Table // nil: the built-in table
 	Progress         *Progress      // counted into when set
 
-	records *formats.RecordSpill // Claude Code records until their join (set by Accumulate)
+	records *logformat.RecordSpill // Claude Code records until their join (set by Accumulate)
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -104,7 +104,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		details = new(Details)
 	}
 	// Without a writable temporary directory (a read-only sandbox) records stay in memory.
-	records, _ := formats.NewRecordSpill(opt.Location)
+	records, _ := logformat.NewRecordSpill(opt.Location)
 	defer records.Close()
 	opt.records = records
 	fail := func(err error) (*Accumulator, error) {
@@ -172,7 +172,7 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}
 		total.details = dw
 	}
-	var frags []*formats.Fragment
+	var frags []*logformat.Fragment
 	var pending []string
 	for _, w := range workers {
 		total.Merge(w.acc)
@@ -210,7 +210,7 @@ type discovery struct {
 // Claude Code transcript entries) into runs. A file that held only
 // fragments counts as parsed when one fed or joined a kept run, as filtered
 // when its runs all fell outside the window, else it is an orphan.
-func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string, opt *Options, details *Details) error {
+func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []string, opt *Options, details *Details) error {
 	if len(frags) == 0 {
 		return nil
 	}
@@ -229,7 +229,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 		formats []string // of the kept runs it fed
 	}
 	fates := map[string]fate{}
-	folded := func(r *model.Run, from []*formats.Fragment, kept bool) {
+	folded := func(r *model.Run, from []*logformat.Fragment, kept bool) {
 		for _, f := range from {
 			x := fates[f.Source]
 			x.fate = max(x.fate, filtered)
@@ -244,7 +244,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 	}
 	type joined struct {
 		r    *model.Run
-		from []*formats.Fragment
+		from []*logformat.Fragment
 	}
 	var chunk []joined
 	calls := 0
@@ -279,7 +279,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 		clear(chunk)
 		chunk, calls = chunk[:0], 0
 	}
-	add := func(r *model.Run, from []*formats.Fragment) {
+	add := func(r *model.Run, from []*logformat.Fragment) {
 		// After every file's runs; each joined run has a source of its own, so Seq 0
 		// keeps its page name stable, and its chunk's sort and the details' merge
 		// put it in compareJoined order.
@@ -294,7 +294,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 	// others' calls) is folded and spilled on its own, a part of its calls
 	// at a time, in a file of its own: a long session's calls were the peak
 	// of memory.
-	addParts := func(r *model.Run, parts *formats.CallParts, from []*formats.Fragment) {
+	addParts := func(r *model.Run, parts *logformat.CallParts, from []*logformat.Fragment) {
 		r.FileOrd = joinedOrd
 		if err != nil {
 			return
@@ -325,7 +325,7 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 		case filtered:
 			acc.filesFiltered++
 		default: // it fed no run
-			acc.skip(src, formats.ReasonOrphan, "no plan in the scanned tree names it")
+			acc.skip(src, logformat.ReasonOrphan, "no plan in the scanned tree names it")
 		}
 	}
 	return nil
@@ -338,11 +338,11 @@ func joinFragments(acc *Accumulator, frags []*formats.Fragment, pending []string
 // with its calls made; a longer one comes in parts, which hold the join
 // until they are folded, since they are made from records the join then
 // drops. The join's warnings are counted apart and added at the end.
-func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run, []*formats.Fragment), addParts func(*model.Run, *formats.CallParts, []*formats.Fragment)) {
+func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Run, []*logformat.Fragment), addParts func(*model.Run, *logformat.CallParts, []*logformat.Fragment)) {
 	type joinedRun struct {
 		r     *model.Run
-		from  []*formats.Fragment
-		parts *formats.CallParts
+		from  []*logformat.Fragment
+		parts *logformat.CallParts
 		taken chan struct{} // closed once the parts are folded
 	}
 	runs := make(chan joinedRun, 256)
@@ -350,11 +350,11 @@ func joinAside(frags []*formats.Fragment, acc *Accumulator, add func(*model.Run,
 	warns := &lockedWarnings{counts: map[string]int64{}}
 	go func() {
 		defer close(runs)
-		emit := func(r *model.Run, from []*formats.Fragment) {
+		emit := func(r *model.Run, from []*logformat.Fragment) {
 			handed.take(1 + len(r.ToolCalls))
 			runs <- joinedRun{r: r, from: from}
 		}
-		formats.JoinEach(frags, warns, emit, func(r *model.Run, parts *formats.CallParts, from []*formats.Fragment) {
+		logformat.JoinEach(frags, warns, emit, func(r *model.Run, parts *logformat.CallParts, from []*logformat.Fragment) {
 			if parts.N < joinedChunk {
 				r.ToolCalls = parts.All()
 				emit(r, from)
@@ -452,7 +452,7 @@ func inWindow(r *model.Run, opt *Options) bool {
 type worker struct {
 	opt     *Options
 	acc     *Accumulator
-	frags   []*formats.Fragment
+	frags   []*logformat.Fragment
 	pending []string // sources whose only yield is fragments, each once (a file is read once)
 }
 
@@ -463,14 +463,14 @@ type fileEmitter struct {
 	w      *worker
 	source string
 	runs   heldRuns
-	frags  []*formats.Fragment
+	frags  []*logformat.Fragment
 }
 
-func (e *fileEmitter) Warn(kind string)             { e.w.acc.warnIn(kind, e.source) }
-func (e *fileEmitter) Run(r *model.Run)             { e.RunParts(r, nil) }
-func (e *fileEmitter) Fragment(f *formats.Fragment) { e.frags = append(e.frags, f) }
+func (e *fileEmitter) Warn(kind string)               { e.w.acc.warnIn(kind, e.source) }
+func (e *fileEmitter) Run(r *model.Run)               { e.RunParts(r, nil) }
+func (e *fileEmitter) Fragment(f *logformat.Fragment) { e.frags = append(e.frags, f) }
 
-func (e *fileEmitter) RunParts(r *model.Run, parts *formats.CallParts) { e.runs.add(r, parts) }
+func (e *fileEmitter) RunParts(r *model.Run, parts *logformat.CallParts) { e.runs.add(r, parts) }
 
 func (w *worker) file(c candidate) {
 	if p := w.opt.Progress; p != nil {
@@ -479,31 +479,31 @@ func (w *worker) file(c candidate) {
 	a := w.acc
 	a.filesSeen++
 	if c.err != nil {
-		a.skip(c.source, formats.ReasonUnreadable, errText(c.err))
+		a.skip(c.source, logformat.ReasonUnreadable, errText(c.err))
 		return
 	}
 	if c.dupOf != "" {
-		a.skip(c.source, formats.ReasonDuplicate, "the same file as "+c.dupOf)
+		a.skip(c.source, logformat.ReasonDuplicate, "the same file as "+c.dupOf)
 		return
 	}
 	if c.size > w.opt.MaxFileSize {
-		a.skip(c.source, formats.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.size, w.opt.MaxFileSize))
+		a.skip(c.source, logformat.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.size, w.opt.MaxFileSize))
 		return
 	}
 	em := &fileEmitter{w: w, source: c.source}
 	err := readFile(c, w.opt, em)
 	defer em.runs.drain()
-	var skip *formats.SkipError
+	var skip *logformat.SkipError
 	switch {
 	case errors.As(err, &skip):
 		a.skip(c.source, skip.Reason, skip.Detail)
 		return
 	case err != nil:
-		a.skip(c.source, formats.ReasonUnreadable, errText(err))
+		a.skip(c.source, logformat.ReasonUnreadable, errText(err))
 		return
 	}
 	fed, folded := map[string]bool{}, false
-	if err := em.runs.each(func(i int, r *model.Run, parts *formats.CallParts) {
+	if err := em.runs.each(func(i int, r *model.Run, parts *logformat.CallParts) {
 		folded = true
 		r.Seq, r.FileOrd = i, c.ord
 		if !inWindow(r, w.opt) {
@@ -514,10 +514,10 @@ func (w *worker) file(c candidate) {
 		a.addKept(r, parts, false)
 	}); err != nil {
 		if !folded { // none counts: the file is skipped whole
-			a.skip(c.source, formats.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
+			a.skip(c.source, logformat.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
 			return
 		}
-		a.warnIn(formats.WarnRunsLost, c.source) // the disk failed reading back what it had written: the runs after are lost
+		a.warnIn(logformat.WarnRunsLost, c.source) // the disk failed reading back what it had written: the runs after are lost
 	}
 	w.frags = append(w.frags, em.frags...)
 	switch {
@@ -531,7 +531,7 @@ func (w *worker) file(c candidate) {
 	case em.runs.len() > 0:
 		a.filesFiltered++
 	default:
-		a.skip(c.source, formats.ReasonNoRuns, "")
+		a.skip(c.source, logformat.ReasonNoRuns, "")
 	}
 }
 
@@ -541,7 +541,7 @@ const parallelLinesFrom = 16 << 20
 
 // rawDocumentsFrom is the size past which a document is first read by the
 // raw path, which reads a debug bundle's events faster and may give up
-// (formats.Options.Reread): smaller ones are not worth a second read.
+// (logformat.Options.Reread): smaller ones are not worth a second read.
 var rawDocumentsFrom int64 = 1 << 20 // a variable for tests
 
 // errTooLarge is returned by capReader past the size limit.
@@ -569,7 +569,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func readFile(c candidate, opt *Options, em formats.Emitter) error {
+func readFile(c candidate, opt *Options, em logformat.Emitter) error {
 	// O_NONBLOCK: a FIFO put where a log was does not block the open; the
 	// runtime's poller then waits for its writer, as for a pipe (/dev/stdin).
 	f, err := os.OpenFile(c.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
@@ -581,13 +581,13 @@ func readFile(c candidate, opt *Options, em formats.Emitter) error {
 	if strings.HasSuffix(strings.ToLower(c.path), ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
-			return &formats.SkipError{Reason: formats.ReasonUnreadable, Detail: "gzip: " + err.Error()}
+			return &logformat.SkipError{Reason: logformat.ReasonUnreadable, Detail: "gzip: " + err.Error()}
 		}
 		defer gz.Close()
 		r = gz
 	}
 	cr := &capReader{r: r, n: opt.MaxFileSize}
-	fo := formats.Options{Location: opt.Location, Spill: opt.records}
+	fo := logformat.Options{Location: opt.Location, Spill: opt.records}
 	if c.size > parallelLinesFrom {
 		fo.LineWorkers = opt.Jobs
 	}
@@ -600,16 +600,16 @@ func readFile(c candidate, opt *Options, em formats.Emitter) error {
 			return cr, nil
 		}
 	}
-	err = formats.Read(cr, c.source, fo, em)
+	err = logformat.Read(cr, c.source, fo, em)
 	switch {
 	case cr.err == errTooLarge:
-		return &formats.SkipError{Reason: formats.ReasonTooLarge, Detail: fmt.Sprintf("over --max-file-size %d bytes once decompressed", opt.MaxFileSize)}
+		return &logformat.SkipError{Reason: logformat.ReasonTooLarge, Detail: fmt.Sprintf("over --max-file-size %d bytes once decompressed", opt.MaxFileSize)}
 	case errors.Is(cr.err, io.ErrUnexpectedEOF) && err == nil:
 		return nil // JSON Lines cut short: the reader kept the lines before the cut, with a warning
 	case errors.Is(cr.err, io.ErrUnexpectedEOF):
-		return &formats.SkipError{Reason: formats.ReasonTruncated, Detail: "the compressed stream ends early"}
+		return &logformat.SkipError{Reason: logformat.ReasonTruncated, Detail: "the compressed stream ends early"}
 	case cr.err != nil:
-		return &formats.SkipError{Reason: formats.ReasonUnreadable, Detail: errText(cr.err)}
+		return &logformat.SkipError{Reason: logformat.ReasonUnreadable, Detail: errText(cr.err)}
 	}
 	return err
 }

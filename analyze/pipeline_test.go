@@ -21,8 +21,8 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
 )
 
 const testdataLogs = "../testdata/logs"
@@ -61,12 +61,12 @@ func TestTestdata(t *testing.T) {
 		t.Errorf("seen %d parsed %d skipped %d", in.FilesSeen, in.FilesParsed, in.FilesSkipped)
 	}
 	want := map[string]string{
-		"broken/binary.json": formats.ReasonInvalidJSON, "broken/empty.json": formats.ReasonEmpty,
-		"broken/latin1.json": formats.ReasonNotUTF8, "broken/nan.json": "", // NaN is read as null, with a warning
-		"broken/truncated.json": formats.ReasonTruncated, "broken/unknown.json": formats.ReasonUnknown,
-		"broken/whitespace.json": formats.ReasonEmpty, "session/invalid-unescaped-quotes.json": formats.ReasonInvalidJSON,
-		"planagent/plan_agent-progress-plan-nobody.json": formats.ReasonOrphan,
-		"structmsg/conversation-without-structure.json":  formats.ReasonNoRuns,
+		"broken/binary.json": logformat.ReasonInvalidJSON, "broken/empty.json": logformat.ReasonEmpty,
+		"broken/latin1.json": logformat.ReasonNotUTF8, "broken/nan.json": "", // NaN is read as null, with a warning
+		"broken/truncated.json": logformat.ReasonTruncated, "broken/unknown.json": logformat.ReasonUnknown,
+		"broken/whitespace.json": logformat.ReasonEmpty, "session/invalid-unescaped-quotes.json": logformat.ReasonInvalidJSON,
+		"planagent/plan_agent-progress-plan-nobody.json": logformat.ReasonOrphan,
+		"structmsg/conversation-without-structure.json":  logformat.ReasonNoRuns,
 	}
 	got := skippedMap(r)
 	for p, reason := range want {
@@ -108,7 +108,7 @@ func TestCorpus(t *testing.T) {
 	s := r.Summary
 	skipped := skippedMap(r)
 	for _, p := range []string{"not-a-log/myagent-legacy-data-conversations.json", "not-a-log/myagent-legacy-data-message_history.json"} {
-		if skipped[p] != formats.ReasonUnknown {
+		if skipped[p] != logformat.ReasonUnknown {
 			t.Errorf("%s: %q, want unknown format", p, skipped[p])
 		}
 	}
@@ -116,7 +116,7 @@ func TestCorpus(t *testing.T) {
 		dir := p[:strings.IndexByte(p, '/')]
 		switch dir {
 		case "not-a-log", "otel": // otel: the OTLP logs example is not a trace
-			if reason != formats.ReasonUnknown {
+			if reason != logformat.ReasonUnknown {
 				t.Errorf("%s: %q", p, reason)
 			}
 		default:
@@ -172,7 +172,7 @@ func TestCorpus(t *testing.T) {
 	// OpenTelemetry: three trace exports (the logs example is unknown); tokens of model-call
 	// spans only: Strands' two chat spans (GenAI input includes the cache) and Claude Code's
 	// three llm_request spans, worked out from the files by hand.
-	if s.Inputs.ByFormat["otel"] != 3 || skipped["otel/otel-proto_examples_logs.json"] != formats.ReasonUnknown {
+	if s.Inputs.ByFormat["otel"] != 3 || skipped["otel/otel-proto_examples_logs.json"] != logformat.ReasonUnknown {
 		t.Errorf("otel files: %d", s.Inputs.ByFormat["otel"])
 	}
 	for _, f := range s.Formats {
@@ -191,8 +191,8 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	// The two jmanus documents describe the same plan.
-	if s.Inputs.Warnings[formats.WarnDuplicateRunID] != 1 {
-		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[formats.WarnDuplicateRunID])
+	if s.Inputs.Warnings[logformat.WarnDuplicateRunID] != 1 {
+		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[logformat.WarnDuplicateRunID])
 	}
 }
 
@@ -260,7 +260,7 @@ func TestSizeLimits(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "corrupt.json.gz"), []byte("not gzip at all"), 0o644)
 	r := analyzeOpt(t, Options{Roots: []string{dir}, MaxFileSize: 64 << 10})
 	got := skippedMap(r)
-	if got["big.json"] != formats.ReasonTooLarge || got["bomb.json.gz"] != formats.ReasonTooLarge || got["corrupt.json.gz"] != formats.ReasonUnreadable {
+	if got["big.json"] != logformat.ReasonTooLarge || got["bomb.json.gz"] != logformat.ReasonTooLarge || got["corrupt.json.gz"] != logformat.ReasonUnreadable {
 		t.Errorf("skipped = %v", got)
 	}
 	if bomb.Len() > 64<<10 {
@@ -294,14 +294,14 @@ func TestTruncatedGzip(t *testing.T) {
 	}
 	cut("session.json.gz", doc)
 	r := analyzeOpt(t, Options{Roots: []string{dir}})
-	if got := skippedMap(r); len(got) != 1 || got["session.json.gz"] != formats.ReasonTruncated {
+	if got := skippedMap(r); len(got) != 1 || got["session.json.gz"] != logformat.ReasonTruncated {
 		t.Errorf("skipped = %v, want only the document, as truncated", got)
 	}
 	s := r.Summary
 	if n := s.Runs.ByFormat["codex"]; n < 10 || n >= 50 {
 		t.Errorf("%d Codex runs from the lines before the cut", n)
 	}
-	if s.Inputs.Warnings[formats.WarnTruncatedStream] != 1 {
+	if s.Inputs.Warnings[logformat.WarnTruncatedStream] != 1 {
 		t.Errorf("warnings %v", s.Inputs.Warnings)
 	}
 }
@@ -334,7 +334,7 @@ func TestDuplicateFiles(t *testing.T) {
 		t.Errorf("seen %d, parsed %d, %d runs: want one file read once", in.FilesSeen, in.FilesParsed, r.Runs.Len())
 	}
 	got := skippedMap(r)
-	if len(got) != 2 || got[filepath.ToSlash(dir)+"/z-hardlink.json"] != formats.ReasonDuplicate {
+	if len(got) != 2 || got[filepath.ToSlash(dir)+"/z-hardlink.json"] != logformat.ReasonDuplicate {
 		t.Errorf("skipped %v", got)
 	}
 }
@@ -687,13 +687,13 @@ func TestWarningFiles(t *testing.T) {
 			t.Errorf("%d workers: %v, with one %v", jobs, in.WarningFiles, first)
 		}
 		for kind := range in.Warnings {
-			if _, ok := in.WarningFiles[kind]; !ok && kind != formats.WarnDuplicateRunID {
+			if _, ok := in.WarningFiles[kind]; !ok && kind != logformat.WarnDuplicateRunID {
 				t.Errorf("%s: no file", kind)
 			}
 		}
 	}
 	// invalid_line and unknown_line both come from broken/sessions.jsonl, the only file with either.
-	for kind, want := range map[string]string{formats.WarnBadNumber: "broken/nan.json", formats.WarnInvalidLine: "broken/sessions.jsonl"} {
+	for kind, want := range map[string]string{logformat.WarnBadNumber: "broken/nan.json", logformat.WarnInvalidLine: "broken/sessions.jsonl"} {
 		if first[kind] != want {
 			t.Errorf("%s: %q, want %q", kind, first[kind], want)
 		}
@@ -787,7 +787,7 @@ func TestUnfoldedCallsWarn(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := r.Summary.Inputs
-		if got := in.Warnings[formats.WarnNegativeDuration]; r.Summary.Runs.Total != tc.runs || got != 1 || (tc.root == "cut") != (in.FilesSkipped == 1) {
+		if got := in.Warnings[logformat.WarnNegativeDuration]; r.Summary.Runs.Total != tc.runs || got != 1 || (tc.root == "cut") != (in.FilesSkipped == 1) {
 			t.Errorf("%s since %v: %d runs, %d negative durations, %d files skipped; want %d, 1", tc.root, tc.since, r.Summary.Runs.Total, got, in.FilesSkipped, tc.runs)
 		}
 	}
@@ -948,8 +948,8 @@ func TestJoinWarnings(t *testing.T) {
 		joinedChunk = size
 		for _, details := range []bool{true, false} {
 			r := analyzeOpt(t, Options{Roots: []string{dir}, KeepDetails: details})
-			if got := r.Summary.Inputs.Warnings[formats.WarnNegativeDuration]; got != 1 {
-				t.Errorf("chunks of %d, details %v: %d %s warnings, want 1", size, details, got, formats.WarnNegativeDuration)
+			if got := r.Summary.Inputs.Warnings[logformat.WarnNegativeDuration]; got != 1 {
+				t.Errorf("chunks of %d, details %v: %d %s warnings, want 1", size, details, got, logformat.WarnNegativeDuration)
 			}
 			if r.Summary.Runs.Total != 1 || r.Summary.ToolCalls.Total != 2 {
 				t.Errorf("chunks of %d, details %v: %d runs, %d calls; want 1, 2", size, details, r.Summary.Runs.Total, r.Summary.ToolCalls.Total)

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // ProjectOf is the project a run belongs to: the directory its agent worked

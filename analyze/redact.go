@@ -6,7 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // Redacted replaces a secret in every text agentstat shows.

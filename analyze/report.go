@@ -3,7 +3,7 @@ package analyze
 import (
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/pricing"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // SchemaVersion names the summary.json schema.

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // randomRows are rows of every shape the index packs: page names made by

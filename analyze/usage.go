@@ -6,9 +6,9 @@ import (
 	"math"
 	"slices"
 
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/analyze/pricing"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // usageKey is one model's tokens billed at one price tier (pricing.Price.Tier).
@@ -136,7 +136,7 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 			c, fallback := p.Cost(q.Tokens, int(k.Tier))
 			cost, priced = cost+c, true
 			if fallback {
-				a.warnIn(formats.WarnPriceFallback, r.Source)
+				a.warnIn(logformat.WarnPriceFallback, r.Source)
 			}
 		}
 		a.usage.add(k, q.Tokens)

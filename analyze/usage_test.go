@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze/pricing"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // A Claude Code session whose requests cross midnight, one of them above

@@ -21,7 +21,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/templates"
 )
 

@@ -14,7 +14,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // chartView is one chart on a page: its ECharts option as JSON, carried in a

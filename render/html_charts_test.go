@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 // FuzzJSONString: the run list's strings are written as encoding/json

@@ -13,8 +13,8 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/analyze/pricing"
+	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // maxModelsCharted bounds the models the cost-per-day chart stacks; the rest

@@ -19,9 +19,9 @@ import (
 	parquetzstd "github.com/parquet-go/parquet-go/compress/zstd"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/model"
-	"github.com/agentstat/agentstat/analyze/pricing"
 	"github.com/agentstat/agentstat/internal/tempfile"
+	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pricing"
 )
 
 // TablesSchema names the layout of the Parquet tables (docs/tables.md).

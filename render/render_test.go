@@ -24,7 +24,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/model"
+	"github.com/agentstat/agentstat/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")

@@ -22,9 +22,9 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/formats"
-	"github.com/agentstat/agentstat/analyze/pricing"
 	"github.com/agentstat/agentstat/internal/flock"
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/pricing"
 	"github.com/agentstat/agentstat/render"
 )
 
@@ -500,7 +500,7 @@ func parseWhen(s string, loc *time.Location, now time.Time) (time.Time, error) {
 
 func printFormats(w io.Writer) {
 	fmt.Fprintln(w, "Input formats, in detection precedence (a file's format is read from its content, never its name):")
-	for _, f := range formats.All() {
+	for _, f := range logformat.All() {
 		fmt.Fprintf(w, "\n  %s\n    %s\n    recognised by: %s\n", f.Name, f.Title, f.Signature)
 	}
 	fmt.Fprintln(w, "\nFiles seen: every regular file named *.json or *.jsonl (optionally .gz) under the roots; links are not followed.")

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/analyze"
-	"github.com/agentstat/agentstat/analyze/formats"
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat"
 )
 
 func tree(t *testing.T, dir string) map[string][32]byte {
@@ -64,7 +64,7 @@ func TestCorpus(t *testing.T) {
 	if in.FilesSkipped != 0 || len(in.Warnings) != 0 || in.FilesParsed != int64(st.Files) {
 		t.Errorf("parsed %d of %d files, skipped %d (%v), warnings %v", in.FilesParsed, st.Files, in.FilesSkipped, in.Skipped, in.Warnings)
 	}
-	for _, f := range formats.All() {
+	for _, f := range logformat.All() {
 		if in.ByFormat[f.Name] == 0 || st.ByFormat[f.Name].Files == 0 {
 			t.Errorf("no %s files", f.Name)
 		}

@@ -1,0 +1,257 @@
+package logformat
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// BenchmarkRead measures each reader on a realistic generated file (payload
+// text included), in MB/s: compare runs with benchstat.
+func BenchmarkRead(b *testing.B) {
+	names := map[string]string{"claudecode": "s.jsonl", "codex": "rollout.jsonl", "otel": "traces.otlp.jsonl"}
+	for _, f := range All() {
+		data, err := logsynth.File(f.Name, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		name := names[f.Name]
+		if name == "" {
+			name = f.Name + ".json"
+		}
+		b.Run(f.Name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				c := newCollector()
+				if err := Read(bytes.NewReader(data), name, Options{}, c); err != nil {
+					b.Fatal(err)
+				}
+				if len(c.runs)+len(c.frags) == 0 {
+					b.Fatal("no runs")
+				}
+				if len(c.frags) > 0 {
+					if runs, _ := Join(c.frags, c); len(runs) == 0 {
+						b.Fatal("no joined runs")
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkReadLongTranscript measures the chunked JSONL reader (the path of
+// files over 16 MB) on a Claude Code transcript, decoded on two goroutines.
+func BenchmarkReadLongTranscript(b *testing.B) {
+	data := longTranscript(b)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		c := newCollector()
+		if err := Read(bytes.NewReader(data), "long.jsonl", Options{LineWorkers: 2}, c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkReadBundle measures a large debug bundle (the 1 GB corpus's,
+// scaled to 4 MB) through the token path alone and through the raw path,
+// which reads it as it is (the first bytes only peeked through the clamp).
+func BenchmarkReadBundle(b *testing.B) {
+	dir := b.TempDir()
+	if _, err := logsynth.Generate(context.Background(), dir, logsynth.Options{Size: 20e6, Seed: 1}); err != nil {
+		b.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "debugbundle", "bundle-big.json"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, path := range []string{"token", "raw"} {
+		b.Run(path, func(b *testing.B) {
+			opt := Options{}
+			reads := 0
+			if path == "raw" { // read again as it is, once (a second time would be through the clamp)
+				opt.Reread = func() (io.Reader, error) {
+					if reads++; reads > 1 {
+						b.Fatal("the raw path gave up")
+					}
+					return bytes.NewReader(data), nil
+				}
+			}
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				reads = 0
+				c := newCollector()
+				if err := Read(bytes.NewReader(data), "bundle.json", opt, c); err != nil || len(c.runs) != 1 {
+					b.Fatal(err, len(c.runs))
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkClaudeJoin measures the join of one long session (up to four
+// files of up to 80,000 lines), the serial step after reading.
+func BenchmarkClaudeJoin(b *testing.B) {
+	fs := randomClaudeSession(rand.New(rand.NewPCG(3, 4)), 2000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, calls := claudeRun("long", fs, newCollector()); len(calls.All()) == 0 {
+			b.Fatal("no calls")
+		}
+	}
+}
+
+// BenchmarkRecordSpill measures reading a long session's records back from
+// the spill, both halves, as its join does (at the end, on both cores), in
+// MB/s of records: three copies of longTranscript as one session of about
+// 4,900 lines, in segments of 1,024.
+func BenchmarkRecordSpill(b *testing.B) {
+	one := regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(longTranscript(b), []byte(`"sessionId":"long"`))
+	data := bytes.Repeat(one, 3)
+	spill, err := NewRecordSpill(nil)
+	if err != nil {
+		b.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	c := newCollector()
+	defer func(n int) { segmentLines = n }(segmentLines)
+	segmentLines = 1 << 10
+	if err := Read(bytes.NewReader(data), "long.jsonl", Options{Spill: spill}, c); err != nil {
+		b.Fatal(err)
+	}
+	if len(c.frags) != 1 || len(c.frags[0].refs) < 4 || c.frags[0].refs[0].tables[0] < 1<<10 {
+		b.Fatalf("%d fragments, not one long session in segments", len(c.frags))
+	}
+	var size int64
+	for _, f := range c.frags {
+		size += f.recordSize()
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range c.frags {
+			f.loadRecords(linesAndUsages)
+			f.loadRecords(usesAndResults)
+			f.release()
+		}
+	}
+	if spill.Err() != nil {
+		b.Fatal(spill.Err())
+	}
+}
+
+// longTranscript is twenty generated Claude Code transcripts end to end.
+func longTranscript(b *testing.B) []byte {
+	b.Helper()
+	var data []byte
+	for seed := range 20 {
+		d, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			b.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	return data
+}
+
+// BenchmarkUnquote measures unquoting a Codex tool output (a JSON document
+// escaped in a string, English and Chinese text): jsontext's, and the one
+// the readers use for strings already validated.
+func BenchmarkUnquote(b *testing.B) {
+	data, err := logsynth.File("codex", 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var raw []byte
+	for l := range bytes.Lines(data) {
+		if i := bytes.Index(l, []byte(`"output":"`)); i >= 0 && len(l) > len(raw) {
+			s := rawScan{b: l, i: i + len(`"output":`)}
+			if !s.skipString() {
+				b.Fatal("not a string")
+			}
+			raw = l[i+len(`"output":`) : s.i]
+		}
+	}
+	if len(raw) < 1000 {
+		b.Fatalf("no long tool output (%d bytes)", len(raw))
+	}
+	for _, c := range []struct {
+		name    string
+		unquote func(dst, raw []byte) ([]byte, error)
+	}{{"jsontext", func(dst, raw []byte) ([]byte, error) { return jsontext.AppendUnquote(dst, raw) }}, {"validated", appendUnquoted}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.SetBytes(int64(len(raw)))
+			var buf []byte
+			for b.Loop() {
+				if buf, err = c.unquote(buf[:0], raw); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeLineRaw measures the raw path alone, on one core, over a
+// generated transcript's lines: most of what a long transcript costs.
+func BenchmarkDecodeLineRaw(b *testing.B) {
+	var lines [][]byte
+	size := 0
+	for l := range bytes.Lines(longTranscript(b)) {
+		lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+		size += len(l)
+	}
+	b.SetBytes(int64(size))
+	b.ReportAllocs()
+	docs := make([]document, len(lines))
+	w := &warnList{}
+	var a lineArena
+	for b.Loop() {
+		clear(docs)
+		a.reset()
+		for i, l := range lines {
+			if !decodeLineRaw(l, &docs[i], w, &a) {
+				b.Fatalf("the raw path gave up: %.200s", l)
+			}
+		}
+	}
+}
+
+// BenchmarkClaudeJoinLong measures the join of one long session read back
+// from the spill, as a long transcript's is: thirty
+// copies of longTranscript as one session of about 49,000 lines.
+func BenchmarkClaudeJoinLong(b *testing.B) {
+	one := regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(longTranscript(b), []byte(`"sessionId":"long"`))
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		b.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	c := newCollector()
+	if err := Read(bytes.NewReader(bytes.Repeat(one, 30)), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
+		b.Fatal(err)
+	}
+	if len(c.frags) != 1 {
+		b.Fatalf("%d fragments, not one long session", len(c.frags))
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, calls := claudeRun("long", c.frags, newCollector()); len(calls.All()) == 0 {
+			b.Fatal("no calls")
+		}
+	}
+	if spill.Err() != nil {
+		b.Fatal(spill.Err())
+	}
+}

@@ -1,0 +1,556 @@
+package logformat
+
+import (
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/zeebo/xxh3"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// claudecode: Claude Code transcripts, ~/.claude/projects/<project>/<session>.jsonl
+// and <session>/subagents/agent-*.jsonl. Every line is an entry; entries are
+// joined across the whole tree by sessionId into one run per session.
+var claudeFormat = &Format{
+	Name:      "claudecode",
+	Title:     "Claude Code transcript (JSONL, one entry per line; one run per session id, subagents included)",
+	Signature: "a line with type and sessionId (user, assistant, system, progress … entries), or a summary / file-history-snapshot line",
+	match: func(d *document) bool {
+		return d.Type.Set && (d.SessionIDCamel.Set || d.LeafUUID.Set || d.Type.V == "file-history-snapshot")
+	},
+	read: readClaude,
+}
+
+type claudeMessage struct {
+	ID      Str               `json:"id"`
+	Model   Str               `json:"model"`
+	Role    Str               `json:"role"`
+	Content claudeContent     `json:"content"`
+	Usage   *claudeUsageField `json:"usage"`
+}
+
+type claudeUsageField struct {
+	Input         Num                  `json:"input_tokens"`
+	Output        Num                  `json:"output_tokens"`
+	CacheCreation Num                  `json:"cache_creation_input_tokens"`
+	CacheRead     Num                  `json:"cache_read_input_tokens"`
+	CacheTTL      *claudeCacheCreation `json:"cache_creation"`
+}
+
+// claudeCacheCreation splits cache writes by TTL; the rest of
+// cache_creation_input_tokens is 5-minute writes.
+type claudeCacheCreation struct {
+	OneHour Num `json:"ephemeral_1h_input_tokens"`
+}
+
+// claudeProgress is a progress entry's data: with type agent_progress, one
+// message of a subagent as its own transcript has it.
+type claudeProgress struct {
+	Type    Str           `json:"type"`
+	AgentID Str           `json:"agentId"`
+	Message *claudeNested `json:"message"`
+}
+
+// progressData is a top-level "data": Claude Code's progress data when it
+// is an object, passed over silently otherwise (other formats use the name).
+type progressData struct{ P *claudeProgress }
+
+func (p *progressData) decodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Options) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	p.P = new(claudeProgress)
+	return json.UnmarshalDecode(dec, p.P, opts)
+}
+
+type claudeNested struct {
+	Type      Str            `json:"type"`
+	UUID      Str            `json:"uuid"`
+	Timestamp Time           `json:"timestamp"`
+	RequestID Str            `json:"requestId"`
+	Message   *claudeMessage `json:"message"`
+}
+
+type claudeBlock struct {
+	Type      Str              `json:"type"`
+	ID        Str              `json:"id"`
+	Name      Str              `json:"name"`
+	ToolUseID Str              `json:"tool_use_id"`
+	IsError   *bool            `json:"is_error"`
+	Text      promptText       `json:"text"`
+	Input     *claudeToolInput `json:"input"`
+}
+
+// promptText is a content block's text, which is only ever shown as a
+// prompt clipped to promptClip bytes: only what that needs is kept.
+type promptText struct{ Str }
+
+func (t *promptText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return decodeStrPrefix(dec, &t.Str, w, promptClip+1)
+}
+
+// promptClip is how much of a prompt is kept; a tool's error text is kept
+// to errorClip.
+const (
+	promptClip = 2000
+	errorClip  = 500
+)
+
+// claudeToolInput is what a tool call's input says of it: a Task's
+// subagent type, and the argument a reader looks for first (inputText).
+type claudeToolInput struct {
+	SubagentType Str       `json:"subagent_type"`
+	Command      inputText `json:"command"`
+	FilePath     inputText `json:"file_path"`
+	AbsolutePath inputText `json:"absolute_path"` // Gemini CLI's read_file
+	NotebookPath inputText `json:"notebook_path"`
+	Path         inputText `json:"path"`
+	Pattern      inputText `json:"pattern"`
+	URL          inputText `json:"url"`
+	Query        inputText `json:"query"`
+	Description  inputText `json:"description"`
+}
+
+// inputText is a tool input's argument, kept to inputClip bytes.
+type inputText struct{ Str }
+
+func (t *inputText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return decodeStrPrefix(dec, &t.Str, w, inputClip+1)
+}
+
+// inputClip is how much of a call's key argument is kept.
+const inputClip = 300
+
+// key is the argument that tells the call apart: the command, the file, the
+// pattern, the URL or the query, else what the call was asked to do.
+func (in *claudeToolInput) key() string {
+	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
+		if v.V != "" {
+			return clipString(v.V, inputClip)
+		}
+	}
+	return ""
+}
+
+// claudeContent is a message's content: plain text, or a list of blocks.
+type claudeContent struct {
+	Text   string
+	Blocks []claudeBlock
+}
+
+func (c *claudeContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		text, err := readStringPrefix(dec, promptClip+1)
+		if err != nil {
+			return err
+		}
+		c.Text = clipString(text, promptClip)
+		return nil
+	case '[':
+		return json.UnmarshalDecode(dec, &c.Blocks, opts)
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// toolUseResultField is an entry's toolUseResult: an object, or a string
+// (an error text, or "User rejected tool use").
+type toolUseResultField struct {
+	Text        string
+	DurationMS  Num
+	Interrupted bool
+	AgentID     string // the subagent a Task call started
+	Set         bool
+}
+
+func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		text, err := readStringPrefix(dec, errorClip+1)
+		if err != nil {
+			return err
+		}
+		t.Text, t.Set = clipString(text, errorClip), true
+		return nil
+	case '{':
+		// Token by token: the object is a tool's whole output (file contents,
+		// stdout), which the reflective decoder walked several times slower.
+		var duration Num
+		var interrupted *bool
+		var agentID Str
+		err := objectFields(dec, func(key string) error {
+			switch key {
+			case "durationMs":
+				return decodeNum(dec, &duration, w)
+			case "interrupted":
+				return fastBoolPtr(dec, &interrupted, w)
+			case "agentId":
+				return decodeStr(dec, &agentID, w)
+			}
+			return dec.SkipValue()
+		})
+		if err != nil {
+			return err
+		}
+		t.DurationMS, t.Interrupted, t.AgentID, t.Set = duration, interrupted != nil && *interrupted, agentID.V, true
+		return nil
+	}
+	return dec.SkipValue()
+}
+
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// claudeFile is what one file says about one session. A transcript can run
+// to hundreds of MB, so each line is kept as a small fixed-size value
+// (claudeLine) with what only some lines have (usage, tool uses and results,
+// prompts) in tables beside it; a line that adds nothing but its time
+// (progress, system and text-only lines) only widens the file's span.
+type claudeFile struct {
+	lines       []claudeLine
+	uuids       []digest // of each line, zero for none: only the join's dedupe reads them
+	usages      []claudeUsage
+	uses        []claudeUse
+	results     []claudeResult
+	prompts     []string
+	words       []string  // agent ids, tool names, models, error texts: each once; 0 is ""
+	quiet       bool      // some main-chain line was folded into first/last
+	first, last time.Time // earliest (a missing time counts as earliest) and latest of those lines
+	cwd, branch string    // of its first line that names them: the session's project
+	wordIdx     map[string]int32
+	loc         *time.Location // the zone of its lines' times
+
+	// With a spill, a long file's records go to disk in segments as they
+	// come; indexes into the tables count what is there too (base).
+	spill    *RecordSpill
+	segments []spillRef
+	base     claudeBase
+	noFlush  bool // a segment failed to write: the rest stays in memory
+}
+
+// claudeBase is how many entries of each table earlier segments hold.
+type claudeBase struct{ usages, uses, results, prompts int32 }
+
+// word is the index of s in the file's string table, adding it once: a
+// string in a record is an index, as names repeat on every line and a
+// long session's records are the peak of memory at its join.
+func (f *claudeFile) word(s string) int32 {
+	if s == "" {
+		return 0
+	}
+	if i, ok := f.wordIdx[s]; ok {
+		return i
+	}
+	if f.wordIdx == nil {
+		f.wordIdx, f.words = map[string]int32{}, []string{""}
+	}
+	f.words = append(f.words, s)
+	f.wordIdx[s] = int32(len(f.words) - 1)
+	return int32(len(f.words) - 1)
+}
+
+// wordAt is the string at index i of the table.
+func (f *claudeFile) wordAt(i int32) string {
+	if i == 0 {
+		return ""
+	}
+	return f.words[i]
+}
+
+// claudeLine is what one transcript line contributes.
+type claudeLine struct {
+	// The line's time, in its file's zone (loc), as Unix seconds and
+	// nanoseconds: a time.Time holds a pointer, and a long session's
+	// lines are the bulk of the heap the collector scans at its join.
+	sec               int64
+	nsec              int32 // the nanoseconds, and sidechainBit: 40 bytes a line rather than 48 with a bool
+	agent             int32 // index in words
+	usage, prompt     int32 // index+1 in usages, prompts; 0 for none
+	usesLo, resultsLo int32 // first index in uses, results
+	nUses, nResults   int32
+}
+
+// sidechainBit marks a sidechain's line in claudeLine.nsec, above any
+// nanosecond count; compactBit (the sign bit) a compaction's.
+const (
+	sidechainBit int32 = 1 << 30
+	compactBit   int32 = -1 << 31
+)
+
+func (l *claudeLine) nanos() int32     { return l.nsec &^ (sidechainBit | compactBit) }
+func (l *claudeLine) sidechain() bool  { return l.nsec&sidechainBit != 0 }
+func (l *claudeLine) setSidechain()    { l.nsec |= sidechainBit }
+func (l *claudeLine) compaction() bool { return l.nsec&compactBit != 0 }
+func (l *claudeLine) setCompaction()   { l.nsec |= compactBit }
+
+// claudeUsage is a message's token use; it counts once per key (message id
+// and request id), the largest copy winning.
+type claudeUsage struct {
+	key    digest
+	tokens model.Tokens
+	model  int32 // index in words
+}
+
+// claudeEntry is one line of one file, as the join sees it.
+type claudeEntry struct {
+	f *claudeFile
+	*claudeLine
+}
+
+func (e claudeEntry) agentID() string   { return e.f.wordAt(e.agent) }
+func (e claudeEntry) at() time.Time     { return time.Unix(e.sec, int64(e.nanos())).In(e.f.loc) }
+func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
+func (e claudeEntry) results() []claudeResult {
+	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
+}
+func (e claudeEntry) use(k int32) *claudeUse       { return &e.f.uses[e.usesLo+k] }
+func (e claudeEntry) result(k int32) *claudeResult { return &e.f.results[e.resultsLo+k] }
+
+func (e claudeEntry) usageOf() *claudeUsage {
+	if e.usage == 0 {
+		return nil
+	}
+	return &e.f.usages[e.usage-1]
+}
+
+func (e claudeEntry) promptOf() string {
+	if e.prompt == 0 {
+		return ""
+	}
+	return e.f.prompts[e.prompt-1]
+}
+
+// digest stands for an id compared only for equality; 128 bits make a
+// collision between the ids of one tree vanishingly unlikely.
+type digest [16]byte
+
+// idDigest is the digest of an id, zero for none.
+func idDigest(id string) digest {
+	if id == "" {
+		return digest{}
+	}
+	return digestOf(id)
+}
+
+// digestOf is the digest of parts, each ended by a zero byte: XXH3's
+// 128 bits, which hash an id ten times as fast as FNV did a byte at a time.
+func digestOf(parts ...string) digest {
+	var buf [96]byte // an id or two: on the stack
+	b := buf[:0]
+	for _, p := range parts {
+		b = append(append(b, p...), 0)
+	}
+	h := xxh3.Hash128(b).Bytes()
+	return digest(h)
+}
+
+// Tool-use ids only pair calls with results: they are kept as digests (zero
+// for none), which a 150,000-call session holds far more cheaply than strings.
+type claudeUse struct {
+	id                    digest
+	name, subagent, input int32 // indexes in words
+}
+
+type claudeResult struct {
+	useID                             digest
+	durationMS                        float64
+	text, agentID                     int32 // indexes in words
+	hasDuration, isError, interrupted bool
+}
+
+func readClaude(d *document, c *readCtx) {
+	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
+		return // a summary or snapshot line: nothing to count
+	}
+	f := c.claudeFile(d.SessionIDCamel.V)
+	if f.cwd == "" {
+		f.cwd = d.Cwd.V
+	}
+	if f.branch == "" {
+		f.branch = d.GitBranch.V
+	}
+	at := d.Timestamp.In(c.loc)
+	l := claudeLine{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
+	if d.IsSidechain != nil && *d.IsSidechain {
+		l.setSidechain()
+	}
+	if d.Type.V == "system" && d.Subtype.V == "compact_boundary" {
+		l.setCompaction()
+	}
+	apiError := d.IsAPIError != nil && *d.IsAPIError
+	prompt := ""
+	if m := d.Message; m != nil {
+		if m.Usage != nil && m.Model.V != "<synthetic>" && !apiError {
+			u := claudeUsage{model: f.word(m.Model.V), key: digestOf("msg", m.ID.V, d.RequestID.V),
+				tokens: model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}}
+			if ttl := m.Usage.CacheTTL; ttl != nil {
+				u.tokens.CacheCreation1h = min(ttl.OneHour.Int(), u.tokens.CacheCreation)
+			}
+			if m.ID.V == "" {
+				u.key = digestOf("uuid", d.UUID.V)
+			}
+			f.usages = append(f.usages, u)
+			l.usage = f.base.usages + int32(len(f.usages))
+		}
+		if d.Type.V == "user" && !d.IsMeta {
+			prompt = m.Content.Text
+		}
+		for _, b := range m.Content.Blocks {
+			switch b.Type.V {
+			case "tool_use":
+				u := claudeUse{id: idDigest(b.ID.V), name: f.word(b.Name.V)}
+				if b.Input != nil {
+					u.subagent, u.input = f.word(b.Input.SubagentType.V), f.word(b.Input.key())
+				}
+				f.uses = append(f.uses, u)
+				l.nUses++
+			case "tool_result":
+				r := claudeResult{useID: idDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
+				if tur := d.ToolUseResult; tur.Set {
+					r.durationMS, r.hasDuration = tur.DurationMS.V, tur.DurationMS.Set
+					r.interrupted, r.agentID = tur.Interrupted, f.word(tur.AgentID)
+					if r.isError || claudeErrorText(tur.Text) {
+						r.text = f.word(tur.Text) // only an error's text is ever shown
+					}
+				}
+				f.results = append(f.results, r)
+				l.nResults++
+			case "text":
+				if d.Type.V == "user" && prompt == "" && !d.IsMeta {
+					prompt = clipString(b.Text.V, promptClip)
+				}
+			}
+		}
+	}
+	if prompt != "" {
+		prompt = commandPrompt(prompt)
+	}
+	if prompt != "" {
+		f.prompts = append(f.prompts, prompt)
+		l.prompt = f.base.prompts + int32(len(f.prompts))
+	}
+	if p := d.Data.P; p != nil && p.Type.V == "agent_progress" && p.Message != nil && p.Message.Message != nil {
+		defer readSubagentProgress(d, c)
+	}
+	if l.usage == 0 && l.prompt == 0 && l.nUses == 0 && l.nResults == 0 && !l.sidechain() && l.agent == 0 && !l.compaction() {
+		// Only its time counts, and counting a time twice changes nothing.
+		if !f.quiet || at.Before(f.first) {
+			f.first = at
+		}
+		if !f.quiet || at.After(f.last) {
+			f.last = at
+		}
+		f.quiet = true
+		return
+	}
+	f.lines, f.uuids = append(f.lines, l), append(f.uuids, idDigest(d.UUID.V))
+	if f.spill != nil && !f.noFlush && len(f.lines) >= segmentLines {
+		f.spill.flush(f)
+	}
+}
+
+// readSubagentProgress reads the subagent message a progress entry carries
+// as the line of the subagent's transcript it copies: its uuid and usage key
+// make it count once with that line when the subagent's file is there too.
+func readSubagentProgress(d *document, c *readCtx) {
+	n := d.Data.P.Message
+	side := true
+	sub := document{Type: n.Type, SessionIDCamel: d.SessionIDCamel, UUID: n.UUID, RequestID: n.RequestID,
+		Timestamp: n.Timestamp, Message: n.Message, IsSidechain: &side, AgentID: d.Data.P.AgentID}
+	if !sub.Timestamp.Set {
+		sub.Timestamp = d.Timestamp
+	}
+	readClaude(&sub, c)
+}
+
+// commandPrompt is a prompt as its user typed it: a slash command's markup
+// (<command-name>/init</command-name><command-args>…) reads as "/init …",
+// and a local command's output or caveat is no prompt at all ("").
+func commandPrompt(text string) string {
+	trimmed := strings.TrimSpace(text)
+	if strings.HasPrefix(trimmed, "<local-command-") || strings.HasPrefix(trimmed, "<bash-") {
+		return ""
+	}
+	name, ok := between(text, "<command-name>", "</command-name>")
+	if !ok {
+		return text
+	}
+	name = "/" + strings.TrimPrefix(strings.TrimSpace(name), "/")
+	args, _ := between(text, "<command-args>", "</command-args>")
+	return strings.TrimSpace(name + " " + strings.TrimSpace(args))
+}
+
+// between is the text between the first open and the close after it.
+func between(s, open, close string) (string, bool) {
+	_, rest, ok := strings.Cut(s, open)
+	if !ok {
+		return "", false
+	}
+	in, _, ok := strings.Cut(rest, close)
+	return in, ok
+}
+
+func claudeErrorText(s string) bool {
+	return strings.HasPrefix(s, "User rejected") || strings.HasPrefix(s, "Error")
+}
+
+// claudeFile returns the current file's record of a session, emitting it as
+// a fragment the first time the session appears in the file.
+func (c *readCtx) claudeFile(session string) *claudeFile {
+	if f := c.claude[session]; f != nil {
+		return f
+	}
+	if c.claude == nil {
+		c.claude = map[string]*claudeFile{}
+	}
+	f := &claudeFile{spill: c.spill, loc: c.loc}
+	c.claude[session] = f
+	frag := &Fragment{Kind: FragmentClaude, key: session, claude: f}
+	c.claudeFrags = append(c.claudeFrags, frag)
+	c.fragment(frag)
+	return f
+}
+
+// groupFragments groups fragments by key, keys in order of first appearance.
+func groupFragments(frags []*Fragment) (order []string, groups map[string][]*Fragment) {
+	groups = map[string][]*Fragment{}
+	for _, f := range frags {
+		if _, seen := groups[f.key]; !seen {
+			order = append(order, f.key)
+		}
+		groups[f.key] = append(groups[f.key], f)
+	}
+	return order, groups
+}
+
+// topModel is the named model with the most tokens, the smallest name on a tie.
+func topModel(tokens map[string]int64) string {
+	top, best := "", int64(-1)
+	for m, n := range tokens {
+		if m != "" && (n > best || (n == best && m < top)) {
+			top, best = m, n
+		}
+	}
+	return top
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,594 @@
+package logformat
+
+import (
+	"bufio"
+	"bytes"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// jsonlFiles is every JSON Lines file of the test data and the corpus.
+func jsonlFiles() [][]byte {
+	var files [][]byte
+	for _, pattern := range []string{
+		filepath.Join("..", "testdata", "logs", "*", "*.jsonl"),
+		filepath.Join("..", "testdata", "logs", "claudecode", "proj", "*", "*", "*.jsonl"),
+		filepath.Join(corpusDir, "*", "*.jsonl"),
+		filepath.Join(corpusDir, "*", "*", "*.jsonl"),
+	} {
+		paths, _ := filepath.Glob(pattern)
+		for _, p := range paths {
+			if b, err := os.ReadFile(p); err == nil {
+				files = append(files, b)
+			}
+		}
+	}
+	return files
+}
+
+// generalLine decodes a line as readLines does, with its warnings.
+func generalLine(line []byte) (decodedLine, []string) {
+	w := &warnList{}
+	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
+	return decodeLine(dec, decodeOptions(w), nil), w.kinds
+}
+
+// checkRawLine fails when the raw path accepts a line and gives anything
+// but what the general decoder gives; it reports whether it accepted it.
+func checkRawLine(t *testing.T, line []byte) (raw bool) {
+	t.Helper()
+	d, w := new(document), &warnList{}
+	raw = decodeLineRaw(line, d, w, nil)
+	if raw {
+		sameAsGeneral(t, "raw", line, d, w.kinds)
+	}
+	return raw
+}
+
+func sameAsGeneral(t *testing.T, path string, line []byte, d *document, warns []string) {
+	t.Helper()
+	want, wantWarns := generalLine(line)
+	if want.err != nil || want.doc == nil {
+		t.Fatalf("%s path accepted a line the general decoder rejects (%v): %.300s", path, want.err, line)
+	}
+	if path == "raw" {
+		d, want.doc = withoutUnreadTexts(d), withoutUnreadTexts(want.doc)
+	}
+	if !reflect.DeepEqual(d, want.doc) {
+		t.Fatalf("%s path decoded differently:\n%s %+v\ngeneral %+v\nline %.300s", path, path, *d, *want.doc, line)
+	}
+	got := slices.Clone(warns)
+	slices.Sort(got)
+	slices.Sort(wantWarns)
+	if !slices.Equal(got, wantWarns) {
+		t.Fatalf("warnings: %s %v, general %v\nline %.300s", path, got, wantWarns, line)
+	}
+}
+
+// withoutUnreadTexts is d without what the raw path need not read: the
+// texts of a message whose line is not a user's (no reader reads them).
+func withoutUnreadTexts(d *document) *document {
+	if d.Message == nil || d.Type.V == "user" {
+		return d
+	}
+	c, m := *d, *d.Message
+	m.Content.Text, m.Content.Blocks = "", slices.Clone(m.Content.Blocks)
+	for i := range m.Content.Blocks {
+		m.Content.Blocks[i].Text = promptText{}
+	}
+	c.Message = &m
+	return &c
+}
+
+// The raw path skips a message's texts only once its line is known not to
+// be a user's; a second type, which could say it is, gives up.
+func TestRawSkipsOthersTexts(t *testing.T) {
+	for _, c := range []struct {
+		line  string
+		taken bool
+		text  string // the prompt the raw path read, if it took the line
+	}{
+		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, true, "hi"},
+		{`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"type":"user"}`, true, "hi"},
+		{`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}`, true, ""},
+		{`{"type":"assistant","message":{"role":"assistant","content":"hi"}}`, true, ""},
+		{`{"message":{"role":"assistant","content":"hi"},"type":"assistant"}`, true, "hi"},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"type":"user"}`, false, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"type":"system"}`, false, ""},
+		{`{"type":"assistant","message":{"content":[{"type":"text","text":"\ud800"}]}}`, false, ""}, // skipped, still validated
+	} {
+		d := new(document)
+		taken := decodeLineRaw([]byte(c.line), d, &warnList{}, nil)
+		if taken != c.taken {
+			t.Errorf("taken %v, want %v: %s", taken, c.taken, c.line)
+			continue
+		}
+		if !taken {
+			continue
+		}
+		text := d.Message.Content.Text
+		for _, b := range d.Message.Content.Blocks {
+			text += b.Text.V
+		}
+		if text != c.text {
+			t.Errorf("texts %q, want %q: %s", text, c.text, c.line)
+		}
+		checkRawLine(t, []byte(c.line))
+	}
+}
+
+func TestClaudeRawSameAsGeneral(t *testing.T) {
+	var lines [][]byte
+	add := func(b []byte) {
+		sc := bufio.NewScanner(bytes.NewReader(b))
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			lines = append(lines, slices.Clone(sc.Bytes()))
+		}
+	}
+	for _, b := range jsonlFiles() {
+		add(b)
+	}
+	b, err := logsynth.File("claudecode", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(b)
+	for _, l := range []string{
+		`{"type":"user","sessionId":"s","message":"not an object","isSidechain":"yes","isMeta":3}`,
+		`{"type":"assistant","sessionId":7,"uuid":true,"message":{"content":[1,null,{"type":"tool_use","id":"x","input":"str","is_error":"no"}],"usage":[1]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"usage":{"input_tokens":"12","output_tokens":1e400}},"timestamp":[2026,3,5,10,0,0]}`,
+		`{"type":"user","sessionId":"s","message":{"content":[]},"toolUseResult":{"durationMs":"5"},"isApiErrorMessage":null}`,
+		`{"type":"user","sessionId":"s","message":null,"timestamp":{"x":1}}`,
+		`{"type":"user","sessionId":"s","type":"assistant"}`,
+		`{"type":"user","sessionId":"s","payload":{}}`,
+		`{"type":"user","sessionId":"s"} trailing`,
+		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":{"a":1}}]}}`,
+		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":"` + strings.Repeat(`日本\n"`, 700) + `"}]}}`,
+		`{"type":"user","sessionId":"s","message":{"content":[{"type":"text","text":"` + strings.Repeat(`abc`, 700) + `"}]}}`,
+		// What the raw path must refuse or read exactly as jsontext does.
+		`{"type":"user","sessionId":"s","x":"\u00e9\ud83d\ude00","message":{"content":"hi \u00e9\"\\\/\b\f\n\r\t"}}`,
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"\xff\"}",
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"\xed\xa0\x80\"}",
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"a\tb\"}",
+		"{\"type\":\"user\",\"sessionId\":\"s\",\"x\":\"a\x00b\"}",
+		`{"type":"user","sessionId":"s","x":"\u12g4"}`,
+		`{"type":"user","sessionId":"s","x":"\ud83d"}`,
+		`{"type":"user","sessionId":"s","x":"\x"}`,
+		`{"type":"user","sessionId":"s","x":` + strings.Repeat("[", 100) + strings.Repeat("]", 100) + `}`,
+		`{"type":"user","sessionId":"s","x":[-0,1.5e+3,0.0,1E-2,-12.5e-7,true,false,null,{},[],""]}`,
+		`{"type":"user","sessionId":"s","x":01}`,
+		`{"type":"user","sessionId":"s","x":1.}`,
+		`{"type":"user","sessionId":"s","x":-}`,
+		`{"type":"user","sessionId":"s","x":.5}`,
+		`{"type":"user","sessionId":"s","x":1e}`,
+		`{"type":"user","sessionId":"s","x":tru}`,
+		`{"type":"user","sessionId":"s","x":nulll}`,
+		`{"type":"user","sessionId":"s","x":[1,]}`,
+		`{"type":"user","sessionId":"s","x":[1 2]}`,
+		`{"type":"user" "sessionId":"s"}`,
+		`{"type":"user","sessionId":"s","x":{"a":1 "b":2}}`,
+		`{"type":"user","sessionId":"s","message":{"content":5}}`,
+		`{"type":"user","sessionId":"s","x":{"a":1,}}`,
+		`{"type":"user","sessionId":"s","x":{"a" 1}}`,
+		`{"typ\u0065":"user","sessionId":"s"}`,
+		`{"type":"user","sessionId":"s","cwd":1,"cwd":2}`,
+		`{"type":"user","sessionId":"s","timestamp":" 2026-03-05T10:00:00Z ","isMeta":null,"isSidechain":false}`,
+		`{"type":"user","sessionId":"s","timestamp":"yesterday","message":{"usage":{"input_tokens":1e400,"output_tokens":-0}}}`,
+		`{"type":"user","sessionId":"s","timestamp":1700000000}`,
+		`{"type":"user","sessionId":"s","toolUseResult":"Error: ` + strings.Repeat("é", 400) + `"}`,
+		`{"type":"user","sessionId":"s","toolUseResult":{"durationMs":12,"durationMs":15,"interrupted":true,"agentId":"a1","stdout":"x"}}`,
+		`{"type":"user","sessionId":"s","toolUseResult":[1,2]}`,
+		`{"type":"assistant","sessionId":"s","message":{"content":[null,{"type":"tool_use","id":"t","name":"Task","input":{"subagent_type":"x","prompt":"p"}},{"type":"text","text":null}]}}`,
+		`{"type":"assistant","sessionId":"s","message":{"content":[{"type":"tool_result","tool_use_id":"t","is_error":null,"content":[{"type":"text","text":"x"}]}]}}`,
+		`{"type":"user","sessionId":"s"}` + "\r",
+		` {"type":"user","sessionId":"s"} `,
+	} {
+		lines = append(lines, []byte(l))
+	}
+	raw := 0
+	for _, l := range lines {
+		if checkRawLine(t, l) {
+			raw++
+		}
+	}
+	checkArena(t, lines)
+	t.Logf("the raw path took %d of %d lines", raw, len(lines))
+	if raw < len(lines)/2 {
+		t.Errorf("the raw path took %d of %d lines", raw, len(lines))
+	}
+}
+
+// checkArena decodes lines as a chunk does, into one arena in slabs that
+// start small, and fails if any line's document, once all are decoded,
+// differs from its own decode on the heap: a line must not write over
+// another's messages or blocks.
+func checkArena(t *testing.T, lines [][]byte) {
+	t.Helper()
+	for _, per := range []int{len(lines), 7} { // one chunk; chunks of 7 lines, the arena reset between them
+		a := &lineArena{blocks: make([]claudeBlock, 0, 1)}
+		for chunk := range slices.Chunk(lines, per) {
+			a.reset()
+			docs := make([]document, len(chunk))
+			ok := make([]bool, len(chunk))
+			for i, l := range chunk {
+				if ok[i] = decodeLineRaw(l, &docs[i], &warnList{}, a); !ok[i] {
+					docs[i] = document{}
+				}
+			}
+			for i, l := range chunk {
+				want := new(document)
+				if decodeLineRaw(l, want, &warnList{}, nil) != ok[i] {
+					t.Fatalf("the arena changed whether the raw path reads %.300s", l)
+				}
+				if ok[i] && !reflect.DeepEqual(&docs[i], want) {
+					t.Fatalf("decoded in an arena, then after %d more lines:\n%+v\non the heap:\n%+v\nline %.300s", len(chunk)-i-1, docs[i], *want, l)
+				}
+			}
+		}
+	}
+}
+
+func FuzzClaudeRaw(f *testing.F) {
+	for _, name := range []string{filepath.Join("claudecode", "proj", "s1.jsonl"), filepath.Join("codex", "rollout-2026-03-06T09-00-00-rollout-one.jsonl")} {
+		b, _ := os.ReadFile(filepath.Join("..", "testdata", "logs", name))
+		for _, l := range bytes.Split(b, []byte("\n")) {
+			f.Add(l)
+		}
+	}
+	f.Add([]byte(`{"type":"user","sessionId":"s","message":{"content":[1,null,{"input":"x"}],"usage":[1]}}`))
+	for _, l := range slices.Concat(codexLines, otelLines, geminiLines) {
+		f.Add([]byte(l))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if bytes.IndexByte(line, '\n') >= 0 {
+			return // one line at a time
+		}
+		checkRawLine(t, line)
+	})
+}
+
+// codexLines are Codex lines the raw path must read as the general decoder
+// does, or give up on.
+var codexLines = []string{
+	`{"timestamp":"2026-03-06T09:00:01Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c1","arguments":"{\"command\":[\"ls\"]}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"x\",\"metadata\":{\"exit_code\":2,\"duration_seconds\":0.1}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":" {\"metadata\":{\"exit_code\":null}} "}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":1e400}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":0}} trailing"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_\u0063ode\":4}}"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"plain text naming exit_code 5"}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"c1","output":{"content":[{"type":"text","text":"exit_code"}]}}}`,
+	`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":null}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"cached_input_tokens":4,"output_tokens":3,"reasoning_output_tokens":1,"total_tokens":13},"last_token_usage":{}}}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":null}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":null}}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+	`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":[1]}}`,
+	`{"timestamp":"2026-03-06T09:00:04Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"c1","exit_code":-1,"status":"failed"}}`,
+	`{"timestamp":"2026-03-06T09:00:04Z","type":"event_msg","payload":{"type":"user_message","message":"请把报告按周汇总 \"quoted\"\n","images":[]}}`,
+	`{"timestamp":"2026-03-06T09:00:04Z","type":"event_msg","payload":{"type":"user_message","message":{"text":"x"}}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"session_meta","payload":{"id":"s1","timestamp":"2026-03-06T08:59:59Z","cwd":"/r","instructions":"x"}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":{"model":"gpt-5-codex","cwd":"/r"}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":null}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":{"model":"a","model":"b"}}`,
+	`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":{"model":"a"},"payload":{"cwd":"b"}}`,
+	`{"timestamp":1772787600,"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"hi"}]}}`,
+	`{"id":"s0","timestamp":"2025-05-01T10:00:00Z","instructions":"be brief"}`,
+	`{"type":"function_call","name":"shell","arguments":"{}","call_id":"c9"}`,
+	`{"type":"function_call_output","call_id":"c9","output":"{\"output\":\"ok\",\"metadata\":{\"exit_code\":0}}"}`,
+	`{"type":"message","role":"assistant","content":[{"type":"output_text","text":"done"}],"id":7}`,
+	`{"type":"reasoning","id":"r1","summary":[],"encrypted_content":"abc"}`,
+}
+
+// A string read for its first n bytes gives the first n bytes of the whole,
+// escaped or not, and clipping it gives what clipping the whole gives.
+func TestReadStringPrefix(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	valid := slices.DeleteFunc(slices.Clone(pieces), func(p string) bool { // lone halves: the clamp replaces them first
+		return json.Unmarshal([]byte(`"`+p+`"`), new(string)) != nil
+	})
+	for range 2000 {
+		var raw strings.Builder
+		for k := rng.IntN(40); k > 0; k-- {
+			raw.WriteString(valid[rng.IntN(len(valid))])
+		}
+		quoted := `"` + raw.String() + `"`
+		var whole string
+		if err := json.Unmarshal([]byte(quoted), &whole); err != nil {
+			t.Fatalf("%s: %v", quoted, err)
+		}
+		n := rng.IntN(len(whole) + 3)
+		dec := jsontext.NewDecoder(strings.NewReader(quoted))
+		got, err := readStringPrefix(dec, n)
+		if err != nil || got != whole[:min(n, len(whole))] {
+			t.Fatalf("%s, %d bytes: %q (%v)", quoted, n, got, err)
+		}
+		if n > 3 && clipString(got, n-1) != clipString(whole, n-1) {
+			t.Fatalf("%s: clipped at %d: %q, not %q", quoted, n-1, clipString(got, n-1), clipString(whole, n-1))
+		}
+	}
+}
+
+// fieldKey finds exactly the keys of fieldKeys: each key, and names near
+// one (cut, grown, a byte changed), which share its slot or the next.
+func TestFieldKey(t *testing.T) {
+	check := func(name string) {
+		t.Helper()
+		want, wantOK := fieldKeys[name]
+		if got, ok := fieldKey([]byte(name)); got != want || ok != wantOK {
+			t.Fatalf("fieldKey(%q) = %q, %v; the map has %q, %v", name, got, ok, want, wantOK)
+		}
+	}
+	check("")
+	maxProbe := 0
+	for k := range fieldKeys {
+		check(k)
+		check(k + "x")
+		check(k[:len(k)-1])
+		for i := range len(k) {
+			check(k[:i] + "_" + k[i+1:])
+		}
+		probe := 0
+		for i := keySlot(k); keyIndex[i] != k; i = (i + 1) % keySlots {
+			probe++
+		}
+		maxProbe = max(maxProbe, probe)
+	}
+	if maxProbe > 3 {
+		t.Errorf("a key sits %d slots past its own: choose keySlot's factors anew", maxProbe)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 100000 {
+		b := make([]byte, 1+rng.IntN(20))
+		for i := range b {
+			b[i] = "abcdefgilmnoprstuyIST_"[rng.IntN(22)]
+		}
+		check(string(b))
+	}
+}
+
+// otelLines are OTel lines the raw path must read as the general decoder
+// does, or give up on.
+var geminiLines = []string{
+	`{"sessionId":"g1","projectHash":"p","startTime":"2026-04-29T21:39:22.319Z","lastUpdated":"2026-04-29T21:39:22.319Z","kind":"main"}`,
+	`{"id":"u1","timestamp":"2026-04-29T21:39:33.155Z","type":"user","content":[{"text":"Say \"hello\" 你好"}]}`,
+	`{"id":"u2","timestamp":"2026-04-29T21:39:33.155Z","type":"user","content":"plain","model":null,"tokens":null,"toolCalls":null}`,
+	`{"$set":{"lastUpdated":"2026-04-29T21:39:33.156Z"}}`,
+	`{"$set":null}`,
+	`{"id":"a1","timestamp":"2026-04-29T21:39:35.125Z","type":"gemini","content":"","thoughts":[],"tokens":{"input":11855,"output":81,"cached":0,"thoughts":3,"tool":2,"total":11936},` +
+		`"model":"gemini-3-flash-preview","toolCalls":[{"id":"x","name":"run_shell_command","args":{"command":"ls -F"},"result":[{"functionResponse":{"response":{"output":"a\nb"}}}],"status":"success"},{"name":"w","status":"cancelled"}]}`,
+	`{"id":"a2","timestamp":"2026-04-29T21:39:36Z","type":"gemini","tokens":{"input":-1,"output":1.5,"cached":null},"toolCalls":[]}`,
+	`{"id":"a3","timestamp":1777498775,"type":"error","content":{"text":"x"}}`,
+	`{"id":"a4","timestamp":"2026-04-29T21:39:36Z","type":"info","model":12,"content":null}`,
+	`{"id":"a5","timestamp":"2026-04-29T21:39:36Z","type":"gemini","tokens":{"input":1,"input":2}}`,
+}
+
+var otelLines = []string{
+	`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"bot"}}]},"scopeSpans":[{"scope":{"name":"s"},"spans":[{"traceId":"t1","spanId":"a","parentSpanId":"","name":"invoke_agent x","kind":1,"startTimeUnixNano":"1788732657461728296","endTimeUnixNano":1788732686401728296,"attributes":[{"key":"gen_ai.usage.input_tokens","value":{"intValue":17523}},{"key":"ok","value":{"boolValue":true}},{"key":"f","value":{"doubleValue":0.5e1}},{"key":"n","value":{"stringValue":null}},{"key":"arr","value":{"arrayValue":{"values":[{"stringValue":"x"}]}}},{"key":"two","value":{"intValue":"1","stringValue":"s"}}],"status":{"code":2,"message":"boom"}}]}]}]}`,
+	`{"resourceSpans":[]}`,
+	`{"resourceSpans":null}`,
+	`{"resourceSpans":[{"resource":null,"scopeSpans":[]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"status":null,"attributes":null},{"name":"b","status":{"code":"STATUS_CODE_ERROR"}}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"attributes":[{"key":"k","value":"not an object"},{"key":7,"value":null}]}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":{"a":1}}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":"a","name":"b"}]}]}]}`,
+	`{"resourceSpans":{"scopeSpans":[]}}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":tru}]}]}]}`,
+	`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":-01}]}]}]}`,
+}
+
+// The raw path reads Codex and OTel lines as the general decoder does: the
+// corpus's, generated ones and odd lines, most of them taken.
+func TestLineRawSameAsGeneral(t *testing.T) {
+	var all [][]byte
+	for _, b := range jsonlFiles() {
+		for l := range bytes.Lines(b) {
+			all = append(all, bytes.TrimSuffix(l, []byte("\n")))
+		}
+	}
+	for _, c := range []struct {
+		format  *Format
+		odd     []string
+		min     int
+		refused []string // what only the general decoder reads
+	}{
+		{codexFormat, codexLines, atLeast(1000, 100), []string{
+			`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
+			`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
+			`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
+		}},
+		{geminiFormat, geminiLines, 5, []string{
+			`{"sessionId":"g","messages":[{"messages":[]}]}`, // messages in a message: left to the general decoder
+			`{"sessionId":"g","projectHash":"p","messages":[null]}`,
+			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","tokens":"none"}`,
+			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","toolCalls":[{"name":"a","name":"b"}]}`,
+		}},
+		{otelFormat, otelLines, 30, []string{
+			`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":{"a":1}}]}]}]}`,
+			`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`,
+			`{"resourceSpans":{"scopeSpans":[]}}`,
+		}},
+	} {
+		t.Run(c.format.Name, func(t *testing.T) {
+			lines := slices.Clone(all)
+			for seed := range uint64(4) {
+				b, err := logsynth.File(c.format.Name, seed+2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for l := range bytes.Lines(b) {
+					lines = append(lines, bytes.TrimSuffix(l, []byte("\n")))
+				}
+			}
+			for _, l := range c.odd {
+				lines = append(lines, []byte(l))
+			}
+			n, raw := 0, 0
+			for _, l := range lines {
+				if want, _ := generalLine(l); want.err != nil || want.doc == nil || !c.format.match(want.doc) {
+					continue
+				}
+				n++
+				if checkRawLine(t, l) {
+					raw++
+				} else {
+					t.Logf("not taken: %.200s", l)
+				}
+			}
+			t.Logf("the raw path took %d of %d lines", raw, n)
+			if n < c.min || raw < n*9/10 {
+				t.Errorf("the raw path took %d of %d lines", raw, n)
+			}
+			for _, l := range c.refused {
+				if decodeLineRaw([]byte(l), new(document), &warnList{}, nil) {
+					t.Errorf("the raw path read %s", l)
+				}
+			}
+		})
+	}
+}
+
+// utf8RunReference is what utf8Run replaced: the run up to the next ASCII
+// byte, then the standard library's check of it.
+func utf8RunReference(b []byte) (int, bool) {
+	j := asciiStart(b)
+	return j, utf8.Valid(b[:j])
+}
+
+func TestUTF8Run(t *testing.T) {
+	for _, s := range []string{
+		"", "a", "中", "中文x", "中文", "这个函数，可能。\"", "é", "ü!", "🚀 ", "✅⚠️", "\uFFFD\uFFFD",
+		"\xe0\xa0\x80", "\xe0\x80\x80", "\xe0\x9f\xbf", // E0 needs A0..BF second
+		"\xed\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", // ED: no surrogates
+		"\xe4\xb8", "\xe4\xb8a", "\xe4a\xad", "\xe4\xb8\xad\x80", "\xe4\xb8\xad\xe4", "中\xff", "\xc0\x80", "\xf4\x90\x80\x80",
+		"\xef\xbf\xbd", "\xee\x80\x80", "\xe1\xc0\x80", "\xe1\x80\xc0",
+		// eight bytes and more: two characters at a time
+		"中文中文中文x", "中\xed\xa0\x80中文中", "\xed\xa0\x80中中中", "中\xe0\x80\x80中文中", "\xe0\xa0\x80中文中",
+		"中文中\xe4\xb8a中", "中文\xe4\xc0\x80中中", "中文\xe4\xb8\xc0中中", "中文中文\xff中", "中é中文中文", "🚀中文中文中",
+	} {
+		b := []byte(s)
+		n, ok := utf8Run(b)
+		wantN, wantOK := utf8RunReference(b)
+		if ok != wantOK || ok && n != wantN {
+			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", s, n, ok, wantN, wantOK)
+		}
+	}
+}
+
+func FuzzUTF8Run(f *testing.F) {
+	for _, s := range []string{"中文x", "\xe0\x80\x80", "\xed\xa0\x80", "\xe4\xb8", "🚀 ", "é"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		n, ok := utf8Run(b)
+		wantN, wantOK := utf8RunReference(b)
+		if ok != wantOK || ok && n != wantN {
+			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", b, n, ok, wantN, wantOK)
+		}
+	})
+}
+
+var plainInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
+
+// smallInteger gives what ParseFloat gives for every JSON number it takes,
+// and takes the integers of up to 15 digits.
+func FuzzSmallInteger(f *testing.F) {
+	for _, s := range []string{"0", "-0", "7", "-12", "123456789012345", "-999999999999999", "1234567890123456", "1.5", "1e3", "-", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := smallInteger([]byte(s))
+		want, err := strconv.ParseFloat(s, 64)
+		if ok && (err != nil || math.Float64bits(got) != math.Float64bits(want)) {
+			t.Fatalf("smallInteger(%q) = %v; ParseFloat: %v, %v", s, got, want, err)
+		}
+		if plainInteger.MatchString(s) && !ok {
+			t.Fatalf("smallInteger(%q) refused it", s)
+		}
+	})
+}
+
+// known, repeated and time read a string as str does (and a time as
+// timeText reads str's), escapes, null and other kinds included.
+func TestRawStringsWithoutCopies(t *testing.T) {
+	for _, in := range []string{`"user"`, `"us\u0065r"`, `"Bash"`, `"bash"`, `"tool_result"`, `"claude-x"`, `""`, `"\""`,
+		`null`, `1`, `"2026-08-23T16:47:15.670Z"`, `"2026-08-23T16:47:15\u002e670Z"`, `"yesterday"`, `"user`, `"中文"`} {
+		b := []byte(in + ",")
+		var want Str
+		ws := rawScan{b: b}
+		wantOK := ws.str(&want)
+		var wantTime Time
+		if wantOK && want.Set {
+			timeText(want.V, &wantTime, &warnList{})
+		}
+		for _, last := range []string{"", "claude-x", "user"} {
+			var got Str
+			s := rawScan{b: b}
+			if ok := s.known(&got); ok != wantOK || wantOK && (got != want || s.i != ws.i) {
+				t.Errorf("known(%s) = %+v, %v at %d; str: %+v, %v at %d", in, got, ok, s.i, want, wantOK, ws.i)
+			}
+			got, s = Str{}, rawScan{b: b}
+			l := last
+			if ok := s.repeated(&got, &l); ok != wantOK || wantOK && (got != want || s.i != ws.i) {
+				t.Errorf("repeated(%s, %q) = %+v, %v at %d; str: %+v, %v at %d", in, last, got, ok, s.i, want, wantOK, ws.i)
+			}
+			if wantOK && want.Set && l != want.V {
+				t.Errorf("repeated(%s, %q) left last %q", in, last, l)
+			}
+		}
+		var got Time
+		s := rawScan{b: b}
+		if ok := s.time(&got, &warnList{}); wantOK && in[0] == '"' && (!ok || got != wantTime || s.i != ws.i) {
+			t.Errorf("time(%s) = %+v, %v at %d; timeText of str: %+v at %d", in, got, ok, s.i, wantTime, ws.i)
+		}
+	}
+}
+
+// A line's names and types, its repeated session id and model, and its
+// time are read without allocating: they were half a transcript's strings.
+func TestRawStringsAllocateNothing(t *testing.T) {
+	var w warnList
+	var p Str
+	var at Time
+	last := "claude-x"
+	allocs := func(in string, read func(s *rawScan) bool) float64 {
+		b, s := []byte(in), new(rawScan)
+		return testing.AllocsPerRun(100, func() {
+			if *s = (rawScan{b: b}); !read(s) {
+				t.Fatalf("%s not read", in)
+			}
+		})
+	}
+	for _, c := range []struct {
+		in   string
+		read func(s *rawScan) bool
+		want float64 // strings allocated
+	}{
+		{`"assistant"`, func(s *rawScan) bool { return s.known(&p) }, 0},
+		{`"assistanx"`, func(s *rawScan) bool { return s.known(&p) }, 1},
+		{`"claude-x"`, func(s *rawScan) bool { return s.repeated(&p, &last) }, 0},
+		{`"2026-08-23T16:47:15.670Z"`, func(s *rawScan) bool { return s.time(&at, &w) }, 0},
+	} {
+		if got := allocs(c.in, c.read); got != c.want {
+			t.Errorf("%s: %v allocations, want %v", c.in, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,712 @@
+package logformat
+
+import (
+	"cmp"
+	"encoding/binary"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// joinClaude builds one run per session from every entry of the tree: each
+// message (uuid) counts once however many files repeat it, usage counts once
+// per message id and request id (the largest copy: streaming writes partial
+// ones first), and sidechain entries (subagents) are subagent work.
+func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
+	order, bySession := s.order, s.bySession
+	for i, id := range order {
+		fs := bySession[id]
+		var r *model.Run
+		var calls *CallParts
+		if i == 0 && s.first != nil {
+			first := <-s.first
+			r, calls = first.r, first.calls
+			first.warns.hand()
+		} else {
+			r, calls = claudeRun(id, fs, w) // it reads the records back
+		}
+		if emitParts != nil {
+			emitParts(r, calls, fs)
+		} else {
+			r.ToolCalls = calls.All()
+		}
+		calls.Drain() // the calls emitParts left
+		for _, f := range fs {
+			f.release() // one session's records in memory at a time
+		}
+		if emitParts == nil {
+			emit(r, fs)
+		}
+	}
+}
+
+// claudeSessions is the Claude Code fragments by session, the largest
+// session first, while the runs emitted before it (which emit may hold a
+// while) are fewest: its join is the peak of memory.
+type claudeSessions struct {
+	order     []string
+	bySession map[string][]*Fragment
+	size      map[string]int64   // the size of each session's records
+	first     chan joinedSession // if set, the first session's join, made ahead (joinFirst)
+}
+
+// joinedSession is a session's run and its calls still to be made.
+type joinedSession struct {
+	r     *model.Run
+	calls *CallParts
+	warns *aheadWarner
+}
+
+func orderClaude(frags []*Fragment) claudeSessions {
+	s := claudeSessions{size: map[string]int64{}}
+	s.order, s.bySession = groupFragments(frags)
+	for _, id := range s.order {
+		for _, f := range s.bySession[id] {
+			s.size[id] += f.recordSize()
+		}
+	}
+	slices.SortStableFunc(s.order, func(a, b string) int { return cmp.Compare(s.size[b], s.size[a]) })
+	return s
+}
+
+// joinFirst joins the first session on another goroutine, if it is a
+// long one, up to its calls (made as they are folded, in joinClaude's
+// order): the other formats' joins before it leave a core to spare.
+func (s *claudeSessions) joinFirst(w Warner) {
+	if len(s.order) == 0 || s.size[s.order[0]] < longSession {
+		return
+	}
+	s.first = make(chan joinedSession, 1)
+	go func() {
+		id := s.order[0]
+		fs := s.bySession[id]
+		warns := &aheadWarner{w: w}
+		r, calls := claudeRun(id, fs, warns)
+		s.first <- joinedSession{r, calls, warns}
+	}()
+}
+
+// aheadWarner keeps the warnings of a join made ahead on another goroutine
+// until it is handed over, then passes them on (its calls are made on the
+// joining goroutine): w is then only ever called from one.
+type aheadWarner struct {
+	w      Warner
+	kept   []string
+	handed bool
+}
+
+func (a *aheadWarner) Warn(kind string) {
+	if a.handed {
+		a.w.Warn(kind)
+		return
+	}
+	a.kept = append(a.kept, kind)
+}
+
+// hand passes on what was kept; it is called on the joining goroutine.
+func (a *aheadWarner) hand() {
+	for _, kind := range a.kept {
+		a.w.Warn(kind)
+	}
+	a.kept, a.handed = nil, true
+}
+
+// longSession is the size of a session's records (on the spill) from which
+// it is long: joined first, on a goroutine of its own.
+const longSession = 1 << 20
+
+// claudeSession numbers the lines of one session's files one after another
+// (g), so that the join can sort and mark lines through small integers: the
+// join of a long session is the peak of memory, and hash maps keyed by ids
+// cost several times what sorted arrays of ids do.
+type claudeSession struct {
+	files []*claudeFile
+	start []int32 // start[i] is the number of files[i].lines[0]; one more at the end
+}
+
+func (s *claudeSession) file(g int32) int {
+	if len(s.files) == 1 {
+		return 0
+	}
+	return sort.Search(len(s.files), func(i int) bool { return s.start[i+1] > g })
+}
+
+func (s *claudeSession) entry(g int32) claudeEntry {
+	i := s.file(g)
+	return claudeEntry{s.files[i], &s.files[i].lines[g-s.start[i]]}
+}
+
+// bitset marks line numbers.
+type bitset []uint64
+
+func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// count is how many numbers in [lo, hi) are marked.
+func (b bitset) count(lo, hi int32) int {
+	n := 0
+	for i := lo; i < hi; i++ {
+		if b.has(i) {
+			n++
+		}
+	}
+	return n
+}
+
+// any reports whether any number is marked.
+func (b bitset) any() bool {
+	for _, w := range b {
+		if w != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// both runs f and g at once when they work on bothMin items or more: the
+// join is serial, and its sorts are most of a long session's join. Every
+// key sorted is unique, so the result does not depend on the schedule.
+func both(n int, f, g func()) {
+	if n < bothMin || runtime.GOMAXPROCS(0) < 2 {
+		f()
+		g()
+		return
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		g()
+	}()
+	f()
+	<-done
+}
+
+// bothHalves runs f over items [0, n) in two halves at once (both, on
+// work items of work), or whole when there is a single one.
+func bothHalves(work, n int, f func(lo, hi int)) {
+	if n < 2 {
+		f(0, n)
+		return
+	}
+	half := n / 2
+	both(work, func() { f(0, half) }, func() { f(half, n) })
+}
+
+// bothMin is the least work both shares (a variable for tests).
+var bothMin = 1 << 12
+
+// sortIDKeys sorts keys. A long slice (a long session's uuids, tool-use
+// ids) is sorted in place by the id's first byte, American-flag style (ids
+// are hashes: about as many in each of the 256 buckets), the buckets on
+// both cores, half each, and each bucket by its second byte the same way:
+// what is left to compare is a few keys, or repeats of one id.
+func sortIDKeys(keys []idKey) {
+	if len(keys) < 1<<13 {
+		slices.SortFunc(keys, cmpIDKey)
+		return
+	}
+	count := flagSort(keys, 0)
+	sortBuckets := func(lo, hi int) {
+		for b := lo; b < hi; b++ {
+			sortByteBucket(keys[count[b]:count[b+1]])
+		}
+	}
+	// Half the keys each, wherever their first bytes lie.
+	mid := sort.Search(256, func(b int) bool { return count[b] >= len(keys)/2 })
+	both(len(keys), func() { sortBuckets(0, mid) }, func() { sortBuckets(mid, 256) })
+}
+
+// sortByteBucket sorts keys whose ids share their first byte.
+func sortByteBucket(keys []idKey) {
+	if len(keys) < 1<<8 {
+		slices.SortFunc(keys, cmpIDKey)
+		return
+	}
+	count := flagSort(keys, 1)
+	for b := range 256 {
+		if k := keys[count[b]:count[b+1]]; len(k) <= 12 {
+			insertionSortIDKeys(k)
+		} else {
+			slices.SortFunc(k, cmpIDKey)
+		}
+	}
+}
+
+// flagSort orders keys in place by their ids' byte at, and returns where
+// each bucket starts: bucket b is keys[count[b]:count[b+1]].
+func flagSort(keys []idKey, at int) (count [257]int) {
+	var next [257]int
+	for i := range keys {
+		count[int(keys[i].id[at])+1]++
+	}
+	for b := 1; b <= 256; b++ {
+		count[b] += count[b-1]
+	}
+	copy(next[:], count[:])
+	for b := range 256 {
+		for i := next[b]; i < count[b+1]; {
+			if d := int(keys[i].id[at]); d == b {
+				i++
+				next[b] = i
+			} else {
+				keys[i], keys[next[d]] = keys[next[d]], keys[i]
+				next[d]++
+			}
+		}
+	}
+	return count
+}
+
+func insertionSortIDKeys(keys []idKey) {
+	for i := 1; i < len(keys); i++ {
+		for j := i; j > 0 && cmpIDKey(keys[j], keys[j-1]) < 0; j-- {
+			keys[j], keys[j-1] = keys[j-1], keys[j]
+		}
+	}
+}
+
+// idKey is an id and the number of what bears it, for sorting by id.
+// The id is its digest's first 96 bits: 16 bytes a key rather than 20,
+// and a long session's joins sort hundreds of thousands of them (its
+// peak of memory). Two ids of a session alike in 96 bits: about 1 in
+// 10^18 for a million.
+type idKey struct {
+	id keyID
+	i  int32
+}
+
+// keyID is the first 96 bits of a digest.
+type keyID [12]byte
+
+func keyOf(d digest) keyID { return keyID(d[:12]) }
+
+func cmpIDKey(a, b idKey) int {
+	if c := cmpKeyID(&a.id, &b.id); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.i, b.i)
+}
+
+// cmpKeyID orders ids as bytes.Compare does, eight bytes and four at a time.
+func cmpKeyID(a, b *keyID) int {
+	if x, y := binary.BigEndian.Uint64(a[:8]), binary.BigEndian.Uint64(b[:8]); x != y {
+		return cmp.Compare(x, y)
+	}
+	return cmp.Compare(binary.BigEndian.Uint32(a[8:]), binary.BigEndian.Uint32(b[8:]))
+}
+
+// timeKey is a line's time and number, for sorting by time.
+type timeKey struct {
+	sec     int64
+	nsec, g int32
+}
+
+// cmpTimeKey orders by time, equal times by line number (file order).
+func cmpTimeKey(a, b timeKey) int {
+	return cmp.Or(cmp.Compare(a.sec, b.sec), cmp.Compare(a.nsec, b.nsec), cmp.Compare(a.g, b.g))
+}
+
+// lineRequest is the request a line's usage stands for.
+type lineRequest struct {
+	g   int32
+	req model.Request
+}
+
+// claudeRef is one tool use or result of the main chain: the position of its
+// line in the time-sorted chain, and its index among that line's own.
+type claudeRef struct{ pos, k int32 }
+
+// claudeRun joins one session with its records' tables in memory; its
+// calls are made as they are taken from the parts, which must be before
+// the fragments' records are released.
+func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
+	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
+	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
+	for i, f := range fs {
+		s.start[i+1] = s.start[i] + f.lineCount()
+	}
+	n := s.start[len(fs)]
+
+	// Each uuid counts once: the first line that bears it, in file order;
+	// a line without is no repeat. The uuids come first and alone
+	// (uuidKeys), the other tables after.
+	repeated := repeatedLines(fs, s.start)
+
+	var first, last time.Time
+	quiet := false
+	for i, f := range fs {
+		spill := f.recordSpill()
+		f.loadRecords(linesAndUsages)
+		cf := f.claude
+		s.files[i] = cf
+		if !checkTables(cf, linesAndUsages) && spill != nil {
+			spill.fail(errSpillCorrupt)
+		}
+		if s.start[i+1]-s.start[i] != int32(len(cf.lines)) && spill != nil {
+			// Read back otherwise than counted: the spill failed (Err), and
+			// the lines are numbered as they came, with no repeats known.
+			spill.fail(errSpillCorrupt)
+			repeated = nil
+		}
+		if cf.quiet {
+			quiet = stretchSpan(&first, &last, quiet, cf.first, cf.last)
+		}
+	}
+	if repeated == nil {
+		for i, cf := range s.files {
+			s.start[i+1] = s.start[i] + int32(len(cf.lines))
+		}
+		n = s.start[len(fs)]
+		repeated = newBitset(n)
+	}
+
+	// Tokens, before the chain is sorted, so that the usage table can go
+	// first: once per message, the largest copy (the first of equals); the
+	// model with most tokens names the run. The keys, sorted, find each
+	// message's copies; the usages that count are then summed in line
+	// order (in key order each was a cache miss, a third of the join).
+	nUsages := 0
+	for _, f := range s.files {
+		nUsages += len(f.usages)
+	}
+	withUsage := make([]idKey, 0, nUsages)
+	for i, f := range s.files {
+		for j := range f.lines {
+			if g := s.start[i] + int32(j); f.lines[j].usage != 0 && !repeated.has(g) {
+				withUsage = append(withUsage, idKey{keyOf(f.usages[f.lines[j].usage-1].key), g})
+			}
+		}
+	}
+	sortIDKeys(withUsage)
+	counted := newBitset(n)
+	markLargest(withUsage, func(g int32) int64 { return s.entry(g).usageOf().tokens.Total() }, counted.set)
+	withUsage = nil
+	var sideRequests []lineRequest // the counted usages of subagent lines, in line order
+	perModel := map[string]int64{}
+	if c := counted.count(0, n); c > 0 {
+		r.Requests = make([]model.Request, 0, c) // a long session's requests, made once
+	}
+	for i, f := range s.files {
+		byModel := make([]int64, max(len(f.words), 1)) // by index in words (0 is "", with no words too)
+		seen := newBitset(int32(len(byModel)))
+		for j := range f.lines {
+			g := s.start[i] + int32(j)
+			if !counted.has(g) {
+				continue
+			}
+			l := &f.lines[j]
+			u := &f.usages[l.usage-1]
+			q := model.Request{Model: f.wordAt(u.model), At: s.entry(g).at(), Tokens: u.tokens}
+			r.AddRequest(q)
+			byModel[u.model] += u.tokens.Total()
+			seen.set(u.model)
+			if l.sidechain() || l.agent != 0 {
+				sideRequests = append(sideRequests, lineRequest{g, q})
+			}
+		}
+		for m, t := range byModel {
+			if seen.has(int32(m)) {
+				perModel[f.wordAt(int32(m))] += t
+			}
+		}
+	}
+	r.Model = topModel(perModel)
+	r.Project, r.Branch = sessionProject(s.files)
+	for i, f := range fs {
+		if f.spill != nil { // records read back for this join alone (release)
+			s.files[i].usages = nil
+		}
+	}
+
+	// The main chain, and the source: the first file with a line of it or a quiet line.
+	var side []int32
+	byTime := make([]timeKey, 0, n)
+	for i, f := range s.files {
+		for j := range f.lines {
+			g := s.start[i] + int32(j)
+			if repeated.has(g) {
+				continue
+			}
+			l := &f.lines[j]
+			if l.compaction() {
+				r.Context.Compactions++
+			}
+			if l.sidechain() || l.agent != 0 {
+				side = append(side, g)
+				continue
+			}
+			byTime = append(byTime, timeKey{l.sec, l.nanos(), g})
+			if r.Source == "" {
+				r.Source = fs[i].Source
+			}
+		}
+		if r.Source == "" && f.quiet {
+			r.Source = fs[i].Source
+		}
+	}
+	if r.Source == "" && len(fs) > 0 {
+		r.Source = fs[0].Source
+	}
+	// In time order, equal times in file order.
+	slices.SortFunc(byTime, cmpTimeKey)
+	main := make([]int32, len(byTime))
+	for i, k := range byTime {
+		main[i] = k.g
+	}
+	byTime = nil
+
+	for _, f := range fs {
+		f.loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
+		if !checkTables(f.claude, usesAndResults) && f.recordSpill() != nil {
+			f.recordSpill().fail(errSpillCorrupt)
+		}
+	}
+
+	// Subagent work: each sidechain agent's own calls and tokens; its type is
+	// the subagent_type of the Task call whose result names the agent.
+	taskType := map[digest]string{} // tool_use id → subagent_type
+	for _, g := range main {
+		e := s.entry(g)
+		for _, u := range e.uses() {
+			if u.subagent != 0 {
+				taskType[u.id] = e.f.wordAt(u.subagent)
+			}
+		}
+	}
+	agentType := map[string]string{}
+	for _, g := range main {
+		e := s.entry(g)
+		for _, res := range e.results() {
+			if res.agentID != 0 && taskType[res.useID] != "" {
+				agentType[e.f.wordAt(res.agentID)] = taskType[res.useID]
+			}
+		}
+	}
+	subs := map[string]*model.Subagent{}
+	var subOrder []string
+	for _, g := range side {
+		e := s.entry(g)
+		id := e.agentID()
+		sub := subs[id]
+		if sub == nil {
+			sub = &model.Subagent{Type: cmpOr(agentType[id], "subagent")}
+			subs[id] = sub
+			subOrder = append(subOrder, id)
+		}
+		sub.Calls += int64(e.nUses)
+		if len(sideRequests) > 0 && sideRequests[0].g == g {
+			q := sideRequests[0].req
+			sub.Tokens += q.Tokens.Total()
+			sub.Requests = append(sub.Requests, q)
+			sideRequests = sideRequests[1:]
+		}
+	}
+	slices.Sort(subOrder)
+	for _, k := range subOrder {
+		r.Context.Subagents = append(r.Context.Subagents, *subs[k])
+	}
+
+	calls := claudeCalls(&s, main, r.Agent, w)
+	for _, g := range main {
+		if e := s.entry(g); e.prompt != 0 {
+			r.Request = e.promptOf()
+			break
+		}
+	}
+	if len(main) > 0 {
+		quiet = stretchSpan(&first, &last, quiet, s.entry(main[0]).at(), s.entry(main[len(main)-1]).at())
+	}
+	spanAndTitle(r, first, last, quiet, w)
+	return r, calls
+}
+
+// sessionProject is the directory and branch of a session: the first its
+// files name, in their order.
+func sessionProject(files []*claudeFile) (cwd, branch string) {
+	for _, f := range files {
+		cwd, branch = cmpOr(cwd, f.cwd), cmpOr(branch, f.branch)
+	}
+	return cwd, branch
+}
+
+// markLargest marks, for each id of keys (sorted by id, then by i), the
+// copy whose total is largest, the first of equals; total is asked only
+// for an id with several copies.
+func markLargest(keys []idKey, total func(i int32) int64, mark func(i int32)) {
+	for i := 0; i < len(keys); {
+		best, end := keys[i].i, i+1
+		for end < len(keys) && keys[end].id == keys[i].id {
+			end++
+		}
+		if end-i > 1 {
+			bestTotal := total(best)
+			for _, k := range keys[i+1 : end] {
+				if t := total(k.i); t > bestTotal {
+					best, bestTotal = k.i, t
+				}
+			}
+		}
+		mark(best)
+		i = end
+	}
+}
+
+// spanAndTitle sets a joined session's span, if it has one (set), and its
+// title: its request, clipped, else its id.
+func spanAndTitle(r *model.Run, first, last time.Time, set bool, w Warner) {
+	if set {
+		r.Span = spanOf(first, last, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+	}
+	if r.Title == "" {
+		r.Title = r.ID
+	}
+}
+
+// repeatedLines marks the lines (numbered from start[i] in fs[i]) whose
+// uuid a line before them bore; a line without one is no repeat.
+func repeatedLines(fs []*Fragment, start []int32) bitset {
+	n := start[len(fs)]
+	repeated := newBitset(n)
+	byUUID := make([]idKey, n)
+	for i, f := range fs {
+		f.uuidKeys(start[i], byUUID[start[i]:start[i+1]])
+	}
+	sortIDKeys(byUUID)
+	for i := 1; i < len(byUUID); i++ {
+		if byUUID[i].id == byUUID[i-1].id && byUUID[i].id != (keyID{}) {
+			repeated.set(byUUID[i].i)
+		}
+	}
+	return repeated
+}
+
+// stretchSpan takes [first, last] out to [lo, hi], or sets it there if
+// it held nothing yet (set), and reports that it holds a span.
+func stretchSpan(first, last *time.Time, set bool, lo, hi time.Time) bool {
+	if !set || lo.Before(*first) {
+		*first = lo
+	}
+	if !set || hi.After(*last) {
+		*last = hi
+	}
+	return true
+}
+
+// claudeCalls pairs the main chain's tool uses with their results by id, in
+// chain order: a use whose id came before is the same call again, and a use
+// takes the first result that names it. Both sides are sorted by id and
+// walked together. The calls are made a part at a time, as they are taken.
+func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallParts {
+	var uses, results []claudeRef
+	for pos, g := range main {
+		e := s.entry(g)
+		for k := range e.nUses {
+			uses = append(uses, claudeRef{int32(pos), k})
+		}
+		for k := range e.nResults {
+			results = append(results, claudeRef{int32(pos), k})
+		}
+	}
+	if len(uses) == 0 {
+		return &CallParts{}
+	}
+	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
+	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
+	// Both sides by id, then in chain order.
+	useIDs, resultIDs := make([]idKey, len(uses)), make([]idKey, len(results))
+	for i, ref := range uses {
+		useIDs[i] = idKey{keyOf(useOf(ref).id), int32(i)}
+	}
+	for i, ref := range results {
+		resultIDs[i] = idKey{keyOf(resultOf(ref).useID), int32(i)}
+	}
+	paired := make([]int32, len(uses))
+	kept := pairUses(useIDs, resultIDs, paired)
+	useIDs, resultIDs = nil, nil
+
+	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
+		if paired[i] < 0 {
+			return model.ToolCall{}, false
+		}
+		return claudeCall(s, main, uses[i], results, paired[i], agent, w), true
+	})
+}
+
+// pairUses pairs uses (their ids, numbered in chain order) with results
+// (the same): paired[i] is 1 + the number of use i's result, 0 for none, -1
+// for a repeat. It sorts both, and returns how many uses are no repeat.
+func pairUses(useIDs, resultIDs []idKey, paired []int32) int {
+	sortIDKeys(useIDs)
+	sortIDKeys(resultIDs)
+	kept, j := 0, 0
+	for i := 0; i < len(useIDs); {
+		id := useIDs[i].id
+		end := i + 1
+		for end < len(useIDs) && useIDs[end].id == id {
+			end++
+		}
+		for j < len(resultIDs) && cmpKeyID(&resultIDs[j].id, &id) < 0 {
+			j++
+		}
+		res := int32(0)
+		if j < len(resultIDs) && resultIDs[j].id == id {
+			res = resultIDs[j].i + 1
+		}
+		for x := i; x < end; x++ {
+			if x > i && id != (keyID{}) {
+				paired[useIDs[x].i] = -1 // no id is no identity: those never repeat
+				continue
+			}
+			paired[useIDs[x].i] = res
+			kept++
+		}
+		i = end
+	}
+	return kept
+}
+
+// claudeCall is the call of the use at ref, paired with results[paired-1]
+// (none for 0).
+func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w Warner) model.ToolCall {
+	e := s.entry(main[ref.pos])
+	if paired <= 0 {
+		return claudeCallOf(e, ref.k, claudeEntry{}, 0, agent, w)
+	}
+	got := results[paired-1]
+	return claudeCallOf(e, ref.k, s.entry(main[got.pos]), got.k, agent, w)
+}
+
+// claudeCallOf is the call of e's use k, paired with re's result rk (none
+// if re has no line).
+func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string, w Warner) model.ToolCall {
+	call := model.ToolCall{Name: e.f.wordAt(e.use(k).name), Input: e.f.wordAt(e.use(k).input), Agent: agent, Span: model.Span{Started: e.at()}}
+	if re.claudeLine != nil {
+		res, text := re.result(rk), ""
+		if res.text != 0 {
+			text = re.f.wordAt(res.text)
+		}
+		call.Span = spanOf(e.at(), re.at(), w)
+		if res.hasDuration {
+			call.HasDuration = false
+			setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)
+		}
+		switch {
+		// The user saying no is no failure of the tool: cancelled, with why.
+		case res.interrupted:
+			call.Outcome, call.Error = model.OutcomeCancelled, "interrupted"
+		case strings.HasPrefix(text, "User rejected"):
+			call.Outcome, call.Error = model.OutcomeCancelled, "rejected by the user"
+		case res.isError || strings.HasPrefix(text, "Error"):
+			call.Outcome, call.Error = model.OutcomeError, text
+		default:
+			call.Outcome = model.OutcomeOK
+		}
+	}
+	return call
+}

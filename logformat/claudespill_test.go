@@ -1,0 +1,344 @@
+package logformat
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+
+	"github.com/agentstat/agentstat/internal/tempfile"
+)
+
+// Claude Code records come back from the spill exactly as they went in,
+// in any zone, and the join gives the same runs from them.
+func TestRecordSpillRoundTrip(t *testing.T) {
+	synth, err := logsynth.File("claudecode", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zones := `{"type":"user","sessionId":"z","uuid":"1","timestamp":"2026-03-05T10:00:00+08:00","message":{"role":"user","content":"offset"}}
+{"type":"assistant","sessionId":"z","uuid":"2","timestamp":"2026-03-05T10:00:01","message":{"role":"assistant","model":"m","content":[{"type":"tool_use","id":"t","name":"Bash","input":{}}],"usage":{"input_tokens":3}}}
+{"type":"user","sessionId":"z","uuid":"3","timestamp":"2026-03-05T02:00:05Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","is_error":true}]},"toolUseResult":"Error: no"}
+{"type":"user","sessionId":"z","uuid":"4","message":{"role":"user","content":"no time"}}
+`
+	inputs := map[string][]byte{"synth.jsonl": synth, "zones.jsonl": []byte(zones)}
+	paths, _ := filepath.Glob(logPath("claudecode/proj/*.jsonl"))
+	sub, _ := filepath.Glob(logPath("claudecode/proj/*/subagents/*.jsonl"))
+	for _, p := range append(paths, sub...) {
+		if b, err := os.ReadFile(p); err == nil {
+			inputs[p] = b
+		}
+	}
+	if len(inputs) < 3 {
+		t.Fatal("no Claude Code test files")
+	}
+	defer func(n, m int) { segmentLines, bothMin = n, m }(segmentLines, bothMin)
+	for _, segment := range []int{1 << 15, 5} { // whole files, and many segments read back on both cores
+		segmentLines, bothMin = segment, max(segment, 2)
+		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
+			for name, data := range inputs {
+				mem, spilled := newCollector(), newCollector()
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				spill, err := NewRecordSpill(loc)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer spill.Close()
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
+					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+				}
+				for i, f := range spilled.frags {
+					if f.spill == nil || f.claude != nil {
+						t.Fatalf("%s: fragment %d was not spilled", name, i)
+					}
+					if segment == 5 && name == "synth.jsonl" && len(f.refs) < 10 {
+						t.Fatalf("%s: %d segments", name, len(f.refs))
+					}
+					// The uuids come back alone, before the other tables.
+					if got, want := uuidsOf(f, 3), uuidsOf(mem.frags[i], 3); !reflect.DeepEqual(got, want) || len(want) == 0 {
+						t.Fatalf("%s (%s): fragment %d's uuids differ after the spill: %d, want %d", name, loc, i, len(got), len(want))
+					}
+					f.loadRecords(allTables)
+					want := *mem.frags[i].claude
+					want.wordIdx = nil // used while reading only
+					want.uuids = nil   // read back by uuidKeys alone
+					if !reflect.DeepEqual(*f.claude, want) {
+						t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
+					}
+					f.release()
+				}
+				memRuns, _ := Join(mem.frags, mem)
+				spillRuns, _ := Join(spilled.frags, spilled)
+				if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+					t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
+				}
+			}
+		}
+	}
+}
+
+// A spill that cannot be written (a full disk) leaves the records in memory
+// and the runs as they are, and the next file spills again: the reused
+// write buffer does not keep the failure.
+func TestRecordSpillWriteFailure(t *testing.T) {
+	spill, good, ro := segmentedSpill(t)
+	for seed, failing := range []bool{true, false} {
+		data, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		spill.f = good
+		if failing {
+			spill.f = ro
+		}
+		mem, spilled := newCollector(), newCollector()
+		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+			t.Fatal(err)
+		}
+		if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+			t.Fatal(err)
+		}
+		if len(spilled.frags) == 0 {
+			t.Fatalf("seed %d: no fragments", seed)
+		}
+		for i, f := range spilled.frags {
+			if onDisk := f.spill != nil && f.claude == nil; onDisk == failing {
+				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
+			}
+		}
+		spill.f = good
+		memRuns, _ := Join(mem.frags, mem)
+		spillRuns, _ := Join(spilled.frags, spilled)
+		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
+		}
+	}
+}
+
+// A file whose segments reached the spill but whose end did not (the disk
+// filled up meanwhile) keeps the end in memory, and joins as in memory.
+func TestRecordSpillEndInMemory(t *testing.T) {
+	spill, good, ro := segmentedSpill(t)
+	one, err := logsynth.File("claudecode", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat(one, 20) // read well past the first buffer: segments go out before the end is read
+	mem, spilled := newCollector(), newCollector()
+	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+		t.Fatal(err)
+	}
+	full := func() { // after the last line, before the file's end is written
+		spill.mu.Lock()
+		spill.f = ro
+		spill.mu.Unlock()
+	}
+	if err := Read(&atEOF{r: bytes.NewReader(data), then: full}, "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+		t.Fatal(err)
+	}
+	spill.f = good
+	split := 0
+	for i, f := range spilled.frags {
+		if f.spill == nil && f.claude != nil && len(f.claude.segments) > 0 {
+			split++
+		}
+		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
+			t.Fatalf("fragment %d: uuids differ", i)
+		}
+	}
+	if split == 0 {
+		t.Fatal("no fragment has segments on the spill and its end in memory")
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("runs differ (%v)", spill.Err())
+	}
+}
+
+// uuidsOf is the uuid keys of a fragment's lines, numbered from start.
+func uuidsOf(f *Fragment, start int32) []idKey {
+	keys := make([]idKey, f.lineCount())
+	f.uuidKeys(start, keys)
+	return keys
+}
+
+// atEOF is a reader that calls then when r is read to its end, 4 KB at a time.
+type atEOF struct {
+	r    io.Reader
+	then func()
+}
+
+func (a *atEOF) Read(p []byte) (int, error) {
+	n, err := a.r.Read(p[:min(len(p), 4<<10)])
+	if err == io.EOF && a.then != nil {
+		a.then()
+		a.then = nil
+	}
+	return n, err
+}
+
+// segmentedSpill is a spill that takes a segment every five lines, with its
+// file and one every write to fails (a full disk), to put in its place.
+func segmentedSpill(t *testing.T) (spill *RecordSpill, good, ro *tempfile.File) {
+	t.Helper()
+	n := segmentLines
+	t.Cleanup(func() { segmentLines = n })
+	segmentLines = 5
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { spill.Close() })
+	return spill, spill.f, unwritable(t)
+}
+
+// unwritable is a spill file every write to fails (a full disk).
+func unwritable(t *testing.T) *tempfile.File {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "ro")
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(name) // read-only
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close() })
+	return &tempfile.File{File: ro}
+}
+
+// A record larger than the spill's read-ahead window is read through the
+// file itself: its tables come back in the join's steps (the uuids alone,
+// the lines and usages, the uses and results), the tables each step leaves
+// out skipped, as they went in.
+func TestRecordSpillLongRecord(t *testing.T) {
+	one, err := logsynth.File("claudecode", 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := bytes.Repeat(one, 20)
+	mem, spilled := newCollector(), newCollector()
+	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+		t.Fatal(err)
+	}
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+		t.Fatal(err)
+	}
+	long := 0
+	for i, f := range spilled.frags {
+		for _, ref := range f.refs {
+			if ref.n > spillWindow/4 {
+				long++
+			}
+		}
+		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
+			t.Fatalf("fragment %d: uuids differ", i)
+		}
+		f.loadRecords(linesAndUsages)
+		f.loadRecords(usesAndResults)
+		want := *mem.frags[i].claude
+		want.wordIdx, want.uuids = nil, nil
+		if !reflect.DeepEqual(*f.claude, want) {
+			t.Fatalf("fragment %d differs after the spill", i)
+		}
+	}
+	if long == 0 || spill.Err() != nil {
+		t.Fatalf("%d records past the window, spill error %v", long, spill.Err())
+	}
+}
+
+// A record that ends before its bytes do (a read failing under the join)
+// sets the reader's error, and every read after it gives zeros: no panic,
+// whatever the field.
+func TestSpillReaderShortRecord(t *testing.T) {
+	rec := binary.AppendUvarint(nil, 40)
+	rec = append(rec, "0123456789"...) // 30 bytes of the string missing
+	r := &spillReader{src: bytes.NewReader(rec), rest: int64(len(rec) + 30), buf: make([]byte, 0, 64)}
+	if s := r.string(); s != "" || r.err == nil {
+		t.Fatalf("string %q, error %v", s, r.err)
+	}
+	zero := func(n int) bool { return bytes.Count(r.take(n), []byte{0}) == n }
+	if r.u64() != 0 || !zero(len(digest{})) || !zero(57) || r.uvarint() != 0 || r.string() != "" { // 57: a line's record
+		t.Fatal("a read after the failure gave something")
+	}
+}
+
+// A long session joined ahead, from the spill, while the other formats
+// are joined (joinFirst), gives what it does in memory, and so do the
+// Codex sessions read back beside it.
+func TestJoinLongSessionFirst(t *testing.T) {
+	var data []byte
+	for seed := range 120 { // a session of over longSession in the spill
+		b, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(b, []byte(`"sessionId":"long"`))...)
+	}
+	// A warning from the join made ahead: the session spans too long to be true.
+	data = append(data, `{"type":"user","sessionId":"long","uuid":"late","timestamp":"2046-01-01T00:00:00Z","message":{"role":"user","content":"later"}}`+"\n"...)
+	var codex [][]byte
+	for seed := range 8 {
+		b, err := logsynth.File("codex", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		codex = append(codex, b)
+	}
+	read := func(spill *RecordSpill) *collector {
+		c := newCollector()
+		if err := Read(bytes.NewReader(data), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range codex {
+			if err := Read(bytes.NewReader(b), fmt.Sprintf("rollout-%d.jsonl", i), Options{Location: time.UTC, Spill: spill}, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	defer func(n int) { segmentLines = n }(segmentLines)
+	segmentLines = 1 << 10
+	mem, spilled := read(nil), read(spill)
+	var claude []*Fragment
+	for _, f := range spilled.frags {
+		if f.Kind == FragmentClaude {
+			claude = append(claude, f)
+		}
+	}
+	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < longSession {
+		t.Fatalf("not one long session: %v", s.size)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
+	}
+	if w := spilled.warnings; w[WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.warnings) {
+		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.warnings)
+	}
+}

@@ -1,0 +1,481 @@
+package logformat
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// codex: OpenAI Codex CLI rollouts, rollout-*.jsonl. The envelope form
+// writes {timestamp, type, payload} per line; older CLIs wrote the items
+// themselves, after a first line with id, timestamp and instructions.
+var codexFormat = &Format{
+	Name:      "codex",
+	Title:     "Codex CLI rollout (JSONL; envelope {timestamp, type, payload} or the older pre-envelope items)",
+	Signature: "a line with timestamp, type and a payload object; or a pre-envelope item (type function_call, message … with call_id or role), or its first line with id and instructions",
+	match: func(d *document) bool {
+		if d.Payload != nil && d.Type.Set {
+			return true
+		}
+		if d.Instructions.Set && d.ID.Set {
+			return true // an empty id names no session, but the line is still Codex's
+		}
+		switch d.Type.V {
+		case "function_call", "function_call_output", "custom_tool_call", "custom_tool_call_output", "local_shell_call", "message", "reasoning":
+			return d.CallID.Set || d.Role.Set
+		}
+		return false
+	},
+	read: readCodex,
+}
+
+// codexItem is a response item or event: a payload, or a pre-envelope line.
+type codexItem struct {
+	Type      Str         `json:"type"`
+	ID        Str         `json:"id"`
+	Timestamp Time        `json:"timestamp"`
+	Model     Str         `json:"model"`
+	Name      Str         `json:"name"`
+	CallID    Str         `json:"call_id"`
+	Role      Str         `json:"role"`
+	Output    codexOutput `json:"output"`
+	Status    Str         `json:"status"`
+	ExitCode  Num         `json:"exit_code"`
+	Message   Str         `json:"message"`
+	Info      *codexInfo  `json:"info"`
+	Cwd       Str         `json:"cwd"`
+	Git       *codexGit   `json:"git"`
+	Arguments argsText    `json:"arguments"` // a function call's arguments, JSON in a string
+	Input     argsText    `json:"input"`     // a custom tool call's
+}
+
+// argsText is a call's arguments as the log writes them, a JSON document in
+// a string, kept to argsClip bytes; any other value is passed over.
+type argsText struct{ V string }
+
+const argsClip = 4096
+
+func (a *argsText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	if dec.PeekKind() != '"' {
+		return dec.SkipValue()
+	}
+	s, err := readStringPrefix(dec, argsClip)
+	a.V = s
+	return err
+}
+
+// argsInput is a call's key argument from its arguments as a JSON object
+// in a string (Codex's function calls, OTel's gen_ai.tool.call.arguments):
+// its command (a list of words or a string, under command or cmd), else its
+// path, pattern, URL or query, clipped.
+func argsInput(args string) string {
+	if args == "" {
+		return ""
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		return ""
+	}
+	for _, k := range [...]string{"command", "cmd", "file_path", "absolute_path", "path", "pattern", "url", "query"} {
+		switch v := m[k].(type) {
+		case string:
+			return clipString(v, inputClip)
+		case []any:
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				if s, ok := w.(string); ok {
+					words = append(words, s)
+				}
+			}
+			if len(words) > 0 {
+				return clipString(strings.Join(words, " "), inputClip)
+			}
+		}
+	}
+	return ""
+}
+
+// codexGit is session_meta's git: the branch the session worked on.
+type codexGit struct {
+	Branch Str `json:"branch"`
+}
+
+type codexInfo struct {
+	Total *codexUsage `json:"total_token_usage"`
+}
+
+type codexUsage struct {
+	Input     Num `json:"input_tokens"`
+	Cached    Num `json:"cached_input_tokens"`
+	Output    Num `json:"output_tokens"`
+	Reasoning Num `json:"reasoning_output_tokens"`
+}
+
+// codexOutput is a tool output: text (older CLIs put a JSON document with
+// metadata.exit_code in it), or structured content. Only the exit code matters.
+type codexOutput struct {
+	ExitCode Num
+}
+
+func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	if dec.PeekKind() != '"' {
+		return dec.SkipValue()
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	return outputDocument(raw, func(text []byte) {
+		if code, warns, ok := rawExitCode(text); ok {
+			for _, kind := range warns {
+				w.Warn(kind)
+			}
+			o.ExitCode = code
+			return
+		}
+		var inner codexOutputDoc
+		if json.Unmarshal(text, &inner, opts) == nil {
+			o.ExitCode = inner.Metadata.ExitCode
+		}
+	})
+}
+
+// outputDocument calls use with the text of a tool output (raw is its
+// string token) when that text may be a JSON document with an exit code.
+func outputDocument(raw []byte, use func(text []byte)) error {
+	// A tool's whole output (most of a rollout's bytes) is only unquoted
+	// when it may name an exit code. Escapes other than \u make no letters,
+	// so without one the text holds "exit_code" only if the raw bytes do.
+	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
+		return nil
+	}
+	return withUnquoted(raw, func(text []byte) {
+		if bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) && bytes.Contains(text, []byte("exit_code")) {
+			use(text)
+		}
+	})
+}
+
+// codexItem reads a payload as the general decoder reads codexItem (see
+// decodeLineRaw).
+func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "type":
+			return s.known(&it.Type)
+		case "id":
+			return s.str(&it.ID)
+		case "timestamp":
+			return s.time(&it.Timestamp, w)
+		case "model":
+			return s.str(&it.Model)
+		case "name":
+			return s.known(&it.Name)
+		case "call_id":
+			return s.str(&it.CallID)
+		case "role":
+			return s.known(&it.Role)
+		case "output":
+			return s.codexOutput(&it.Output, w)
+		case "status":
+			return s.str(&it.Status)
+		case "exit_code":
+			return s.num(&it.ExitCode, w)
+		case "message":
+			return s.str(&it.Message)
+		case "cwd":
+			return s.str(&it.Cwd)
+		case "arguments", "input":
+			p := &it.Arguments
+			if key == "input" {
+				p = &it.Input
+			}
+			if s.peek() != '"' {
+				return s.skip()
+			}
+			text, ok := s.prefix(argsClip)
+			p.V = text
+			return ok
+		case "git":
+			return rawPtr(s, &it.Git, func(g *codexGit) bool {
+				return s.object(false, func(key string) bool {
+					if key == "branch" {
+						return s.str(&g.Branch)
+					}
+					return s.skip()
+				})
+			})
+		case "info":
+			return rawPtr(s, &it.Info, func(in *codexInfo) bool {
+				return s.object(false, func(key string) bool {
+					if key != "total_token_usage" {
+						return s.skip()
+					}
+					return rawPtr(s, &in.Total, func(u *codexUsage) bool {
+						return s.object(false, func(key string) bool {
+							switch key {
+							case "input_tokens":
+								return s.num(&u.Input, w)
+							case "cached_input_tokens":
+								return s.num(&u.Cached, w)
+							case "output_tokens":
+								return s.num(&u.Output, w)
+							case "reasoning_output_tokens":
+								return s.num(&u.Reasoning, w)
+							}
+							return s.skip()
+						})
+					})
+				})
+			})
+		}
+		return s.skip()
+	})
+}
+
+// codexOutput reads a tool output as codexOutput.decodeFlex does; an output
+// document only the general decoder can read gives up.
+func (s *rawScan) codexOutput(o *codexOutput, w *warnList) bool {
+	if s.peek() != '"' {
+		return s.skip()
+	}
+	start := s.i
+	if !s.skipString() {
+		return false
+	}
+	read := true
+	err := outputDocument(s.b[start:s.i], func(text []byte) {
+		code, warns, ok := rawExitCode(text)
+		if read = ok; ok {
+			for _, kind := range warns {
+				w.Warn(kind)
+			}
+			o.ExitCode = code
+		}
+	})
+	return read && err == nil
+}
+
+// codexOutputDoc is the JSON document older CLIs wrote as a tool's output.
+type codexOutputDoc struct {
+	Metadata struct {
+		ExitCode Num `json:"exit_code"`
+	} `json:"metadata"`
+}
+
+// rawExitCode reads a tool output document's metadata.exit_code straight
+// from its bytes, as the general decoder reads codexOutputDoc: the output
+// text around it (kilobytes) is only validated. Anything else than objects
+// down to a number or null gives up (ok false), with no warning given.
+func rawExitCode(text []byte) (code Num, warns []string, ok bool) {
+	s := rawScan{b: text}
+	var w warnList
+	s.ws()
+	ok = s.object(true, func(key string) bool {
+		if key != "metadata" {
+			return s.skip()
+		}
+		return s.object(true, func(key string) bool {
+			if key != "exit_code" {
+				return s.skip()
+			}
+			return s.num(&code, &w)
+		})
+	})
+	s.ws()
+	return code, w.kinds, ok && s.i == len(s.b)
+}
+
+// codexFile carries what one rollout's earlier lines said to its later ones.
+type codexFile struct {
+	session, model string
+	logs           map[string]*codexLog // this file's entries, by session
+}
+
+// codexLog is one file's entries of one session, in file order: one
+// fragment per file and session, not per line (a fragment costs more than
+// the entry it would carry).
+type codexLog = entryLog[codexEntry]
+
+type codexKind uint8
+
+const (
+	codexMetaEntry codexKind = iota
+	codexCallEntry
+	codexOutputEntry
+	codexExitEntry
+	codexTokensEntry
+	codexPromptEntry
+	codexCompactedEntry // the history was summarised to free the context window
+)
+
+type codexEntry struct {
+	at           time.Time
+	kind         codexKind
+	model        string
+	name, callID string
+	exitCode     Num
+	tokens       model.Tokens // running total, for kind tokens
+	prompt       string
+	cwd, branch  string // session_meta's
+	input        string // a call's key argument
+}
+
+// add files e under session, emitting the file's fragment for that session
+// the first time it appears.
+func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
+	logFor(c, &st.logs, session, codexCodec, func(l *codexLog) *Fragment {
+		return &Fragment{Kind: FragmentCodex, key: session, codex: l}
+	}).add(c, e)
+}
+
+func readCodex(d *document, c *readCtx) {
+	if c.codex == nil {
+		c.codex = &codexFile{session: c.fallbackID()}
+	}
+	st := c.codex
+	at := d.Timestamp.In(c.loc)
+	item := d.Payload
+	if item == nil { // a pre-envelope line is the item itself
+		item = &codexItem{Type: d.Type, ID: d.ID, Name: d.Name, CallID: d.CallID, Role: d.Role, Output: d.Output}
+	}
+	switch {
+	case d.Type.V == "session_meta" && d.Payload != nil && d.Payload.ID.V != "":
+		st.session = d.Payload.ID.V
+		start := d.Payload.Timestamp.In(c.loc) // the session starts here, before its first item
+		if start.IsZero() {
+			start = at
+		}
+		meta := codexEntry{at: start, kind: codexMetaEntry, cwd: d.Payload.Cwd.V}
+		if g := d.Payload.Git; g != nil {
+			meta.branch = g.Branch.V
+		}
+		st.add(c, st.session, meta)
+		return
+	case d.Instructions.Set && d.ID.V != "": // the pre-envelope first line
+		st.session = d.ID.V
+		return
+	case d.Type.V == "compacted":
+		st.add(c, st.session, codexEntry{at: at, kind: codexCompactedEntry})
+		return
+	case d.Type.V == "turn_context" && d.Payload != nil:
+		if m := d.Payload.Model.V; m != "" {
+			st.model = m
+		}
+		return
+	}
+	e := codexEntry{model: st.model, at: at}
+	switch item.Type.V {
+	case "function_call", "custom_tool_call", "local_shell_call":
+		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmpOr(item.CallID.V, item.ID.V)
+		e.input = argsInput(cmpOr(item.Arguments.V, item.Input.V))
+		if e.name == "" {
+			e.name = item.Type.V
+		}
+	case "function_call_output", "custom_tool_call_output":
+		e.kind, e.callID, e.exitCode = codexOutputEntry, item.CallID.V, item.Output.ExitCode
+	case "exec_command_end":
+		e.kind, e.callID, e.exitCode = codexExitEntry, item.CallID.V, item.ExitCode
+	case "token_count":
+		if item.Info == nil || item.Info.Total == nil {
+			return
+		}
+		u := item.Info.Total
+		e.kind = codexTokensEntry
+		// Cached input is inside input_tokens here: subtract it so kinds never overlap.
+		e.tokens = model.Tokens{Input: u.Input.Int() - u.Cached.Int(), CacheRead: u.Cached.Int(), Output: u.Output.Int()}
+	case "user_message":
+		e.kind, e.prompt = codexPromptEntry, clipString(item.Message.V, 2000)
+	default:
+		return
+	}
+	st.add(c, st.session, e)
+}
+
+// joinCodex builds one run per Codex session. Token counts are the deltas of
+// the running total, so an event written twice adds nothing.
+func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
+	for fs, entries := range loaded(frags, func(f *Fragment) *codexLog { return f.codex }) {
+		id := fs[0].key
+		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
+		var first, last time.Time
+		var prev model.Tokens
+		perModel := map[string]int64{}
+		exits := map[string]Num{}
+		outputs := map[string]time.Time{}
+		for _, es := range entries {
+			for i := range es {
+				e := &es[i]
+				widen(&first, &last, e.at)
+				switch e.kind {
+				case codexTokensEntry:
+					cur := e.tokens
+					delta := model.Tokens{Input: cur.Input - prev.Input, Output: cur.Output - prev.Output, CacheRead: cur.CacheRead - prev.CacheRead}
+					if delta.Input < 0 || delta.Output < 0 || delta.CacheRead < 0 {
+						delta = cur // the running total restarted
+					}
+					prev = cur
+					if delta.Total() > 0 {
+						r.AddRequest(model.Request{Model: e.model, At: e.at, Tokens: delta})
+					}
+					perModel[e.model] += delta.Total()
+				case codexCompactedEntry:
+					r.Context.Compactions++
+				case codexMetaEntry:
+					r.Project, r.Branch = cmpOr(r.Project, e.cwd), cmpOr(r.Branch, e.branch)
+				case codexPromptEntry:
+					if r.Request == "" {
+						r.Request = e.prompt
+					}
+				case codexOutputEntry:
+					if _, ok := outputs[e.callID]; !ok {
+						outputs[e.callID] = e.at
+					}
+					if e.exitCode.Set {
+						exits[e.callID] = e.exitCode
+					}
+				case codexExitEntry:
+					if e.exitCode.Set {
+						exits[e.callID] = e.exitCode
+					}
+				}
+			}
+		}
+		for _, es := range entries {
+			for i := range es {
+				e := &es[i]
+				if e.kind != codexCallEntry {
+					continue
+				}
+				call := model.ToolCall{Name: e.name, Input: e.input, Agent: r.Agent, Span: model.Span{Started: e.at}}
+				if end, ok := outputs[e.callID]; ok {
+					call.Span = spanOf(e.at, end, w)
+					call.Outcome = model.OutcomeOK
+				}
+				if code, ok := exits[e.callID]; ok {
+					if code.V != 0 {
+						call.Outcome, call.Error = model.OutcomeError, "exit code "+trimFloat(code.V)
+					} else {
+						call.Outcome = model.OutcomeOK
+					}
+				}
+				r.ToolCalls = append(r.ToolCalls, call)
+			}
+		}
+		r.Model = topModel(perModel)
+		r.Span = spanOf(first, last, w)
+		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+		if r.Title == "" {
+			r.Title = id
+		}
+		emit(r, fs)
+	}
+}
+
+func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -1,0 +1,460 @@
+package logformat
+
+import (
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// document is the union of the top-level fields of every document format.
+// A file is decoded once into it, keeping only what metrics need: values
+// of any other key (tool outputs, file contents, payloads, checkpoints) are
+// skipped by the decoder without being materialised. Signatures are then
+// tested on which fields were present, in any key order.
+type document struct {
+	// planexec (and id/title/summary/status, shared by several formats)
+	ID                     Str              `json:"id"`
+	PlanID                 Str              `json:"planId"`
+	Title                  Str              `json:"title"`
+	UserRequest            Str              `json:"userRequest"`
+	StartTime              Time             `json:"startTime"`
+	EndTime                Time             `json:"endTime"`
+	Completed              *bool            `json:"completed"`
+	Summary                summaryField     `json:"summary"`
+	Steps                  stepList         `json:"steps"`
+	StepStatuses           []Str            `json:"stepStatuses"`
+	StepAgents             []Str            `json:"stepAgents"`
+	AgentExecutionSequence []agentExecution `json:"agentExecutionSequence"`
+	StatusCounts           map[string]Num   `json:"statusCounts"`
+	Status                 Str              `json:"status"`
+
+	// session (STD-001)
+	SessionID        Str               `json:"session_id"`
+	TaskTitle        Str               `json:"task_title"`
+	TaskDescription  Str               `json:"task_description"`
+	UserPrompt       Str               `json:"user_prompt"`
+	CreatedAt        Time              `json:"created_at"`
+	StartedAt        Time              `json:"started_at"`
+	CompletedAt      Time              `json:"completed_at"`
+	Agent            agentField        `json:"agent"`
+	ToolCalls        []sessionToolCall `json:"tool_calls"`
+	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
+	Phases           []phase           `json:"phases"` // session v2.x, and structmsg
+
+	// debugbundle
+	State     *bundleState `json:"state"`
+	Events    eventsField  `json:"events"`
+	Timestamp Time         `json:"timestamp"`
+
+	// planagent
+	SessionIDCamel     Str           `json:"sessionId"`
+	PlannedBatches     []taskBatch   `json:"plannedBatches"`
+	CreatedAtCamel     Time          `json:"createdAt"`
+	UpdatedAtCamel     Time          `json:"updatedAt"`
+	BatchID            Str           `json:"batchId"`
+	ExecutedTasks      []taskRecord  `json:"executedTasks"`
+	ExecutionTime      Num           `json:"executionTime"`
+	Metrics            *batchMetrics `json:"metrics"`
+	TotalBatches       Num           `json:"totalBatches"`
+	CompletedBatches   Num           `json:"completedBatches"`
+	FailedBatches      Num           `json:"failedBatches"`
+	OverallSuccessRate Num           `json:"overallSuccessRate"`
+	AverageBatchTime   Num           `json:"averageBatchTime"`
+	TotalExecutionTime Num           `json:"totalExecutionTime"`
+	ErrorRate          Num           `json:"errorRate"`
+
+	// claudecode: one transcript entry per line
+	Type          Str                `json:"type"`
+	UUID          Str                `json:"uuid"`
+	LeafUUID      Str                `json:"leafUuid"`
+	Message       *claudeMessage     `json:"message"`
+	RequestID     Str                `json:"requestId"`
+	ToolUseResult toolUseResultField `json:"toolUseResult"`
+	IsSidechain   *bool              `json:"isSidechain"`
+	IsAPIError    *bool              `json:"isApiErrorMessage"`
+	IsMeta        bool               `json:"isMeta"`
+	AgentID       Str                `json:"agentId"`
+	Subtype       Str                `json:"subtype"` // system entries: compact_boundary
+	Cwd           Str                `json:"cwd"`
+	GitBranch     Str                `json:"gitBranch"`
+	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
+
+	// gemini: a session document, or a JSONL header, message or $set line
+	ProjectHash     Str              `json:"projectHash"`
+	LastUpdated     Time             `json:"lastUpdated"`
+	SetUpdate       presence         `json:"$set"`
+	Model           Str              `json:"model"`
+	Tokens          *geminiTokens    `json:"tokens"`
+	Content         claudeContent    `json:"content"`
+	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
+
+	// otel: an OTLP/JSON trace export
+	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
+
+	// codex: envelope lines carry a payload; pre-envelope lines are items
+	Payload      *codexItem  `json:"payload"`
+	Instructions Str         `json:"instructions"`
+	Name         Str         `json:"name"`
+	CallID       Str         `json:"call_id"`
+	Role         Str         `json:"role"`
+	Output       codexOutput `json:"output"`
+
+	// structmsg, bare or embedded in conversation messages
+	Architecture      Str            `json:"architecture"`
+	Request           *structRequest `json:"request"`
+	StructuredContext embedded       `json:"structured_context"`
+	ContextMessages   []document     `json:"context_messages"`
+	Messages          []document     `json:"messages"`
+}
+
+// summaryField is a summary written as text or as an object of figures.
+type summaryField struct {
+	Text            string
+	TotalDurationMS Num
+	ToolCallsCount  Num
+	Errors          Num
+}
+
+func (s *summaryField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		s.Text = tok.String()
+		return nil
+	case '{':
+		var o struct {
+			TotalDurationMS Num `json:"total_duration_ms"`
+			ToolCallsCount  Num `json:"tool_calls_count"`
+			Errors          Num `json:"errors_encountered"`
+			Description     Str `json:"description"`
+		}
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+			return err
+		}
+		s.TotalDurationMS, s.ToolCallsCount, s.Errors, s.Text = o.TotalDurationMS, o.ToolCallsCount, o.Errors, o.Description.V
+		return nil
+	case 'n':
+		_, err := dec.ReadToken()
+		return err
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// stepList is planexec's list of step texts or session v1.0's list of step objects.
+type stepList struct {
+	Texts   []string
+	Objects []sessionStep
+	Present bool
+}
+
+type sessionStep struct {
+	StepID     Str  `json:"step_id"`
+	StepName   Str  `json:"step_name"`
+	Status     Str  `json:"status"`
+	DurationMS Num  `json:"duration_ms"`
+	Timestamp  Time `json:"timestamp"`
+}
+
+func (s *stepList) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	if dec.PeekKind() != '[' {
+		if dec.PeekKind() != 'n' {
+			w.Warn(WarnTypeMismatch)
+		}
+		return dec.SkipValue()
+	}
+	s.Present = true
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	for dec.PeekKind() != ']' {
+		switch dec.PeekKind() {
+		case '{':
+			var o sessionStep
+			if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+				return err
+			}
+			s.Objects = append(s.Objects, o)
+		case '"':
+			tok, err := dec.ReadToken()
+			if err != nil {
+				return err
+			}
+			s.Texts = append(s.Texts, tok.String())
+		default:
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+			w.Warn(WarnTypeMismatch)
+		}
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// eventsField is a debug bundle's {events, payloads} object, or the bare
+// events array of an EventsExport, kept compact (see keptEvent).
+type eventsField struct {
+	List    eventList
+	Strs    []string // what the events' string indexes name
+	Present bool
+}
+
+func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '[':
+		e.Present = true
+		return decodeEvents(dec, e, w, opts)
+	case '{':
+		var events *eventsField
+		err := objectFields(dec, func(key string) error {
+			if key != "events" {
+				return dec.SkipValue()
+			}
+			switch dec.PeekKind() {
+			case 'n':
+				events = nil
+				_, err := dec.ReadToken()
+				return err
+			case '[':
+				if events == nil {
+					events = new(eventsField)
+				}
+				return decodeEvents(dec, events, w, opts)
+			}
+			if events == nil {
+				events = new(eventsField)
+			}
+			w.Warn(WarnTypeMismatch)
+			return dec.SkipValue()
+		})
+		if err != nil {
+			return err
+		}
+		if events != nil {
+			e.Present, e.List, e.Strs = true, events.List, events.Strs
+		}
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// decodeEvents decodes an events array token by token (a bundle can hold
+// hundreds of thousands), exactly as the general decoder decodes
+// []bundleEvent, and keeps each event compact.
+func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.Options) error {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	var spill *RecordSpill // where a long list's blocks go while the document is read
+	if c, ok := w.(*readCtx); ok {
+		spill = c.spill
+	}
+	keep := newEventKeeper(spill)
+	tab := map[string]string{}
+	for dec.PeekKind() != ']' {
+		var e bundleEvent
+		switch dec.PeekKind() {
+		case '{':
+			err := objectFields(dec, func(key string) error {
+				switch key {
+				case "id":
+					return decodeStr(dec, &e.ID, w)
+				case "timestamp":
+					return decodeTime(dec, &e.Timestamp, w, opts)
+				case "type":
+					return decodeInterned(dec, &e.Type, w, tab)
+				case "nodeId":
+					return decodeInterned(dec, &e.NodeID, w, tab)
+				case "status":
+					return decodeInterned(dec, &e.Status, w, tab)
+				case "summary":
+					return decodeStr(dec, &e.Summary, w)
+				case "metadata":
+					return fastPtr(dec, &e.Metadata, w, func(m *bundleMeta) error {
+						return objectFields(dec, func(key string) error {
+							switch key {
+							case "toolName":
+								return decodeInterned(dec, &m.ToolName, w, tab)
+							case "error":
+								return decodeStr(dec, &m.Error, w)
+							}
+							return dec.SkipValue()
+						})
+					})
+				}
+				return dec.SkipValue()
+			})
+			if err != nil {
+				return err
+			}
+		case 'n':
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+		default:
+			w.Warn(WarnTypeMismatch)
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+		keep.add(&e)
+	}
+	keep.into(list)
+	_, err := dec.ReadToken()
+	return err
+}
+
+// agentField is a session's agent: an object naming the model, or a bare name.
+type agentField struct {
+	Name, Model string
+}
+
+func (a *agentField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		a.Name = tok.String()
+		return nil
+	case '{':
+		var o struct {
+			Name    Str `json:"name"`
+			ModelID Str `json:"model_id"`
+			Model   Str `json:"model"`
+		}
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+			return err
+		}
+		a.Name, a.Model = o.Name.V, firstOf(o.ModelID, o.Model)
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// contribField is a context_contribution: an object with a type, or a plain string.
+type contribField struct {
+	Type string
+}
+
+func (c *contribField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		c.Type = tok.String()
+		return nil
+	case '{':
+		var o struct {
+			Type Str `json:"type"`
+		}
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+			return err
+		}
+		c.Type = o.Type.V
+		if c.Type == "" {
+			c.Type = "unspecified"
+		}
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// embedded is a message's structured_context; Present is set even when it is
+// null, so that a conversation with none is told apart from a foreign file.
+type embedded struct {
+	Doc     *document
+	Present bool
+}
+
+func (e *embedded) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	e.Present = true
+	if dec.PeekKind() != '{' {
+		if dec.PeekKind() != 'n' {
+			w.Warn(WarnTypeMismatch)
+		}
+		return dec.SkipValue()
+	}
+	e.Doc = new(document)
+	return json.UnmarshalDecode(dec, e.Doc, opts)
+}
+
+// tri is a boolean that counts only when written as one.
+type tri struct {
+	V, Set bool
+}
+
+func (t *tri) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	switch dec.PeekKind() {
+	case 't', 'f':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		t.V, t.Set = tok.Bool(), true
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// score is a number that counts only when written as a JSON number.
+type score struct {
+	V   float64
+	Set bool
+}
+
+func (s *score) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	if dec.PeekKind() != '0' {
+		if dec.PeekKind() != 'n' {
+			w.Warn(WarnTypeMismatch)
+		}
+		return dec.SkipValue()
+	}
+	var n Num
+	if err := decodeNum(dec, &n, w); err != nil {
+		return err
+	}
+	s.V, s.Set = n.V, n.Set
+	return nil
+}
+
+type contextRef struct {
+	Type      Str `json:"type"`
+	Relevance Str `json:"relevance"`
+	UsageMode Str `json:"usage_mode"`
+}
+
+func firstOf(ss ...Str) string {
+	for _, s := range ss {
+		if s.Set && s.V != "" {
+			return s.V
+		}
+	}
+	return ""
+}
+
+// presence records that a key was there, whatever its value, without reading it.
+type presence struct{ Present bool }
+
+func (p *presence) decodeFlex(dec *jsontext.Decoder, _ Warner, _ json.Options) error {
+	p.Present = true
+	return dec.SkipValue()
+}

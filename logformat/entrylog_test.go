@@ -1,0 +1,342 @@
+package logformat
+
+import (
+	"bytes"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/internal/logsynth"
+)
+
+// generatedAndFound are three generated files of format and the files of
+// testdata and of the real corpus that glob names.
+func generatedAndFound(t *testing.T, format, glob string) map[string][]byte {
+	t.Helper()
+	inputs := map[string][]byte{}
+	for seed := range uint64(3) {
+		b, err := logsynth.File(format, seed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[filepath.Join("synth", string(rune('a'+seed))+".jsonl")] = b
+	}
+	paths, _ := filepath.Glob(logPath(glob))
+	real, _ := filepath.Glob(filepath.Join(corpusDir, glob)) // none without the corpus
+	if len(paths) == 0 {
+		t.Fatalf("no test files %s", glob)
+	}
+	for _, p := range append(paths, real...) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inputs[p] = b
+	}
+	return inputs
+}
+
+// codexInputs are Codex rollouts of every shape: generated, testdata, the
+// real corpus, and one with every kind of entry in several zones, split
+// over two files of one session (resumed) beside a second session.
+func codexInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	inputs := generatedAndFound(t, "codex", "codex/*.jsonl")
+	inputs["zones-1.jsonl"] = []byte(`{"timestamp":"2026-03-06T09:00:00+08:00","type":"session_meta","payload":{"id":"z","timestamp":"2026-03-06T09:00:00+08:00"}}
+{"timestamp":"2026-03-06T09:00:00","type":"turn_context","payload":{"model":"gpt-5-codex"}}
+{"timestamp":"2026-03-06T09:00:01","type":"event_msg","payload":{"type":"user_message","message":"日志里的错误\nfix it"}}
+{"timestamp":"2026-03-06T01:00:02Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c1"}}
+{"timestamp":"2026-03-06T01:00:05Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":-2.5}}"}}
+{"timestamp":"2026-03-06T01:00:06Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":1000,"cached_input_tokens":1400,"output_tokens":50}}}}
+{"type":"event_msg","payload":{"type":"exec_command_end","call_id":"c1","exit_code":0}}
+`)
+	inputs["zones-2.jsonl"] = []byte(`{"timestamp":"2026-03-06T10:00:00-05:00","type":"session_meta","payload":{"id":"z"}}
+{"timestamp":"2026-03-06T10:00:01-05:00","type":"response_item","payload":{"type":"custom_tool_call","call_id":"c2"}}
+{"timestamp":"2026-03-06T10:00:02-05:00","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":10,"output_tokens":5}}}}
+{"timestamp":"2026-03-06T10:00:03-05:00","type":"session_meta","payload":{"id":"other"}}
+{"timestamp":"2026-03-06T10:00:04-05:00","type":"response_item","payload":{"type":"local_shell_call","id":"l1"}}
+`)
+	return inputs
+}
+
+// otelInputs are OTLP/JSON traces: generated, testdata, the real corpus,
+// and one trace of two agents whose spans are in two files.
+func otelInputs(t *testing.T) map[string][]byte {
+	t.Helper()
+	inputs := generatedAndFound(t, "otel", "otel/*trace*") // the real corpus's logs example is not a trace
+	span := func(id, parent, name, op string, start int) string {
+		return `{"traceId":"two","spanId":"` + id + `","parentSpanId":"` + parent + `","name":"` + name + `","startTimeUnixNano":"` +
+			strconv.Itoa(start) + `000000000","endTimeUnixNano":"` + strconv.Itoa(start+2) + `000000000","status":{"code":"STATUS_CODE_ERROR","message":"boom"},` +
+			`"attributes":[{"key":"gen_ai.operation.name","value":{"stringValue":"` + op + `"}},{"key":"gen_ai.usage.input_tokens","value":{"intValue":"7"}}]}`
+	}
+	doc := func(spans ...string) []byte {
+		return []byte(`{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"svc"}}]},"scopeSpans":[{"spans":[` +
+			strings.Join(spans, ",") + `]}]}]}` + "\n")
+	}
+	inputs["two-1.otlp.jsonl"] = doc(span("a1", "", "invoke_agent one", "invoke_agent", 1767261600), span("t1", "a1", "execute_tool grep", "execute_tool", 1767261601),
+		span("a2", "", "invoke_agent two", "invoke_agent", 1767261700), span("t2", "a2", "execute_tool ls", "execute_tool", 1767261701))
+	inputs["two-2.otlp.jsonl"] = doc(span("c2", "a2", "chat", "chat", 1767261702), span("t1", "a1", "execute_tool grep", "execute_tool", 1767261601))
+	return inputs
+}
+
+// Entries come back from the spill exactly as they went in, whole files
+// or many segments, in any zone, and the join gives the same runs, for
+// sessions and traces spread over several files too.
+func TestEntrySpillRoundTrip(t *testing.T) {
+	t.Run("codex", func(t *testing.T) {
+		testSpillRoundTrip(t, codexInputs(t), func(f *Fragment) *entryLog[codexEntry] { return f.codex })
+	})
+	t.Run("otel", func(t *testing.T) {
+		testSpillRoundTrip(t, otelInputs(t), func(f *Fragment) *entryLog[otelSpan] { return f.otel })
+	})
+	t.Run("gemini", func(t *testing.T) {
+		inputs := generatedAndFound(t, "gemini", "gemini/*.json*")
+		// A session resumed in a second file, with zones, tool calls and a header update.
+		inputs["resumed-1.jsonl"] = []byte(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T10:00:00+02:00","lastUpdated":"2026-03-07T10:05:00+02:00"}
+{"id":"1","timestamp":"2026-03-07T10:00:01","type":"user","content":"整理日志"}
+{"id":"2","timestamp":"2026-03-07T08:00:02Z","type":"gemini","model":"gemini-2.5-pro","tokens":{"input":10,"cached":4,"thoughts":2,"output":3},"toolCalls":[{"name":"ls","status":"success"},{"name":"rm","status":"cancelled"}]}
+{"$set":{"lastUpdated":"2026-03-07T10:06:00+02:00"}}
+`)
+		inputs["resumed-2.jsonl"] = []byte(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T11:00:00+02:00"}
+{"id":"3","timestamp":"2026-03-07T11:00:05+02:00","type":"gemini","toolCalls":[{"name":"cat","status":"error"}]}
+`)
+		testSpillRoundTrip(t, inputs, func(f *Fragment) *entryLog[geminiEntry] { return f.gemini })
+	})
+}
+
+func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf func(*Fragment) *entryLog[T]) {
+	defer func(n int) { segmentLines = n }(segmentLines)
+	for _, segment := range []int{1 << 15, 3} {
+		segmentLines = segment
+		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
+			spill, err := NewRecordSpill(loc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer spill.Close()
+			allMem, allSpilled := newCollector(), newCollector()
+			for name, data := range inputs {
+				mem, spilled := newCollector(), newCollector()
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
+					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+				}
+				for i, f := range spilled.frags {
+					l, want := logOf(f), logOf(mem.frags[i]).entries
+					if l.entries != nil || len(l.segments) == 0 { // nothing held once the file is read
+						t.Fatalf("%s: fragment %d: room for %d entries in memory, %d segments", name, i, cap(l.entries), len(l.segments))
+					}
+					if segment == 3 && len(want) > 6 && len(l.segments) < 2 {
+						t.Fatalf("%s: %d entries in %d segments", name, len(want), len(l.segments))
+					}
+					if got := l.all(); !reflect.DeepEqual(got, want) {
+						t.Fatalf("%s (%s): fragment %d differs after the spill:\n%+v\n%+v", name, loc, i, got, want)
+					}
+				}
+				allMem.frags = append(allMem.frags, mem.frags...)
+				allSpilled.frags = append(allSpilled.frags, spilled.frags...)
+			}
+			memRuns, memOwners := Join(allMem.frags, allMem)
+			spillRuns, spillOwners := Join(allSpilled.frags, allSpilled)
+			if spill.Err() != nil || len(memRuns) < len(inputs)/2 || !reflect.DeepEqual(memRuns, spillRuns) {
+				t.Fatalf("%s: %d runs, %d after the spill (%v)", loc, len(memRuns), len(spillRuns), spill.Err())
+			}
+			for i, f := range allSpilled.frags {
+				if !reflect.DeepEqual(spillOwners[f], memOwners[allMem.frags[i]]) {
+					t.Fatalf("%s: fragment %d feeds other runs after the spill", f.Source, i)
+				}
+			}
+		}
+	}
+}
+
+// PlanAgent records' batches and tasks wait on the spill too, and come
+// back as they went: the plans join to the same runs.
+func TestPlanagentSpillRoundTrip(t *testing.T) {
+	inputs := generatedAndFound(t, "planagent", "planagent/*.json")
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	mem, spilled := newCollector(), newCollector()
+	names := slices.Sorted(maps.Keys(inputs))
+	for _, name := range names {
+		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, mem); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := Read(bytes.NewReader(inputs[name]), name, Options{Spill: spill}, spilled); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if len(spilled.frags) < 5 || len(spilled.frags) != len(mem.frags) {
+		t.Fatalf("%d fragments, %d in memory", len(spilled.frags), len(mem.frags))
+	}
+	onDisk := 0
+	for i, f := range spilled.frags {
+		m := mem.frags[i]
+		switch {
+		case f.plan != nil:
+			onDisk += checkSpilledLog(t, f.Source, f.plan.batches, m.plan.batches.entries)
+		case f.batch != nil:
+			onDisk += checkSpilledLog(t, f.Source, f.batch.tasks, m.batch.tasks.entries)
+		}
+	}
+	if onDisk < 3 {
+		t.Fatalf("only %d logs on the spill", onDisk)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+	spillRuns, _ := Join(spilled.frags, spilled)
+	if spill.Err() != nil || len(memRuns) < 3 || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("%d runs, %d after the spill (%v)", len(memRuns), len(spillRuns), spill.Err())
+	}
+}
+
+// checkSpilledLog checks that l holds nothing in memory and reads back as
+// want (an empty list as none); it counts the logs with entries on disk.
+func checkSpilledLog[T any](t *testing.T, source string, l *entryLog[T], want []T) int {
+	t.Helper()
+	if l.entries != nil || len(l.segments) != min(1, len(want)) {
+		t.Fatalf("%s: room for %d entries in memory, %d segments for %d", source, cap(l.entries), len(l.segments), len(want))
+	}
+	if got := l.all(); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s: differs after the spill:\n%+v\n%+v", source, got, want)
+	}
+	return len(l.segments)
+}
+
+// A file's spans of one trace are one fragment, which feeds every run its
+// spans belong to: a time window that keeps one agent's run and drops the
+// other's still counts the file as read.
+func TestOtelFragmentFeedsEveryRun(t *testing.T) {
+	inputs := otelInputs(t)
+	var frags []*Fragment
+	c := newCollector()
+	for _, name := range []string{"two-1.otlp.jsonl", "two-2.otlp.jsonl"} {
+		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	frags = append(frags, c.frags...)
+	if len(frags) != 2 {
+		t.Fatalf("%d fragments, want one per file", len(frags))
+	}
+	runs, owners := Join(frags, c)
+	if len(runs) != 2 || len(owners[frags[0]]) != 2 || len(owners[frags[1]]) != 2 {
+		t.Fatalf("%d runs; the files feed %d and %d", len(runs), len(owners[frags[0]]), len(owners[frags[1]]))
+	}
+	for _, r := range runs {
+		if len(r.ToolCalls) != 1 {
+			t.Errorf("%s: %d calls, want its one tool (the repeated span counts once)", r.ID, len(r.ToolCalls))
+		}
+	}
+	if runs[1].Tokens.Input != 7 {
+		t.Errorf("second agent's tokens %+v, want its chat span's from the other file", runs[1].Tokens)
+	}
+}
+
+// A Codex log whose segment cannot be written keeps its entries in memory,
+// and its runs are the same; an entry read back damaged is an error of the
+// spill, never a silently different run.
+func TestCodexSpillFailures(t *testing.T) {
+	defer func(n int) { segmentLines = n }(segmentLines)
+	segmentLines = 3
+	data, err := logsynth.File("codex", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem := newCollector()
+	if err := Read(bytes.NewReader(data), "r.jsonl", Options{}, mem); err != nil {
+		t.Fatal(err)
+	}
+	memRuns, _ := Join(mem.frags, mem)
+
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	good := spill.f
+	spill.f = unwritable(t)
+	failed := newCollector()
+	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, failed); err != nil {
+		t.Fatal(err)
+	}
+	spill.f = good
+	for i, f := range failed.frags {
+		if len(f.codex.segments) != 0 || !f.codex.noFlush {
+			t.Fatalf("fragment %d: %d segments after a failed write", i, len(f.codex.segments))
+		}
+	}
+	if runs, _ := Join(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
+		t.Fatalf("runs differ after a failed write (%v)", spill.Err())
+	}
+
+	spilled := newCollector()
+	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, spilled); err != nil {
+		t.Fatal(err)
+	}
+	seg := spilled.frags[0].codex.segments[1]
+	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.off); err != nil { // the second segment's count, now absurd
+		t.Fatal(err)
+	}
+	Join(spilled.frags, spilled)
+	if !errors.Is(spill.Err(), errSpillCorrupt) {
+		t.Fatalf("a damaged segment read back as %v", spill.Err())
+	}
+}
+
+// Records of every size read back right in any order: small ones through
+// the spill's read-ahead window (sliding over records written later),
+// large ones straight from the file.
+func TestSpillWindow(t *testing.T) {
+	spill, err := NewRecordSpill(time.UTC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spill.Close()
+	var logs []*codexLog
+	var want [][]codexEntry
+	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, spillWindow - 100, 20, 10 << 10} {
+		l := &codexLog{codec: codexCodec}
+		l.entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
+		want = append(want, slices.Clone(l.entries))
+		l.flushTo(spill, true)
+		logs = append(logs, l)
+	}
+	for _, i := range []int{0, 2, 1, 5, 7, 8, 6, 3, 4, 0, 8, 7} {
+		if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
+			t.Fatalf("record %d (%d bytes) reads back wrong", i, len(want[i][0].prompt))
+		}
+	}
+	// Readers on several goroutines share the window (the race detector watches).
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for k := range 40 {
+				i := (g + k*3) % len(logs)
+				if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
+					t.Errorf("goroutine %d: record %d reads back wrong", g, i)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if spill.Err() != nil {
+		t.Fatal(spill.Err())
+	}
+}

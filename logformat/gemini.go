@@ -1,0 +1,229 @@
+package logformat
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// gemini: Gemini CLI sessions, a JSON document {sessionId, startTime,
+// lastUpdated, messages[]} or JSON Lines (a header line, then one message
+// per line, and "$set" updates). One run per session id.
+var geminiFormat = &Format{
+	Name:      "gemini",
+	Title:     "Gemini CLI session (JSON document, or JSONL of a header and messages)",
+	Signature: "sessionId with projectHash or messages of type user/gemini; in JSON Lines, message lines (id, timestamp, type user/gemini/info/error) and $set lines",
+	match: func(d *document) bool {
+		if d.SessionIDCamel.Set && !d.Type.Set && (d.ProjectHash.Set || d.Messages != nil) && d.Payload == nil {
+			for i := range d.Messages {
+				if t := d.Messages[i].Type.V; t != "user" && t != "gemini" && t != "info" && t != "error" {
+					return false
+				}
+			}
+			return true
+		}
+		if d.SetUpdate.Present {
+			return true
+		}
+		switch d.Type.V {
+		case "gemini":
+			return !d.SessionIDCamel.Set
+		case "user", "info", "error":
+			return !d.SessionIDCamel.Set && d.ID.Set && d.Timestamp.Set && d.Payload == nil && d.Message == nil
+		}
+		return false
+	},
+	read: readGemini,
+}
+
+type geminiTokens struct {
+	Input    Num `json:"input"`
+	Output   Num `json:"output"`
+	Cached   Num `json:"cached"`
+	Thoughts Num `json:"thoughts"`
+	Tool     Num `json:"tool"`
+}
+
+// geminiToolCall is what a Gemini message's tool call tells: its name,
+// status and the key argument of its args (its results are payload).
+type geminiToolCall struct {
+	Name   Str              `json:"name"`
+	Status Str              `json:"status"`
+	Args   *claudeToolInput `json:"args"`
+}
+
+// geminiField reads a Gemini key of a document (a session, its JSONL header,
+// a message or a $set line) as the general decoder does, and reports whether
+// key is one (read); anything it cannot read exactly so gives up (ok false).
+func (s *rawScan) geminiField(key string, d *document, w *warnList) (ok, read bool) {
+	switch key {
+	case "projectHash":
+		ok = s.strFlex(&d.ProjectHash)
+	case "lastUpdated":
+		ok = s.time(&d.LastUpdated, w)
+	case "$set":
+		d.SetUpdate.Present = true
+		ok = s.skip()
+	case "model":
+		ok = s.strFlex(&d.Model)
+	case "content":
+		ok = s.content(&d.Content, w)
+	case "tokens":
+		ok = rawPtr(s, &d.Tokens, func(t *geminiTokens) bool {
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "input":
+					return s.num(&t.Input, w)
+				case "output":
+					return s.num(&t.Output, w)
+				case "cached":
+					return s.num(&t.Cached, w)
+				case "thoughts":
+					return s.num(&t.Thoughts, w)
+				case "tool":
+					return s.num(&t.Tool, w)
+				}
+				return s.skip()
+			})
+		})
+	case "toolCalls":
+		ok = rawSlice(s, &d.GeminiToolCalls, func(tc *geminiToolCall) bool {
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "name":
+					return s.strFlex(&tc.Name)
+				case "status":
+					return s.strFlex(&tc.Status)
+				case "args":
+					return s.toolInput(&tc.Args)
+				}
+				return s.skip()
+			})
+		})
+	case "messages":
+		// A session's messages, documents themselves; one that holds
+		// messages again (never Gemini's) is left to the general decoder.
+		ok = rawSlice(s, &d.Messages, func(m *document) bool {
+			return s.object(false, func(key string) bool {
+				return key != "messages" && key != "context_messages" && s.topField(key, m, w)
+			})
+		})
+	default:
+		return false, false
+	}
+	return ok, true
+}
+
+// geminiLog is a file's entries of one session.
+type geminiLog = entryLog[geminiEntry]
+
+type geminiEntry struct { // its session is its log's
+	start, at   time.Time
+	kind        string // header, user, gemini, other
+	model       string
+	tokens      model.Tokens
+	prompt      string
+	calls       []geminiCall
+	hasTokens   bool
+	lastUpdated time.Time
+	project     string // the header's projectHash: Gemini CLI keeps no path
+}
+
+type geminiCall struct {
+	name, status, input string
+}
+
+func readGemini(d *document, c *readCtx) {
+	if c.gemini == "" {
+		c.gemini = c.fallbackID()
+	}
+	if d.SetUpdate.Present {
+		return // an update of the header's lastUpdated: the messages carry their own times
+	}
+	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
+		c.gemini = cmpOr(d.SessionIDCamel.V, c.gemini)
+		c.geminiLog().add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
+		for i := range d.Messages {
+			geminiMessage(&d.Messages[i], c)
+		}
+		return
+	}
+	geminiMessage(d, c)
+}
+
+// geminiLog is the file's log of the current session.
+func (c *readCtx) geminiLog() *geminiLog {
+	session := c.gemini
+	return logFor(c, &c.geminiLogs, session, geminiCodec, func(l *geminiLog) *Fragment {
+		return &Fragment{Kind: FragmentGemini, key: session, gemini: l}
+	})
+}
+
+func geminiMessage(m *document, c *readCtx) {
+	e := geminiEntry{at: m.Timestamp.In(c.loc), kind: m.Type.V, model: m.Model.V}
+	if m.Type.V == "user" {
+		e.prompt = m.Content.Text
+		for _, b := range m.Content.Blocks {
+			if e.prompt == "" {
+				e.prompt = b.Text.V
+			}
+		}
+		e.prompt = clipString(e.prompt, 2000)
+	}
+	if t := m.Tokens; t != nil {
+		// input counts the cached tokens: take them out; thoughts are output.
+		e.tokens = model.Tokens{Input: t.Input.Int() + t.Tool.Int() - t.Cached.Int(), CacheRead: t.Cached.Int(), Output: t.Output.Int() + t.Thoughts.Int()}
+		e.hasTokens = true
+	}
+	for _, tc := range m.GeminiToolCalls {
+		call := geminiCall{name: tc.Name.V, status: tc.Status.V}
+		if tc.Args != nil {
+			call.input = tc.Args.key()
+		}
+		e.calls = append(e.calls, call)
+	}
+	c.geminiLog().add(c, e)
+}
+
+func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
+	for fs, entries := range loaded(frags, func(f *Fragment) *geminiLog { return f.gemini }) {
+		id := fs[0].key
+		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
+		var first, last time.Time
+		perModel := map[string]int64{}
+		for _, es := range entries {
+			for _, e := range es {
+				for _, t := range []time.Time{e.start, e.at, e.lastUpdated} {
+					widen(&first, &last, t)
+				}
+				if r.Request == "" && e.prompt != "" {
+					r.Request = e.prompt
+				}
+				if r.Project == "" {
+					r.Project = e.project
+				}
+				if e.hasTokens {
+					r.AddRequest(model.Request{Model: e.model, At: e.at, Tokens: e.tokens})
+					perModel[e.model] += e.tokens.Total()
+				}
+				for _, call := range e.calls {
+					tc := model.ToolCall{Name: call.name, Agent: r.Agent, Span: model.Span{Started: e.at}, Input: call.input}
+					switch strings.ToLower(call.status) {
+					case "success":
+						tc.Outcome = model.OutcomeOK
+					case "error":
+						tc.Outcome, tc.Error = model.OutcomeError, "error"
+					case "cancelled", "canceled":
+						tc.Outcome = model.OutcomeCancelled
+					}
+					r.ToolCalls = append(r.ToolCalls, tc)
+				}
+			}
+		}
+		r.Model = topModel(perModel)
+		r.Span = spanOf(first, last, w)
+		r.Title = cmpOr(clipString(strings.TrimSpace(r.Request), 120), id)
+		emit(r, fs)
+	}
+}

@@ -1,0 +1,509 @@
+package logformat
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Real logs drift from their specs: ids are strings or numbers, numbers are
+// quoted, a field holds an object where an array was specified. The decoder
+// below accepts what it can understand and counts a warning for the rest,
+// instead of failing the whole file on the first surprise.
+
+// Str is a string that may be written as a JSON string, number or boolean.
+type Str struct {
+	V   string
+	Set bool
+}
+
+// Num is a number that may be written as a JSON number or a numeric string.
+type Num struct {
+	V   float64
+	Set bool
+}
+
+// Int returns the number as an int64 (truncated), or 0 when unset.
+func (n Num) Int() int64 {
+	if !n.Set {
+		return 0
+	}
+	return int64(n.V)
+}
+
+// Time is a timestamp in any of the spellings docs/metrics.md lists. A timestamp
+// without a zone is resolved in the --tz zone when it is used.
+type Time struct {
+	t     time.Time
+	naive bool
+	Set   bool
+}
+
+// In returns the instant, reading a zone-less timestamp in loc.
+func (t Time) In(loc *time.Location) time.Time {
+	if !t.Set {
+		return time.Time{}
+	}
+	if t.naive {
+		y, mo, d := t.t.Date()
+		h, mi, s := t.t.Clock()
+		return binaryZone(time.Date(y, mo, d, h, mi, s, t.t.Nanosecond(), loc))
+	}
+	return t.t
+}
+
+// decodeOptions are the options every reader decodes with: duplicate keys are
+// allowed (the last one wins), and mismatched values are skipped with a warning.
+func decodeOptions(w Warner) json.Options {
+	var opts json.Options
+	opts = json.JoinOptions(
+		jsontext.AllowDuplicateNames(true),
+		json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
+			return tolerate(dec, v, w, opts)
+		})),
+	)
+	return opts
+}
+
+// flexible is a field that may take several JSON shapes; it decodes itself.
+type flexible interface {
+	decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error
+}
+
+func tolerate(dec *jsontext.Decoder, v any, w Warner, opts json.Options) error {
+	switch p := v.(type) {
+	case *Str:
+		return decodeStr(dec, p, w)
+	case *Num:
+		return decodeNum(dec, p, w)
+	case *Time:
+		return decodeTime(dec, p, w, opts)
+	case flexible:
+		return p.decodeFlex(dec, w, opts)
+	}
+	kind := dec.PeekKind()
+	if kind == 'n' || kind == 0 {
+		return errors.ErrUnsupported
+	}
+	want := byte(0)
+	switch reflect.TypeOf(v).Elem().Kind() {
+	case reflect.Struct, reflect.Map:
+		want = '{'
+	case reflect.Slice:
+		want = '['
+	case reflect.String:
+		want = '"'
+	case reflect.Bool:
+		if kind == 't' || kind == 'f' {
+			return errors.ErrUnsupported
+		}
+		want = 't'
+	case reflect.Interface:
+		return errors.ErrUnsupported
+	case reflect.Float64, reflect.Int, reflect.Int64:
+		want = '0'
+	default:
+		return errors.ErrUnsupported
+	}
+	if byte(kind) == want {
+		return errors.ErrUnsupported
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+func decodeStr(dec *jsontext.Decoder, p *Str, w Warner) error {
+	if k := dec.PeekKind(); k == '{' || k == '[' {
+		w.Warn(WarnTypeMismatch)
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case '"':
+		*p = Str{V: tok.String(), Set: true}
+	case '0':
+		*p = Str{V: tok.String(), Set: true}
+	case 't', 'f':
+		*p = Str{V: strconv.FormatBool(tok.Bool()), Set: true}
+	}
+	return nil
+}
+
+// decodeStrPrefix is decodeStr keeping no more than the first n bytes of a
+// string (cut anywhere, even inside a character: for text only ever shown
+// through clipString at less than n). Text of which only a preview is shown
+// is most of a transcript's, and tok.String copied it whole, twice when it
+// held an escape.
+func decodeStrPrefix(dec *jsontext.Decoder, p *Str, w Warner, n int) error {
+	if dec.PeekKind() != '"' {
+		return decodeStr(dec, p, w)
+	}
+	s, err := readStringPrefix(dec, n)
+	if err == nil {
+		*p = Str{V: s, Set: true}
+	}
+	return err
+}
+
+// readStringPrefix reads a string value (the decoder must be at one) and
+// returns its first n bytes, unquoting it in a reused buffer.
+func readStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return "", err
+	}
+	return stringPrefix(raw, n)
+}
+
+// stringPrefix is the first n bytes of the string raw (quoted, valid JSON).
+// Only as much of it as they come from is unescaped: a message's text is
+// kept to its first 2,000 bytes, and may run to hundreds of kilobytes.
+func stringPrefix(raw []byte, n int) (s string, err error) {
+	inner := raw[1 : len(raw)-1]
+	head := inner[:min(n, len(inner))]
+	if bytes.IndexByte(head, '\\') < 0 { // the text begins with these very bytes
+		return string(head), nil
+	}
+	buf := unquoteBufs.Get().(*[]byte)
+	defer unquoteBufs.Put(buf)
+	text, ok := appendUnescapedUpTo((*buf)[:0], inner, n)
+	*buf = text[:0]
+	if !ok { // a surrogate escape: jsontext unquotes the whole
+		err = withUnquoted(raw, func(text []byte) { s = string(text[:min(n, len(text))]) })
+		return s, err
+	}
+	return string(text[:min(n, len(text))]), nil
+}
+
+// withUnquoted calls use with the text of the string raw (quoted, valid
+// JSON): the bytes between the quotes when it holds no escape, else the
+// text unescaped in a reused buffer. text is only valid during the call.
+func withUnquoted(raw []byte, use func(text []byte)) error {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 {
+		use(inner)
+		return nil
+	}
+	buf := unquoteBufs.Get().(*[]byte)
+	defer unquoteBufs.Put(buf)
+	text, err := appendUnquoted((*buf)[:0], raw)
+	if cap(text) <= maxString { // the clamp bounds strings: this is the usual case
+		*buf = text[:0]
+	}
+	if err != nil {
+		return err
+	}
+	use(text)
+	return nil
+}
+
+var unquoteBufs = sync.Pool{New: func() any { return new([]byte) }}
+
+// decodeInterned is decodeStr keeping one copy of each distinct string in
+// tab (up to a bound): a bundle's hundreds of thousands of events repeat a
+// few types, statuses and tool names.
+func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]string) error {
+	if dec.PeekKind() != '"' {
+		return decodeStr(dec, p, w)
+	}
+	raw, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	v, err := unquote(raw)
+	if err != nil {
+		return err
+	}
+	*p = Str{V: intern(tab, v), Set: true}
+	return nil
+}
+
+// intern returns tab's copy of v, adding one while tab is small.
+func intern(tab map[string]string, v []byte) string {
+	s, ok := tab[string(v)]
+	if !ok {
+		s = string(v)
+		if len(tab) < 1<<12 {
+			tab[s] = s
+		}
+	}
+	return s
+}
+
+// unquote is a JSON string's content: the raw bytes between the quotes
+// when it holds no escape (no copy), else the unescaped bytes.
+func unquote(raw jsontext.Value) ([]byte, error) {
+	if v := []byte(raw[1 : len(raw)-1]); bytes.IndexByte(v, '\\') < 0 {
+		return v, nil
+	}
+	// At most as long: appended to nil, a long string's bytes were copied at every growth.
+	return appendUnquoted(make([]byte, 0, len(raw)), raw)
+}
+
+// appendUnquoted is jsontext.AppendUnquote for a string token a decoder has
+// validated (jsontext, or the raw scanner): the runs between backslashes
+// are copied whole, where jsontext tests every byte of them (a quarter of
+// the CPU a Codex rollout took). A surrogate escape is left to jsontext.
+func appendUnquoted(dst, raw []byte) ([]byte, error) {
+	if out, ok := appendUnescaped(dst, raw[1:len(raw)-1]); ok {
+		return out, nil
+	}
+	return jsontext.AppendUnquote(dst, raw)
+}
+
+// appendUnescaped appends s, a valid string's content, unescaped; ok is
+// false (dst's bytes past its length written over) at a surrogate escape
+// or anything a valid string does not hold.
+func appendUnescaped(dst, s []byte) ([]byte, bool) { return appendUnescapedUpTo(dst, s, math.MaxInt) }
+
+// appendUnescapedUpTo is appendUnescaped stopping once dst holds at least
+// limit bytes (all of s's text if it has fewer).
+func appendUnescapedUpTo(dst, s []byte, limit int) ([]byte, bool) {
+	for len(dst) < limit {
+		i := bytes.IndexByte(s[:min(len(s), limit-len(dst))], '\\') // past the limit, plain bytes are not needed
+		if i < 0 {
+			return append(dst, s[:min(len(s), limit-len(dst))]...), true
+		}
+		dst = append(dst, s[:i]...)
+		if i+1 == len(s) {
+			return dst, false
+		}
+		switch c := s[i+1]; c {
+		case '"', '\\', '/':
+			dst = append(dst, c)
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			v, ok := 0, false
+			if i+6 <= len(s) {
+				v, ok = hex4(s[i+2 : i+6])
+			}
+			if !ok || 0xD800 <= v && v < 0xE000 {
+				return dst, false
+			}
+			dst, s = utf8.AppendRune(dst, rune(v)), s[i+6:]
+			continue
+		default:
+			return dst, false
+		}
+		s = s[i+2:]
+	}
+	return dst, true
+}
+
+func decodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {
+	if k := dec.PeekKind(); k == '{' || k == '[' {
+		w.Warn(WarnTypeMismatch)
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	var text string
+	switch tok.Kind() {
+	case '0':
+		text = tok.String()
+	case '"':
+		text = strings.TrimSpace(tok.String())
+		if text == "" {
+			return nil
+		}
+	case 'n':
+		return nil
+	default:
+		w.Warn(WarnTypeMismatch)
+		return nil
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		w.Warn(WarnBadNumber)
+		return nil
+	}
+	*p = Num{V: f, Set: true}
+	return nil
+}
+
+func decodeTime(dec *jsontext.Decoder, p *Time, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '[': // a Jackson LocalDateTime array [y, m, d, h, mi, s, ns]
+		var parts []Num
+		if err := json.UnmarshalDecode(dec, &parts, opts); err != nil {
+			return err
+		}
+		if t, ok := jacksonTime(parts); ok {
+			*p = Time{t: t, naive: true, Set: true}
+		} else {
+			w.Warn(WarnBadTimestamp)
+		}
+		return nil
+	case '{':
+		w.Warn(WarnBadTimestamp)
+		return dec.SkipValue()
+	}
+	tok, err := dec.ReadToken()
+	if err != nil {
+		return err
+	}
+	switch tok.Kind() {
+	case '0':
+		timeNumber(tok.String(), p, w)
+	case '"':
+		timeText(tok.String(), p, w)
+	case 'n':
+	default:
+		w.Warn(WarnBadTimestamp)
+	}
+	return nil
+}
+
+// timeNumber reads a timestamp written as a JSON number (epoch seconds or
+// milliseconds) into p.
+func timeNumber(text string, p *Time, w Warner) {
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.Abs(f) > maxEpoch {
+		w.Warn(WarnBadTimestamp)
+		return
+	}
+	*p = Time{t: epochTime(f), Set: true}
+}
+
+// timeText reads a timestamp string into p (a blank one leaves p alone).
+func timeText(text string, p *Time, w Warner) {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return
+	}
+	t, naive, ok := ParseTimestamp(text)
+	if !ok {
+		w.Warn(WarnBadTimestamp)
+		return
+	}
+	*p = Time{t: t, naive: naive, Set: true}
+}
+
+// maxEpoch bounds an epoch number (milliseconds up to the year 33658): a
+// larger number is not a time.
+const maxEpoch = 1e15
+
+// epochTime reads an epoch number: seconds below 1e11, else milliseconds.
+func epochTime(f float64) time.Time {
+	if math.Abs(f) < 1e11 {
+		sec, frac := math.Modf(f)
+		return time.Unix(int64(sec), int64(math.Round(frac*1e9))).UTC()
+	}
+	ms, frac := math.Modf(f)
+	return time.UnixMilli(int64(ms)).Add(time.Duration(math.Round(frac * 1e6))).UTC()
+}
+
+func jacksonTime(p []Num) (time.Time, bool) {
+	if len(p) < 3 || len(p) > 7 {
+		return time.Time{}, false
+	}
+	var f [7]int
+	for i, n := range p {
+		if !n.Set || n.V != math.Trunc(n.V) || n.V < 0 || n.V > 2e9 {
+			return time.Time{}, false
+		}
+		f[i] = int(n.V)
+	}
+	if f[1] < 1 || f[1] > 12 || f[2] < 1 || f[2] > 31 || f[3] > 23 || f[4] > 59 || f[5] > 60 || f[6] > 999999999 {
+		return time.Time{}, false
+	}
+	t := time.Date(f[0], time.Month(f[1]), f[2], f[3], f[4], f[5], f[6], time.UTC)
+	if t.Day() != f[2] { // 31 February and the like
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+var zonedLayouts = []string{
+	"2006-01-02T15:04:05Z07:00",
+	"2006-01-02T15:04Z07:00",
+	"2006-01-02 15:04:05Z07:00",
+	"2006-01-02 15:04Z07:00",
+	"2006-01-02T15:04:05Z0700",
+	"2006-01-02 15:04:05Z0700",
+	"2006-01-02T15:04:05 Z07:00",
+}
+
+var naiveLayouts = []string{
+	"2006-01-02T15:04:05",
+	"2006-01-02T15:04",
+	"2006-01-02 15:04:05",
+	"2006-01-02 15:04",
+	"2006-01-02",
+}
+
+// ParseTimestamp parses an ISO-8601 timestamp with or without zone, with 0–9
+// fractional digits and optional seconds, or an epoch number written as text.
+// naive reports that the text had no zone.
+func ParseTimestamp(s string) (t time.Time, naive, ok bool) {
+	// No number has a colon: a timestamp with a time of day skips
+	// ParseFloat and the error it would allocate.
+	if !strings.Contains(s, ":") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			if math.Abs(f) > maxEpoch || math.IsNaN(f) {
+				return time.Time{}, false, false
+			}
+			return epochTime(f), false, true
+		}
+	}
+	if len(s) < 10 || len(s) > 64 {
+		return time.Time{}, false, false
+	}
+	// A zone is a Z or a sign after the date. Without one every zoned
+	// layout fails, and each failure allocates its error (planexec's
+	// timestamps have no zone).
+	if strings.ContainsAny(s[10:], "Z+-") {
+		for _, l := range zonedLayouts {
+			if t, err := time.Parse(l, s); err == nil {
+				return binaryZone(t), false, true
+			}
+		}
+	}
+	for _, l := range naiveLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true, true
+		}
+	}
+	return time.Time{}, false, false
+}
+
+// binaryZone is t, in UTC if its zone is one to two minutes west of UTC
+// (a timestamp's "-00:01", or Europe/London's local mean time, -00:01:15,
+// for a zone-less time before 1847 read with --tz Europe/London): Go's
+// binary form of a time reserves that offset, and the run details' spill
+// and the partial files, which hold times in it, failed the whole report.
+func binaryZone(t time.Time) time.Time {
+	if _, offset := t.Zone(); offset/60 == -1 {
+		return t.UTC()
+	}
+	return t
+}
+
+// isInvalidUTF8 reports whether a decode error is the decoder's invalid UTF-8 error.
+func isInvalidUTF8(err error) bool {
+	var se *jsontext.SyntacticError
+	return errors.As(err, &se) && se.Err != nil && se.Err.Error() == "invalid UTF-8"
+}

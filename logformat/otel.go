@@ -1,0 +1,443 @@
+package logformat
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// otel: OpenTelemetry trace exports in OTLP/JSON (one request per line, or
+// one document), read through the GenAI semantic conventions, and Claude
+// Code's own claude_code.* spans. Spans are joined by trace id across the
+// tree: every invoke_agent span is a run, else every trace is one.
+var otelFormat = &Format{
+	Name:      "otel",
+	Title:     "OpenTelemetry GenAI spans, OTLP/JSON traces (also Claude Code's claude_code.* spans)",
+	Signature: "an object with resourceSpans",
+	match:     func(d *document) bool { return d.ResourceSpans != nil },
+	read:      readOtel,
+}
+
+type otlpResourceSpans struct {
+	Resource   *otlpResource    `json:"resource"`
+	ScopeSpans []otlpScopeSpans `json:"scopeSpans"`
+}
+
+type otlpResource struct {
+	Attributes []otlpAttr `json:"attributes"`
+}
+
+type otlpScopeSpans struct {
+	Spans []otlpSpan `json:"spans"`
+}
+
+type otlpSpan struct {
+	TraceID      Str         `json:"traceId"`
+	SpanID       Str         `json:"spanId"`
+	ParentSpanID Str         `json:"parentSpanId"`
+	Name         Str         `json:"name"`
+	Start        Str         `json:"startTimeUnixNano"`
+	End          Str         `json:"endTimeUnixNano"`
+	Attributes   []otlpAttr  `json:"attributes"`
+	Status       *otlpStatus `json:"status"`
+}
+
+type otlpStatus struct {
+	Code    Str `json:"code"`
+	Message Str `json:"message"`
+}
+
+type otlpAttr struct {
+	Key   Str       `json:"key"`
+	Value otlpValue `json:"value"`
+}
+
+// otlpValue is an AnyValue; only scalars matter here.
+type otlpValue struct {
+	Text string
+	Set  bool
+}
+
+func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	var o struct {
+		String Str `json:"stringValue"`
+		Int    Str `json:"intValue"`
+		Double Str `json:"doubleValue"`
+		Bool   Str `json:"boolValue"`
+	}
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+		return err
+	}
+	for _, s := range []Str{o.String, o.Int, o.Double, o.Bool} {
+		if s.Set {
+			v.Text, v.Set = s.V, true
+			break
+		}
+	}
+	return nil
+}
+
+// resourceSpans reads a trace export's spans as the general decoder reads
+// them (see decodeLineRaw): OTel lines are a tenth of the bytes per second
+// of the others through it.
+func (s *rawScan) resourceSpans(p *[]otlpResourceSpans, w *warnList) bool {
+	return rawSlice(s, p, func(rs *otlpResourceSpans) bool {
+		return s.object(false, func(key string) bool {
+			switch key {
+			case "resource":
+				return rawPtr(s, &rs.Resource, func(r *otlpResource) bool {
+					return s.object(false, func(key string) bool {
+						if key == "attributes" {
+							return s.otlpAttrs(&r.Attributes)
+						}
+						return s.skip()
+					})
+				})
+			case "scopeSpans":
+				return rawSlice(s, &rs.ScopeSpans, func(ss *otlpScopeSpans) bool {
+					return s.object(false, func(key string) bool {
+						if key == "spans" {
+							return rawSlice(s, &ss.Spans, s.otlpSpan)
+						}
+						return s.skip()
+					})
+				})
+			}
+			return s.skip()
+		})
+	})
+}
+
+func (s *rawScan) otlpSpan(sp *otlpSpan) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "traceId":
+			return s.strFlex(&sp.TraceID)
+		case "spanId":
+			return s.strFlex(&sp.SpanID)
+		case "parentSpanId":
+			return s.strFlex(&sp.ParentSpanID)
+		case "name":
+			return s.strFlex(&sp.Name)
+		case "startTimeUnixNano":
+			return s.strFlex(&sp.Start)
+		case "endTimeUnixNano":
+			return s.strFlex(&sp.End)
+		case "attributes":
+			return s.otlpAttrs(&sp.Attributes)
+		case "status":
+			return rawPtr(s, &sp.Status, func(st *otlpStatus) bool {
+				return s.object(false, func(key string) bool {
+					switch key {
+					case "code":
+						return s.strFlex(&st.Code)
+					case "message":
+						return s.strFlex(&st.Message)
+					}
+					return s.skip()
+				})
+			})
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) otlpAttrs(p *[]otlpAttr) bool {
+	return rawSlice(s, p, func(a *otlpAttr) bool {
+		return s.object(false, func(key string) bool {
+			switch key {
+			case "key":
+				return s.strFlex(&a.Key)
+			case "value":
+				return s.otlpValue(&a.Value)
+			}
+			return s.skip()
+		})
+	})
+}
+
+// otlpValue reads an AnyValue as otlpValue.decodeFlex does.
+func (s *rawScan) otlpValue(v *otlpValue) bool {
+	if s.peek() != '{' {
+		return s.skip()
+	}
+	var str, num, double, boolean Str
+	ok := s.object(false, func(key string) bool {
+		switch key {
+		case "stringValue":
+			return s.strFlex(&str)
+		case "intValue":
+			return s.strFlex(&num)
+		case "doubleValue":
+			return s.strFlex(&double)
+		case "boolValue":
+			return s.strFlex(&boolean)
+		}
+		return s.skip()
+	})
+	for _, x := range []Str{str, num, double, boolean} {
+		if x.Set {
+			v.Text, v.Set = x.V, true
+			break
+		}
+	}
+	return ok
+}
+
+// otelLog is a file's spans of one trace.
+type otelLog = entryLog[otelSpan]
+
+// otelSpan is one span, kept compact.
+type otelSpan struct {
+	trace, id, parent string
+	name, op          string
+	agent, toolName   string
+	model             string
+	start, end        time.Time
+	failed, ok        bool
+	errText           string
+	tokens            model.Tokens
+	service           string
+	project           string // the resource's process.cwd, else its service.name
+	input             string // a tool span's key argument, from gen_ai.tool.call.arguments
+}
+
+func attrs(list []otlpAttr) map[string]string {
+	m := make(map[string]string, len(list))
+	for _, a := range list {
+		if a.Value.Set {
+			m[a.Key.V] = a.Value.Text
+		}
+	}
+	return m
+}
+
+func nanoTime(s Str) time.Time {
+	n, err := strconv.ParseInt(strings.TrimSpace(s.V), 10, 64)
+	if err != nil || n <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}
+
+func atoi(s string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+	return n
+}
+
+// first returns the value of the first key present (current names before deprecated ones).
+func first(m map[string]string, keys ...string) string {
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+func readOtel(d *document, c *readCtx) {
+	for _, rs := range d.ResourceSpans {
+		service, project := "", ""
+		if rs.Resource != nil {
+			res := attrs(rs.Resource.Attributes)
+			service = res["service.name"]
+			project = cmpOr(res["process.cwd"], service)
+		}
+		for _, ss := range rs.ScopeSpans {
+			for i := range ss.Spans {
+				sp := &ss.Spans[i]
+				a := attrs(sp.Attributes)
+				s := otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
+					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service, project: project,
+					op:    first(a, "gen_ai.operation.name"),
+					agent: first(a, "gen_ai.agent.name"), toolName: first(a, "gen_ai.tool.name", "tool_name", "tool.name"),
+					model: first(a, "gen_ai.response.model", "gen_ai.request.model", "model"), input: argsInput(a["gen_ai.tool.call.arguments"])}
+				switch {
+				case s.op == "" && strings.HasPrefix(s.name, "claude_code.llm_request"):
+					s.op = "chat"
+				case s.op == "" && s.name == "claude_code.tool":
+					s.op = "execute_tool"
+				case s.op == "" && strings.HasPrefix(s.name, "execute_tool"):
+					s.op = "execute_tool"
+				case s.op == "" && strings.HasPrefix(s.name, "invoke_agent"):
+					s.op = "invoke_agent"
+				}
+				code := ""
+				if sp.Status != nil {
+					code = strings.ToUpper(sp.Status.Code.V)
+					s.errText = sp.Status.Message.V
+				}
+				errType := first(a, "error.type")
+				s.failed = code == "2" || code == "STATUS_CODE_ERROR" || errType != "" || first(a, "gen_ai.tool.status") == "error"
+				s.ok = !s.failed && (code == "1" || code == "STATUS_CODE_OK" || first(a, "gen_ai.tool.status") == "success")
+				if s.errText == "" {
+					s.errText = errType
+				}
+				if strings.HasPrefix(s.name, "claude_code.") {
+					// Claude Code's own spans count input without the cache, as Anthropic does.
+					s.tokens = model.Tokens{Input: atoi(a["input_tokens"]), Output: atoi(a["output_tokens"]),
+						CacheRead: atoi(a["cache_read_tokens"]), CacheCreation: atoi(a["cache_creation_tokens"])}
+				} else {
+					cacheRead := atoi(first(a, "gen_ai.usage.cache_read_input_tokens", "gen_ai.usage.cache_read.input_tokens"))
+					cacheWrite := atoi(first(a, "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write_input_tokens"))
+					input := atoi(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"))
+					// GenAI input tokens include the cached ones: take them out so kinds never overlap.
+					s.tokens = model.Tokens{Input: max(0, input-cacheRead-cacheWrite), Output: atoi(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
+						CacheRead: cacheRead, CacheCreation: cacheWrite}
+				}
+				key := s.trace
+				if key == "" {
+					key = c.fallbackID()
+				}
+				logFor(c, &c.otel, key, otelCodec, func(l *otelLog) *Fragment {
+					return &Fragment{Kind: FragmentOtel, key: key, otel: l}
+				}).add(c, s)
+			}
+		}
+	}
+}
+
+// isModelCall reports a span that is one model call: the only spans whose
+// usage is counted (agent spans repeat their children's totals).
+func (s *otelSpan) isModelCall() bool {
+	switch s.op {
+	case "chat", "text_completion", "generate_content", "completion", "embeddings":
+		return true
+	}
+	return false
+}
+
+// joinOtel makes the runs of every trace: its invoke_agent spans, or the
+// trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
+// A fragment holds a file's spans of one trace, which may feed several runs.
+func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
+	for fs, held := range loaded(frags, func(f *Fragment) *otelLog { return f.otel }) {
+		trace := fs[0].key
+		var runs []*model.Run
+		spans := map[string]*otelSpan{}
+		for i := range fs {
+			for k := range held[i] {
+				s := &held[i][k]
+				if s.id != "" {
+					if _, dup := spans[s.id]; dup {
+						continue // the same span exported twice
+					}
+					spans[s.id] = s
+				}
+			}
+		}
+		runOf := map[*otelSpan]*model.Run{}
+		var traceRun *model.Run
+		newRun := func(id string, s *otelSpan) *model.Run {
+			r := &model.Run{ID: id, Format: "otel", Source: fs[0].Source, Status: model.StatusUnknown}
+			if s != nil {
+				r.Agent, r.Title = cmpOr(s.agent, s.service), cmpOr(s.agent, s.name)
+				r.Project = s.project
+				r.Span = spanOf(s.start, s.end, w)
+				switch {
+				case s.failed:
+					r.Status = model.StatusFailed
+				case s.ok:
+					r.Status = model.StatusSuccess
+				}
+			}
+			runs = append(runs, r)
+			return r
+		}
+		ids := make([]string, 0, len(spans))
+		for id := range spans {
+			ids = append(ids, id)
+		}
+		slices.SortFunc(ids, func(a, b string) int {
+			return cmpOrInt(spans[a].start.Compare(spans[b].start), strings.Compare(a, b))
+		})
+		for _, id := range ids {
+			if s := spans[id]; s.op == "invoke_agent" {
+				runOf[s] = newRun(trace+"/"+id, s)
+			}
+		}
+		find := func(s *otelSpan) *model.Run {
+			for p, hops := s, 0; p != nil && hops < 1000; hops++ {
+				if r := runOf[p]; r != nil {
+					return r
+				}
+				p = spans[p.parent]
+			}
+			if traceRun == nil {
+				traceRun = newRun(trace, nil)
+			}
+			return traceRun
+		}
+		perModel := map[*model.Run]map[string]int64{}
+		for _, id := range ids {
+			s := spans[id]
+			if s.op == "invoke_agent" {
+				continue
+			}
+			r := find(s)
+			switch {
+			case s.op == "execute_tool":
+				call := model.ToolCall{Name: cmpOr(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w), Input: s.input}
+				// A tool span left UNSET succeeded: instrumentation sets ERROR on failure
+				// and leaves OK for an explicit verdict (a run's status needs one).
+				call.Outcome = model.OutcomeOK
+				if s.failed {
+					call.Outcome, call.Error = model.OutcomeError, s.errText
+				}
+				r.ToolCalls = append(r.ToolCalls, call)
+			case s.isModelCall():
+				r.AddRequest(model.Request{Model: s.model, At: s.start, Tokens: s.tokens})
+				if perModel[r] == nil {
+					perModel[r] = map[string]int64{}
+				}
+				perModel[r][s.model] += s.tokens.Total()
+			}
+		}
+		if traceRun != nil { // a trace without agent spans spans all of its spans
+			for _, id := range ids {
+				s := spans[id]
+				if runOf[s] == nil && find(s) == traceRun {
+					if traceRun.Started.IsZero() || s.start.Before(traceRun.Started) {
+						traceRun.Started = s.start
+					}
+					if s.end.After(traceRun.Ended) {
+						traceRun.Ended = s.end
+					}
+				}
+			}
+			traceRun.Span = spanOf(traceRun.Started, traceRun.Ended, w)
+			traceRun.Title = trace
+		}
+		for r, m := range perModel {
+			r.Model = topModel(m)
+		}
+		from := map[*model.Run][]*Fragment{} // the files that fed each run, each once
+		for i, f := range fs {
+			for k := range held[i] {
+				r := find(&held[i][k])
+				if got := from[r]; len(got) == 0 || got[len(got)-1] != f {
+					from[r] = append(got, f)
+				}
+			}
+		}
+		for _, r := range runs {
+			emit(r, from[r])
+		}
+	}
+}
+
+func cmpOrInt(a, b int) int {
+	if a != 0 {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,308 @@
+package logformat
+
+import (
+	"github.com/agentstat/agentstat/model"
+)
+
+// planexec: one PlanExecutionRecord of the Java plan executor (seed 000).
+var planexecFormat = &Format{
+	Name:      "planexec",
+	Title:     "PlanExecutionRecord (plan steps, agentExecutionSequence, thinkActSteps)",
+	Signature: "an object with agentExecutionSequence, or with planId and userRequest",
+	match: func(d *document) bool {
+		return d.AgentExecutionSequence != nil || (d.PlanID.Set && d.UserRequest.Set)
+	},
+	read: readPlanexec,
+}
+
+type agentExecution struct {
+	ID            Str            `json:"id"`
+	AgentName     Str            `json:"agentName"`
+	StartTime     Time           `json:"startTime"`
+	EndTime       Time           `json:"endTime"`
+	MaxSteps      Num            `json:"maxSteps"`
+	CurrentStep   Num            `json:"currentStep"`
+	Status        Str            `json:"status"`
+	IsStuck       *bool          `json:"isStuck"`
+	ThinkActSteps []thinkActStep `json:"thinkActSteps"`
+}
+
+type thinkActStep struct {
+	ThinkStartTime Time `json:"thinkStartTime"`
+	ThinkEndTime   Time `json:"thinkEndTime"`
+	ActStartTime   Time `json:"actStartTime"`
+	ActEndTime     Time `json:"actEndTime"`
+	Status         Str  `json:"status"`
+	ToolName       Str  `json:"toolName"`
+	ErrorMessage   Str  `json:"errorMessage"`
+	Error          Str  `json:"error"`
+	ActionResult   Str  `json:"actionResult"`
+}
+
+func readPlanexec(d *document, c *readCtx) {
+	r := &model.Run{
+		ID:      firstOf(d.PlanID, d.ID),
+		Format:  "planexec",
+		Title:   d.Title.V,
+		Request: d.UserRequest.V,
+		Summary: d.Summary.Text,
+		Span:    c.span(d.StartTime, d.EndTime),
+	}
+	if r.ID == "" {
+		r.ID = c.fallbackID()
+	}
+	if r.Title == "" {
+		r.Title = r.Request
+	}
+
+	blocked := false
+	counted := map[model.StepStatus]int64{}
+	for i, text := range d.Steps.Texts {
+		st := model.Step{Name: text, Status: model.StepOther}
+		if i < len(d.StepStatuses) {
+			st.Status = stepStatus(d.StepStatuses[i].V, c)
+		} else {
+			c.Warn(WarnMissingStatus)
+		}
+		if i < len(d.StepAgents) {
+			st.Agent = d.StepAgents[i].V
+		}
+		blocked = blocked || st.Status == model.StepBlocked
+		counted[st.Status]++
+		r.Steps = append(r.Steps, st)
+	}
+	if d.StatusCounts != nil && d.StepStatuses != nil {
+		for word, n := range d.StatusCounts {
+			s, _ := model.ParseStepStatus(word)
+			if n.Set && n.Int() != counted[s] {
+				c.Warn(WarnCountMismatch)
+				break
+			}
+		}
+	}
+
+	failedAgent := false
+	for _, ex := range d.AgentExecutionSequence {
+		switch model.Fold(ex.Status.V) {
+		case "failed", "error":
+			failedAgent = true
+		}
+		if ex.IsStuck != nil && *ex.IsStuck {
+			failedAgent = true
+		}
+		if ex.MaxSteps.Set && ex.MaxSteps.V > 0 && ex.CurrentStep.Set {
+			r.Context.StepBudget = append(r.Context.StepBudget, ex.CurrentStep.V/ex.MaxSteps.V)
+		}
+		for _, ta := range ex.ThinkActSteps {
+			if ta.ToolName.V == "" {
+				continue
+			}
+			call := model.ToolCall{
+				Name:    ta.ToolName.V,
+				Agent:   ex.AgentName.V,
+				Span:    c.span(ta.ActStartTime, ta.ActEndTime),
+				Outcome: callOutcome(ta.Status, c),
+			}
+			if think := c.span(ta.ThinkStartTime, ta.ThinkEndTime); think.HasDuration {
+				call.ThinkMS, call.HasThink = think.DurationMS, true
+			}
+			if call.Outcome == model.OutcomeError {
+				call.Error = firstOf(ta.ErrorMessage, ta.Error, ta.ActionResult)
+			}
+			r.ToolCalls = append(r.ToolCalls, call)
+		}
+	}
+
+	switch {
+	case d.Completed != nil && *d.Completed:
+		r.Status = model.StatusSuccess
+	case blocked || failedAgent:
+		r.Status = model.StatusFailed
+	default:
+		r.Status = model.StatusRunning
+	}
+	c.run(r)
+}
+
+// stepStatus normalizes a step status word, counting a warning for one outside the list.
+func stepStatus(word string, w Warner) model.StepStatus {
+	if model.Fold(word) == "" {
+		w.Warn(WarnMissingStatus)
+		return model.StepOther
+	}
+	s, ok := model.ParseStepStatus(word)
+	if !ok {
+		w.Warn(WarnOtherStepStatus)
+	}
+	return s
+}
+
+// callOutcome maps a tool-call status word through the step word list:
+// completed → ok, failed → error, absent or anything else → unknown.
+func callOutcome(word Str, w Warner) model.Outcome {
+	if !word.Set || model.Fold(word.V) == "" {
+		return model.OutcomeUnknown
+	}
+	s, ok := model.ParseStepStatus(word.V)
+	switch {
+	case s == model.StepCompleted:
+		return model.OutcomeOK
+	case s == model.StepFailed:
+		return model.OutcomeError
+	case !ok:
+		w.Warn(WarnUnknownStatus)
+	}
+	return model.OutcomeUnknown
+}
+
+// planexecField reads a planexec key of a document (a PlanExecutionRecord)
+// as the general decoder does, and reports whether key is one (read);
+// anything it cannot read exactly so gives up (ok false).
+func (s *rawScan) planexecField(key string, d *document, w *warnList) (ok, read bool) {
+	switch key {
+	case "planId":
+		ok = s.strFlex(&d.PlanID)
+	case "userRequest":
+		ok = s.strFlex(&d.UserRequest)
+	case "startTime":
+		ok = s.time(&d.StartTime, w)
+	case "endTime":
+		ok = s.time(&d.EndTime, w)
+	case "completed":
+		ok = s.boolPtr(&d.Completed)
+	case "steps":
+		ok = s.stepTexts(&d.Steps)
+	case "stepStatuses":
+		ok = s.strs(&d.StepStatuses)
+	case "stepAgents":
+		ok = s.strs(&d.StepAgents)
+	case "statusCounts":
+		ok = s.numMap(&d.StatusCounts, w)
+	case "agentExecutionSequence":
+		ok = rawSlice(s, &d.AgentExecutionSequence, func(a *agentExecution) bool { return s.agentExecution(a, w) })
+	default:
+		return false, false
+	}
+	return ok, true
+}
+
+// stepTexts reads planexec's steps, a list of texts, as stepList.decodeFlex
+// does; session v1.0's step objects, and any other kind, give up.
+func (s *rawScan) stepTexts(l *stepList) bool {
+	if s.null() {
+		return true
+	}
+	l.Present = true
+	return s.elements(func() bool {
+		var text Str
+		if s.peek() != '"' || !s.str(&text) {
+			return false
+		}
+		l.Texts = append(l.Texts, text.V)
+		return true
+	})
+}
+
+// strs reads a list of strings into p as the general decoder does: null
+// clears it, an array makes it (empty, not nil, for []), each element as
+// decodeStr reads it (null an empty one); any other kind gives up.
+func (s *rawScan) strs(p *[]Str) bool {
+	if s.null() {
+		*p = nil
+		return true
+	}
+	*p = make([]Str, 0, 8)
+	return s.elements(func() bool {
+		*p = append(*p, Str{})
+		return s.strFlex(&(*p)[len(*p)-1])
+	})
+}
+
+// numMap reads an object of numbers into p as the general decoder does:
+// null clears it, an object makes it (empty, not nil, for {}); an escaped
+// or repeated name, or any other kind, gives up.
+func (s *rawScan) numMap(p *map[string]Num, w *warnList) bool {
+	if s.null() {
+		*p = nil
+		return true
+	}
+	if s.peek() != '{' || *p != nil {
+		return false
+	}
+	s.i++
+	m := map[string]Num{}
+	for first := true; ; first = false {
+		if s.ws(); s.peek() == '}' {
+			s.i++
+			*p = m
+			return true
+		}
+		if !first && !s.comma() {
+			return false
+		}
+		name, ok := s.memberName()
+		if !ok {
+			return false
+		}
+		if _, dup := m[string(name)]; dup {
+			return false
+		}
+		var n Num
+		if !s.num(&n, w) {
+			return false
+		}
+		m[string(name)] = n
+	}
+}
+
+func (s *rawScan) agentExecution(a *agentExecution, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "id":
+			return s.strFlex(&a.ID)
+		case "agentName":
+			return s.strFlex(&a.AgentName)
+		case "startTime":
+			return s.time(&a.StartTime, w)
+		case "endTime":
+			return s.time(&a.EndTime, w)
+		case "maxSteps":
+			return s.num(&a.MaxSteps, w)
+		case "currentStep":
+			return s.num(&a.CurrentStep, w)
+		case "status":
+			return s.strFlex(&a.Status)
+		case "isStuck":
+			return s.boolPtr(&a.IsStuck)
+		case "thinkActSteps":
+			return rawSlice(s, &a.ThinkActSteps, func(t *thinkActStep) bool { return s.thinkActStep(t, w) })
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) thinkActStep(t *thinkActStep, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "thinkStartTime":
+			return s.time(&t.ThinkStartTime, w)
+		case "thinkEndTime":
+			return s.time(&t.ThinkEndTime, w)
+		case "actStartTime":
+			return s.time(&t.ActStartTime, w)
+		case "actEndTime":
+			return s.time(&t.ActEndTime, w)
+		case "status":
+			return s.strFlex(&t.Status)
+		case "toolName":
+			return s.strFlex(&t.ToolName)
+		case "errorMessage":
+			return s.strFlex(&t.ErrorMessage)
+		case "error":
+			return s.strFlex(&t.Error)
+		case "actionResult":
+			return s.strFlex(&t.ActionResult)
+		}
+		return s.skip()
+	})
+}

@@ -1,0 +1,431 @@
+package logformat
+
+import (
+	"github.com/agentstat/agentstat/model"
+)
+
+// session: one STD-001 agent session (seed 001): v3.0 tool_calls with
+// optional phase_annotations, v2.x phases[], or the v1.0 seven-step model.
+var sessionFormat = &Format{
+	Name:      "session",
+	Title:     "STD-001 agent session (v3.0, v2.x phases, v1.0 steps)",
+	Signature: "an object with session_id and any of tool_calls, phases, steps or phase_annotations; or tool_calls whose entries have call_id or tool_name",
+	match: func(d *document) bool {
+		if d.SessionID.Set && (d.ToolCalls != nil || d.Phases != nil || d.Steps.Present || d.PhaseAnnotations != nil) {
+			return true
+		}
+		for _, tc := range d.ToolCalls {
+			if tc.CallID.Set || tc.ToolName.Set {
+				return true
+			}
+		}
+		return false
+	},
+	read: readSession,
+}
+
+type sessionToolCall struct {
+	CallID              Str           `json:"call_id"`
+	ID                  Str           `json:"id"`
+	ToolCallID          Str           `json:"tool_call_id"`
+	CallIDCamel         Str           `json:"callId"`
+	ToolName            Str           `json:"tool_name"`
+	Name                Str           `json:"name"`
+	Tool                Str           `json:"tool"`
+	ToolCategory        Str           `json:"tool_category"`
+	StartedAt           Time          `json:"started_at"`
+	EndedAt             Time          `json:"ended_at"`
+	DurationMS          Num           `json:"duration_ms"`
+	Output              *toolOutput   `json:"output"`
+	ContextContribution contribField  `json:"context_contribution"`
+	SubagentInfo        *subagentInfo `json:"subagent_info"`
+}
+
+func (t *sessionToolCall) id() string { return firstOf(t.CallID, t.ID, t.ToolCallID, t.CallIDCamel) }
+
+type toolOutput struct {
+	Status Str `json:"status"`
+	Error  Str `json:"error"`
+}
+
+type subagentInfo struct {
+	SubagentType   Str `json:"subagent_type"`
+	ToolUses       Num `json:"tool_uses"`
+	TokensUsed     Num `json:"tokens_used"`
+	ToolsBreakdown []struct {
+		ToolName Str `json:"tool_name"`
+		Count    Num `json:"count"`
+	} `json:"tools_breakdown"`
+}
+
+type phaseAnnotation struct {
+	PhaseType   Str          `json:"phase_type"`
+	ContextUsed []contextRef `json:"context_used"`
+}
+
+// phase is the union of a session v2.x phase and a structmsg phase.
+type phase struct {
+	// structmsg
+	ID     Str     `json:"id"`
+	Name   Str     `json:"name"`
+	Rounds []round `json:"rounds"`
+	// both
+	Status Str `json:"status"`
+	// session v2.x
+	PhaseID           Str               `json:"phase_id"`
+	PhaseType         Str               `json:"phase_type"`
+	Phase             Str               `json:"phase"`
+	ToolCalls         []sessionToolCall `json:"tool_calls"`
+	ContextUsed       []contextRef      `json:"context_used"`
+	ContextReferences []contextRef      `json:"context_references"`
+}
+
+// sessionField reads a session document's member as the general decoder
+// does (see decodeLineRaw): its texts, times, agent, summary, tool calls,
+// phases and phase annotations; read is false for any other key. A
+// subagent's figures, and anything else in doubt, give up (ok false).
+func (s *rawScan) sessionField(key string, d *document, w *warnList) (ok, read bool) {
+	switch key {
+	case "session_id":
+		ok = s.strFlex(&d.SessionID)
+	case "task_title":
+		ok = s.strFlex(&d.TaskTitle)
+	case "task_description":
+		ok = s.strFlex(&d.TaskDescription)
+	case "user_prompt":
+		ok = s.strFlex(&d.UserPrompt)
+	case "title":
+		ok = s.strFlex(&d.Title)
+	case "status":
+		ok = s.strFlex(&d.Status)
+	case "created_at":
+		ok = s.time(&d.CreatedAt, w)
+	case "started_at":
+		ok = s.time(&d.StartedAt, w)
+	case "completed_at":
+		ok = s.time(&d.CompletedAt, w)
+	case "agent":
+		ok = s.agent(&d.Agent)
+	case "summary":
+		ok = s.summary(&d.Summary, w)
+	case "tool_calls":
+		ok = rawSlice(s, &d.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
+	case "phases": // session v2.x's (structmsg's phases, with rounds, give up)
+		ok = rawSlice(s, &d.Phases, func(p *phase) bool { return s.sessionPhase(p, w) })
+	case "phase_annotations":
+		ok = rawSlice(s, &d.PhaseAnnotations, func(a *phaseAnnotation) bool {
+			return s.object(false, func(key string) bool {
+				switch key {
+				case "phase_type":
+					return s.strFlex(&a.PhaseType)
+				case "context_used":
+					return rawSlice(s, &a.ContextUsed, s.contextRef)
+				}
+				return s.skip()
+			})
+		})
+	default:
+		return false, false
+	}
+	return ok, true
+}
+
+func (s *rawScan) sessionPhase(p *phase, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "id":
+			return s.strFlex(&p.ID)
+		case "name":
+			return s.strFlex(&p.Name)
+		case "status":
+			return s.strFlex(&p.Status)
+		case "phase_id":
+			return s.strFlex(&p.PhaseID)
+		case "phase_type":
+			return s.strFlex(&p.PhaseType)
+		case "phase":
+			return s.strFlex(&p.Phase)
+		case "tool_calls":
+			return rawSlice(s, &p.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
+		case "context_used":
+			return rawSlice(s, &p.ContextUsed, s.contextRef)
+		case "context_references":
+			return rawSlice(s, &p.ContextReferences, s.contextRef)
+		case "rounds":
+			return false
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) sessionToolCall(t *sessionToolCall, w *warnList) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "call_id":
+			return s.strFlex(&t.CallID)
+		case "id":
+			return s.strFlex(&t.ID)
+		case "tool_call_id":
+			return s.strFlex(&t.ToolCallID)
+		case "callId":
+			return s.strFlex(&t.CallIDCamel)
+		case "tool_name":
+			return s.strFlex(&t.ToolName)
+		case "name":
+			return s.strFlex(&t.Name)
+		case "tool":
+			return s.strFlex(&t.Tool)
+		case "tool_category":
+			return s.strFlex(&t.ToolCategory)
+		case "started_at":
+			return s.time(&t.StartedAt, w)
+		case "ended_at":
+			return s.time(&t.EndedAt, w)
+		case "duration_ms":
+			return s.num(&t.DurationMS, w)
+		case "output":
+			return rawPtr(s, &t.Output, func(o *toolOutput) bool {
+				return s.object(false, func(key string) bool {
+					switch key {
+					case "status":
+						return s.strFlex(&o.Status)
+					case "error":
+						return s.strFlex(&o.Error)
+					}
+					return s.skip()
+				})
+			})
+		case "context_contribution":
+			return s.contrib(&t.ContextContribution)
+		case "subagent_info":
+			return false
+		}
+		return s.skip()
+	})
+}
+
+func (s *rawScan) contextRef(r *contextRef) bool {
+	return s.object(false, func(key string) bool {
+		switch key {
+		case "type":
+			return s.strFlex(&r.Type)
+		case "relevance":
+			return s.strFlex(&r.Relevance)
+		case "usage_mode":
+			return s.strFlex(&r.UsageMode)
+		}
+		return s.skip()
+	})
+}
+
+// text reads a string's text (the scanner at its quote).
+func (s *rawScan) text() (string, bool) {
+	var v Str
+	ok := s.str(&v)
+	return v.V, ok
+}
+
+// agent reads an agent as agentField.decodeFlex does.
+func (s *rawScan) agent(a *agentField) bool {
+	switch s.peek() {
+	case '"':
+		var ok bool
+		a.Name, ok = s.text()
+		return ok
+	case '{':
+		var name, modelID, model Str
+		ok := s.object(false, func(key string) bool {
+			switch key {
+			case "name":
+				return s.strFlex(&name)
+			case "model_id":
+				return s.strFlex(&modelID)
+			case "model":
+				return s.strFlex(&model)
+			}
+			return s.skip()
+		})
+		a.Name, a.Model = name.V, firstOf(modelID, model)
+		return ok
+	}
+	return s.null()
+}
+
+// summary reads a summary as summaryField.decodeFlex does.
+func (s *rawScan) summary(f *summaryField, w *warnList) bool {
+	switch s.peek() {
+	case '"':
+		var ok bool
+		f.Text, ok = s.text()
+		return ok
+	case '{':
+		var description Str
+		var total, calls, errs Num
+		ok := s.object(false, func(key string) bool {
+			switch key {
+			case "total_duration_ms":
+				return s.num(&total, w)
+			case "tool_calls_count":
+				return s.num(&calls, w)
+			case "errors_encountered":
+				return s.num(&errs, w)
+			case "description":
+				return s.strFlex(&description)
+			}
+			return s.skip()
+		})
+		f.TotalDurationMS, f.ToolCallsCount, f.Errors, f.Text = total, calls, errs, description.V
+		return ok
+	}
+	return s.null()
+}
+
+// contrib reads a context contribution as contribField.decodeFlex does.
+func (s *rawScan) contrib(c *contribField) bool {
+	switch s.peek() {
+	case '"':
+		var ok bool
+		c.Type, ok = s.text()
+		return ok
+	case '{':
+		var typ Str
+		ok := s.object(false, func(key string) bool {
+			if key == "type" {
+				return s.strFlex(&typ)
+			}
+			return s.skip()
+		})
+		if c.Type = typ.V; c.Type == "" {
+			c.Type = "unspecified"
+		}
+		return ok
+	}
+	return s.null()
+}
+
+func readSession(d *document, c *readCtx) {
+	r := &model.Run{
+		ID:      d.SessionID.V,
+		Format:  "session",
+		Title:   firstOf(d.TaskTitle, d.Title),
+		Request: firstOf(d.UserPrompt, d.TaskDescription),
+		Summary: d.Summary.Text,
+		Agent:   d.Agent.Name,
+		Model:   d.Agent.Model,
+	}
+	if r.ID == "" {
+		r.ID = c.fallbackID()
+	}
+	start := d.CreatedAt
+	if !start.Set {
+		start = d.StartedAt
+	}
+	r.Span = c.span(start, d.CompletedAt)
+	if !r.HasDuration {
+		setDuration(&r.Span, d.Summary.TotalDurationMS, c)
+	}
+
+	switch model.Fold(d.Status.V) {
+	case "success", "completed":
+		r.Status = model.StatusSuccess
+	case "failed":
+		r.Status = model.StatusFailed
+	case "in_progress":
+		r.Status = model.StatusRunning
+	case "":
+		r.Status = model.StatusUnknown
+	default:
+		c.Warn(WarnUnknownStatus)
+		r.Status = model.StatusUnknown
+	}
+
+	// Every top-level entry counts once; nested v2.x phase entries count only
+	// when their id was not seen before.
+	seen := map[string]bool{}
+	for i := range d.ToolCalls {
+		seen[d.ToolCalls[i].id()] = true
+		addSessionCall(r, &d.ToolCalls[i], c)
+	}
+	for _, ph := range d.Phases {
+		for i := range ph.ToolCalls {
+			id := ph.ToolCalls[i].id()
+			if id != "" && seen[id] {
+				continue
+			}
+			seen[id] = true
+			addSessionCall(r, &ph.ToolCalls[i], c)
+		}
+		addRefs(&r.Context, ph.ContextUsed)
+		addRefs(&r.Context, ph.ContextReferences)
+	}
+	for _, pa := range d.PhaseAnnotations {
+		addRefs(&r.Context, pa.ContextUsed)
+	}
+
+	for _, s := range d.Steps.Objects { // v1.0 seven-step model
+		st := model.Step{Name: firstOf(s.StepName, s.StepID), Status: stepStatus(s.Status.V, c)}
+		st.Started = s.Timestamp.In(c.loc)
+		setDuration(&st.Span, s.DurationMS, c)
+		r.Steps = append(r.Steps, st)
+	}
+
+	if n := d.Summary.ToolCallsCount; n.Set && n.Int() != int64(len(r.ToolCalls)) {
+		c.Warn(WarnCountMismatch)
+	}
+	if n := d.Summary.Errors; n.Set {
+		errs := int64(0)
+		for _, tc := range r.ToolCalls {
+			if tc.Outcome == model.OutcomeError {
+				errs++
+			}
+		}
+		if n.Int() != errs {
+			c.Warn(WarnCountMismatch)
+		}
+	}
+	c.run(r)
+}
+
+func addSessionCall(r *model.Run, t *sessionToolCall, c *readCtx) {
+	call := model.ToolCall{
+		Name:     firstOf(t.ToolName, t.Name, t.Tool),
+		Category: t.ToolCategory.V,
+		Agent:    r.Agent,
+		Span:     c.span(t.StartedAt, t.EndedAt),
+	}
+	if t.DurationMS.Set {
+		call.HasDuration = false
+		setDuration(&call.Span, t.DurationMS, c)
+	}
+	if t.Output != nil {
+		switch model.Fold(t.Output.Status.V) {
+		case "success":
+			call.Outcome = model.OutcomeOK
+		case "failed", "error":
+			call.Outcome = model.OutcomeError
+			call.Error = t.Output.Error.V
+		}
+	}
+	if t.ContextContribution.Type != "" {
+		r.Context.Contributions = append(r.Context.Contributions, t.ContextContribution.Type)
+	}
+	if si := t.SubagentInfo; si != nil {
+		sub := model.Subagent{Type: si.SubagentType.V, Tokens: si.TokensUsed.Int()}
+		if si.ToolsBreakdown != nil {
+			for _, b := range si.ToolsBreakdown {
+				sub.Calls += b.Count.Int()
+			}
+		} else {
+			sub.Calls = si.ToolUses.Int()
+		}
+		r.Context.Subagents = append(r.Context.Subagents, sub)
+		r.Tokens.Unspecified += sub.Tokens
+	}
+	r.ToolCalls = append(r.ToolCalls, call)
+}
+
+func addRefs(ctx *model.Context, refs []contextRef) {
+	for _, ref := range refs {
+		ctx.Refs = append(ctx.Refs, model.ContextRef{Type: ref.Type.V, Relevance: ref.Relevance.V, UsageMode: ref.UsageMode.V})
+	}
+}

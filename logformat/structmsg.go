@@ -1,0 +1,210 @@
+package logformat
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// structmsg: one Structured Message (seed 004): request → phases → rounds →
+// plan / executions / judge; bare, or embedded in conversation messages as
+// structured_context (one run per structured message).
+var structmsgFormat = &Format{
+	Name:      "structmsg",
+	Title:     "Structured Message (request, phases, rounds, judge), bare or in conversation messages",
+	Signature: "phases[] whose entries have rounds; or request with phases; or messages / context_messages (or the object itself) carrying structured_context",
+	match: func(d *document) bool {
+		return isStructured(d) || d.StructuredContext.Present || hasEmbedded(d.Messages) || hasEmbedded(d.ContextMessages)
+	},
+	read: readStructmsg,
+}
+
+type structRequest struct {
+	OriginalInput Str `json:"original_input"`
+	CoreGoal      Str `json:"core_goal"`
+}
+
+type round struct {
+	Plan *struct {
+		Tasks []struct {
+			ID    Str `json:"id"`
+			Title Str `json:"title"`
+			Tool  Str `json:"tool"`
+		} `json:"tasks"`
+	} `json:"plan"`
+	Executions []struct {
+		TaskID Str `json:"task_id"`
+		Tool   Str `json:"tool"`
+		Result *struct {
+			Success tri `json:"success"`
+			Error   Str `json:"error"`
+		} `json:"result"`
+		Timestamp Time `json:"timestamp"`
+	} `json:"executions"`
+	Judge *struct {
+		TaskEvaluation []struct {
+			TaskID       Str   `json:"task_id"`
+			Status       Str   `json:"status"`
+			QualityScore score `json:"quality_score"`
+			OutputValid  tri   `json:"output_valid"`
+		} `json:"task_evaluation"`
+		PhaseMetrics *struct {
+			QualityAverage Num `json:"quality_average"`
+		} `json:"phase_metrics"`
+	} `json:"judge"`
+}
+
+func isStructured(d *document) bool {
+	for _, p := range d.Phases {
+		if p.Rounds != nil {
+			return true
+		}
+	}
+	return d.Request != nil && d.Phases != nil
+}
+
+func hasEmbedded(msgs []document) bool {
+	for i := range msgs {
+		if msgs[i].StructuredContext.Present {
+			return true
+		}
+	}
+	return false
+}
+
+func readStructmsg(d *document, c *readCtx) {
+	if isStructured(d) {
+		structRun(d, firstOf(d.ID), c)
+		return
+	}
+	conv := firstOf(d.ID)
+	if conv == "" {
+		conv = c.fallbackID()
+	}
+	if sc := d.StructuredContext; sc.Doc != nil && isStructured(sc.Doc) {
+		structRun(sc.Doc, firstOf(sc.Doc.ID), c)
+	}
+	n := 0
+	for _, list := range [][]document{d.ContextMessages, d.Messages} {
+		for i := range list {
+			n++
+			if sc := list[i].StructuredContext; sc.Doc != nil && isStructured(sc.Doc) {
+				id := firstOf(sc.Doc.ID, list[i].ID)
+				if id == "" {
+					id = fmt.Sprintf("%s#msg%d", conv, n)
+				}
+				structRun(sc.Doc, id, c)
+			}
+		}
+	}
+}
+
+func structRun(d *document, id string, c *readCtx) {
+	r := &model.Run{ID: id, Format: "structmsg", Summary: d.Summary.Text}
+	if r.ID == "" {
+		r.ID = c.fallbackID()
+	}
+	if d.Request != nil {
+		r.Request = d.Request.OriginalInput.V
+		r.Title = firstOf(d.Request.CoreGoal, d.Request.OriginalInput)
+	}
+	start := d.Timestamp
+	if !start.Set {
+		start = d.CreatedAt
+	}
+	r.Started = start.In(c.loc)
+
+	var statuses []model.StepStatus
+	for _, ph := range d.Phases {
+		name := firstOf(ph.Name, ph.ID)
+		if ph.Status.Set {
+			statuses = append(statuses, stepStatus(ph.Status.V, c))
+		} else {
+			statuses = append(statuses, model.StepOther)
+			c.Warn(WarnMissingStatus)
+		}
+		for _, rd := range ph.Rounds {
+			evalStatus := map[string]string{}
+			tools := map[string]string{}
+			if rd.Judge != nil {
+				for _, ev := range rd.Judge.TaskEvaluation {
+					evalStatus[ev.TaskID.V] = ev.Status.V
+				}
+			}
+			if rd.Plan != nil {
+				for _, t := range rd.Plan.Tasks {
+					tools[t.ID.V] = t.Tool.V
+					st := model.Step{Name: firstOf(t.Title, t.ID), Agent: "", Status: model.StepNotStarted}
+					if word, ok := evalStatus[t.ID.V]; ok {
+						st.Status = stepStatus(word, c)
+					}
+					r.Steps = append(r.Steps, st)
+				}
+			}
+			for _, ex := range rd.Executions {
+				call := model.ToolCall{Name: ex.Tool.V, Span: model.Span{Started: ex.Timestamp.In(c.loc)}}
+				if ex.Result != nil && ex.Result.Success.Set {
+					call.Outcome = model.OutcomeOK
+					if !ex.Result.Success.V {
+						call.Outcome, call.Error = model.OutcomeError, ex.Result.Error.V
+					}
+				}
+				if tools[ex.TaskID.V] == "" {
+					tools[ex.TaskID.V] = ex.Tool.V
+				}
+				r.ToolCalls = append(r.ToolCalls, call)
+			}
+			if rd.Judge == nil {
+				continue
+			}
+			sum, n := 0.0, 0
+			for _, ev := range rd.Judge.TaskEvaluation {
+				e := model.Evaluation{Phase: name, Tool: tools[ev.TaskID.V], Task: ev.TaskID.V, Score: ev.QualityScore.V, HasScore: ev.QualityScore.Set}
+				if ev.OutputValid.Set {
+					e.Valid = model.TriFalse
+					if ev.OutputValid.V {
+						e.Valid = model.TriTrue
+					}
+				}
+				if e.HasScore {
+					sum, n = sum+e.Score, n+1
+				}
+				r.Quality = append(r.Quality, e)
+			}
+			// quality_average is the producer's own figure: cross-checked, never averaged in.
+			if pm := rd.Judge.PhaseMetrics; pm != nil && pm.QualityAverage.Set && n > 0 && math.Abs(sum/float64(n)-pm.QualityAverage.V) > 0.05 {
+				c.Warn(WarnQualityMismatch)
+			}
+		}
+	}
+	r.Status = structStatus(statuses)
+	c.run(r)
+}
+
+func structStatus(phases []model.StepStatus) model.Status {
+	if len(phases) == 0 {
+		return model.StatusRunning
+	}
+	all, partial, open := true, false, false
+	for _, s := range phases {
+		switch s {
+		case model.StepFailed:
+			return model.StatusFailed
+		case model.StepCompleted:
+			continue
+		case model.StepPartial:
+			partial = true
+		case model.StepInProgress:
+			open = true
+		}
+		all = false
+	}
+	switch {
+	case all:
+		return model.StatusSuccess
+	case partial && !open:
+		return model.StatusPartial
+	}
+	return model.StatusRunning
+}
