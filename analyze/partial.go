@@ -18,6 +18,7 @@ import (
 	"github.com/DataDog/sketches-go/ddsketch/mapping"
 	"github.com/DataDog/sketches-go/ddsketch/store"
 
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -266,7 +267,7 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 	}()
 	digests := map[[sha256.Size]byte]string{}
 	shards := map[int]string{} // index → the partial that covers it
-	var covered []Shard
+	var covered []discover.Shard
 	for _, p := range paths {
 		var dw *detailWriter
 		if details != nil {
@@ -321,7 +322,7 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 		}
 		m.Acc.Merge(acc)
 	}
-	slices.SortFunc(covered, func(a, b Shard) int { return cmp.Compare(a.Index, b.Index) })
+	slices.SortFunc(covered, func(a, b discover.Shard) int { return cmp.Compare(a.Index, b.Index) })
 	names := make([]string, len(covered))
 	for i, s := range covered {
 		names[i] = s.String()
@@ -332,13 +333,13 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 }
 
 // parseShards reads the shards a partial covers ("" for none).
-func parseShards(s string) ([]Shard, error) {
+func parseShards(s string) ([]discover.Shard, error) {
 	if s == "" {
 		return nil, nil
 	}
-	var out []Shard
+	var out []discover.Shard
 	for _, one := range strings.Split(s, ",") {
-		sh, err := ParseShard(one)
+		sh, err := discover.ParseShard(one)
 		if err != nil {
 			return nil, fmt.Errorf("shard %q in its header", one)
 		}

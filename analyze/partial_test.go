@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/logsynth"
 )
 
@@ -119,7 +120,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 			var paths []string
 			for i := 1; i <= n; i++ {
 				opt := base
-				opt.Shard = Shard{Index: i, Count: n, Salt: salt}
+				opt.Shard = discover.Shard{Index: i, Count: n, Salt: salt}
 				opt.Jobs = 1 + rng.IntN(3)
 				acc, err := Accumulate(context.Background(), opt)
 				if err != nil {
@@ -155,56 +156,6 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 			m.Acc.spill.Close()
 			again.Acc.spill.Close()
 		}
-	}
-}
-
-// Every file lands in exactly one shard, and a plan's files in the same one.
-func TestShardsCoverOnce(t *testing.T) {
-	opt := Options{Roots: []string{filepath.Join("..", "testdata", "logs")}}
-	seen := map[string]int{}
-	const n = 5
-	for i := 1; i <= n; i++ {
-		o := opt
-		o.Shard = Shard{Index: i, Count: n}
-		files := make(chan candidate, 1024)
-		if _, err := discover(context.Background(), &o, files); err != nil {
-			t.Fatal(err)
-		}
-		for c := range files {
-			seen[c.source]++
-		}
-	}
-	all := make(chan candidate, 1024)
-	total, _ := discover(context.Background(), &opt, all)
-	if len(seen) != total {
-		t.Errorf("%d files in shards, %d in the tree", len(seen), total)
-	}
-	for s, k := range seen {
-		if k != 1 {
-			t.Errorf("%s in %d shards", s, k)
-		}
-	}
-	for _, pair := range [][2]string{
-		{"planagent/plan_agent-plan-plan-api-tests.json", "planagent/execution-result-batch-1.json"},
-		{"claudecode/proj/s1.jsonl", "claudecode/proj/s1/subagents/agent-agentX.jsonl"},
-	} {
-		if ShardKey(pair[0]) != ShardKey(pair[1]) {
-			t.Errorf("%s and %s may land in different shards", pair[0], pair[1])
-		}
-	}
-	if ShardKey("sessions/a.json") == ShardKey("sessions/b.json") {
-		t.Error("plain documents should spread by path")
-	}
-}
-
-func TestParseShard(t *testing.T) {
-	for _, bad := range []string{"", "1", "0/3", "4/3", "1/0", "a/b", "-1/2"} {
-		if _, err := ParseShard(bad); err == nil {
-			t.Errorf("ParseShard(%q) accepted", bad)
-		}
-	}
-	if s, err := ParseShard("2/8"); err != nil || s != (Shard{Index: 2, Count: 8}) || s.String() != "2/8" {
-		t.Errorf("ParseShard(2/8) = %+v, %v", s, err)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/logformat"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
@@ -41,7 +42,7 @@ type Options struct {
 	KeepSecrets      bool // do not redact values that look like credentials (--no-redact)
 	NoText           bool // keep numbers and names only: no prompt, title, step name, task or error text (--no-text)
 	NoIndex          bool // no per-run index (Report.Runs is nil): only HTML and the workbook list runs
-	Shard            Shard
+	Shard            discover.Shard
 	Project          string         // keep only the runs of this project (ProjectOf)
 	Prices           *pricing.Table // nil: the built-in table
 	Progress         *Progress      // counted into when set
@@ -126,10 +127,14 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		workers[i] = w
 	}
 
-	files := make(chan candidate, 256)
+	files := make(chan discover.File, 256)
 	discovered := make(chan discovery, 1) // discovery's verdict, received only once it is final
 	go func() {
-		n, err := discover(ctx, &opt, files)
+		do := discover.Options{Roots: opt.Roots, Include: opt.Include, Exclude: opt.Exclude, Shard: opt.Shard}
+		if opt.Progress != nil {
+			do.Found = &opt.Progress.Found
+		}
+		n, err := discover.Walk(ctx, do, files)
 		discovered <- discovery{n, err}
 	}()
 	var wg sync.WaitGroup
@@ -472,40 +477,40 @@ func (e *fileEmitter) Fragment(f *logformat.Fragment) { e.frags = append(e.frags
 
 func (e *fileEmitter) RunParts(r *model.Run, parts *logformat.CallParts) { e.runs.add(r, parts) }
 
-func (w *worker) file(c candidate) {
+func (w *worker) file(c discover.File) {
 	if p := w.opt.Progress; p != nil {
-		defer func() { p.Done.Add(1); p.Bytes.Add(c.size) }()
+		defer func() { p.Done.Add(1); p.Bytes.Add(c.Size) }()
 	}
 	a := w.acc
 	a.filesSeen++
-	if c.err != nil {
-		a.skip(c.source, logformat.ReasonUnreadable, errText(c.err))
+	if c.Err != nil {
+		a.skip(c.Source, logformat.ReasonUnreadable, errText(c.Err))
 		return
 	}
-	if c.dupOf != "" {
-		a.skip(c.source, logformat.ReasonDuplicate, "the same file as "+c.dupOf)
+	if c.DupOf != "" {
+		a.skip(c.Source, logformat.ReasonDuplicate, "the same file as "+c.DupOf)
 		return
 	}
-	if c.size > w.opt.MaxFileSize {
-		a.skip(c.source, logformat.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.size, w.opt.MaxFileSize))
+	if c.Size > w.opt.MaxFileSize {
+		a.skip(c.Source, logformat.ReasonTooLarge, fmt.Sprintf("%d bytes, over --max-file-size %d", c.Size, w.opt.MaxFileSize))
 		return
 	}
-	em := &fileEmitter{w: w, source: c.source}
+	em := &fileEmitter{w: w, source: c.Source}
 	err := readFile(c, w.opt, em)
 	defer em.runs.drain()
 	var skip *logformat.SkipError
 	switch {
 	case errors.As(err, &skip):
-		a.skip(c.source, skip.Reason, skip.Detail)
+		a.skip(c.Source, skip.Reason, skip.Detail)
 		return
 	case err != nil:
-		a.skip(c.source, logformat.ReasonUnreadable, errText(err))
+		a.skip(c.Source, logformat.ReasonUnreadable, errText(err))
 		return
 	}
 	fed, folded := map[string]bool{}, false
 	if err := em.runs.each(func(i int, r *model.Run, parts *logformat.CallParts) {
 		folded = true
-		r.Seq, r.FileOrd = i, c.ord
+		r.Seq, r.FileOrd = i, c.Ord
 		if !inWindow(r, w.opt) {
 			a.runsFiltered++
 			return
@@ -514,10 +519,10 @@ func (w *worker) file(c candidate) {
 		a.addKept(r, parts, false)
 	}); err != nil {
 		if !folded { // none counts: the file is skipped whole
-			a.skip(c.source, logformat.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
+			a.skip(c.Source, logformat.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
 			return
 		}
-		a.warnIn(logformat.WarnRunsLost, c.source) // the disk failed reading back what it had written: the runs after are lost
+		a.warnIn(logformat.WarnRunsLost, c.Source) // the disk failed reading back what it had written: the runs after are lost
 	}
 	w.frags = append(w.frags, em.frags...)
 	switch {
@@ -527,11 +532,11 @@ func (w *worker) file(c candidate) {
 			a.filesByFormat[f]++
 		}
 	case len(em.frags) > 0:
-		w.pending = append(w.pending, c.source)
+		w.pending = append(w.pending, c.Source)
 	case em.runs.len() > 0:
 		a.filesFiltered++
 	default:
-		a.skip(c.source, logformat.ReasonNoRuns, "")
+		a.skip(c.Source, logformat.ReasonNoRuns, "")
 	}
 }
 
@@ -569,16 +574,16 @@ func (c *capReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func readFile(c candidate, opt *Options, em logformat.Emitter) error {
+func readFile(c discover.File, opt *Options, em logformat.Emitter) error {
 	// O_NONBLOCK: a FIFO put where a log was does not block the open; the
 	// runtime's poller then waits for its writer, as for a pipe (/dev/stdin).
-	f, err := os.OpenFile(c.path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(c.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
 	var r io.Reader = f
-	if strings.HasSuffix(strings.ToLower(c.path), ".gz") {
+	if strings.HasSuffix(strings.ToLower(c.Path), ".gz") {
 		gz, err := gzip.NewReader(f)
 		if err != nil {
 			return &logformat.SkipError{Reason: logformat.ReasonUnreadable, Detail: "gzip: " + err.Error()}
@@ -588,10 +593,10 @@ func readFile(c candidate, opt *Options, em logformat.Emitter) error {
 	}
 	cr := &capReader{r: r, n: opt.MaxFileSize}
 	fo := logformat.Options{Location: opt.Location, Spill: opt.records}
-	if c.size > parallelLinesFrom {
+	if c.Size > parallelLinesFrom {
 		fo.LineWorkers = opt.Jobs
 	}
-	if r == f && c.size > rawDocumentsFrom {
+	if r == f && c.Size > rawDocumentsFrom {
 		fo.Reread = func() (io.Reader, error) {
 			if _, err := f.Seek(0, io.SeekStart); err != nil {
 				return nil, err
@@ -600,7 +605,7 @@ func readFile(c candidate, opt *Options, em logformat.Emitter) error {
 			return cr, nil
 		}
 	}
-	err = logformat.Read(cr, c.source, fo, em)
+	err = logformat.Read(cr, c.Source, fo, em)
 	switch {
 	case cr.err == errTooLarge:
 		return &logformat.SkipError{Reason: logformat.ReasonTooLarge, Detail: fmt.Sprintf("over --max-file-size %d bytes once decompressed", opt.MaxFileSize)}

@@ -19,6 +19,7 @@ import (
 	_ "github.com/marcboeker/go-duckdb/v2"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/render"
 )
@@ -143,7 +144,7 @@ func exportShards(t *testing.T, opt analyze.Options, n int, tables string) {
 	t.Helper()
 	for i := 1; i <= n; i++ {
 		o := opt
-		o.Shard = analyze.Shard{Index: i, Count: n}
+		o.Shard = discover.Shard{Index: i, Count: n}
 		acc, err := analyze.Accumulate(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)

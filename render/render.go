@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/flock"
 )
 
@@ -203,8 +204,8 @@ func writeDir(ctx context.Context, out string, force bool, schema string, fill f
 	if inPlace {
 		parent = out
 	}
-	flock.RemoveStale(parent, analyze.TempPrefix+"tmp-", StaleAge)
-	tmp, err := os.MkdirTemp(parent, analyze.TempPrefix+"tmp-")
+	flock.RemoveStale(parent, discover.TempPrefix+"tmp-", StaleAge)
+	tmp, err := os.MkdirTemp(parent, discover.TempPrefix+"tmp-")
 	if err != nil {
 		return err
 	}
@@ -279,7 +280,7 @@ func replaceContents(tmp, out string) error {
 		return err
 	}
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), analyze.TempPrefix+"tmp-") {
+		if !strings.HasPrefix(e.Name(), discover.TempPrefix+"tmp-") {
 			if err := os.RemoveAll(filepath.Join(out, e.Name())); err != nil {
 				return err
 			}

@@ -24,6 +24,7 @@ import (
 	"github.com/yuin/goldmark/extension"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -180,7 +181,7 @@ func TestWriteAtomic(t *testing.T) {
 	if !bytes.Equal(first, second) {
 		t.Errorf("same report, other bytes")
 	}
-	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(out), analyze.TempPrefix+"*"))
+	leftovers, _ := filepath.Glob(filepath.Join(filepath.Dir(out), discover.TempPrefix+"*"))
 	if len(leftovers) > 0 {
 		t.Errorf("temporary directories left: %v", leftovers)
 	}

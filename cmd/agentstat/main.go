@@ -22,6 +22,7 @@ import (
 	flag "github.com/spf13/pflag"
 
 	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/logformat"
 	"github.com/agentstat/agentstat/pricing"
@@ -386,7 +387,7 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	if !opt.Since.IsZero() && !opt.Until.IsZero() && !opt.Since.Before(opt.Until) {
 		return opt, nil, fmt.Errorf("--since must be before --until")
 	}
-	if err := analyze.ValidateGlobs(append(slices.Clone(c.include), c.exclude...)); err != nil {
+	if err := discover.ValidateGlobs(append(slices.Clone(c.include), c.exclude...)); err != nil {
 		return opt, nil, err
 	}
 	size, err := humanize.ParseBytes(c.maxSize)
@@ -432,7 +433,7 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	opt.KeepDetails = writes && (pages || slices.Contains(c.formats, "xlsx")) || c.partial != "" || c.cmd == "export"
 	opt.NoIndex = !(writes && lists || c.partial != "")
 	if c.shard != "" {
-		if opt.Shard, err = analyze.ParseShard(c.shard); err != nil {
+		if opt.Shard, err = discover.ParseShard(c.shard); err != nil {
 			return opt, nil, err
 		}
 	}

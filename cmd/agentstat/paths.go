@@ -10,7 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/render"
 )
@@ -23,8 +23,8 @@ func writeFileAtomic(path string, write func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	flock.RemoveStale(dir, analyze.TempPrefix+"tmp-", render.StaleAge)
-	f, err := os.CreateTemp(dir, analyze.TempPrefix+"tmp-*")
+	flock.RemoveStale(dir, discover.TempPrefix+"tmp-", render.StaleAge)
+	f, err := os.CreateTemp(dir, discover.TempPrefix+"tmp-*")
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,6 @@
-package analyze
+// Package discover finds the log files under the roots, in a stable order,
+// and picks a shard's share of them.
+package discover
 
 import (
 	"context"
@@ -8,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -16,14 +19,22 @@ import (
 // written into; discovery never descends into them.
 const TempPrefix = ".agentstat-"
 
-// candidate is a file discovery found: where it is, and the name reports use.
-type candidate struct {
-	path   string // on disk
-	source string // relative to its root, '/'-separated, prefixed by the root when there are several
-	size   int64
-	ord    int    // discovery order
-	err    error  // set when the entry could not even be listed (a directory we may not read)
-	dupOf  string // the source of the same file, found earlier (a hard link, roots that overlap)
+// File is a file discovery found: where it is, and the name reports use.
+type File struct {
+	Path   string // on disk
+	Source string // relative to its root, '/'-separated, prefixed by the root when there are several
+	Size   int64
+	Ord    int    // discovery order
+	Err    error  // set when the entry could not even be listed (a directory we may not read)
+	DupOf  string // the source of the same file, found earlier (a hard link, roots that overlap)
+}
+
+// Options are what to walk and what to keep.
+type Options struct {
+	Roots            []string
+	Include, Exclude []string // doublestar globs on the relative path or the base name
+	Shard            Shard
+	Found            *atomic.Int64 // counted into, when set, for each file sent
 }
 
 // isLogName reports whether a file name is one agentstat reads: .json or
@@ -58,32 +69,33 @@ func matchAny(patterns []string, rel string) bool {
 	return false
 }
 
-// discover walks the roots in order and sends every log file it finds, in a
-// stable (lexical) order. Links are not followed, so a link loop or a link
-// out of a root cannot be walked; FIFOs and devices are never opened.
-func discover(ctx context.Context, opt *Options, out chan<- candidate) (found int, err error) {
+// Walk walks the roots in order and sends every log file it finds, in a
+// stable (lexical) order, then closes out; it returns how many files the
+// walk numbered (every shard's). Links are not followed, so a link loop or
+// a link out of a root cannot be walked; FIFOs and devices are never opened.
+func Walk(ctx context.Context, opt Options, out chan<- File) (found int, err error) {
 	defer close(out)
 	ord := 0
 	seen := map[[2]uint64]string{} // file identity → the source it was first found as
-	identify := func(c *candidate, info fs.FileInfo) {
+	identify := func(c *File, info fs.FileInfo) {
 		if key, ok := fileKey(info); ok {
 			if first, dup := seen[key]; dup {
-				c.dupOf = first
+				c.DupOf = first
 			} else {
-				seen[key] = c.source
+				seen[key] = c.Source
 			}
 		}
 	}
 	// Every shard numbers files alike (ord counts them all), so that runs
 	// keep their single-pass order when shards are merged.
-	send := func(c candidate) error {
-		c.ord = ord
+	send := func(c File) error {
+		c.Ord = ord
 		ord++
-		if !opt.Shard.has(c.source) {
+		if !opt.Shard.has(c.Source) {
 			return nil
 		}
-		if opt.Progress != nil {
-			opt.Progress.Found.Add(1)
+		if opt.Found != nil {
+			opt.Found.Add(1)
 		}
 		select {
 		case out <- c:
@@ -102,7 +114,7 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 			return ord, fmt.Errorf("root %s: %w", root, err)
 		}
 		if !info.IsDir() { // a file named on the command line is read whatever its name
-			c := candidate{path: root, source: filepath.ToSlash(root), size: info.Size()}
+			c := File{Path: root, Source: filepath.ToSlash(root), Size: info.Size()}
 			identify(&c, info)
 			if err := send(c); err != nil {
 				return ord, err
@@ -126,7 +138,7 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 					return err
 				}
 				// A directory (or file) we may not read is accounted for, not fatal.
-				if err := send(candidate{path: p, source: prefix + rel, err: err}); err != nil {
+				if err := send(File{Path: p, Source: prefix + rel, Err: err}); err != nil {
 					return err
 				}
 				if d != nil && d.IsDir() {
@@ -157,12 +169,12 @@ func discover(ctx context.Context, opt *Options, out chan<- candidate) (found in
 			}
 			// A copy: filepath.Rel's result is a slice of p, and a source
 			// outlives its path (the join's fragments, every file's fate).
-			c := candidate{path: p, source: strings.Clone(prefix + rel)}
+			c := File{Path: p, Source: strings.Clone(prefix + rel)}
 			if info, err := d.Info(); err == nil {
-				c.size = info.Size()
+				c.Size = info.Size()
 				identify(&c, info)
 			} else {
-				c.err = err
+				c.Err = err
 			}
 			return send(c)
 		})
