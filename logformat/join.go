@@ -1,0 +1,106 @@
+package logformat
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// The cross-file joins: a reader emits a Fragment for each file whose runs
+// may span files, and JoinEach, once every file is read, joins them by
+// plan, session or trace, each format by its own join.
+
+// FragmentKind tells which record a fragment holds.
+type FragmentKind int8
+
+// Fragment kinds.
+const (
+	FragmentPlan FragmentKind = iota
+	FragmentBatch
+	FragmentProgress
+	FragmentMetrics
+	FragmentClaude // a Claude Code transcript entry
+	FragmentCodex  // a Codex rollout entry
+	FragmentOtel   // an OpenTelemetry span
+	FragmentGemini // a Gemini CLI session header or message
+)
+
+// Fragment is one file's records of a run that may span files (a plan, a
+// session, a trace), waiting to be joined with the others of its run.
+type Fragment struct {
+	Kind   FragmentKind
+	Source string
+	plan   *planRecord
+	batch  *batchRecord
+	claude *claudeFile
+	codex  *codexLog
+	otel   *otelLog
+	gemini *geminiLog
+	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
+	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
+	spill  *RecordSpill // where claude is while nobody needs it (nil: in memory)
+	refs   []spillRef   // its segments on the spill, the last with the file's header
+}
+
+// Join resolves the fragments gathered from the whole scanned tree into
+// runs. A BatchResult belongs to the plan whose plannedBatches names it, else
+// it is a run of its own; PlanProgress and ExecutionMetrics belong to a plan
+// by planId / sessionId, else they are orphans. Runs come out format by
+// format (plans, Codex, OTel, Gemini, Claude Code), each in source order;
+// owners maps every fragment to the runs it fed or joined (none for an
+// orphan): one, but for a file's spans of a trace with several agents.
+func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
+	owners = map[*Fragment][]*model.Run{}
+	JoinEach(frags, w, func(r *model.Run, from []*Fragment) {
+		runs = append(runs, r)
+		for _, f := range from {
+			owners[f] = append(owners[f], r)
+		}
+	}, nil)
+	return runs, owners
+}
+
+// JoinEach is Join handing each run to emit as soon as it is complete,
+// rather than holding every joined run (and its calls) to the end: one
+// session or trace at a time, plans all at once. Emitted runs are no
+// longer read by the join, so emit may keep, fold or empty them. Each
+// comes with the fragments that fed it (from, in source order), and the
+// join keeps no run once emitted (a run is ~500 bytes, and there is one
+// per session).
+//
+// A Claude Code session goes to emitParts instead, when it is set, with
+// its calls still to be made (CallParts): a long session's calls are most
+// of the join's memory, and emitParts may fold them a part at a time.
+func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragment), emitParts func(r *model.Run, calls *CallParts, from []*Fragment)) {
+	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
+	var claude, codex, otel, gemini, plan []*Fragment
+	for _, f := range frags {
+		switch f.Kind {
+		case FragmentClaude:
+			claude = append(claude, f)
+		case FragmentCodex:
+			codex = append(codex, f)
+		case FragmentOtel:
+			otel = append(otel, f)
+		case FragmentGemini:
+			gemini = append(gemini, f)
+		default:
+			plan = append(plan, f)
+		}
+	}
+	// Claude Code's runs come last, the longest session's first, and its
+	// join (the peak of memory) is made meanwhile on another goroutine:
+	// the other formats' joins leave a core to spare, and hold little (their
+	// records come back a session at a time).
+	sessions := orderClaude(claude)
+	sessions.joinFirst(w)
+	emitPlans(plan, w, emit)
+	joinCodex(codex, w, emit)
+	joinOtel(otel, w, emit)
+	joinGemini(gemini, w, emit)
+	for _, f := range slices.Concat(codex, otel, gemini) {
+		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
+	}
+	joinClaude(sessions, w, emit, emitParts)
+}
