@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
-	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -31,22 +28,6 @@ var chartSizes = []struct {
 	height int
 }{{"", 320}, {"tall", 480}, {"taller", 960}, {"tallest", 1600}}
 
-// timelineSize picks the smallest chart that gives each of n calls a label
-// 16 px high (the plot is the height less 100 px of margins), and the label
-// interval ECharts is to use: past the tallest chart it labels every few
-// calls (the table below names each). Left to itself ECharts drew 169
-// labels 9 px apart, overlapping.
-func timelineSize(n int) (class string, interval int) {
-	for _, s := range chartSizes {
-		if fit := (s.height - 100) / 16; n <= fit {
-			return s.class, 0
-		}
-	}
-	tallest := chartSizes[len(chartSizes)-1]
-	fit := (tallest.height - 100) / 16
-	return tallest.class, (n+fit-1)/fit - 1
-}
-
 // Status colours; colour is never the only carrier: series are named, axes
 // labelled, and the aria decal patterns distinguish series without colour.
 var statusColor = map[string]string{
@@ -58,10 +39,6 @@ var outcomeColor = map[model.Outcome]string{model.OutcomeOK: "#2da44e", model.Ou
 
 // maxToolsCharted bounds the per-tool charts; the tools table lists them all.
 const maxToolsCharted = 20
-
-// maxTimelineCalls is the most calls a run page's timeline draws one bar
-// each; a longer run's calls are counted in bins of time instead.
-const maxTimelineCalls = 300
 
 func commonOpts(xName, yName string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
@@ -460,140 +437,6 @@ func tokenChart(s *analyze.Summary) chartView {
 		Description: "Stacked bars: tokens by kind for all runs, then for each model where the logs name one."}
 }
 
-// timeline gathers from a run's calls, in order, what its chart draws: the
-// first maxTimelineCalls timed calls, each start and outcome (for the bins
-// of a longer run), and the earliest start of all.
-type timeline struct {
-	calls    []timelineCall
-	starts   []int64 // every timed call's start, Unix nanoseconds
-	outcomes []model.Outcome
-	t0       time.Time
-	timed    int
-}
-
-// timelineCall is what the timeline shows of a call (a third of a
-// model.ToolCall: no error text held from page to page).
-type timelineCall struct {
-	name        string
-	started     time.Time
-	durationMS  float64
-	hasDuration bool
-	outcome     model.Outcome
-}
-
-// timelines are the run pages' timelines, reused from page to page: 7,300
-// pages at 1 GB of logs grew theirs afresh, 52 MB of allocation.
-var timelines = sync.Pool{New: func() any { return new(timeline) }}
-
-// reset empties t for the next page.
-func (t *timeline) reset() {
-	clear(t.calls) // no name kept alive
-	*t = timeline{calls: t.calls[:0], starts: t.starts[:0], outcomes: t.outcomes[:0]}
-}
-
-func (t *timeline) add(c *model.ToolCall) {
-	if c.Started.IsZero() {
-		return
-	}
-	if t.timed++; t.timed <= maxTimelineCalls {
-		t.calls = append(t.calls, timelineCall{c.Name, c.Started, c.DurationMS, c.HasDuration, c.Outcome})
-	}
-	t.starts = append(t.starts, c.Started.UnixNano())
-	t.outcomes = append(t.outcomes, c.Outcome)
-	if t.t0.IsZero() || c.Started.Before(t.t0) {
-		t.t0 = c.Started
-	}
-}
-
-// chart draws the gathered calls on a time axis: one bar per call from its
-// start, as long as its duration, coloured and labelled by outcome; or,
-// past maxTimelineCalls, every call counted in bins of time.
-func (t *timeline) chart() (chartView, bool) {
-	calls := t.calls
-	if len(calls) == 0 {
-		return chartView{}, false
-	}
-	if t.timed > maxTimelineCalls {
-		return t.binned(), true
-	}
-	size, interval := timelineSize(len(calls))
-	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: timelineOption(calls, t.t0, interval), Size: size,
-		Description: "One bar per tool call from its start, as long as it took; each label says the outcome (ok, error, cancelled, unknown)."}, true
-}
-
-// binWidths are the widths a long run's timeline counts its calls in: the
-// narrowest that gives at most maxTimelineBins bins.
-var binWidths = []time.Duration{time.Second, 2 * time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
-	time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
-	time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour, 7 * 24 * time.Hour}
-
-const maxTimelineBins = 150
-
-// binned is the timeline of a long run: its timed calls counted in bins of
-// time from the earliest start, stacked by outcome.
-func (t *timeline) binned() chartView {
-	t0 := t.t0.UnixNano()
-	span := time.Duration(slices.Max(t.starts) - t0)
-	width := binWidths[len(binWidths)-1]
-	for _, w := range binWidths {
-		if span/w < maxTimelineBins {
-			width = w
-			break
-		}
-	}
-	n := min(int(span/width)+1, 1<<16) // a span of years in weeks stays drawable
-	outcomes := []model.Outcome{model.OutcomeOK, model.OutcomeError, model.OutcomeCancelled, model.OutcomeUnknown}
-	counts := make([][]int64, len(outcomes))
-	for i := range counts {
-		counts[i] = make([]int64, n)
-	}
-	for i, at := range t.starts {
-		counts[t.outcomes[i]][min(int(time.Duration(at-t0)/width), n-1)]++
-	}
-	labels := make([]string, n)
-	for i := range labels {
-		ms := float64((time.Duration(i) * width).Milliseconds())
-		labels[i] = "+" + Millis(&ms)
-	}
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(commonOpts("time since the first call", "tool calls")...)
-	bar.SetXAxis(labels)
-	for _, o := range outcomes {
-		data := make([]opts.BarData, n)
-		for i, c := range counts[o] {
-			data[i] = opts.BarData{Value: c}
-		}
-		bar.AddSeries(o.String(), data, charts.WithBarChartOpts(opts.BarChart{Stack: "calls"}), charts.WithItemStyleOpts(opts.ItemStyle{Color: outcomeColor[o]}))
-	}
-	ms := float64(width.Milliseconds())
-	return chartView{ID: "chart-timeline", Title: "Tool calls over time", Option: optionJSON(bar, nil),
-		Description: fmt.Sprintf("All %s timed calls, counted by when they started in bins of %s from the first, stacked by outcome.", Count(int64(t.timed)), Millis(&ms))}
-}
-
-// offsetMS is how long after t0 a call started, in milliseconds to the microsecond.
-func offsetMS(t, t0 time.Time) float64 { return math.Round(float64(t.Sub(t0).Microseconds())) / 1000 }
-
-func roundMS(ms float64) float64 { return math.Round(ms*100) / 100 }
-
-// timelineOption is the timeline's option: a bar per call, labelled
-// "1. Bash (ok)", its offset from the first call invisible and its duration
-// in the outcome's colour.
-func timelineOption(calls []timelineCall, t0 time.Time, interval int) string {
-	labels := make([]string, len(calls))
-	offsets, spans := make([]opts.BarData, len(calls)), make([]opts.BarData, len(calls))
-	for k := range calls {
-		c := &calls[k]
-		labels[k] = strconv.Itoa(k+1) + ". " + clipText(c.name, 40) + " (" + c.outcome.String() + ")"
-		d := 0.0
-		if c.hasDuration {
-			d = roundMS(c.durationMS)
-		}
-		offsets[k] = opts.BarData{Value: offsetMS(c.started, t0)}
-		spans[k] = opts.BarData{Value: d, ItemStyle: &opts.ItemStyle{Color: outcomeColor[c.outcome]}}
-	}
-	return timelineChartOption(labels, offsets, spans, interval)
-}
-
 // appendJSONString appends s quoted as encoding/json writes a string with
 // HTML escaping, after optionJSON's round trip: <, > and & as \u escapes,
 // control bytes escaped, U+2028 and U+2029 escaped, and each byte that is
@@ -657,99 +500,6 @@ func durationAxes(m map[string]any) {
 	}
 	if tt, ok := m["tooltip"].(map[string]any); ok {
 		tt["valueFormatter"] = durationFormatter
-	}
-}
-
-// timelineChartOption builds the timeline's option through go-echarts.
-func timelineChartOption(labels []string, offsets, spans []opts.BarData, interval any) string {
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(append(commonOpts("", ""), charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}))...)
-	bar.SetXAxis(labels).
-		AddSeries("start", offsets, charts.WithBarChartOpts(opts.BarChart{Stack: "t"})).
-		AddSeries("duration", spans, charts.WithBarChartOpts(opts.BarChart{Stack: "t"}))
-	bar.XYReversal()
-	patch := func(m map[string]any) {
-		series := m["series"].([]any)
-		first := series[0].(map[string]any)
-		first["itemStyle"] = map[string]any{"color": "transparent"}
-		first["tooltip"] = map[string]any{"show": false}
-		first["emphasis"] = map[string]any{"disabled": true}
-		series[1].(map[string]any)["barMinHeight"] = 2 // an instant call still shows
-		m["tooltip"] = map[string]any{"show": true, "trigger": "item", "valueFormatter": durationFormatter}
-		m["aria"] = map[string]any{"enabled": true, "decal": map[string]any{"show": false}} // labels say the outcome; hatching would mark the invisible offsets
-		if ys, ok := m["yAxis"].([]any); ok && len(ys) > 0 {
-			y := ys[0].(map[string]any)
-			y["inverse"] = true
-			y["axisLabel"] = map[string]any{"interval": interval}
-			y["name"] = "tool call"
-		}
-		if xs, ok := m["xAxis"].([]any); ok && len(xs) > 0 {
-			x := xs[0].(map[string]any)
-			x["name"], x["axisLabel"] = "time since the first call", map[string]any{"formatter": durationFormatter}
-		}
-		if gs, ok := m["grid"].([]any); ok && len(gs) > 0 { // margins in pixels: a share of a tall chart is a blank band
-			g := gs[0].(map[string]any)
-			g["top"], g["bottom"] = 40, 60
-		}
-	}
-	return optionJSON(bar, patch)
-}
-
-// trendSeries is one line of a trend chart.
-type trendSeries struct {
-	name  string
-	color string
-	value func(e analyze.HistoryEntry) any
-	axis  string // the name of an axis of its own, on the right: a figure of another scale
-}
-
-func trendChart(id, title, yName, desc string, ms bool, hist []analyze.HistoryEntry, series ...trendSeries) chartView {
-	labels := make([]string, len(hist))
-	for i, e := range hist {
-		labels[i] = e.GeneratedAt
-		if t, err := time.Parse(time.RFC3339, e.GeneratedAt); err == nil {
-			labels[i] = t.Format("2006-01-02 15:04")
-		}
-	}
-	line := charts.NewLine()
-	line.SetGlobalOptions(commonOpts("report run", yName)...)
-	line.SetXAxis(labels)
-	for _, s := range series {
-		data := make([]opts.LineData, len(hist))
-		for i, e := range hist {
-			data[i] = opts.LineData{Value: s.value(e)}
-		}
-		axis := 0
-		if s.axis != "" {
-			line.ExtendYAxis(opts.YAxis{Name: s.axis, Position: "right"})
-			axis = 1
-		}
-		line.AddSeries(s.name, data, charts.WithItemStyleOpts(opts.ItemStyle{Color: s.color}),
-			charts.WithLineChartOpts(opts.LineChart{YAxisIndex: axis}))
-	}
-	patch := rotateLabels
-	if ms {
-		patch = func(m map[string]any) { rotateLabels(m); durationAxes(m) }
-	}
-	return chartView{ID: id, Title: title, Option: optionJSON(line, patch), Description: desc}
-}
-
-// trendCharts follow the headline figures across report runs (history.jsonl).
-func trendCharts(hist []analyze.HistoryEntry) []chartView {
-	return []chartView{
-		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "runs", "One point per report run, oldest first; tool calls on the right-hand axis.", false, hist,
-			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Value("runs") }, ""},
-			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.Value("tool_calls") }, "tool calls"}),
-		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", false, hist,
-			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.Value("success_rate")) }, ""},
-			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.Value("error_rate")) }, ""}),
-		trendChart("chart-trend-p95", "p95 durations across report runs", "run p95", "Nearest-rank p95 of run and tool-call durations; tool calls on the right-hand axis.", true, hist,
-			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }, ""},
-			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }, "tool-call p95"}),
-		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", false, hist,
-			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }, ""}),
-		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", false, hist,
-			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Value("tokens") }, ""}),
 	}
 }
 
