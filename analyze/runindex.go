@@ -8,8 +8,11 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentstat/agentstat/model"
 )
 
 // RunIndex is the compact per-run index: each run's row packed into blocks
@@ -338,4 +341,62 @@ func NewRunIndex(rows ...RunRow) *RunIndex {
 		x.add(&rows[i])
 	}
 	return x
+}
+
+// runSeen is what a run's calls add to its row in the run index: counts,
+// and what the run list searches and filters by (its tools, its error
+// messages as errors[] normalises them).
+type runSeen struct {
+	errors, cancelled int
+	tools, errTexts   []string
+	failed            []toolCount // the tools that failed, in the order they first did
+}
+
+type toolCount struct {
+	name string
+	n    int
+}
+
+// failedTools is the row's FailedTools: "name\tcount" lines, most failures first.
+func (s *runSeen) failedTools() string {
+	slices.SortStableFunc(s.failed, func(x, y toolCount) int { return cmp.Or(cmp.Compare(y.n, x.n), cmp.Compare(x.name, y.name)) })
+	var b strings.Builder
+	for i, f := range s.failed {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(f.name)
+		b.WriteByte('\t')
+		b.WriteString(strconv.Itoa(f.n))
+	}
+	return b.String()
+}
+
+// Bounds on what a row keeps to be searched: the index holds every run.
+const (
+	rowTools    = 24
+	rowErrTexts = 8
+)
+
+// add counts c; key is its normalised error message, "" for none.
+func (s *runSeen) add(c *model.ToolCall, key string, keep bool) {
+	switch c.Outcome {
+	case model.OutcomeError:
+		s.errors++
+		if keep && key != "" && len(s.errTexts) < rowErrTexts && !slices.Contains(s.errTexts, key) {
+			s.errTexts = append(s.errTexts, key)
+		}
+		if keep && c.Name != "" {
+			if i := slices.IndexFunc(s.failed, func(f toolCount) bool { return f.name == c.Name }); i >= 0 {
+				s.failed[i].n++
+			} else if len(s.failed) < rowTools {
+				s.failed = append(s.failed, toolCount{c.Name, 1})
+			}
+		}
+	case model.OutcomeCancelled:
+		s.cancelled++
+	}
+	if keep && len(s.tools) < rowTools && c.Name != "" && !slices.Contains(s.tools, c.Name) {
+		s.tools = append(s.tools, c.Name)
+	}
 }

@@ -3,6 +3,7 @@ package render
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -101,4 +102,43 @@ func appendJSONNumber(b []byte, v *float64) []byte {
 		return append(b, "null"...)
 	}
 	return strconv.AppendFloat(b, *v, 'g', -1, 64)
+}
+
+// runLists writes runs.html, runs-2.html, …: every run, newest first.
+func (h *htmlWriter) runLists() error {
+	runs := h.newest
+	pages := max(1, (len(runs)+htmlRunsPerPage-1)/htmlRunsPerPage)
+	name := func(i int) string {
+		if i == 0 {
+			return "runs.html"
+		}
+		return fmt.Sprintf("runs-%d.html", i+1)
+	}
+	var rows []runRowView
+	for p := 0; p < pages; p++ {
+		lo, hi := p*htmlRunsPerPage, min(len(runs), (p+1)*htmlRunsPerPage)
+		data := struct {
+			Page  page
+			Note  string
+			Pages []pageLink
+			Runs  []runRowView
+			List  bool // the searchable list of every run (runs-data.js)
+		}{Page: h.page(fmt.Sprintf("All runs (%d)", len(runs)), "assets/", name(p), false), List: p == 0,
+			Note: fmt.Sprintf("Runs %d–%d of %d, newest first.", min(lo+1, hi), hi, len(runs))}
+		if pages > 1 {
+			for i := 0; i < pages; i++ {
+				data.Pages = append(data.Pages, pageLink{Label: strconv.Itoa(i + 1), Href: name(i), Current: i == p})
+			}
+		}
+		rows = rows[:0]
+		for _, k := range runs[lo:hi] {
+			r := h.r.Runs.At(int(k))
+			rows = append(rows, h.runRow(&r, ""))
+		}
+		data.Runs = rows
+		if err := h.execute(name(p), "runs.html", data); err != nil {
+			return err
+		}
+	}
+	return h.d.WriteFile("runs-data.js", func(w io.Writer) error { return h.writeRunData(w, runs) })
 }

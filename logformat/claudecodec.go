@@ -1,0 +1,460 @@
+package logformat
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"strings"
+	"time"
+)
+
+// The byte layout of a Claude Code file's records on the spill: its header
+// and its tables, written and read back.
+
+func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
+	var b []byte
+	b = appendBool(b, f.quiet)
+	b = appendTime(b, f.first, loc)
+	b = appendTime(b, f.last, loc)
+	b = appendString(b, f.cwd)
+	b = appendString(b, f.branch)
+	b = binary.AppendUvarint(b, uint64(len(f.words)))
+	for _, a := range f.words {
+		b = appendString(b, a)
+	}
+	w.Write(b)
+}
+
+func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
+	var b []byte // one record at a time
+	put := func() {
+		w.Write(b)
+		b = b[:0]
+	}
+	for _, n := range f.tableSizes() {
+		b = binary.AppendUvarint(b, uint64(n))
+	}
+	put()
+	for i := range f.lines {
+		l := &f.lines[i]
+		b = append(b, f.uuids[i][:]...)
+		b = binary.LittleEndian.AppendUint64(b, uint64(l.sec)) // in the spill's zone, loc
+		for _, v := range []int32{l.nanos(), l.agent, l.usage, l.prompt, l.usesLo, l.resultsLo, l.nUses, l.nResults} {
+			b = binary.LittleEndian.AppendUint32(b, uint32(v))
+		}
+		var flags byte // sidechain, compaction
+		if l.sidechain() {
+			flags |= 1
+		}
+		if l.compaction() {
+			flags |= 2
+		}
+		b = append(b, flags)
+		put()
+	}
+	for i := range f.usages {
+		u := &f.usages[i]
+		b = append(b, u.key[:]...)
+		for _, v := range []int64{u.tokens.Input, u.tokens.Output, u.tokens.CacheRead, u.tokens.CacheCreation, u.tokens.Unspecified, u.tokens.CacheCreation1h} {
+			b = binary.LittleEndian.AppendUint64(b, uint64(v))
+		}
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.model))
+		put()
+	}
+	for i := range f.uses {
+		u := &f.uses[i]
+		b = append(b, u.id[:]...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.name))
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.subagent))
+		b = binary.LittleEndian.AppendUint32(b, uint32(u.input))
+		put()
+	}
+	for i := range f.results {
+		r := &f.results[i]
+		b = append(b, r.useID[:]...)
+		b = binary.LittleEndian.AppendUint32(b, uint32(r.text))
+		b = binary.LittleEndian.AppendUint32(b, uint32(r.agentID))
+		b = appendBool(b, r.isError)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.durationMS))
+		b = appendBool(b, r.hasDuration)
+		b = appendBool(b, r.interrupted)
+		put()
+	}
+	for _, p := range f.prompts {
+		b = appendString(b, p)
+		put()
+	}
+}
+
+func appendBool(b []byte, v bool) []byte {
+	if v {
+		return append(b, 1)
+	}
+	return append(b, 0)
+}
+
+// Times keep their zone: a timestamp written with one keeps it (UTC, or
+// its offset), one written without is in the --tz zone.
+const (
+	zoneNone  = iota // the zero time
+	zoneUTC          // UTC
+	zoneSpill        // the spill's zone (--tz)
+	zoneLocal        // time.Local
+	zoneFixed        // a name and an offset
+)
+
+func appendTime(b []byte, t time.Time, loc *time.Location) []byte {
+	if t.IsZero() {
+		return append(b, zoneNone)
+	}
+	switch l := t.Location(); {
+	case l == time.UTC:
+		b = append(b, zoneUTC)
+	case l == loc:
+		b = append(b, zoneSpill)
+	case l == time.Local:
+		b = append(b, zoneLocal)
+	default:
+		name, offset := t.Zone()
+		b = append(b, zoneFixed)
+		b = appendString(b, name)
+		b = binary.LittleEndian.AppendUint32(b, uint32(int32(offset)))
+	}
+	b = binary.LittleEndian.AppendUint64(b, uint64(t.Unix()))
+	return binary.LittleEndian.AppendUint32(b, uint32(t.Nanosecond()))
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+var errSpillCorrupt = errors.New("corrupt data read back")
+
+// spillReader reads what encodeHeader and encodeTables wrote; the first
+// short read sticks, and repeated strings (models, tool names) and zones
+// are shared again. It parses from a slice of what it buffered, so that a
+// field costs a bounds check: the join reads a long session back in three steps.
+type spillReader struct {
+	src   io.ReadSeeker // the record's bytes not buffered yet (a section of the spill)
+	rest  int64         // how many there are
+	buf   []byte        // the buffer
+	b     []byte        // what buf holds not read yet
+	err   error
+	zero  [16]byte // what a failed take returns
+	strs  map[string]string
+	zones map[fixedZone]*time.Location
+}
+
+type fixedZone struct {
+	name   string
+	offset int
+}
+
+// left is how many bytes of the record are not read yet.
+func (r *spillReader) left() int64 { return int64(len(r.b)) + r.rest }
+
+// fill buffers at least n bytes (no more than the buffer holds), false if
+// the record ends first.
+func (r *spillReader) fill(n int) bool {
+	if n > cap(r.buf) || int64(n) > r.left() {
+		return false
+	}
+	m := copy(r.buf[:cap(r.buf)], r.b)
+	k, err := io.ReadFull(r.src, r.buf[m:m+int(min(int64(cap(r.buf)-m), r.rest))])
+	r.rest -= int64(k)
+	r.b = r.buf[:m+k]
+	return err == nil && len(r.b) >= n
+}
+
+func (r *spillReader) take(n int) []byte {
+	if r.err == nil && len(r.b) >= n {
+		b := r.b[:n]
+		r.b = r.b[n:]
+		return b
+	}
+	return r.takeSlow(n)
+}
+
+func (r *spillReader) takeSlow(n int) []byte {
+	if r.err == nil && r.fill(n) {
+		return r.take(n)
+	}
+	r.err = errSpillCorrupt
+	if n > len(r.zero) { // a string's bytes or a record's fixed part: the caller drops them
+		return make([]byte, n)
+	}
+	b := r.zero[:n]
+	clear(b)
+	return b
+}
+
+// uvarint reads a length or a count: never more than the bytes left, as
+// every string byte and every record takes at least one.
+func (r *spillReader) uvarint() int {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) < binary.MaxVarintLen64 {
+		r.fill(int(min(binary.MaxVarintLen64, r.left())))
+	}
+	v, k := binary.Uvarint(r.b)
+	if k <= 0 || v > uint64(r.left()-int64(k)) {
+		r.err = errSpillCorrupt
+		return 0
+	}
+	r.b = r.b[k:]
+	return int(v)
+}
+
+// varint reads a signed number (a token count).
+func (r *spillReader) varint() int64 {
+	if r.err != nil {
+		return 0
+	}
+	if len(r.b) < binary.MaxVarintLen64 {
+		r.fill(int(min(binary.MaxVarintLen64, r.left())))
+	}
+	v, k := binary.Varint(r.b)
+	if k <= 0 {
+		r.err = errSpillCorrupt
+		return 0
+	}
+	r.b = r.b[k:]
+	return v
+}
+
+// skip moves past n bytes.
+func (r *spillReader) skip(n int) {
+	if r.err != nil {
+		return
+	}
+	if int64(n) > r.left() {
+		r.err = errSpillCorrupt
+		return
+	}
+	if n <= len(r.b) {
+		r.b = r.b[n:]
+		return
+	}
+	n -= len(r.b)
+	r.b = r.b[:0]
+	// Seeked past, not read: each step of a long session's join skips the
+	// tables it leaves to another (the uuids' step all but the lines).
+	if _, err := r.src.Seek(int64(n), io.SeekCurrent); err != nil {
+		r.err = errSpillCorrupt
+	}
+	r.rest -= int64(n)
+}
+
+func (r *spillReader) bool() bool  { return r.take(1)[0] == 1 }
+func (r *spillReader) u32() uint32 { return binary.LittleEndian.Uint32(r.take(4)) }
+func (r *spillReader) u64() uint64 { return binary.LittleEndian.Uint64(r.take(8)) }
+
+func (r *spillReader) time(loc *time.Location) time.Time {
+	var zone *time.Location
+	switch r.take(1)[0] {
+	case zoneNone:
+		return time.Time{}
+	case zoneUTC:
+		zone = time.UTC
+	case zoneSpill:
+		zone = loc
+	case zoneLocal:
+		zone = time.Local
+	case zoneFixed:
+		z := fixedZone{r.string(), int(int32(r.u32()))}
+		if zone = r.zones[z]; zone == nil {
+			zone = time.FixedZone(z.name, z.offset)
+			if r.zones == nil {
+				r.zones = map[fixedZone]*time.Location{}
+			}
+			r.zones[z] = zone
+		}
+	default:
+		r.err = errSpillCorrupt
+		return time.Time{}
+	}
+	sec := int64(r.u64())
+	return time.Unix(sec, int64(r.u32())).In(zone)
+}
+
+func (r *spillReader) string() string {
+	n := r.uvarint()
+	if r.err != nil || n == 0 {
+		return ""
+	}
+	if n > cap(r.buf) { // longer than the buffer: a prompt in a small record
+		var sb strings.Builder
+		sb.Grow(n)
+		k := min(n, len(r.b))
+		sb.Write(r.b[:k])
+		r.b = r.b[k:]
+		if _, err := io.CopyN(&sb, r.src, int64(n-k)); err != nil {
+			r.err = errSpillCorrupt
+			return ""
+		}
+		r.rest -= int64(n - k)
+		return sb.String()
+	}
+	b := r.take(n)
+	if r.err != nil {
+		return ""
+	}
+	s, ok := "", false
+	if n <= 64 {
+		s, ok = r.strs[string(b)]
+	}
+	if !ok {
+		s = string(b)
+		if n <= 64 && len(r.strs) < 4096 {
+			if r.strs == nil {
+				r.strs = map[string]string{}
+			}
+			r.strs[s] = s
+		}
+	}
+	return s
+}
+
+func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
+	f.loc = loc // the zone its lines' times were read in
+	f.quiet = r.bool()
+	f.first, f.last = r.time(loc), r.time(loc)
+	f.cwd, f.branch = r.string(), r.string()
+	if n := r.uvarint(); n > 0 {
+		f.words = make([]string, n)
+		for i := range f.words {
+			f.words[i] = r.string()
+		}
+	}
+}
+
+// decodeTables appends one record's tables of keep to f's, and reads past
+// the others.
+func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableSet) {
+	var n [5]int
+	for i := range n {
+		n[i] = r.uvarint()
+	}
+	// A record's fixed-size fields are taken at once: a take each cost more
+	// than the decoding (a long session has a million records).
+	le := binary.LittleEndian
+	for range n[0] {
+		var l claudeLine
+		var uuid digest
+		b := r.take(lineBytes)
+		copy(uuid[:], b)
+		b = b[len(uuid):]
+		l.sec, l.nsec = int64(le.Uint64(b)), int32(le.Uint32(b[8:]))
+		b = b[12:]
+		l.agent, l.usage, l.prompt = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
+		l.usesLo, l.resultsLo = int32(le.Uint32(b[12:])), int32(le.Uint32(b[16:]))
+		l.nUses, l.nResults = int32(le.Uint32(b[20:])), int32(le.Uint32(b[24:]))
+		if b[28]&1 != 0 {
+			l.setSidechain()
+		}
+		if b[28]&2 != 0 {
+			l.setCompaction()
+		}
+		if keep&linesAndUsages != 0 {
+			f.lines = append(f.lines, l)
+		}
+		if keep&uuidTable != 0 {
+			f.uuids = append(f.uuids, uuid)
+		}
+	}
+	if keep&linesAndUsages == 0 {
+		r.skip(n[1] * usageBytes)
+		n[1] = 0
+	}
+	for range n[1] {
+		b := r.take(usageBytes)
+		var u claudeUsage
+		copy(u.key[:], b)
+		b = b[len(u.key):]
+		t := &u.tokens
+		t.Input, t.Output, t.CacheRead = int64(le.Uint64(b)), int64(le.Uint64(b[8:])), int64(le.Uint64(b[16:]))
+		t.CacheCreation, t.Unspecified, t.CacheCreation1h = int64(le.Uint64(b[24:])), int64(le.Uint64(b[32:])), int64(le.Uint64(b[40:]))
+		u.model = int32(le.Uint32(b[48:]))
+		f.usages = append(f.usages, u)
+	}
+	if keep&usesAndResults == 0 {
+		r.skip(int(r.left())) // the uses, results and prompts
+		return
+	}
+	for range n[2] {
+		b := r.take(len(digest{}) + 3*4)
+		var u claudeUse
+		copy(u.id[:], b)
+		b = b[len(u.id):]
+		u.name, u.subagent, u.input = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
+		f.uses = append(f.uses, u)
+	}
+	for range n[3] {
+		b := r.take(len(digest{}) + 2*4 + 1 + 8 + 1 + 1)
+		var res claudeResult
+		copy(res.useID[:], b)
+		b = b[len(res.useID):]
+		res.text, res.agentID = int32(le.Uint32(b)), int32(le.Uint32(b[4:]))
+		res.isError = b[8] == 1
+		res.durationMS, res.hasDuration = math.Float64frombits(le.Uint64(b[9:])), b[17] == 1
+		res.interrupted = b[18] == 1
+		f.results = append(f.results, res)
+	}
+	for range n[4] {
+		f.prompts = append(f.prompts, r.string())
+	}
+}
+
+// lineBytes is how many bytes encodeTables writes for a line (its uuid first).
+const lineBytes = len(digest{}) + 8 + 8*4 + 1
+
+// usageBytes is how many bytes encodeTables writes for a usage.
+const usageBytes = len(digest{}) + 6*8 + 4
+
+// checkTables holds the indexes of cf's tables of keep (read back from a
+// spill) to those tables: one outside is dropped (a line keeps only its
+// time), and false says the spill is damaged. Nothing else bounds them, and
+// the join must not crash on a disk's fault.
+func checkTables(cf *claudeFile, keep tableSet) bool {
+	ok := true
+	words := int32(len(cf.words))
+	word := func(i *int32) bool {
+		if *i != 0 && (*i < 0 || *i >= words) {
+			*i = 0
+			return false
+		}
+		return true
+	}
+	for i := range cf.lines {
+		l := &cf.lines[i]
+		good := word(&l.agent)
+		if keep&linesAndUsages != 0 && l.usage != 0 {
+			good = good && within(l.usage-1, 1, len(cf.usages))
+		}
+		if keep&usesAndResults != 0 {
+			good = good && (l.prompt == 0 || within(l.prompt-1, 1, len(cf.prompts))) &&
+				within(l.usesLo, l.nUses, len(cf.uses)) && within(l.resultsLo, l.nResults, len(cf.results))
+		}
+		if !good {
+			*l = claudeLine{sec: l.sec, nsec: l.nsec}
+			ok = false
+		}
+	}
+	for i := range cf.usages {
+		ok = word(&cf.usages[i].model) && ok
+	}
+	for i := range cf.uses {
+		ok = word(&cf.uses[i].name) && word(&cf.uses[i].subagent) && word(&cf.uses[i].input) && ok
+	}
+	for i := range cf.results {
+		ok = word(&cf.results[i].text) && word(&cf.results[i].agentID) && ok
+	}
+	return ok
+}
+
+// within reports whether [lo, lo+n) lies in a table of size entries.
+func within(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }

@@ -1,0 +1,538 @@
+package logformat
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/encoding/unicode/utf32"
+	"golang.org/x/text/transform"
+)
+
+// Read: from a file's bytes to documents, each dispatched to the first
+// format that matches it.
+
+var bom = []byte{0xEF, 0xBB, 0xBF}
+
+// asUTF8 reads r as UTF-8 text when it holds JSON in UTF-16 or UTF-32
+// (Windows PowerShell's redirection writes UTF-16), and returns it as it is
+// otherwise. JSON text begins with an ASCII character, so the zero bytes
+// among its first four name the encoding (RFC 4627, section 3), as does a
+// byte-order mark; without a mark, the character must be one a log
+// document opens with, so that binary junk is not taken for text. The
+// decoders of golang.org/x/text turn a bad sequence into U+FFFD.
+func asUTF8(r io.Reader) (io.Reader, error) {
+	var head [4]byte
+	n, err := io.ReadFull(r, head[:])
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+		return nil, err
+	}
+	b := head[:n]
+	r = io.MultiReader(bytes.NewReader(b), r)
+	opens := func(c byte) bool { return strings.IndexByte("{[ \t\r\n", c) >= 0 } // how a log document can start
+	var enc encoding.Encoding
+	switch {
+	case bytes.HasPrefix(b, []byte{0, 0, 0xFE, 0xFF}) || n == 4 && b[0] == 0 && b[1] == 0 && b[2] == 0 && opens(b[3]):
+		enc = utf32.UTF32(utf32.BigEndian, utf32.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE, 0, 0}) || n == 4 && opens(b[0]) && b[1] == 0 && b[2] == 0 && b[3] == 0:
+		enc = utf32.UTF32(utf32.LittleEndian, utf32.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFE, 0xFF}) || n >= 2 && b[0] == 0 && opens(b[1]):
+		enc = unicode.UTF16(unicode.BigEndian, unicode.UseBOM)
+	case bytes.HasPrefix(b, []byte{0xFF, 0xFE}) || n >= 2 && opens(b[0]) && b[1] == 0:
+		enc = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM)
+	default:
+		return r, nil
+	}
+	return transform.NewReader(r, enc.NewDecoder()), nil
+}
+
+// readers recycles read buffers: a run over many small files would otherwise
+// spend its time allocating and clearing them.
+var (
+	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
+	clamps  = sync.Pool{New: func() any { return newClampReader() }}
+)
+
+// maxDurationMS is the longest duration believed: ten years. Longer ones come
+// from unit mix-ups (seconds read as milliseconds, epoch values as durations).
+const maxDurationMS = 10 * 365.25 * 24 * 3600 * 1000
+
+// Read detects the format of one file's content and emits what it holds.
+// name is the file's path relative to its root ('/'-separated); it decides
+// nothing but whether the content is read as JSON Lines. A file that yields
+// nothing returns a *SkipError; I/O errors from r are returned as they are.
+func Read(r io.Reader, name string, opt Options, em Emitter) error {
+	err := read(r, name, opt, em)
+	if errors.Is(err, ErrTokenTooLong) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	return err
+}
+
+func read(r io.Reader, name string, opt Options, em Emitter) error {
+	if opt.Location == nil {
+		opt.Location = time.UTC
+	}
+	var err error
+	if opt.held == nil {
+		if r, err = asUTF8(r); err != nil {
+			return err
+		}
+	}
+	if !jsonLinesName(name) && !opt.asIs && !opt.asIsTried && !opt.smallTried && smallDocuments && opt.Reread == nil {
+		// A small document is read whole, as it is, by the raw path; only
+		// if it gives up is it clamped (see readHeld). A file known to
+		// be larger (one that can be read again) is not held: its first
+		// megabyte would be copied for nothing, in a buffer kept for reuse.
+		held := documentBufs.Get().(*bytes.Buffer)
+		defer documentBufs.Put(held)
+		held.Reset()
+		_, err := held.ReadFrom(io.LimitReader(r, maxSmallDocument+1))
+		if err == nil && held.Len() <= maxSmallDocument {
+			o := opt
+			o.asIs, o.held = true, held.Bytes()
+			if err := read(bytes.NewReader(o.held), name, o, em); !errors.Is(err, errRawGaveUp) {
+				return err
+			}
+			opt.smallTried = true
+		}
+		var rest io.Reader = r
+		if err != nil {
+			rest = errReader{err} // met where the read above met it
+		}
+		r = io.MultiReader(bytes.NewReader(held.Bytes()), rest)
+	}
+	cr := clamps.Get().(*clampReader)
+	cr.reset(r)
+	cr.lines = jsonLinesName(name)
+	// JSON Lines are read as they are and clamped line by line (readLines):
+	// the lines the raw path takes skip the clamp. Any other file, and a
+	// .jsonl file read whole after all, is clamped as one stream.
+	eachLine := cr.lines && !opt.streamClamp && !opt.asIs
+	br := readers.Get().(*bufio.Reader)
+	if eachLine || opt.asIs {
+		br.Reset(r)
+	} else {
+		br.Reset(cr)
+	}
+	var clamped *bufio.Reader
+	clampStream := func() {
+		cr.reset(br)
+		cr.lines, eachLine = true, false
+		clamped = readers.Get().(*bufio.Reader)
+		clamped.Reset(cr)
+		br = clamped
+	}
+	own := br
+	defer func() {
+		for _, b := range []*bufio.Reader{own, clamped} {
+			if b != nil {
+				b.Reset(nil)
+				readers.Put(b)
+			}
+		}
+		cr.reset(nil)
+		clamps.Put(cr)
+	}()
+	if head, _ := br.Peek(3); bytes.Equal(head, bom) {
+		if eachLine { // the clamp saw the mark before the first line
+			clampStream()
+		}
+		br.Discard(3)
+	}
+	first, err := firstByte(br)
+	if err == io.EOF {
+		return skip(ReasonEmpty, "")
+	}
+	if err != nil {
+		return err
+	}
+	c := &readCtx{source: name, loc: opt.Location, em: em}
+	if opt.Spill != nil && opt.Spill.loc == opt.Location {
+		c.spill = opt.Spill
+	}
+	lines := jsonLinesName(name) && first != '[' && !prettyPrinted(br) // a .jsonl holding an array, or indented JSON, is read whole
+	if eachLine && !lines {
+		clampStream()
+	}
+	switch {
+	case opt.asIs && opt.held != nil:
+		if err = errRawGaveUp; first == '{' {
+			err = readHeld(bytes.TrimPrefix(opt.held, bom), true, c)
+		}
+	case opt.asIs: // the caller decided what the file is
+		if err = errRawGaveUp; first == '{' {
+			err = readRawAsIs(br, c)
+		}
+	case lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br):
+		err = readLines(br, c, opt.LineWorkers, eachLine)
+	case first == '{' && opt.Reread != nil && !opt.asIsTried:
+		// The clamp costs a pass over every line of a large document (a
+		// debug bundle), which it nearly always leaves as it is: the raw
+		// path reads the file again as it is, and the clamped path below
+		// reads it a third time only if it gives up.
+		if err = reread(name, opt, em, func(o *Options) { o.asIs = true }); !errors.Is(err, errRawGaveUp) {
+			return err
+		}
+		return reread(name, opt, em, func(o *Options) { o.asIsTried = true })
+	case first == '{' && opt.Reread != nil:
+		if err = readRawDocument(br, c); errors.Is(err, errRawGaveUp) {
+			again, err := opt.Reread()
+			if err != nil {
+				return err
+			}
+			opt.Reread = nil
+			return read(again, name, opt, em)
+		}
+	case first == '{' && smallDocuments && !opt.smallTried:
+		err = readSmallDocument(br, c)
+	default:
+		err = readValues(br, c)
+	}
+	if !errors.Is(cr.err, ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before
+		for range cr.nonFinite { // each a value read as null
+			c.Warn(WarnBadNumber)
+		}
+	}
+	if c.spill != nil && err == nil {
+		for _, f := range c.claudeFrags {
+			c.spill.put(f)
+		}
+		for _, l := range c.logs {
+			l.flushTo(c.spill, true)
+		}
+	}
+	return err
+}
+
+// reread reads the file again from its start with the options set changes.
+func reread(name string, opt Options, em Emitter, set func(*Options)) error {
+	again, err := opt.Reread()
+	if err != nil {
+		return err
+	}
+	set(&opt)
+	return read(again, name, opt, em)
+}
+
+// prettyPrinted reports whether the content ahead opens with a line holding
+// only "{": indented JSON (jq's output, say) saved under a .jsonl name. No
+// JSON line is a lone brace.
+func prettyPrinted(br *bufio.Reader) bool {
+	head, _ := br.Peek(64)
+	line, _, _ := bytes.Cut(head, []byte{'\n'})
+	return string(bytes.TrimSpace(line)) == "{" && len(line) < len(head)
+}
+
+// oneValuePerLine reports whether the content ahead is JSON Lines under a
+// .json name (an appending logger's): its first line is one whole value and
+// more follows. Read as one stream of values, a broken value in it would end
+// the file there; read as lines, it costs its line.
+func oneValuePerLine(br *bufio.Reader) bool {
+	head, _ := br.Peek(br.Size())
+	first, rest, ok := bytes.Cut(head, []byte{'\n'})
+	rest = bytes.TrimLeft(rest, " \t\r\n")
+	if !ok || len(rest) == 0 {
+		return false // one line, or nothing after the first within reach
+	}
+	whole := func(line []byte) bool {
+		return jsontext.Value(bytes.TrimSpace(line)).IsValid(jsontext.AllowDuplicateNames(true))
+	}
+	second, _, complete := bytes.Cut(rest, []byte{'\n'})
+	return whole(first) && (!complete || whole(second)) // a second line cut by the peek cannot tell
+}
+
+// jsonLinesName reports whether a file is read as JSON Lines (unless it holds one array).
+func jsonLinesName(name string) bool {
+	lower := strings.ToLower(name)
+	return strings.HasSuffix(lower, ".jsonl") || strings.HasSuffix(lower, ".jsonl.gz")
+}
+
+func firstByte(br *bufio.Reader) (byte, error) {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0, err
+		}
+		if b != ' ' && b != '\t' && b != '\r' && b != '\n' {
+			return b, br.UnreadByte()
+		}
+	}
+}
+
+// readValues reads a file as one JSON value, or several in a row.
+func readValues(br *bufio.Reader, c *readCtx) error {
+	// A fresh decoder, not a pooled one: the JSON pointer in a reused
+	// one's syntax error could name members of what it had read before
+	// (one broken file's error read "//0/isStuck" or
+	// "/thinkActSteps/0/isStuck" depending on the pool), and a report's
+	// data-quality details must be the same run after run.
+	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
+	opts := decodeOptions(c)
+	matched := false
+	for c.ord = 0; ; c.ord++ {
+		if dec.PeekKind() == 0 {
+			_, err := dec.ReadToken()
+			if err == io.EOF {
+				break
+			}
+			if c.ord == 0 {
+				return classify(err)
+			}
+			c.Warn(WarnInvalidLine)
+			break
+		}
+		var ok bool
+		var err error
+		if dec.PeekKind() == '[' {
+			ok, err = readArray(dec, opts, c)
+		} else {
+			ok, err = readDocument(dec, opts, c)
+		}
+		if err != nil {
+			if c.ord == 0 && c.emits == 0 {
+				return classify(err)
+			}
+			c.Warn(WarnInvalidLine)
+			break
+		}
+		matched = matched || ok
+	}
+	return verdict(matched, c)
+}
+
+// readSmallDocument reads a file of one document (a session, a plan, a
+// Gemini chat) with the raw scanner, as readValues reads it, when it is no
+// larger than maxSmallDocument: the reflective decoder skipped its payloads
+// token by token. Anything else, or any doubt, and readValues reads the
+// bytes from the start.
+func readSmallDocument(br *bufio.Reader, c *readCtx) error {
+	buf := documentBufs.Get().(*bytes.Buffer)
+	defer documentBufs.Put(buf)
+	buf.Reset()
+	_, err := buf.ReadFrom(io.LimitReader(br, maxSmallDocument+1))
+	if err != nil || buf.Len() > maxSmallDocument {
+		var rest io.Reader = br
+		if err != nil {
+			rest = errReader{err} // readValues meets the error where this read did
+		}
+		return readValuesFrom(io.MultiReader(bytes.NewReader(buf.Bytes()), rest), c)
+	}
+	if err := readHeld(buf.Bytes(), false, c); !errors.Is(err, errRawGaveUp) {
+		return err
+	}
+	return readValuesFrom(bytes.NewReader(buf.Bytes()), c)
+}
+
+// readHeld reads a document held whole with the raw scanner, or gives up
+// (errRawGaveUp) having emitted nothing: whole as a line is, or, for a
+// debug bundle, by the raw document path with the document as its window.
+//
+// asIs says the bytes are not clamped: the scanner then also gives up on
+// anything the clamp would change (see readRawAsIs), and the document is
+// clamped and read again. A document the scanner reads as it is holds one
+// object and nothing the clamp changes, so the choices made on the clamped
+// bytes (one value per line or not, a document) would have led to
+// readSmallDocument on the same bytes.
+func readHeld(doc []byte, asIs bool, c *readCtx) error {
+	var d document
+	var w warnList
+	if decodeRaw(rawScan{b: doc, asIs: asIs}, &d, &w) {
+		for _, kind := range w.kinds {
+			c.Warn(kind)
+		}
+		return verdict(dispatch(&d, c), c)
+	}
+	if bytes.Contains(doc, []byte(`"events"`)) { // a debug bundle
+		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: asIs}, eof: true, need: rawLookahead}, c)
+	}
+	return errRawGaveUp
+}
+
+// maxSmallDocument is the largest document readSmallDocument holds whole.
+const maxSmallDocument = 1 << 20
+
+// smallDocuments lets readSmallDocument read them (a variable for tests).
+var smallDocuments = true
+
+var documentBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// readValuesFrom is readValues over r, through a pooled read buffer.
+func readValuesFrom(r io.Reader, c *readCtx) error {
+	br := readers.Get().(*bufio.Reader)
+	br.Reset(r)
+	defer func() {
+		br.Reset(nil)
+		readers.Put(br)
+	}()
+	return readValues(br, c)
+}
+
+// errReader fails every read with its error.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
+
+// readArray reads a top-level array whose elements are documents (a list of
+// conversations or messages, or of records of any format).
+func readArray(dec *jsontext.Decoder, opts json.Options, c *readCtx) (bool, error) {
+	if _, err := dec.ReadToken(); err != nil {
+		return false, err
+	}
+	matched := false
+	for dec.PeekKind() != ']' {
+		if dec.PeekKind() != '{' {
+			if err := dec.SkipValue(); err != nil {
+				return matched, err
+			}
+			continue
+		}
+		ok, err := readDocument(dec, opts, c)
+		if err != nil {
+			return matched, err
+		}
+		matched = matched || ok
+		c.ord++
+	}
+	_, err := dec.ReadToken()
+	return matched, err
+}
+
+func keepFirst(old, err error) error {
+	if old != nil {
+		return old
+	}
+	return err
+}
+
+func verdict(matched bool, c *readCtx) error {
+	switch {
+	case c.emits > 0:
+		return nil
+	case matched:
+		return skip(ReasonNoRuns, "")
+	}
+	return skip(ReasonUnknown, "")
+}
+
+// classify turns a decode error of a file's first value into a skip reason.
+func classify(err error) error {
+	var se *SkipError
+	switch {
+	case errors.As(err, &se):
+		return err
+	case isInvalidUTF8(err):
+		return skip(ReasonNotUTF8, err.Error())
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return skip(ReasonTruncated, err.Error())
+	}
+	if errors.Is(err, ErrTokenTooLong) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	var syn *jsontext.SyntacticError
+	if errors.As(err, &syn) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	var sem *json.SemanticError
+	if errors.As(err, &sem) {
+		return skip(ReasonInvalidJSON, err.Error())
+	}
+	return err
+}
+
+// readDocument decodes one JSON object and hands it to the first format whose
+// signature it matches. ok reports that some format matched.
+func readDocument(dec *jsontext.Decoder, opts json.Options, c *readCtx) (ok bool, err error) {
+	var d document
+	if err := json.UnmarshalDecode(dec, &d, opts); err != nil {
+		return false, err
+	}
+	return dispatch(&d, c), nil
+}
+
+func dispatch(d *document, c *readCtx) bool {
+	for _, f := range registry {
+		if f.match(d) {
+			f.read(d, c)
+			return true
+		}
+	}
+	return false
+}
+
+// lineReader yields one line at a time as a reader, so that a line of any
+// length streams through the decoder without being held whole.
+type lineReader struct {
+	br     *bufio.Reader
+	inLine bool // a line is open: Read serves it until its newline
+	done   bool // input exhausted
+	err    error
+}
+
+// next drains what is left of the current line and opens the next one.
+func (l *lineReader) next() bool {
+	if l.done {
+		return false
+	}
+	if l.inLine {
+		for {
+			_, err := l.br.ReadSlice('\n')
+			if err == nil {
+				break
+			}
+			if err == bufio.ErrBufferFull {
+				continue
+			}
+			if err != io.EOF {
+				l.err = err
+			}
+			l.done = true
+			return false
+		}
+	}
+	if _, err := l.br.Peek(1); err != nil {
+		if err != io.EOF {
+			l.err = err
+		}
+		l.done = true
+		return false
+	}
+	l.inLine = true
+	return true
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if !l.inLine {
+		return 0, io.EOF
+	}
+	buf, err := l.br.Peek(1)
+	if len(buf) == 0 {
+		if err != io.EOF {
+			l.err = err
+		}
+		l.inLine, l.done = false, true
+		return 0, io.EOF
+	}
+	n := l.br.Buffered()
+	if n > len(p) {
+		n = len(p)
+	}
+	buf, _ = l.br.Peek(n)
+	if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+		copy(p, buf[:i])
+		l.br.Discard(i + 1)
+		l.inLine = false
+		return i, nil
+	}
+	copy(p, buf)
+	l.br.Discard(n)
+	return n, nil
+}
