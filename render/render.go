@@ -108,7 +108,7 @@ var Formats = []Format{
 		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r, o) })
 	}},
 	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *analyze.Report, o Options) error {
-		return d.WriteFile("report.xlsx", func(w io.Writer) error { return xlsxOf(w, r, o.runPages) })
+		return d.WriteFile("report.xlsx", func(w io.Writer) error { return xlsxOf(w, r, o.runPages, d.root) })
 	}},
 	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report, _ Options) error {
 		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })

@@ -78,12 +78,14 @@ type xlsxWriter struct {
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
 // sheet per table, every one with a frozen header and a filter.
-func XLSX(w io.Writer, r *analyze.Report) error { return xlsxOf(w, r, false) }
+func XLSX(w io.Writer, r *analyze.Report) error { return xlsxOf(w, r, false, "") }
 
 // xlsxOf writes the workbook; with pages, the run pages are beside it
-// (runs/) and the Runs sheet links each run to its own.
-func xlsxOf(w io.Writer, r *analyze.Report, pages bool) error {
-	x := &xlsxWriter{f: excelize.NewFile(), styles: map[string]int{}, loc: r.Location, r: r, pages: pages}
+// (runs/) and the Runs sheet links each run to its own. excelize's scratch
+// files, which have names, go to scratch (the report's temporary
+// directory, which a killed run's successor removes; "" for $TMPDIR).
+func xlsxOf(w io.Writer, r *analyze.Report, pages bool, scratch string) error {
+	x := &xlsxWriter{f: excelize.NewFile(excelize.Options{TmpDir: scratch}), styles: map[string]int{}, loc: r.Location, r: r, pages: pages}
 	defer x.f.Close()
 	zw := newOrderedZip(w)
 	defer zw.discard()

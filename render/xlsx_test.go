@@ -47,7 +47,7 @@ func xlsxReport(t *testing.T) (*analyze.Report, string) {
 	}
 	t.Cleanup(func() { r.Details.Close() })
 	var b bytes.Buffer
-	if err := xlsxOf(&b, r, true); err != nil { // as beside the run pages: the Runs sheet links them
+	if err := xlsxOf(&b, r, true, ""); err != nil { // as beside the run pages: the Runs sheet links them
 		t.Fatal(err)
 	}
 	path := filepath.Join(t.TempDir(), "report.xlsx")
@@ -531,7 +531,7 @@ func TestXLSXPackage(t *testing.T) {
 	}
 	for range 3 { // excelize's streamed sheets come in map order
 		var again bytes.Buffer
-		if err := xlsxOf(&again, r, true); err != nil {
+		if err := xlsxOf(&again, r, true, ""); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(again.Bytes(), first) {
