@@ -36,7 +36,7 @@ type document struct {
 	StartedAt        Time              `json:"started_at"`
 	CompletedAt      Time              `json:"completed_at"`
 	Agent            agentField        `json:"agent"`
-	ToolCalls        []sessionToolCall `json:"tool_calls"`
+	ToolCalls        sessionCalls      `json:"tool_calls"`
 	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
 	Phases           []phase           `json:"phases"` // session v2.x, and structmsg
 

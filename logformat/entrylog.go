@@ -59,11 +59,57 @@ func logFor[T any](c *readCtx, logs *map[string]*entryLog[T], key string, codec 
 }
 
 // add appends e, and writes a segment out when the log holds enough.
-func (l *entryLog[T]) add(c *readCtx, e T) {
+func (l *entryLog[T]) add(c *readCtx, e T) { l.push(c.spill, e) }
+
+// push appends e, and writes a segment out to spill (if any) when the log
+// holds enough.
+func (l *entryLog[T]) push(spill *RecordSpill, e T) {
 	l.entries = append(l.entries, e)
-	if c.spill != nil && !l.noFlush && len(l.entries) >= segmentLines {
-		l.flushTo(c.spill, false)
+	if spill != nil && !l.noFlush && len(l.entries) >= segmentLines {
+		l.flushTo(spill, false)
 	}
+}
+
+// len is how many entries the log has, on the spill and in memory.
+func (l *entryLog[T]) len() int { return l.spilled + len(l.entries) }
+
+// cursor reads a log's entries back in order, one at a time, a segment in
+// memory at a time.
+type entryCursor[T any] struct {
+	l         *entryLog[T]
+	seg, left int
+	r         *spillReader
+	mem       int
+}
+
+// next is the next entry, false after the last (or at a damaged segment,
+// which fails the spill and ends the entries).
+func (c *entryCursor[T]) next() (e T, ok bool) {
+	l := c.l
+	for c.left == 0 && c.seg < len(l.segments) {
+		c.r = l.spill.reader(l.segments[c.seg])
+		c.seg++
+		if c.left = c.r.uvarint(); c.left == 0 {
+			l.spill.done(c.r)
+		}
+	}
+	if c.left > 0 {
+		e = l.codec.decode(c.r, l.spill.loc)
+		if c.left--; c.r.err != nil {
+			c.left, c.seg, c.mem = 0, len(l.segments), len(l.entries)
+			l.spill.done(c.r)
+			return e, false
+		}
+		if c.left == 0 {
+			l.spill.done(c.r)
+		}
+		return e, true
+	}
+	if c.mem < len(l.entries) {
+		c.mem++
+		return l.entries[c.mem-1], true
+	}
+	return e, false
 }
 
 // flushTo writes the entries l holds as a segment and empties them; on

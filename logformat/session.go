@@ -1,7 +1,13 @@
 package logformat
 
 import (
+	"encoding/binary"
+	"math"
+	"time"
+
 	"github.com/agentstat/agentstat/model"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // session: one STD-001 agent session (seed 001): v3.0 tool_calls with
@@ -11,15 +17,10 @@ var sessionFormat = &Format{
 	Title:     "STD-001 agent session (v3.0, v2.x phases, v1.0 steps)",
 	Signature: "an object with session_id and any of tool_calls, phases, steps or phase_annotations; or tool_calls whose entries have call_id or tool_name",
 	match: func(d *document) bool {
-		if d.SessionID.Set && (d.ToolCalls != nil || d.Phases != nil || d.Steps.Present || d.PhaseAnnotations != nil) {
+		if d.SessionID.Set && (d.ToolCalls.array || d.Phases != nil || d.Steps.Present || d.PhaseAnnotations != nil) {
 			return true
 		}
-		for _, tc := range d.ToolCalls {
-			if tc.CallID.Set || tc.ToolName.Set {
-				return true
-			}
-		}
-		return false
+		return d.ToolCalls.named
 	},
 	read: readSession,
 }
@@ -109,7 +110,7 @@ func (s *rawScan) sessionField(key string, d *document, w *warnList) (ok, read b
 	case "summary":
 		ok = s.summary(&d.Summary, w)
 	case "tool_calls":
-		ok = rawSlice(s, &d.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
+		ok = s.sessionCalls(&d.ToolCalls, w)
 	case "phases": // session v2.x's (structmsg's phases, with rounds, give up)
 		ok = rawSlice(s, &d.Phases, func(p *phase) bool { return s.sessionPhase(p, w) })
 	case "phase_annotations":
@@ -341,10 +342,15 @@ func readSession(d *document, c *readCtx) {
 
 	// Every top-level entry counts once; nested v2.x phase entries count only
 	// when their id was not seen before.
+	top := &d.ToolCalls
+	top.addTo(r)
+	var phased sessionCalls
 	seen := map[string]bool{}
-	for i := range d.ToolCalls {
-		seen[d.ToolCalls[i].id()] = true
-		addSessionCall(r, &d.ToolCalls[i], c)
+	if d.Phases != nil {
+		ids := entryCursor[sessionCall]{l: &top.log}
+		for e, ok := ids.next(); ok; e, ok = ids.next() {
+			seen[e.id] = true
+		}
 	}
 	for _, ph := range d.Phases {
 		for i := range ph.ToolCalls {
@@ -353,7 +359,7 @@ func readSession(d *document, c *readCtx) {
 				continue
 			}
 			seen[id] = true
-			addSessionCall(r, &ph.ToolCalls[i], c)
+			phased.add(&ph.ToolCalls[i])
 		}
 		addRefs(&r.Context, ph.ContextUsed)
 		addRefs(&r.Context, ph.ContextReferences)
@@ -369,45 +375,76 @@ func readSession(d *document, c *readCtx) {
 		r.Steps = append(r.Steps, st)
 	}
 
-	if n := d.Summary.ToolCallsCount; n.Set && n.Int() != int64(len(r.ToolCalls)) {
+	phased.addTo(r)
+	calls := top.log.len() + phased.log.len()
+	if n := d.Summary.ToolCallsCount; n.Set && n.Int() != int64(calls) {
 		c.Warn(WarnCountMismatch)
 	}
-	if n := d.Summary.Errors; n.Set {
-		errs := int64(0)
-		for _, tc := range r.ToolCalls {
-			if tc.Outcome == model.OutcomeError {
-				errs++
-			}
-		}
-		if n.Int() != errs {
-			c.Warn(WarnCountMismatch)
-		}
+	if n := d.Summary.Errors; n.Set && n.Int() != int64(top.errors+phased.errors) {
+		c.Warn(WarnCountMismatch)
 	}
-	c.run(r)
+	c.runParts(r, sessionParts(r, c, calls, top.log, phased.log))
 }
 
-func addSessionCall(r *model.Run, t *sessionToolCall, c *readCtx) {
-	call := model.ToolCall{
-		Name:     firstOf(t.ToolName, t.Name, t.Tool),
-		Category: t.ToolCategory.V,
-		Agent:    r.Agent,
-		Span:     c.span(t.StartedAt, t.EndedAt),
-	}
-	if t.DurationMS.Set {
-		call.HasDuration = false
-		setDuration(&call.Span, t.DurationMS, c)
+// sessionCalls is a session's top-level tool_calls, each entry made a call
+// as soon as it is decoded and kept in a log that writes its segments to
+// the record spill (when the reader gives it one): a document of 500,000
+// calls held its decoded entries (304 bytes each, in a slice grown by
+// doubling) and the calls made from them. The run's calls are made from the
+// log as they are taken (sessionParts).
+type sessionCalls struct {
+	log      entryLog[sessionCall]
+	spill    *RecordSpill // set before the document is decoded; nil keeps the calls in memory
+	errors   int          // entries whose output says they failed
+	contribs []string
+	subs     []model.Subagent
+	array    bool // tool_calls held an array, even an empty one
+	named    bool // an entry has a call_id or a tool_name
+}
+
+// sessionCall is an entry made a call, but for what needs the run or the
+// --tz zone: its times and duration are as written (times says how).
+type sessionCall struct {
+	call  model.ToolCall
+	times callTimes
+	id    string // a v2.x phase's entry with the same id is no other call
+}
+
+// callTimes says how a call's start, end and duration were written.
+type callTimes uint8
+
+const (
+	startSet callTimes = 1 << iota
+	startNaive
+	endSet
+	endNaive
+	durationSet
+)
+
+// add makes entry t a call.
+func (s *sessionCalls) add(t *sessionToolCall) {
+	e := sessionCall{id: t.id(), call: model.ToolCall{Name: firstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V,
+		Span: model.Span{Started: t.StartedAt.t, Ended: t.EndedAt.t, DurationMS: t.DurationMS.V}}}
+	for _, b := range []struct {
+		on   bool
+		flag callTimes
+	}{{t.StartedAt.Set, startSet}, {t.StartedAt.naive, startNaive}, {t.EndedAt.Set, endSet}, {t.EndedAt.naive, endNaive}, {t.DurationMS.Set, durationSet}} {
+		if b.on {
+			e.times |= b.flag
+		}
 	}
 	if t.Output != nil {
 		switch model.Fold(t.Output.Status.V) {
 		case "success":
-			call.Outcome = model.OutcomeOK
+			e.call.Outcome = model.OutcomeOK
 		case "failed", "error":
-			call.Outcome = model.OutcomeError
-			call.Error = t.Output.Error.V
+			e.call.Outcome = model.OutcomeError
+			e.call.Error = t.Output.Error.V
+			s.errors++
 		}
 	}
 	if t.ContextContribution.Type != "" {
-		r.Context.Contributions = append(r.Context.Contributions, t.ContextContribution.Type)
+		s.contribs = append(s.contribs, t.ContextContribution.Type)
 	}
 	if si := t.SubagentInfo; si != nil {
 		sub := model.Subagent{Type: si.SubagentType.V, Tokens: si.TokensUsed.Int()}
@@ -418,10 +455,121 @@ func addSessionCall(r *model.Run, t *sessionToolCall, c *readCtx) {
 		} else {
 			sub.Calls = si.ToolUses.Int()
 		}
+		s.subs = append(s.subs, sub)
+	}
+	s.named = s.named || t.CallID.Set || t.ToolName.Set
+	s.log.codec = &sessionCallCodec
+	s.log.push(s.spill, e)
+}
+
+// addTo adds what the calls say of the context to r.
+func (s *sessionCalls) addTo(r *model.Run) {
+	r.Context.Contributions = append(r.Context.Contributions, s.contribs...)
+	for _, sub := range s.subs {
 		r.Context.Subagents = append(r.Context.Subagents, sub)
 		r.Tokens.Unspecified += sub.Tokens
 	}
-	r.ToolCalls = append(r.ToolCalls, call)
+}
+
+// call is the run's call: its agent's, its times in the --tz zone, its span.
+func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
+	call, f := e.call, e.times
+	start := Time{t: call.Started, naive: f&startNaive != 0, Set: f&startSet != 0}
+	end := Time{t: call.Ended, naive: f&endNaive != 0, Set: f&endSet != 0}
+	ms := Num{V: call.DurationMS, Set: f&durationSet != 0}
+	call.Agent, call.Span = agent, c.span(start, end)
+	if ms.Set {
+		call.HasDuration = false
+		setDuration(&call.Span, ms, c)
+	}
+	return call
+}
+
+// sessionParts is the run's n calls, made from the logs in order as they
+// are taken. It keeps copies of the logs: a JSON Lines chunk clears its
+// documents before the calls are taken.
+func sessionParts(r *model.Run, c *readCtx, n int, logs ...entryLog[sessionCall]) *CallParts {
+	cursors := make([]entryCursor[sessionCall], len(logs))
+	for i := range logs {
+		cursors[i].l = &logs[i]
+	}
+	k := 0
+	return partsOf(n, n, func(int) (model.ToolCall, bool) {
+		for ; k < len(cursors); k++ {
+			if e, ok := cursors[k].next(); ok {
+				return e.make(r.Agent, c), true
+			}
+		}
+		return model.ToolCall{}, false
+	})
+}
+
+var sessionCallCodec = entryCodec[sessionCall]{
+	encode: func(b []byte, e *sessionCall, loc *time.Location) []byte {
+		c := &e.call
+		b = appendString(appendString(appendString(b, c.Name), c.Category), c.Error)
+		b = appendTime(appendTime(b, c.Started, loc), c.Ended, loc)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c.DurationMS))
+		return appendString(append(b, byte(c.Outcome), byte(e.times)), e.id)
+	},
+	decode: func(r *spillReader, loc *time.Location) (e sessionCall) {
+		c := &e.call
+		c.Name, c.Category, c.Error = r.string(), r.string(), r.string()
+		c.Started, c.Ended = r.time(loc), r.time(loc)
+		c.DurationMS = math.Float64frombits(r.u64())
+		f := r.take(2)
+		c.Outcome, e.times = model.Outcome(f[0]), callTimes(f[1])
+		e.id = r.string()
+		return e
+	},
+}
+
+// decodeFlex decodes tool_calls as the reflective decoder decodes a slice
+// of entries (null clears it, another kind is a warning), one entry at a time.
+func (s *sessionCalls) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case 'n':
+		*s = sessionCalls{spill: s.spill}
+		return dec.SkipValue()
+	case '[':
+	default:
+		w.Warn(WarnTypeMismatch)
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	*s = sessionCalls{array: true, spill: s.spill}
+	for dec.PeekKind() != ']' {
+		var t sessionToolCall
+		if err := json.UnmarshalDecode(dec, &t, opts); err != nil {
+			return err
+		}
+		s.add(&t)
+	}
+	_, err := dec.ReadToken()
+	return err
+}
+
+// sessionCalls reads tool_calls as rawSlice would: null clears them, an
+// array of objects makes them; anything else gives up.
+func (s *rawScan) sessionCalls(p *sessionCalls, w *warnList) bool {
+	if s.null() {
+		*p = sessionCalls{spill: p.spill}
+		return true
+	}
+	if s.peek() != '[' {
+		return false
+	}
+	*p = sessionCalls{array: true, spill: p.spill}
+	return s.elements(func() bool {
+		var t sessionToolCall
+		if s.peek() != '{' || !s.sessionToolCall(&t, w) {
+			return false
+		}
+		p.add(&t)
+		return true
+	})
 }
 
 func addRefs(ctx *model.Context, refs []contextRef) {

@@ -123,6 +123,19 @@ func TestManyRunsOneFileBounded(t *testing.T) {
 	if err := errors.Join(w.Flush(), f.Close()); err != nil {
 		t.Fatal(err)
 	}
+	s, rss := summaryUnderLimit(t, bin, dir)
+	if s.Runs.Total != 200_000 || s.ToolCalls.Total != 200_000 {
+		t.Fatalf("%d runs, %d calls", s.Runs.Total, s.ToolCalls.Total)
+	}
+	if rss > 150<<20 {
+		t.Errorf("peak RSS %d MiB reading 200,000 runs of one file", rss>>20)
+	}
+}
+
+// summaryUnderLimit runs summary --json on dir with GOMEMLIMIT=100MiB: the
+// summary, and the peak RSS in bytes.
+func summaryUnderLimit(t *testing.T, bin, dir string) (analyze.Summary, int64) {
+	t.Helper()
 	cmd := exec.Command(bin, "summary", "--json", "-q", dir)
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=100MiB")
 	out, err := cmd.Output()
@@ -130,10 +143,41 @@ func TestManyRunsOneFileBounded(t *testing.T) {
 		t.Fatalf("%v\n%.2000s", err, out)
 	}
 	var s analyze.Summary
-	if err := json.Unmarshal(out, &s); err != nil || s.Runs.Total != 200_000 || s.ToolCalls.Total != 200_000 {
-		t.Fatalf("%d runs, %d calls (%v)", s.Runs.Total, s.ToolCalls.Total, err)
+	if err := json.Unmarshal(out, &s); err != nil {
+		t.Fatal(err)
 	}
-	if rss := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10; rss > 150<<20 {
-		t.Errorf("peak RSS %d MiB reading 200,000 runs of one file", rss>>20)
+	return s, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10
+}
+
+// One session document of 300,000 calls (37 MB) is read with its calls on
+// the record spill, not in memory: its entries held as decoded, then as
+// calls, took some 450 MB.
+func TestOneLongDocumentBounded(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "long.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(`{"session_id":"long","status":"completed","created_at":"2026-03-01T10:00:00Z","tool_calls":[`)
+	const n = 300_000
+	for i := range n {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, `{"call_id":"c%d","tool_name":"T%d","started_at":"2026-03-01T10:%02d:%02d","duration_ms":%d,"output":{"status":"%s"}}`,
+			i, i%7, i/60%60, i%60, i%900, map[bool]string{true: "error", false: "success"}[i%10 == 0])
+	}
+	w.WriteString(`],"summary":{"tool_calls_count":300000,"errors":30000}}`)
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	s, rss := summaryUnderLimit(t, bin, dir)
+	if s.Runs.Total != 1 || s.ToolCalls.Total != n || s.ToolCalls.Errors != n/10 || len(s.Inputs.Warnings) != 0 {
+		t.Fatalf("%d runs, %d calls, %d errors, warnings %v", s.Runs.Total, s.ToolCalls.Total, s.ToolCalls.Errors, s.Inputs.Warnings)
+	}
+	if rss > 150<<20 {
+		t.Errorf("peak RSS %d MiB reading one document of %d calls", rss>>20, n)
 	}
 }

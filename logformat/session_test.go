@@ -1,0 +1,89 @@
+package logformat
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentstat/agentstat/model"
+)
+
+// heldParts holds each run's parts and takes its calls only when asked,
+// after the file is read, as the pipeline does.
+type heldParts struct {
+	*collector
+	parts []*CallParts
+}
+
+func (h *heldParts) RunParts(r *model.Run, p *CallParts) {
+	h.runs, h.parts = append(h.runs, r), append(h.parts, p)
+}
+
+// A session's calls are made when they are taken, from segments on the
+// spill and from what is still in memory, and whatever the reader did with
+// its documents meanwhile (a JSON Lines chunk clears them): the same calls,
+// with the same zone-less times and warnings, as a reader that takes them at once.
+func TestSessionCallsTakenLater(t *testing.T) {
+	defer func(n int, small bool) { segmentLines, smallDocuments = n, small }(segmentLines, smallDocuments)
+	segmentLines, smallDocuments = 7, false // the document through the general decoder, its calls in segments
+	loc := time.FixedZone("X", 5*3600)
+	var doc strings.Builder
+	doc.WriteString(`{"session_id":"s","status":"success","tool_calls":[`)
+	for i := range 50 {
+		if i > 0 {
+			doc.WriteByte(',')
+		}
+		start := fmt.Sprintf("2026-03-01T10:00:%02d", i) // no zone: read in loc
+		if i%3 == 0 {
+			start += "Z"
+		}
+		fmt.Fprintf(&doc, `{"call_id":"c%d","tool_name":"T%d","started_at":%q,"ended_at":"2026-03-01T10:00:30Z","duration_ms":%d,"output":{"status":"%s","error":"e%d"}}`,
+			i, i%4, start, i*10-100, map[bool]string{true: "failed", false: "success"}[i%5 == 0], i)
+	}
+	doc.WriteString(`]}`)
+	line := doc.String()
+	for _, name := range []string{"one.json", "lines.jsonl"} {
+		input := line
+		if name == "lines.jsonl" {
+			input = line + "\n" + strings.Replace(line, `"session_id":"s"`, `"session_id":"t"`, 1) + "\n"
+		}
+		read := func(em Emitter, spill *RecordSpill) {
+			t.Helper()
+			if err := Read(bytes.NewReader([]byte(input)), name, Options{Location: loc, Spill: spill}, em); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := newCollector()
+		read(want, nil)
+		spill, err := NewRecordSpill(loc)
+		if err != nil {
+			t.Skip("no temporary directory:", err)
+		}
+		defer spill.Close()
+		got := &heldParts{collector: newCollector()}
+		read(got, spill)
+		for i, p := range got.parts {
+			got.runs[i].ToolCalls = p.All()
+		}
+		if spill.Err() != nil {
+			t.Fatal(spill.Err())
+		}
+		if name == "one.json" && spill.off == 0 {
+			t.Errorf("no segment on the spill (%d runs, %d parts)", len(got.runs), len(got.parts))
+		}
+		if len(got.runs) != len(want.runs) || len(got.runs) == 0 {
+			t.Fatalf("%s: %d runs, want %d", name, len(got.runs), len(want.runs))
+		}
+		for i := range want.runs {
+			w, g := want.runs[i].ToolCalls, got.runs[i].ToolCalls
+			if len(g) != 50 || fmt.Sprint(g) != fmt.Sprint(w) {
+				t.Errorf("%s run %d: %d calls\n%v\nwant\n%v", name, i, len(g), g, w)
+			}
+		}
+		if fmt.Sprint(got.warnings) != fmt.Sprint(want.warnings) || want.warnings[WarnNegativeDuration] == 0 {
+			t.Errorf("%s: warnings %v, want %v", name, got.warnings, want.warnings)
+		}
+	}
+}
