@@ -103,7 +103,7 @@ type document struct {
 	Request           *structRequest `json:"request"`
 	StructuredContext embedded       `json:"structured_context"`
 	ContextMessages   []document     `json:"context_messages"`
-	Messages          []document     `json:"messages"`
+	Messages          messages       `json:"messages"`
 }
 
 // summaryField is a summary written as text or as an object of figures.

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/model"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // gemini: Gemini CLI sessions, a JSON document {sessionId, startTime,
@@ -15,13 +17,8 @@ var geminiFormat = &Format{
 	Title:     "Gemini CLI session (JSON document, or JSONL of a header and messages)",
 	Signature: "sessionId with projectHash or messages of type user/gemini; in JSON Lines, message lines (id, timestamp, type user/gemini/info/error) and $set lines",
 	match: func(d *document) bool {
-		if d.SessionIDCamel.Set && !d.Type.Set && (d.ProjectHash.Set || d.Messages != nil) && d.Payload == nil {
-			for i := range d.Messages {
-				if t := d.Messages[i].Type.V; t != "user" && t != "gemini" && t != "info" && t != "error" {
-					return false
-				}
-			}
-			return true
+		if d.SessionIDCamel.Set && !d.Type.Set && (d.ProjectHash.Set || d.Messages.array) && d.Payload == nil {
+			return !d.Messages.otherType
 		}
 		if d.SetUpdate.Present {
 			return true
@@ -104,10 +101,23 @@ func (s *rawScan) geminiField(key string, d *document, w *warnList) (ok, read bo
 	case "messages":
 		// A session's messages, documents themselves; one that holds
 		// messages again (never Gemini's) is left to the general decoder.
-		ok = rawSlice(s, &d.Messages, func(m *document) bool {
-			return s.object(false, func(key string) bool {
-				return key != "messages" && key != "context_messages" && s.topField(key, m, w)
-			})
+		if s.null() {
+			d.Messages = messages{}
+			return true, true
+		}
+		if s.peek() != '[' {
+			return false, true
+		}
+		d.Messages = messages{array: true}
+		ok = s.elements(func() bool {
+			var m document
+			if s.peek() != '{' || !s.object(false, func(key string) bool {
+				return key != "messages" && key != "context_messages" && s.topField(key, &m, w)
+			}) {
+				return false
+			}
+			d.Messages.add(&m)
+			return true
 		})
 	default:
 		return false, false
@@ -144,8 +154,8 @@ func readGemini(d *document, c *readCtx) {
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		c.gemini = cmpOr(d.SessionIDCamel.V, c.gemini)
 		c.geminiLog().add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
-		for i := range d.Messages {
-			geminiMessage(&d.Messages[i], c)
+		for i := range d.Messages.gemini {
+			c.geminiLog().add(c, d.Messages.gemini[i].entry(c.loc))
 		}
 		return
 	}
@@ -161,7 +171,54 @@ func (c *readCtx) geminiLog() *geminiLog {
 }
 
 func geminiMessage(m *document, c *readCtx) {
-	e := geminiEntry{at: m.Timestamp.In(c.loc), kind: m.Type.V, model: m.Model.V}
+	g := geminiMessageOf(m)
+	c.geminiLog().add(c, g.entry(c.loc))
+}
+
+// messages is a document's messages, each kept as the little a reader
+// reads of it as soon as it is decoded: a Gemini CLI session of 300,000
+// messages held them as documents (some 2 KB each) and took 2.8 GB.
+type messages struct {
+	gemini    []geminiMsg  // each message as a Gemini CLI message
+	embedded  []embeddedAt // the messages that carry a structured_context
+	n         int          // how many messages
+	array     bool         // messages held an array, even an empty one
+	otherType bool         // a message's type is none of Gemini's
+}
+
+// embeddedAt is a message's structured_context, and the message's place and id.
+type embeddedAt struct {
+	n   int // 1 for the first message
+	id  string
+	doc embedded
+}
+
+// geminiMsg is a message as readGemini reads it, its time not yet in the --tz zone.
+type geminiMsg struct {
+	at Time
+	e  geminiEntry // but its time
+}
+
+// add keeps what the readers read of message m.
+func (ms *messages) add(m *document) {
+	ms.n++
+	if t := m.Type.V; t != "user" && t != "gemini" && t != "info" && t != "error" {
+		ms.otherType = true
+	}
+	if m.StructuredContext.Present {
+		ms.embedded = append(ms.embedded, embeddedAt{ms.n, firstOf(m.ID), m.StructuredContext})
+	}
+	ms.gemini = append(ms.gemini, geminiMessageOf(m))
+}
+
+// decodeFlex decodes messages one at a time.
+func (ms *messages) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	return decodeEach(dec, w, opts, func(array bool) { *ms = messages{array: array} }, ms.add)
+}
+
+// geminiMessageOf is what readGemini reads of message m.
+func geminiMessageOf(m *document) geminiMsg {
+	e := geminiEntry{kind: m.Type.V, model: m.Model.V}
 	if m.Type.V == "user" {
 		e.prompt = m.Content.Text
 		for _, b := range m.Content.Blocks {
@@ -183,7 +240,14 @@ func geminiMessage(m *document, c *readCtx) {
 		}
 		e.calls = append(e.calls, call)
 	}
-	c.geminiLog().add(c, e)
+	return geminiMsg{at: m.Timestamp, e: e}
+}
+
+// entry is the message's entry, its time in loc.
+func (g *geminiMsg) entry(loc *time.Location) geminiEntry {
+	e := g.e
+	e.at = g.at.In(loc)
+	return e
 }
 
 func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {

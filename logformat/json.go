@@ -507,3 +507,32 @@ func isInvalidUTF8(err error) bool {
 	var se *jsontext.SyntacticError
 	return errors.As(err, &se) && se.Err != nil && se.Err.Error() == "invalid UTF-8"
 }
+
+// decodeEach decodes a value as the reflective decoder decodes a slice of
+// T, but one element at a time: reset(false) for null, a warning for
+// another kind, and for an array reset(true) then add for each element,
+// which it may keep as much or as little of as it needs.
+func decodeEach[T any](dec *jsontext.Decoder, w Warner, opts json.Options, reset func(array bool), add func(*T)) error {
+	switch dec.PeekKind() {
+	case 'n':
+		reset(false)
+		return dec.SkipValue()
+	case '[':
+	default:
+		w.Warn(WarnTypeMismatch)
+		return dec.SkipValue()
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	reset(true)
+	for dec.PeekKind() != ']' {
+		var e T
+		if err := json.UnmarshalDecode(dec, &e, opts); err != nil {
+			return err
+		}
+		add(&e)
+	}
+	_, err := dec.ReadToken()
+	return err
+}

@@ -524,31 +524,9 @@ var sessionCallCodec = entryCodec[sessionCall]{
 	},
 }
 
-// decodeFlex decodes tool_calls as the reflective decoder decodes a slice
-// of entries (null clears it, another kind is a warning), one entry at a time.
+// decodeFlex decodes tool_calls one entry at a time.
 func (s *sessionCalls) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	switch dec.PeekKind() {
-	case 'n':
-		*s = sessionCalls{spill: s.spill}
-		return dec.SkipValue()
-	case '[':
-	default:
-		w.Warn(WarnTypeMismatch)
-		return dec.SkipValue()
-	}
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	*s = sessionCalls{array: true, spill: s.spill}
-	for dec.PeekKind() != ']' {
-		var t sessionToolCall
-		if err := json.UnmarshalDecode(dec, &t, opts); err != nil {
-			return err
-		}
-		s.add(&t)
-	}
-	_, err := dec.ReadToken()
-	return err
+	return decodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: s.spill} }, s.add)
 }
 
 // sessionCalls reads tool_calls as rawSlice would: null clears them, an

@@ -15,7 +15,7 @@ var structmsgFormat = &Format{
 	Title:     "Structured Message (request, phases, rounds, judge), bare or in conversation messages",
 	Signature: "phases[] whose entries have rounds; or request with phases; or messages / context_messages (or the object itself) carrying structured_context",
 	match: func(d *document) bool {
-		return isStructured(d) || d.StructuredContext.Present || hasEmbedded(d.Messages) || hasEmbedded(d.ContextMessages)
+		return isStructured(d) || d.StructuredContext.Present || len(d.Messages.embedded) > 0 || hasEmbedded(d.ContextMessages)
 	},
 	read: readStructmsg,
 }
@@ -85,18 +85,25 @@ func readStructmsg(d *document, c *readCtx) {
 	if sc := d.StructuredContext; sc.Doc != nil && isStructured(sc.Doc) {
 		structRun(sc.Doc, firstOf(sc.Doc.ID), c)
 	}
-	n := 0
-	for _, list := range [][]document{d.ContextMessages, d.Messages} {
-		for i := range list {
-			n++
-			if sc := list[i].StructuredContext; sc.Doc != nil && isStructured(sc.Doc) {
-				id := firstOf(sc.Doc.ID, list[i].ID)
-				if id == "" {
-					id = fmt.Sprintf("%s#msg%d", conv, n)
-				}
-				structRun(sc.Doc, id, c)
-			}
+	// Messages are numbered through context_messages, then messages.
+	embeddedRun := func(sc embedded, msgID string, n int) {
+		if sc.Doc == nil || !isStructured(sc.Doc) {
+			return
 		}
+		id := firstOf(sc.Doc.ID)
+		if id == "" {
+			id = msgID
+		}
+		if id == "" {
+			id = fmt.Sprintf("%s#msg%d", conv, n)
+		}
+		structRun(sc.Doc, id, c)
+	}
+	for i := range d.ContextMessages {
+		embeddedRun(d.ContextMessages[i].StructuredContext, firstOf(d.ContextMessages[i].ID), i+1)
+	}
+	for _, e := range d.Messages.embedded {
+		embeddedRun(e.doc, e.id, len(d.ContextMessages)+e.n)
 	}
 }
 

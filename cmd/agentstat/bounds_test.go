@@ -181,3 +181,35 @@ func TestOneLongDocumentBounded(t *testing.T) {
 		t.Errorf("peak RSS %d MiB reading one document of %d calls", rss>>20, n)
 	}
 }
+
+// One Gemini CLI session document of 60,000 messages (15 MB) keeps each
+// message as what its reader reads of it: held as documents, they took
+// some 280 MB.
+func TestOneLongGeminiSessionBounded(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, "session-g.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	w.WriteString(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T08:00:00Z","lastUpdated":"2026-03-08T08:00:00Z","messages":[`)
+	const n = 60_000
+	for i := range n {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		fmt.Fprintf(w, `{"id":"m%d","timestamp":"2026-03-07T09:00:00Z","type":"gemini","model":"gemini-2.5-pro","content":"","tokens":{"input":10,"output":5},"toolCalls":[{"id":"a%d","name":"run_shell_command","args":{"command":"make"},"status":"success"}]}`, i, i)
+	}
+	w.WriteString(`]}`)
+	if err := errors.Join(w.Flush(), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	s, rss := summaryUnderLimit(t, bin, dir)
+	if s.Runs.Total != 1 || s.ToolCalls.Total != n || s.Context.Tokens.Total != 15*n {
+		t.Fatalf("%d runs, %d calls, %d tokens", s.Runs.Total, s.ToolCalls.Total, s.Context.Tokens.Total)
+	}
+	if rss > 150<<20 {
+		t.Errorf("peak RSS %d MiB reading one Gemini session of %d messages", rss>>20, n)
+	}
+}
