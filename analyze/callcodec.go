@@ -12,7 +12,7 @@ import (
 // The run details spill holds a chunk of tool calls as one gob []byte in
 // this layout rather than as gob's []model.ToolCall: gob's reflective
 // encoding of each field of 300,000 calls, written once and read back by the
-// workbook and the run pages each, took ~0.5 s of a full report's CPU.
+// workbook and the run pages each, would take ~0.5 s of a full report's CPU.
 // Per call: a flags byte, the outcome, the four strings (uvarint length,
 // bytes), then what the flags say is there: the start and end (each
 // time.Time's own binary form, after its length byte) and the duration and

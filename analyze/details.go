@@ -136,7 +136,7 @@ func (w *detailWriter) writeCalls(part []model.ToolCall) {
 // callChunk is how many of a run's calls one frame of the spill holds
 // (a variable for tests). Each merge of a full report holds a frame's
 // calls decoded (~150 bytes each and their texts): 1,024 rather than 4,096
-// took a MiB off the renderers' peak at 1 GB of logs at no measurable cost.
+// keeps a MiB off the renderers' peak at 1 GB of logs at no measurable cost.
 var callChunk = 1024
 
 // detailKey is what orders a run among the spilled ones. It precedes each

@@ -972,7 +972,7 @@ func TestCallBudget(t *testing.T) {
 
 // A log whose times are one to two minutes west of UTC (an offset Go's
 // binary form of a time reserves) is kept in the run details like any
-// other: it used to fail the whole report. Such a time comes from a zone
+// other, not a failure of the whole report. Such a time comes from a zone
 // written in the log ("-00:01"), or from a zone-less time read in --tz
 // where it has such an offset (Europe/London's local mean time before
 // 1847, -00:01:15; a fixed zone stands for it here, tzdata or not).

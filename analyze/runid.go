@@ -8,8 +8,8 @@ import (
 )
 
 // runID is a run's format and id as a 128-bit digest: the duplicate check
-// keeps one for each run read, 16 bytes where a map keyed by the two took
-// ~90 and an id of any length. Two different runs would share one with a
+// keeps one for each run read, 16 bytes where a map keyed by the two would
+// take ~90 and an id of any length. Two different runs would share one with a
 // probability of about n²/2¹²⁹ (10⁻²⁷ for a million runs), as the Claude
 // Code join's uuid digests do.
 type runID [16]byte

@@ -18,8 +18,8 @@ import (
 // RunIndex is the compact per-run index: each run's row packed into blocks
 // of bytes (strings as a length and their bytes, numbers as varints). It is
 // what the dashboard and the workbook list runs from, and it grows with the
-// runs read: as RunRow values with their strings a row took ~510 bytes
-// (7,300 runs at 1 GB, 30,000 at 4 GB); packed it takes ~220 (1.59 MB for
+// runs read: as RunRow values with their strings a row would take ~510
+// bytes (7,300 runs at 1 GB, 30,000 at 4 GB); packed it takes ~220 (1.59 MB for
 // the 1 GB corpus's 7,298), holds no pointer for the collector to follow,
 // and a page name made by RunPage takes 6 bytes. The zero value is empty;
 // a nil *RunIndex is empty too.

@@ -217,7 +217,7 @@ func (s *RecordSpill) reader(ref spillRef) *spillReader {
 
 // spillReaders are the readers of records, with their buffers, reused from
 // record to record: a join reads tens of thousands back, and a reader and
-// buffer made for each (or a copy of the window's bytes) were 56 MB of
+// buffer made for each (or a copy of the window's bytes) would be 56 MB of
 // allocation at 1 GB of logs. Nothing read keeps a reader's bytes: what
 // it decodes is copied out.
 var spillReaders = sync.Pool{New: func() any { return new(spillReader) }}

@@ -287,9 +287,9 @@ func bundleStatus(failed bool, steps []model.Step) model.Status {
 // event. Producers reuse ids for distinct events, so an id alone proves nothing.
 // A filter of the keys seen (Bloom's, a byte an event) finds the events whose
 // key may have come before; only the events that share a hash with one of
-// them are sorted and compared. Every event's key sorted took 1.4 MB for a
-// 200 MB bundle (~86,000 events) at the peak of the 1 GB corpus's read (a
-// map of them had taken 6 MB); the filter takes 128 KB, and the few events
+// them are sorted and compared. Every event's key sorted would take 1.4 MB
+// for a 200 MB bundle (~86,000 events), at the peak of the 1 GB corpus's
+// read, and a map of them 6 MB; the filter takes 128 KB, and the few events
 // whose key it had seen or says it had (2% of the others) little more.
 func dedupeEvents(list *eventList, c *readCtx) *eventList {
 	if list.n < 2 {

@@ -13,9 +13,9 @@ import (
 // Codex entries, OpenTelemetry spans, Gemini CLI messages and PlanAgent
 // batches and tasks wait for their join on the record spill, as Claude
 // Code records do: a session, a trace or a plan can span files, so every
-// entry of every file was held until the end of reading, and memory grew
-// with the bytes read (352 MB of rollouts took 230 MB, 100 MB of traces
-// 118 MB). A file keeps one entryLog per session, trace or record; a log
+// entry of every file waits until the end of reading, and in memory they
+// would grow with the bytes read (352 MB of rollouts would take 230 MB).
+// A file keeps one entryLog per session, trace or record; a log
 // writes its entries out in segments of segmentLines while the file is
 // read and the rest when it is done, and the join reads them back one
 // session, trace or plan at a time.

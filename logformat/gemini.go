@@ -176,8 +176,8 @@ func geminiMessage(m *document, c *readCtx) {
 }
 
 // messages is a document's messages, each kept as the little a reader
-// reads of it as soon as it is decoded: a Gemini CLI session of 300,000
-// messages held them as documents (some 2 KB each) and took 2.8 GB.
+// reads of it as soon as it is decoded: held as documents (some 2 KB each),
+// a Gemini CLI session of 300,000 messages would take 2.8 GB.
 type messages struct {
 	gemini    []geminiMsg  // each message as a Gemini CLI message
 	embedded  []embeddedAt // the messages that carry a structured_context

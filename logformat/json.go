@@ -255,7 +255,7 @@ func unquote(raw jsontext.Value) ([]byte, error) {
 // appendUnquoted is jsontext.AppendUnquote for a string token a decoder has
 // validated (jsontext, or the raw scanner): the runs between backslashes
 // are copied whole, where jsontext tests every byte of them (a quarter of
-// the CPU a Codex rollout took). A surrogate escape is left to jsontext.
+// the CPU a Codex rollout takes to read). A surrogate escape is left to jsontext.
 func appendUnquoted(dst, raw []byte) ([]byte, error) {
 	if out, ok := appendUnescaped(dst, raw[1:len(raw)-1]); ok {
 		return out, nil

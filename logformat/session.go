@@ -388,10 +388,10 @@ func readSession(d *document, c *readCtx) {
 
 // sessionCalls is a session's top-level tool_calls, each entry made a call
 // as soon as it is decoded and kept in a log that writes its segments to
-// the record spill (when the reader gives it one): a document of 500,000
-// calls held its decoded entries (304 bytes each, in a slice grown by
-// doubling) and the calls made from them. The run's calls are made from the
-// log as they are taken (sessionParts).
+// the record spill (when the reader gives it one), so that a document of
+// millions of calls is read in a few MB: its decoded entries (304 bytes
+// each) and then its calls are never all in memory. The run's calls are
+// made from the log as they are taken (sessionParts).
 type sessionCalls struct {
 	log      entryLog[sessionCall]
 	spill    *RecordSpill // set before the document is decoded; nil keeps the calls in memory

@@ -9,7 +9,7 @@ import (
 // Requests are a run's model requests. They travel through the run-details
 // spill and partial files as one compact blob (GobEncode) rather than gob's
 // reflective form: a long session's 100,000 requests, each with a
-// time.Time gob marshals one by one, took longer than its calls.
+// time.Time gob marshals one by one, would take longer than its calls.
 type Requests []Request
 
 // GobEncode writes each request as its model (an index into the models

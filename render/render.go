@@ -82,8 +82,9 @@ func (d *Dir) WriteFile(name string, write func(w io.Writer) error) (err error) 
 	return bw.Flush()
 }
 
-// fileWriters are WriteFile's buffers: a full report writes 7,000 run pages
-// at 1 GB, and a fresh 16 KB buffer for each was 117 MB to allocate and zero.
+// fileWriters are WriteFile's buffers, reused: a full report writes 7,000
+// run pages at 1 GB, and a fresh 16 KB buffer for each is 117 MB to
+// allocate and zero.
 var fileWriters = sync.Pool{New: func() any { return bufio.NewWriterSize(nil, 16<<10) }}
 
 // Options tune the outputs.

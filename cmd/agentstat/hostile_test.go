@@ -25,8 +25,8 @@ import (
 	"github.com/agentstat/agentstat/render"
 )
 
-// TestHostileCorpus builds every kind of hostile input issue 9 lists and
-// runs the binary over it: it must exit 0, account for every file, stay
+// TestHostileCorpus builds every kind of hostile input (in every format,
+// every field) and runs the binary over it: it must exit 0, account for every file, stay
 // within its memory bound, and write outputs free of log content that could
 // run or leak.
 func TestHostileCorpus(t *testing.T) {
