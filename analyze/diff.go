@@ -73,6 +73,9 @@ func worse(kind, better string, old, cur *float64) float64 {
 func Compare(old, cur *Summary) Diff {
 	d := Diff{OldAt: old.GeneratedAt, NewAt: cur.GeneratedAt}
 	for _, h := range Headline {
+		if !h.Diff {
+			continue
+		}
 		o, n := h.Get(old), h.Get(cur)
 		d.Headline = append(d.Headline, DiffRow{Metric: h.Path, Label: h.Label, Kind: h.Kind, Old: o, New: n, Regression: worse(h.Kind, h.Better, o, n)})
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/model"
 	"github.com/xuri/excelize/v2"
 )
@@ -202,43 +203,29 @@ func (x *xlsxWriter) summary() error {
 	f.SetCellValue(sh, "A1", xlsxText(title))
 	f.SetCellStyle(sh, "A1", "A1", x.styles["title"])
 	f.SetCellValue(sh, "A2", xlsxText(fmt.Sprintf("Generated %s · times in %s", s.GeneratedAt, s.TZ)))
-	rows := []struct {
-		label string
-		value any
-		style string
-	}{
-		{"Runs", s.Runs.Total, "int"}, {"Success rate", s.Runs.SuccessRate, "pct"}, {"Tool calls", s.ToolCalls.Total, "int"},
-		{"Tool-call errors", s.ToolCalls.Errors, "int"}, {"Tool-call error rate", s.ToolCalls.ErrorRate, "pct"},
-		{"Run p50", s.Runs.DurationMS.P50, "dur"}, {"Run p95", s.Runs.DurationMS.P95, "dur"},
-		{"Tool-call p50", s.ToolCalls.DurationMS.P50, "dur"}, {"Tool-call p95", s.ToolCalls.DurationMS.P95, "dur"},
-		{"Steps", s.Steps.Total, "int"}, {"Step completion rate", s.Steps.CompletionRate, "pct"},
-		{"Quality evaluations", s.Quality.Evaluations, "int"}, {"Quality mean", s.Quality.Mean, "score"},
-		{"Output valid rate", s.Quality.OutputValidRate, "pct"}, {"Tokens", s.Context.Tokens.Total, "int"},
-		{"Cost (USD)", s.Cost.USD, "usd"}, {"Run cost p95 (USD)", s.Runs.CostUSD.P95, "usd"}, {"Unpriced tokens", s.Cost.UnpricedTokens, "int"},
-		{"Cancelled tool calls", s.ToolCalls.Cancelled, "int"}, {"Cancel rate", s.ToolCalls.CancelRate, "pct"},
-		{"Peak prompt p95 (tokens)", s.Context.Window.PeakTokens.P95, "int"}, {"Runs at 90% of the window", s.Context.Window.RunsOver90, "int"},
-		{"Compactions", s.Context.Window.Compactions.Sum, "int"},
-		{"Tokens per run (mean)", s.Context.TokensPerRun.Mean, "num1"}, {"Cache-read share", s.Context.CacheReadShare, "pct"},
-		{"Files seen", s.Inputs.FilesSeen, "int"}, {"Files parsed", s.Inputs.FilesParsed, "int"},
-		{"Files skipped", s.Inputs.FilesSkipped, "int"}, {"Values redacted", s.Inputs.Redacted, "int"},
-	}
 	f.SetCellValue(sh, "A4", "Figure")
 	f.SetCellValue(sh, "B4", "Value")
 	f.SetCellStyle(sh, "A4", "B4", x.styles["head"])
-	for i, r := range rows {
+	// The headline figures, each in its kind's number format.
+	for i, fig := range analyze.Headline {
 		a, b := fmt.Sprintf("A%d", 5+i), fmt.Sprintf("B%d", 5+i)
-		f.SetCellValue(sh, a, r.label)
-		if v := x.cell(r.value, ""); v != nil {
-			if ms, ok := v.(float64); ok && r.style == "dur" {
-				v = ms / msPerDay
-			}
-			f.SetCellValue(sh, b, v)
+		label, style := fig.Label, figureStyles[fig.Kind]
+		if fig.Kind == "usd" {
+			label += " (USD)"
 		}
-		f.SetCellStyle(sh, b, b, x.styles[r.style])
+		f.SetCellValue(sh, a, label)
+		if v := fig.Get(s); v != nil {
+			value := *v
+			if fig.Kind == "duration" {
+				value /= msPerDay
+			}
+			f.SetCellValue(sh, b, value)
+		}
+		f.SetCellStyle(sh, b, b, x.styles[style])
 	}
 	f.SetColWidth(sh, "A", "A", 24)
 	f.SetColWidth(sh, "B", "B", 14)
-	if err := f.SetSheetDimension(sh, fmt.Sprintf("A1:B%d", 4+len(rows))); err != nil {
+	if err := f.SetSheetDimension(sh, fmt.Sprintf("A1:B%d", 4+len(analyze.Headline))); err != nil {
 		return err
 	}
 	if err := x.printSetup(sh, false); err != nil {
@@ -285,3 +272,6 @@ func (x *xlsxWriter) summary() error {
 	}
 	return nil
 }
+
+// figureStyles are the workbook's number formats of each kind of figure.
+var figureStyles = map[string]string{"count": "int", "rate": "pct", "duration": "dur", "usd": "usd", "score": "score", "number": "num1"}

@@ -87,14 +87,31 @@ func TestXLSXMatchesSummary(t *testing.T) {
 		t.Errorf("active sheet %d, want the Summary", got)
 	}
 	s := &r.Summary
-	// Summary: the headline figures, as numbers; durations as Excel's, in days.
-	for row, v := range map[int]float64{6: *s.Runs.SuccessRate, 9: *s.ToolCalls.ErrorRate, 11: *s.Runs.DurationMS.P95 / msPerDay, 13: *s.ToolCalls.DurationMS.P95 / msPerDay} {
-		if got := num64(t, f, "Summary", fmt.Sprintf("B%d", row)); !closeTo(got, v) {
-			t.Errorf("Summary!B%d = %v, want %v", row, got, v)
+	// Summary: every headline figure, by its label, as a number; durations
+	// as Excel's, in days.
+	figures, err := f.GetRows("Summary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := map[string]int{} // label → row number
+	for i, r := range figures {
+		if len(r) > 0 {
+			row[r[0]] = i + 1
 		}
 	}
-	if got := num64(t, f, "Summary", "B5"); got != float64(s.Runs.Total) {
-		t.Errorf("runs = %v", got)
+	if len(row) < len(analyze.Headline) {
+		t.Errorf("%d labels on the Summary sheet, want the %d headline figures", len(row), len(analyze.Headline))
+	}
+	for label, v := range map[string]float64{"Runs": float64(s.Runs.Total), "Success rate": *s.Runs.SuccessRate, "Tool-call error rate": *s.ToolCalls.ErrorRate,
+		"Run p95": *s.Runs.DurationMS.P95 / msPerDay, "Tool-call p95": *s.ToolCalls.DurationMS.P95 / msPerDay, "Cost (USD)": *s.Cost.USD,
+		"Tokens per run (mean)": *s.Context.TokensPerRun.Mean, "Files seen": float64(s.Inputs.FilesSeen)} {
+		if row[label] == 0 {
+			t.Errorf("no %q on the Summary sheet", label)
+			continue
+		}
+		if got := num64(t, f, "Summary", fmt.Sprintf("B%d", row[label])); !closeTo(got, v) {
+			t.Errorf("Summary %s = %v, want %v", label, got, v)
+		}
 	}
 	// The Runs sheet opens each run's page.
 	for i, run := range r.Runs.All() {
