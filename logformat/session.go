@@ -1,8 +1,6 @@
 package logformat
 
 import (
-	"encoding/binary"
-	"math"
 	"time"
 
 	"github.com/agentstat/agentstat/model"
@@ -403,36 +401,18 @@ type sessionCalls struct {
 }
 
 // sessionCall is an entry made a call, but for what needs the run or the
-// --tz zone: its times and duration are as written (times says how).
+// --tz zone: its times and duration, as written.
 type sessionCall struct {
-	call  model.ToolCall
-	times callTimes
-	id    string // a v2.x phase's entry with the same id is no other call
+	call       model.ToolCall // name, category, outcome and error
+	start, end Time
+	ms         Num
+	id         string // a v2.x phase's entry with the same id is no other call
 }
-
-// callTimes says how a call's start, end and duration were written.
-type callTimes uint8
-
-const (
-	startSet callTimes = 1 << iota
-	startNaive
-	endSet
-	endNaive
-	durationSet
-)
 
 // add makes entry t a call.
 func (s *sessionCalls) add(t *sessionToolCall) {
-	e := sessionCall{id: t.id(), call: model.ToolCall{Name: firstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V,
-		Span: model.Span{Started: t.StartedAt.t, Ended: t.EndedAt.t, DurationMS: t.DurationMS.V}}}
-	for _, b := range []struct {
-		on   bool
-		flag callTimes
-	}{{t.StartedAt.Set, startSet}, {t.StartedAt.naive, startNaive}, {t.EndedAt.Set, endSet}, {t.EndedAt.naive, endNaive}, {t.DurationMS.Set, durationSet}} {
-		if b.on {
-			e.times |= b.flag
-		}
-	}
+	e := sessionCall{call: model.ToolCall{Name: firstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V},
+		start: t.StartedAt, end: t.EndedAt, ms: t.DurationMS, id: t.id()}
 	if t.Output != nil {
 		switch model.Fold(t.Output.Status.V) {
 		case "success":
@@ -471,16 +451,13 @@ func (s *sessionCalls) addTo(r *model.Run) {
 	}
 }
 
-// call is the run's call: its agent's, its times in the --tz zone, its span.
+// make is the run's call: its agent's, its times in the --tz zone, its span.
 func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
-	call, f := e.call, e.times
-	start := Time{t: call.Started, naive: f&startNaive != 0, Set: f&startSet != 0}
-	end := Time{t: call.Ended, naive: f&endNaive != 0, Set: f&endSet != 0}
-	ms := Num{V: call.DurationMS, Set: f&durationSet != 0}
-	call.Agent, call.Span = agent, c.span(start, end)
-	if ms.Set {
+	call := e.call
+	call.Agent, call.Span = agent, c.span(e.start, e.end)
+	if e.ms.Set {
 		call.HasDuration = false
-		setDuration(&call.Span, ms, c)
+		setDuration(&call.Span, e.ms, c)
 	}
 	return call
 }
@@ -508,20 +485,26 @@ var sessionCallCodec = entryCodec[sessionCall]{
 	encode: func(b []byte, e *sessionCall, loc *time.Location) []byte {
 		c := &e.call
 		b = appendString(appendString(appendString(b, c.Name), c.Category), c.Error)
-		b = appendTime(appendTime(b, c.Started, loc), c.Ended, loc)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(c.DurationMS))
-		return appendString(append(b, byte(c.Outcome), byte(e.times)), e.id)
+		b = appendWrittenTime(appendWrittenTime(b, e.start, loc), e.end, loc)
+		return appendString(appendNum(append(b, byte(c.Outcome)), e.ms), e.id)
 	},
 	decode: func(r *spillReader, loc *time.Location) (e sessionCall) {
 		c := &e.call
 		c.Name, c.Category, c.Error = r.string(), r.string(), r.string()
-		c.Started, c.Ended = r.time(loc), r.time(loc)
-		c.DurationMS = math.Float64frombits(r.u64())
-		f := r.take(2)
-		c.Outcome, e.times = model.Outcome(f[0]), callTimes(f[1])
-		e.id = r.string()
+		e.start, e.end = r.writtenTime(loc), r.writtenTime(loc)
+		c.Outcome, e.ms, e.id = model.Outcome(r.take(1)[0]), r.num(), r.string()
 		return e
 	},
+}
+
+// appendWrittenTime appends a Time as written: its instant (or wall clock,
+// when it had no zone), whether it was set and whether it had a zone.
+func appendWrittenTime(b []byte, t Time, loc *time.Location) []byte {
+	return appendBool(appendBool(appendTime(b, t.t, loc), t.Set), t.naive)
+}
+
+func (r *spillReader) writtenTime(loc *time.Location) Time {
+	return Time{t: r.time(loc), Set: r.bool(), naive: r.bool()}
 }
 
 // decodeFlex decodes tool_calls one entry at a time.
