@@ -101,24 +101,11 @@ func (s *rawScan) geminiField(key string, d *document, w *warnList) (ok, read bo
 	case "messages":
 		// A session's messages, documents themselves; one that holds
 		// messages again (never Gemini's) is left to the general decoder.
-		if s.null() {
-			d.Messages = messages{}
-			return true, true
-		}
-		if s.peek() != '[' {
-			return false, true
-		}
-		d.Messages = messages{array: true}
-		ok = s.elements(func() bool {
-			var m document
-			if s.peek() != '{' || !s.object(false, func(key string) bool {
-				return key != "messages" && key != "context_messages" && s.topField(key, &m, w)
-			}) {
-				return false
-			}
-			d.Messages.add(&m)
-			return true
-		})
+		ok = rawEach(s, func(array bool) { d.Messages = messages{array: array} }, func(m *document) bool {
+			return s.object(false, func(key string) bool {
+				return key != "messages" && key != "context_messages" && s.topField(key, m, w)
+			})
+		}, d.Messages.add)
 	default:
 		return false, false
 	}

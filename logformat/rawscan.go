@@ -32,6 +32,28 @@ func rawSlice[T any](s *rawScan, p *[]T, fill func(*T) bool) bool {
 	})
 }
 
+// rawEach is rawSlice for a reader that keeps each element as it needs it
+// (decodeEach's raw twin): reset(false) for null, reset(true) then add for
+// each object of an array, after fill read it; any other kind gives up.
+func rawEach[T any](s *rawScan, reset func(array bool), fill func(*T) bool, add func(*T)) bool {
+	if s.null() {
+		reset(false)
+		return true
+	}
+	if s.peek() != '[' {
+		return false
+	}
+	reset(true)
+	return s.elements(func() bool {
+		var e T
+		if s.peek() != '{' || !fill(&e) {
+			return false
+		}
+		add(&e)
+		return true
+	})
+}
+
 // elements reads an array (the scanner at its '['), calling elem with the
 // scanner at each element, which elem must consume.
 func (s *rawScan) elements(elem func() bool) bool {

@@ -515,22 +515,8 @@ func (s *sessionCalls) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opt
 // sessionCalls reads tool_calls as rawSlice would: null clears them, an
 // array of objects makes them; anything else gives up.
 func (s *rawScan) sessionCalls(p *sessionCalls, w *warnList) bool {
-	if s.null() {
-		*p = sessionCalls{spill: p.spill}
-		return true
-	}
-	if s.peek() != '[' {
-		return false
-	}
-	*p = sessionCalls{array: true, spill: p.spill}
-	return s.elements(func() bool {
-		var t sessionToolCall
-		if s.peek() != '{' || !s.sessionToolCall(&t, w) {
-			return false
-		}
-		p.add(&t)
-		return true
-	})
+	return rawEach(s, func(array bool) { *p = sessionCalls{array: array, spill: p.spill} },
+		func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) }, p.add)
 }
 
 func addRefs(ctx *model.Context, refs []contextRef) {
