@@ -392,12 +392,11 @@ func (x *xlsxWriter) runs() error {
 }
 
 func (x *xlsxWriter) toolCalls() error {
-	calls := 0
-	for _, r := range x.r.Runs.All() {
-		calls += r.ToolCalls
-	}
-	if x.r.Details == nil {
-		calls = 0
+	calls := 0 // the sheet's rows: the calls the run index counts, which the details hold
+	if x.r.Details != nil {
+		for _, r := range x.r.Runs.All() {
+			calls += r.ToolCalls
+		}
 	}
 	t, err := x.newTable("Tool calls", calls, toolCallColumns...)
 	if err != nil {
