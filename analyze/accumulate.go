@@ -73,6 +73,7 @@ type Accumulator struct {
 
 	details *detailWriter // this worker's spill of run details, when kept
 	spill   *Details      // all spill files, on the merged accumulator
+	waiting *waiting      // records not joined yet (Options.DeferJoin, a merge of partials): Join folds them
 }
 
 // HistogramEdgesMS are the upper bounds of the duration histogram bins; a

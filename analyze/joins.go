@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -11,6 +12,63 @@ import (
 
 // The cross-file joins, run once every file is read, their runs folded as
 // they come.
+
+// waiting is what waits for the cross-file joins: the fragments read, the
+// files that yielded nothing else (whose fate the join decides), and the
+// spill their records are on. A partial carries it, so that merge joins
+// the records of every shard as one pass joins them.
+type waiting struct {
+	frags   []*logformat.Fragment
+	pending []string
+	records *logformat.RecordSpill
+}
+
+// Join resolves the records waiting for a cross-file join into runs and
+// folds them (with their details, when kept): Accumulate does it unless
+// Options.DeferJoin, and merge once every partial is read. opt gives the
+// window and project the joined runs are kept by.
+func (a *Accumulator) Join(opt Options) error {
+	w := a.waiting
+	if w == nil {
+		return nil
+	}
+	a.waiting = nil
+	defer w.records.Close()
+	opt.defaults()
+	slices.Sort(w.pending)
+	w.pending = slices.Compact(w.pending) // each source once, in order
+	if a.spill != nil {
+		// Runs joined from fragments go to spill files of their own.
+		dw, err := a.spill.writer()
+		if err != nil {
+			return err
+		}
+		a.details = dw
+	}
+	err := joinFragments(a, w.frags, w.pending, &opt, a.spill)
+	if err == nil {
+		if err = w.records.Err(); err != nil {
+			err = fmt.Errorf("record spill: %w", err)
+		}
+	}
+	if a.details != nil {
+		if cerr := a.details.close(); cerr != nil && err == nil {
+			err = fmt.Errorf("run details: %w", cerr)
+		}
+		a.details = nil
+	}
+	return err
+}
+
+// Close removes the run details and the records waiting for a join.
+func (a *Accumulator) Close() error {
+	var err error
+	if a.waiting != nil {
+		err = a.waiting.records.Close()
+		a.waiting = nil
+	}
+	return errors.Join(err, a.spill.Close())
+}
 
 // joinFragments resolves records spread over files (planagent records,
 // Claude Code transcript entries) into runs. A file that held only

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/discover"
+	"github.com/agentstat/agentstat/logformat"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -23,15 +24,16 @@ import (
 // into the report a single pass over all their files would give (docs in
 // docs/partials.md):
 //
-//	agentstat.partial/v2\n                      the magic line: schema and version
+//	agentstat.partial/v5\n                      the magic line: schema and version
 //	gzip( gob(partialHeader)                     what was read and how
 //	      gob(partialState)                      every counter, sum and sketch
-//	      gob(model.Run) × header.Details )       each kept run's detail, in discovery order
+//	      gob(model.Run) × header.Details        each kept run's detail, in discovery order
+//	      fragment × header.Fragments )          records waiting for a join (logformat.EncodeFragment)
 //
 // gzip's CRC-32 covers everything after the magic line, so a corrupt or
 // truncated file is refused, never merged.
 const (
-	PartialSchema = "agentstat.partial/v4"
+	PartialSchema = "agentstat.partial/v5"
 	partialMagic  = PartialSchema + "\n"
 )
 
@@ -46,11 +48,14 @@ type partialHeader struct {
 	TZ        string // --tz: days are bucketed in it
 	Since     time.Time
 	Until     time.Time
-	Shard     string // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
-	Pricing   string // the price table's digest: costs and window shares were figured with it
-	Project   string // --project: only its runs were kept
-	NoText    bool   // --no-text: the partial holds no text from a log
-	Details   int64  // run details that follow the state
+	Shard     string   // the shards it covers: "I/N", a merge's "I/N,J/N", or "" for all files of its tree
+	Pricing   string   // the price table's digest: costs and window shares were figured with it
+	Project   string   // --project: only its runs were kept
+	NoText    bool     // --no-text: its runs hold no text from a log
+	NoRedact  bool     // --no-redact: values that look like credentials were kept
+	Details   int64    // run details that follow the state
+	Fragments int64    // records waiting for a join, after the details
+	Pending   []string // files whose only records wait for a join: the join decides how they count
 
 	digest [sha256.Size]byte // the file's SHA-256, computed as it is read (not written)
 }
@@ -192,9 +197,12 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	bw := bufio.NewWriterSize(zw, 256<<10)
 	enc := gob.NewEncoder(bw)
-	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: opt.Project, NoText: a.noText}
+	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: opt.Project, NoText: a.noText, NoRedact: a.keepSecrets}
 	if a.spill != nil {
 		h.Details = int64(a.index.Len())
+	}
+	if a.waiting != nil {
+		h.Fragments, h.Pending = int64(len(a.waiting.frags)), a.waiting.pending
 	}
 	if err := enc.Encode(&h); err != nil {
 		return err
@@ -219,6 +227,16 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 		}
 		if n != h.Details {
 			return fmt.Errorf("run details: %d spilled for %d runs", n, h.Details)
+		}
+	}
+	if a.waiting != nil {
+		for _, f := range a.waiting.frags {
+			if err := logformat.EncodeFragment(bw, f, a.loc); err != nil {
+				return err
+			}
+		}
+		if err := a.waiting.records.Err(); err != nil {
+			return fmt.Errorf("record spill: %w", err)
 		}
 	}
 	if err := bw.Flush(); err != nil {
@@ -261,6 +279,29 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 			details.Close()
 		}
 	}()
+	// Records waiting for a join go to one spill, in the zone of the first
+	// partial (any other is refused below).
+	var loc *time.Location
+	var records *logformat.RecordSpill
+	defer func() {
+		if err != nil {
+			records.Close()
+		}
+	}()
+	spillFor := func(h *partialHeader) (*logformat.RecordSpill, error) {
+		if records == nil {
+			l, err := time.LoadLocation(h.TZ)
+			if err != nil {
+				return nil, fmt.Errorf("%w: time zone %q: %v", ErrPartial, h.TZ, err)
+			}
+			if records, err = logformat.NewRecordSpill(l); err != nil {
+				return nil, err
+			}
+			loc = l
+		}
+		return records, nil
+	}
+	var waits waiting
 	digests := map[[sha256.Size]byte]string{}
 	shards := map[int]string{} // index → the partial that covers it
 	var covered []discover.Shard
@@ -271,7 +312,7 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 				return nil, err
 			}
 		}
-		h, acc, err := readPartial(p, dw, prices)
+		h, acc, frags, err := readPartial(p, dw, prices, spillFor)
 		if dw != nil {
 			err = errors.Join(err, dw.close())
 		}
@@ -279,14 +320,17 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 			return nil, fmt.Errorf("%s: %w", p, err)
 		}
 		if m == nil {
-			loc, err := time.LoadLocation(h.TZ)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
+			if loc == nil {
+				if loc, err = time.LoadLocation(h.TZ); err != nil {
+					return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
+				}
 			}
 			m = &MergedPartials{Acc: NewAccumulator(loc, prices), Location: loc, Since: h.Since, Until: h.Until, Project: h.Project}
-			m.Acc.noText = h.NoText
+			m.Acc.noText, m.Acc.keepSecrets = h.NoText, h.NoRedact
 		} else if h.NoText != m.Acc.noText {
 			return nil, fmt.Errorf("%s: %w: one of %s and %s was made with --no-text, the other not", p, ErrPartial, p, paths[0])
+		} else if h.NoRedact != m.Acc.keepSecrets {
+			return nil, fmt.Errorf("%s: %w: one of %s and %s was made with --no-redact, the other not", p, ErrPartial, p, paths[0])
 		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) || h.Project != m.Project {
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v), project %q; %s with --tz %s, window [%v, %v), project %q",
 				p, ErrPartial, h.TZ, h.Since, h.Until, h.Project, paths[0], m.Location, m.Since, m.Until, m.Project)
@@ -317,6 +361,8 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 			return nil, fmt.Errorf("%s: %w: it holds no run details (written by a run that kept none)", p, ErrPartial)
 		}
 		m.Acc.Merge(acc)
+		waits.frags = append(waits.frags, frags...)
+		waits.pending = append(waits.pending, h.Pending...)
 	}
 	slices.SortFunc(covered, func(a, b discover.Shard) int { return cmp.Compare(a.Index, b.Index) })
 	names := make([]string, len(covered))
@@ -325,6 +371,10 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 	}
 	m.Covered = strings.Join(names, ",")
 	m.Acc.spill = details
+	if records != nil {
+		waits.records = records
+		m.Acc.waiting = &waits
+	}
 	return m, nil
 }
 
@@ -345,11 +395,15 @@ func parseShards(s string) ([]discover.Shard, error) {
 }
 
 // readPartial reads one partial file, copying its run details to dw (or
-// passing over them when dw is nil).
-func readPartial(path string, dw *detailWriter, prices *pricing.Table) (*partialHeader, *Accumulator, error) {
+// passing over them when dw is nil) and the records of the fragments it
+// carries to the spill spillFor gives.
+func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor func(*partialHeader) (*logformat.RecordSpill, error)) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
+	fail := func(err error) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
+		return nil, nil, nil, err
+	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return fail(err)
 	}
 	defer f.Close()
 	sum := sha256.New()
@@ -357,13 +411,13 @@ func readPartial(path string, dw *detailWriter, prices *pricing.Table) (*partial
 	magic := make([]byte, len(partialMagic))
 	if _, err := io.ReadFull(br, magic); err != nil || string(magic) != partialMagic {
 		if len(magic) > 0 && string(magic[:len("agentstat.partial/")]) == "agentstat.partial/" {
-			return nil, nil, fmt.Errorf("%w: schema %q, this agentstat reads %s", ErrPartial, trimLine(magic), PartialSchema)
+			return fail(schemaRefused(trimLine(magic)))
 		}
-		return nil, nil, fmt.Errorf("%w: no %s header", ErrPartial, PartialSchema)
+		return fail(fmt.Errorf("%w: no %s header", ErrPartial, PartialSchema))
 	}
 	zr, err := gzip.NewReader(br)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: corrupt: %v", ErrPartial, err)
+		return fail(fmt.Errorf("%w: corrupt: %v", ErrPartial, err))
 	}
 	zr.Multistream(false)                   // a partial is one gzip member; anything after it is refused below
 	zbr := bufio.NewReaderSize(zr, 256<<10) // a ByteReader, so gob reads no further than it needs
@@ -371,36 +425,63 @@ func readPartial(path string, dw *detailWriter, prices *pricing.Table) (*partial
 	corrupt := func(what string, err error) error { return fmt.Errorf("%w: corrupt %s: %v", ErrPartial, what, err) }
 	var h partialHeader
 	if err := dec.Decode(&h); err != nil {
-		return nil, nil, corrupt("header", err)
+		return fail(corrupt("header", err))
 	}
 	if h.Schema != PartialSchema {
-		return nil, nil, fmt.Errorf("%w: schema %q, this agentstat reads %s", ErrPartial, h.Schema, PartialSchema)
+		return fail(schemaRefused(h.Schema))
 	}
 	var st partialState
 	if err := dec.Decode(&st); err != nil {
-		return nil, nil, corrupt("state", err)
+		return fail(corrupt("state", err))
 	}
 	acc, err := fromWire(&st, prices)
 	if err != nil {
-		return nil, nil, corrupt("state", err)
+		return fail(corrupt("state", err))
 	}
 	if h.Details != 0 && h.Details != int64(acc.index.Len()) {
-		return nil, nil, corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, acc.index.Len()))
+		return fail(corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, acc.index.Len())))
 	}
 	for range h.Details {
 		if err := readPartialRun(dec, dw); err != nil {
-			return nil, nil, corrupt("run details", err)
+			return fail(corrupt("run details", err))
+		}
+	}
+	var frags []*logformat.Fragment
+	if h.Fragments > 0 {
+		records, err := spillFor(&h)
+		if err != nil {
+			return fail(err)
+		}
+		for range h.Fragments {
+			frag, err := logformat.DecodeFragment(zbr, records)
+			if err != nil {
+				return fail(corrupt("records waiting for a join", err))
+			}
+			frags = append(frags, frag)
 		}
 	}
 	// Read to the end: gzip checks its CRC and length only there.
 	if _, err := io.Copy(io.Discard, zbr); err != nil {
-		return nil, nil, corrupt("file", err)
+		return fail(corrupt("file", err))
 	}
 	if _, err := br.ReadByte(); err != io.EOF {
-		return nil, nil, corrupt("file", errors.New("data after its end"))
+		return fail(corrupt("file", errors.New("data after its end")))
 	}
 	sum.Sum(h.digest[:0])
-	return &h, acc, nil
+	return &h, acc, frags, nil
+}
+
+// schemaRefused says why a partial of another schema is not merged.
+func schemaRefused(schema string) error {
+	why := ""
+	switch schema {
+	case "agentstat.partial/v4":
+		// v4 shards joined their own records, right only when the files of a run shared a shard.
+		why = ": it carries no records waiting for a join; make the partials again with this agentstat"
+	case "agentstat.partial/v3":
+		why = ": it holds no tool calls by day and no tool duration histograms; make the partials again with this agentstat"
+	}
+	return fmt.Errorf("%w: schema %q, this agentstat reads %s%s", ErrPartial, schema, PartialSchema, why)
 }
 
 // readPartialRun reads one run's detail into dw (nil: read past it).

@@ -87,8 +87,9 @@ func writePartialCovering(t *testing.T, acc *Accumulator, opt Options, path, sha
 	}
 }
 
-// Property: any split of a tree into 1–8 shards, each written as a partial
-// and merged in any order (also in two rounds), equals the single pass.
+// Property: any split of a tree into 1–8 shards (the files of one run
+// wherever they land, shards left empty), each written as a partial and
+// merged in any order and in any tree of merges, equals the single pass.
 func TestPartialsMergeToSinglePass(t *testing.T) {
 	defaultCallChunk := callChunk
 	defer func() { callChunk = defaultCallChunk }()
@@ -96,8 +97,14 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 	if _, err := logsynth.Generate(context.Background(), synth, logsynth.Options{Size: 3e6, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
+	roots := []string{filepath.Join("..", "testdata", "logs"), synth}
+	if corpus := filepath.Join("..", "..", "shared", "corpus"); dirExists(corpus) {
+		roots = append(roots, corpus)
+	} else {
+		t.Log("../shared/corpus is absent: the property is checked on testdata/ and a generated tree")
+	}
 	loc, _ := time.LoadLocation("Asia/Shanghai")
-	for _, root := range []string{filepath.Join("..", "testdata", "logs"), synth} {
+	for _, root := range roots {
 		callChunk = defaultCallChunk
 		base := Options{Roots: []string{root}, Location: loc, KeepDetails: true, Now: time.Unix(1700000000, 0), Jobs: 2}
 		single, err := Accumulate(context.Background(), base)
@@ -105,7 +112,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := outcomeOf(t, single, base)
-		single.spill.Close()
+		single.Close()
 		if want.runs < 10 {
 			t.Fatalf("%s: only %d runs", root, want.runs)
 		}
@@ -122,41 +129,56 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 				opt := base
 				opt.Shard = discover.Shard{Index: i, Count: n, Salt: salt}
 				opt.Jobs = 1 + rng.IntN(3)
+				opt.DeferJoin = true
 				acc, err := Accumulate(context.Background(), opt)
 				if err != nil {
 					t.Fatalf("shard %d/%d: %v", i, n, err)
 				}
 				p := filepath.Join(dir, fmt.Sprintf("part-%d.agentstat", i))
 				writePartialFile(t, acc, opt, p)
-				acc.spill.Close()
+				acc.Close()
 				paths = append(paths, p)
 			}
 			rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
-			m, err := MergePartials(paths, true, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
 			label := fmt.Sprintf("%s, %d shards (trial %d)", filepath.Base(root), n, trial)
-			samePass(t, label, outcomeOf(t, m.Acc, base), want)
+			samePass(t, label, mergedOutcome(t, paths, base), want)
 
-			// Associative: merge a prefix into a partial, then that with the rest.
-			k := rng.IntN(len(paths)) + 1
-			first, err := MergePartials(paths[:k], true, nil)
-			if err != nil {
-				t.Fatal(err)
+			// Associative: merge random groups into partials until one is left.
+			for round := 0; len(paths) > 1; round++ {
+				k := 1 + rng.IntN(len(paths))
+				first, err := MergePartials(paths[:k], true, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				mid := filepath.Join(dir, fmt.Sprintf("merged-%d.agentstat", round))
+				writePartialCovering(t, first.Acc, base, mid, first.Covered)
+				first.Acc.Close()
+				paths = append(paths[k:], mid)
+				rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 			}
-			mid := filepath.Join(dir, "merged-prefix.agentstat")
-			writePartialCovering(t, first.Acc, base, mid, first.Covered)
-			first.Acc.spill.Close()
-			again, err := MergePartials(append([]string{mid}, paths[k:]...), true, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			samePass(t, label+" in two rounds", outcomeOf(t, again.Acc, base), want)
-			m.Acc.spill.Close()
-			again.Acc.spill.Close()
+			samePass(t, label+" in a tree of merges", mergedOutcome(t, paths, base), want)
 		}
 	}
+}
+
+// mergedOutcome merges the partials at paths and joins what waits, as
+// agentstat merge does.
+func mergedOutcome(t *testing.T, paths []string, opt Options) outcome {
+	t.Helper()
+	m, err := MergePartials(paths, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Acc.Close()
+	if err := m.Acc.Join(opt); err != nil {
+		t.Fatal(err)
+	}
+	return outcomeOf(t, m.Acc, opt)
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
 }
 
 // Corrupt, truncated, foreign and mismatched partials are refused.
@@ -200,10 +222,11 @@ func TestPartialRefused(t *testing.T) {
 	}{
 		"truncated":    {[]string{write("truncated", data[:len(data)*2/3])}, "corrupt"},
 		"flipped byte": {[]string{write("flipped", flipped)}, "corrupt"},
-		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v4 header"},
-		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v4 header"},
+		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v5 header"},
+		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v5 header"},
 		"older schema": {[]string{write("v1", append([]byte("agentstat.partial/v1\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v1"`},
-		"newer schema": {[]string{write("v5", append([]byte("agentstat.partial/v5\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v5"`},
+		"v4":           {[]string{write("v4", append([]byte("agentstat.partial/v4\n"), data[len(partialMagic):]...))}, `carries no records waiting for a join`},
+		"newer schema": {[]string{write("v6", append([]byte("agentstat.partial/v6\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v6"`},
 		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
 		"given twice":  {[]string{good, good}, "the same partial as"},
 		"a copy":       {[]string{good, write("copy", data)}, "the same partial as"},

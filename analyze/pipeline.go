@@ -12,7 +12,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -46,6 +45,7 @@ type Options struct {
 	Project          string         // keep only the runs of this project (ProjectOf)
 	Prices           *pricing.Table // nil: the built-in table
 	Progress         *Progress      // counted into when set
+	DeferJoin        bool           // leave the records joined across files waiting, for a partial: merge joins them
 
 	records *logformat.RecordSpill // Claude Code records until their join (set by Accumulate)
 }
@@ -106,7 +106,12 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 	}
 	// Without a writable temporary directory (a read-only sandbox) records stay in memory.
 	records, _ := logformat.NewRecordSpill(opt.Location)
-	defer records.Close()
+	handed := false // to the accumulator, which closes it
+	defer func() {
+		if !handed {
+			records.Close()
+		}
+	}()
 	opt.records = records
 	fail := func(err error) (*Accumulator, error) {
 		details.Close()
@@ -169,14 +174,6 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 
 	total := NewAccumulator(opt.Location, opt.Prices)
 	total.keepSecrets, total.noIndex, total.noText = opt.KeepSecrets, opt.NoIndex, opt.NoText
-	if details != nil {
-		// Runs joined from fragments (planagent, transcripts, traces) go to one more spill file.
-		dw, err := details.writer()
-		if err != nil {
-			return fail(err)
-		}
-		total.details = dw
-	}
 	var frags []*logformat.Fragment
 	var pending []string
 	for _, w := range workers {
@@ -184,21 +181,16 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		frags = append(frags, w.frags...)
 		pending = append(pending, w.pending...)
 	}
-	slices.Sort(pending)
-	pending = slices.Compact(pending) // each source once, in order
-	if err := joinFragments(total, frags, pending, &opt, details); err != nil {
-		return fail(err)
-	}
 	if err := records.Err(); err != nil {
 		return fail(fmt.Errorf("record spill: %w", err))
 	}
-	if total.details != nil {
-		if err := total.details.close(); err != nil {
-			return fail(fmt.Errorf("run details: %w", err))
-		}
-		total.details = nil
-	}
 	total.spill = details
+	total.waiting, handed = &waiting{frags: frags, pending: pending, records: records}, true
+	if !opt.DeferJoin {
+		if err := total.Join(opt); err != nil {
+			return fail(err)
+		}
+	}
 	if total.filesSeen == 0 && (opt.Shard.Count <= 1 || found.files == 0) {
 		return fail(ErrNoInput) // a shard may be empty; a tree may not
 	}

@@ -3,7 +3,6 @@ package discover
 import (
 	"fmt"
 	"hash/fnv"
-	"path"
 	"strconv"
 	"strings"
 )
@@ -33,37 +32,16 @@ func (s Shard) String() string {
 	return fmt.Sprintf("%d/%d", s.Index, s.Count)
 }
 
-// has reports whether the file at source (relative, '/'-separated) is in the shard.
+// has reports whether the file at source (relative, '/'-separated) is in
+// the shard: by a hash of the path alone, which spreads a tree's files
+// evenly. Records of one run may land in different shards; merge joins
+// them.
 func (s Shard) has(source string) bool {
 	if s.Count <= 1 {
 		return true
 	}
 	h := fnv.New64a()
 	h.Write([]byte(s.Salt))
-	h.Write([]byte(ShardKey(source)))
+	h.Write([]byte(source))
 	return int(h.Sum64()%uint64(s.Count)) == s.Index-1
-}
-
-// ShardKey is what decides a file's shard: its relative path, except for
-// files that are joined with others into one run, which go by their
-// directory so that every file of a run lands in the same shard:
-// planagent records (one plan's ExecutionPlan, BatchResults, PlanProgress
-// and ExecutionMetrics files sit in one store directory) and JSONL
-// transcripts and traces (a Claude Code session continues in other files of
-// its project directory, and its subagents in <session>/subagents/).
-func ShardKey(source string) string {
-	dir, base := path.Split(source)
-	name := strings.ToLower(strings.TrimSuffix(strings.ToLower(base), ".gz"))
-	joined := strings.HasSuffix(name, ".jsonl")
-	for _, p := range []string{"plan_agent-", "execution-result-", "execution-log-", "execution-metrics", "execution_metrics"} {
-		joined = joined || strings.HasPrefix(name, p)
-	}
-	if !joined {
-		return source
-	}
-	dir = strings.TrimSuffix(dir, "/")
-	if strings.HasSuffix(dir, "/subagents") {
-		dir = path.Dir(path.Dir(dir)) // <project>/<session>/subagents → <project>
-	}
-	return dir + "/"
 }

@@ -7,6 +7,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -139,43 +140,41 @@ func TestMetricsSQLMatchesSummary(t *testing.T) {
 	}
 }
 
-// exportShards writes the tables of every shard and copies them into one tree.
+// exportShards writes a partial of every shard and the tables from their
+// merge (agentstat merge --tables): runs whose files other shards read are
+// joined there.
 func exportShards(t *testing.T, opt analyze.Options, n int, tables string) {
 	t.Helper()
+	dir := t.TempDir()
+	var paths []string
 	for i := 1; i <= n; i++ {
 		o := opt
-		o.Shard = discover.Shard{Index: i, Count: n}
+		o.Shard, o.DeferJoin = discover.Shard{Index: i, Count: n}, true
 		acc, err := analyze.Accumulate(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		part := filepath.Join(t.TempDir(), "part")
-		err = render.Tables(context.Background(), part, acc.Details(), opt.Location, render.TablesOptions{Part: i})
-		acc.Details().Close()
+		p := filepath.Join(dir, fmt.Sprintf("part-%d.agentstat", i))
+		f, err := os.Create(p)
+		if err == nil {
+			err = errors.Join(acc.WritePartial(f, o, analyze.PartialInfo{Shard: o.Shard.String()}), f.Close())
+		}
+		acc.Close()
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = filepath.WalkDir(part, func(p string, d os.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !strings.HasSuffix(p, ".parquet") {
-				return err
-			}
-			rel, _ := filepath.Rel(part, p)
-			dst := filepath.Join(tables, rel)
-			if _, err := os.Stat(dst); err == nil {
-				t.Fatalf("%s written by two shards", rel)
-			}
-			b, err := os.ReadFile(p)
-			if err == nil {
-				err = os.MkdirAll(filepath.Dir(dst), 0o755)
-			}
-			if err == nil {
-				err = os.WriteFile(dst, b, 0o644)
-			}
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		paths = append(paths, p)
+	}
+	m, err := analyze.MergePartials(paths, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Acc.Close()
+	if err := m.Acc.Join(opt); err != nil {
+		t.Fatal(err)
+	}
+	if err := render.Tables(context.Background(), tables, m.Acc.Details(), opt.Location, render.TablesOptions{}); err != nil {
+		t.Fatal(err)
 	}
 }
 

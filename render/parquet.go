@@ -121,7 +121,6 @@ var tableChunk = 4096 // a variable for tests
 // TablesOptions tune Tables.
 type TablesOptions struct {
 	Force  bool           // replace an out directory agentstat did not write
-	Part   int            // numbers the files (part-<Part>.parquet): shards of one tree write distinct names
 	Prices *pricing.Table // nil: the built-in table
 }
 
@@ -213,8 +212,8 @@ type tableWriter[T any] struct {
 	w *parquet.GenericWriter[T]
 }
 
-func newParquet[T any](dir *Dir, table, day string, part int) (*tableWriter[T], error) {
-	f, err := dir.Create(fmt.Sprintf("%s/date=%s/part-%d.parquet", table, day, part))
+func newParquet[T any](dir *Dir, table, day string) (*tableWriter[T], error) {
+	f, err := dir.Create(fmt.Sprintf("%s/date=%s/part-0.parquet", table, day))
 	if err != nil {
 		return nil, err
 	}
@@ -229,24 +228,24 @@ func (t *tableWriter[T]) write(rows ...T) error {
 func (t *tableWriter[T]) close() error { return errors.Join(t.w.Close(), t.f.Close()) }
 
 func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *time.Location, o TablesOptions) (err error) {
-	part, prices := o.Part, cmp.Or(o.Prices, pricing.Builtin())
-	runs, err := newParquet[runRow](dir, "runs", day, part)
+	prices := cmp.Or(o.Prices, pricing.Builtin())
+	runs, err := newParquet[runRow](dir, "runs", day)
 	if err != nil {
 		return err
 	}
-	steps, err := newParquet[stepRow](dir, "steps", day, part)
+	steps, err := newParquet[stepRow](dir, "steps", day)
 	if err != nil {
 		return err
 	}
-	calls, err := newParquet[toolCallRow](dir, "tool_calls", day, part)
+	calls, err := newParquet[toolCallRow](dir, "tool_calls", day)
 	if err != nil {
 		return err
 	}
-	tokens, err := newParquet[tokenRow](dir, "tokens", day, part)
+	tokens, err := newParquet[tokenRow](dir, "tokens", day)
 	if err != nil {
 		return err
 	}
-	evals, err := newParquet[evaluationRow](dir, "evaluations", day, part)
+	evals, err := newParquet[evaluationRow](dir, "evaluations", day)
 	if err != nil {
 		return err
 	}

@@ -79,6 +79,7 @@ type config struct {
 	histLimit  int
 	maxSize    string
 	partial    string
+	tables     string // merge --tables: the Parquet tables instead of the report set
 	shard      string
 	pricing    []string
 	project    string
@@ -160,6 +161,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.history, "history", "", "history `FILE`: report extends it with this run (default: history.jsonl of the previous report in -o); summary shows the change since its last entry")
 	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
 	fs.StringVar(&c.partial, "partial", "", "write the aggregate state to `FILE` instead of the report set, for agentstat merge")
+	fs.StringVar(&c.tables, "tables", "", "write the Parquet tables (docs/tables.md) into `DIR` instead of the report set")
 	fs.StringVar(&c.project, "project", "", "keep only the runs of project `DIR` (the directory the agent worked in, as summary.json's projects[] names it)")
 	fs.StringArrayVar(&c.pricing, "pricing", nil, "price `FILE` in LiteLLM's model_prices_and_context_window.json format: adds models and overrides built-in prices key by key (repeatable)")
 	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
@@ -195,6 +197,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if cmd == "export" && fs.Changed("shard") {
+		fmt.Fprintf(stderr, "agentstat export: --shard: a shard's runs may need records other shards read; write a partial of each shard (report --shard I/N --partial FILE), then the tables from them (merge --tables DIR)\n")
+		return exitUsage
+	}
 	if name := foreignFlag(c0, fs); name != "" {
 		fmt.Fprintf(stderr, "agentstat %s: --%s is not a flag of %s (see agentstat %s --help)\n", cmd, name, cmd, cmd)
 		return exitUsage
@@ -222,6 +228,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return exitNoInput
 		}
 		acc, opt.Location, opt.Since, opt.Until, opt.Project, covered = m.Acc, m.Location, m.Since, m.Until, m.Project, m.Covered
+		if c.partial == "" {
+			// The records that wait for a join are joined once every shard's are here.
+			if err := acc.Join(opt); err != nil {
+				acc.Close()
+				fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
+				return exitNoInput
+			}
+		}
+		if c.tables != "" {
+			return writeTables(ctx, &c, acc, opt, stderr)
+		}
 	} else {
 		acc, err = analyze.Accumulate(ctx, opt)
 		stopProgress()
@@ -231,7 +248,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if c.partial != "" {
-		defer acc.Details().Close()
+		defer acc.Close()
 		err := writeFileAtomic(c.partial, func(w io.Writer) error {
 			return acc.WritePartial(w, opt, analyze.PartialInfo{Agentstat: version(), Shard: covered})
 		})
@@ -406,23 +423,26 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 			return opt, nil, fmt.Errorf("unknown output format %q (have %s)", f, strings.Join(render.FormatNames(), ", "))
 		}
 	}
-	writes := c.cmd == "report" || c.cmd == "merge" || c.cmd == "check" && c.outSet // a report, to --out
-	if (writes || c.cmd == "export") && c.partial == "" {
-		if err := writable("-o", c.out, true); err != nil {
-			return opt, nil, err
-		}
-		if err := apart("-o", c.out, roots, true); err != nil {
-			return opt, nil, err
-		}
+	if c.partial != "" && c.tables != "" {
+		return opt, nil, fmt.Errorf("--partial and --tables: write one or the other")
 	}
-	for _, f := range []struct{ flag, path string }{{"--partial", c.partial}, {"--history", c.history}} {
-		if f.path == "" {
+	writes := (c.cmd == "report" || c.cmd == "merge" || c.cmd == "check" && c.outSet) && c.tables == "" // a report, to --out
+	for _, f := range []struct {
+		flag, path string
+		isDir, use bool
+	}{
+		{"-o", c.out, true, (writes || c.cmd == "export") && c.partial == ""},
+		{"--tables", c.tables, true, c.tables != ""},
+		{"--partial", c.partial, false, c.partial != ""},
+		{"--history", c.history, false, c.history != ""},
+	} {
+		if !f.use {
 			continue
 		}
-		if err := writable(f.flag, f.path, false); err != nil {
+		if err := writable(f.flag, f.path, f.isDir); err != nil {
 			return opt, nil, err
 		}
-		if err := apart(f.flag, f.path, roots, false); err != nil {
+		if err := apart(f.flag, f.path, roots, f.isDir); err != nil {
 			return opt, nil, err
 		}
 	}
@@ -430,8 +450,9 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 	// the workbook and a partial (merged into either later) list runs.
 	pages := slices.Contains(c.formats, "html") && !c.singleFile
 	lists := slices.Contains(c.formats, "html") || slices.Contains(c.formats, "xlsx")
-	opt.KeepDetails = writes && (pages || slices.Contains(c.formats, "xlsx")) || c.partial != "" || c.cmd == "export"
+	opt.KeepDetails = writes && (pages || slices.Contains(c.formats, "xlsx")) || c.partial != "" || c.cmd == "export" || c.tables != ""
 	opt.NoIndex = !(writes && lists || c.partial != "")
+	opt.DeferJoin = c.partial != "" // merge joins what waits, with every shard's records
 	if c.shard != "" {
 		if opt.Shard, err = discover.ParseShard(c.shard); err != nil {
 			return opt, nil, err
@@ -515,15 +536,20 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
 		return exitNoInput
 	}
-	defer acc.Details().Close()
-	// Shard I writes part-I files, so the tables of N shards copy into one tree.
-	if err := render.Tables(ctx, c.out, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Part: opt.Shard.Index, Prices: opt.Prices}); err != nil {
-		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
+	c.tables = c.out
+	return writeTables(ctx, c, acc, opt, stderr)
+}
+
+// writeTables writes acc's runs as Parquet tables into c.tables.
+func writeTables(ctx context.Context, c *config, acc *analyze.Accumulator, opt analyze.Options, stderr io.Writer) int {
+	defer acc.Close()
+	if err := render.Tables(ctx, c.tables, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Prices: opt.Prices}); err != nil {
+		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return exitNoInput
 	}
 	if !c.quiet {
 		s := acc.Report(opt).Summary
-		fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → Parquet tables in %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), c.out)
+		fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → Parquet tables in %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), c.tables)
 	}
 	return exitOK
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -63,6 +64,72 @@ func TestShardedMergeEqualsReport(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("summary.json of a merge in two rounds differs from the single pass")
 	}
+
+	// The tables of the shards, joined by merge, are export's.
+	exported, joined := filepath.Join(dir, "exported"), filepath.Join(dir, "joined")
+	if code, _, stderr := runCLI(t, "export", "--tz", "Asia/Shanghai", "-q", "-o", exported, logs); code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, append([]string{"merge", "-q", "--tables", joined}, partials...)...); code != exitOK {
+		t.Fatalf("merge --tables: exit %d: %s", code, stderr)
+	}
+	want, got = treeHash(t, exported), treeHash(t, joined)
+	if len(want) < 5 || !maps.Equal(want, got) {
+		t.Errorf("merge --tables wrote other tables than export (%d files, %d)", len(got), len(want))
+	}
+}
+
+// A PlanAgent store named otherwise than the seed (plan-api-tests/plan.json,
+// results/2/result.json): shards split a plan's records wherever the hash
+// puts them, and merge still joins them as one pass does.
+func TestShardsSplitAPlan(t *testing.T) {
+	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	for _, f := range []struct{ from, to string }{
+		{"plan_agent-plan-plan-api-tests.json", "plan-api-tests/plan.json"},
+		{"plan_agent-progress-plan-api-tests.json", "plan-api-tests/progress.json"},
+		{"execution-result-batch-1.json", "plan-api-tests/result-batch-1.json"},
+		{"execution-result-batch-2.json", "results/2/result.json"},
+		{"execution-result-batch-x.json", "results/x/result.json"},
+		{"execution-log-sess-42.json", "metrics/sess-42.json"},
+		{"plan_agent-progress-plan-nobody.json", "plan-nobody/progress.json"},
+	} {
+		b, err := os.ReadFile(filepath.Join(logs, "planagent", f.from))
+		if err != nil {
+			t.Fatal(err)
+		}
+		to := filepath.Join(store, filepath.FromSlash(f.to))
+		os.MkdirAll(filepath.Dir(to), 0o755)
+		if err := os.WriteFile(to, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	single := filepath.Join(dir, "single")
+	if code, _, stderr := runCLI(t, "report", "-q", "-f", "json,md", "-o", single, store); code != exitOK {
+		t.Fatalf("report: exit %d: %s", code, stderr)
+	}
+	for _, n := range []int{2, 3, 7} {
+		var partials []string
+		for i := 1; i <= n; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("%d-of-%d.partial", i, n))
+			if code, _, stderr := runCLI(t, "report", "--shard", fmt.Sprintf("%d/%d", i, n), "--partial", p, "-q", store); code != exitOK {
+				t.Fatalf("shard %d/%d: exit %d: %s", i, n, code, stderr)
+			}
+			partials = append(partials, p)
+		}
+		merged := filepath.Join(dir, fmt.Sprintf("merged-%d", n))
+		if code, _, stderr := runCLI(t, append([]string{"merge", "-q", "-f", "json,md", "-o", merged}, partials...)...); code != exitOK {
+			t.Fatalf("merge: exit %d: %s", code, stderr)
+		}
+		for _, name := range []string{"summary.json", "report.md"} {
+			a, _ := os.ReadFile(filepath.Join(single, name))
+			b, _ := os.ReadFile(filepath.Join(merged, name))
+			if len(a) == 0 || !bytes.Equal(a, b) {
+				t.Errorf("%d shards: %s differs from the single pass", n, name)
+			}
+		}
+	}
 }
 
 func TestMergeAndExportErrors(t *testing.T) {
@@ -88,7 +155,7 @@ func TestMergeAndExportErrors(t *testing.T) {
 	}{
 		{"merge nothing", []string{"merge"}, exitUsage, "name at least one partial file"},
 		{"merge corrupt", []string{"merge", "-o", filepath.Join(dir, "m"), good, corrupt}, exitNoInput, "corrupt"},
-		{"merge a log", []string{"merge", "-o", filepath.Join(dir, "m"), filepath.Join(logs, "session", "seed-simple.json")}, exitNoInput, "no agentstat.partial/v4 header"},
+		{"merge a log", []string{"merge", "-o", filepath.Join(dir, "m"), filepath.Join(logs, "session", "seed-simple.json")}, exitNoInput, "no agentstat.partial/v5 header"},
 		{"merge --tz", []string{"merge", "--tz", "UTC", good}, exitUsage, "--tz is set when the partials are made"},
 		{"bad shard", []string{"report", "--shard", "4/3", logs}, exitUsage, "1 ≤ I ≤ N"},
 		{"summary --partial", []string{"summary", "--partial", good, logs}, exitUsage, "--partial is not a flag of summary"},
@@ -96,6 +163,8 @@ func TestMergeAndExportErrors(t *testing.T) {
 		{"merge checks thresholds", []string{"merge", "-f", "json", "-o", filepath.Join(dir, "checked"), "--max-error-rate", "1%", good}, exitViolation, "VIOLATED"},
 		{"empty shard is fine", []string{"report", "--shard", "1/1000", "--partial", filepath.Join(dir, "tiny.partial"), "-q", filepath.Join(logs, "planexec")}, exitOK, ""},
 		{"export", []string{"export", "-q", "-o", filepath.Join(dir, "tables"), logs}, exitOK, ""},
+		{"export --shard", []string{"export", "--shard", "1/2", "-o", filepath.Join(dir, "t"), logs}, exitUsage, "merge --tables"},
+		{"--partial and --tables", []string{"merge", "--partial", filepath.Join(dir, "p"), "--tables", filepath.Join(dir, "t"), good}, exitUsage, "one or the other"},
 		{"export over foreign files", []string{"export", "-o", foreign, logs}, exitNoInput, "not an agentstat report"},
 	} {
 		code, stdout, stderr := runCLI(t, tc.args...)

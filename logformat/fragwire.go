@@ -1,0 +1,232 @@
+package logformat
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"time"
+)
+
+// A fragment travels in a partial file as it waits on the record spill, so
+// that merge joins the records of every shard as one pass would: its fields
+// (the head), then the bytes of its spill segments, copied as they are.
+//
+//	uvarint(len(head)) head  segment bytes…
+//	head: kind, source, key, count, the plan's or batch's own fields,
+//	      segments (uvarint n; per segment its length and, for Claude Code,
+//	      its table sizes), a log's number of entries
+//
+// Times in segments are read in the spill's zone: partials merge only when
+// made with one --tz.
+
+// segment is one of a fragment's records on its way to or from a partial:
+// on a spill, or encoded in memory.
+type segment struct {
+	ref   spillRef
+	from  *RecordSpill // nil: bytes
+	bytes []byte
+}
+
+func (s segment) size() int64 {
+	if s.from == nil {
+		return int64(len(s.bytes))
+	}
+	return s.ref.n
+}
+
+// EncodeFragment writes f to w; its records are read from the spill they wait on.
+func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location) error {
+	head := []byte{byte(f.Kind)}
+	head = appendString(head, f.Source)
+	head = appendString(head, f.key)
+	head = appendNum(head, f.count)
+	var segs []segment
+	entries := 0
+	switch f.Kind {
+	case FragmentPlan:
+		p := f.plan
+		head = appendString(appendString(appendString(head, p.id), p.sessionID), p.status)
+		head = appendTime(appendTime(head, p.span.Started, loc), p.span.Ended, loc)
+		head = appendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
+		segs, entries = logSegments(p.batches, loc)
+	case FragmentBatch:
+		b := f.batch
+		head = appendNum(appendString(appendString(head, b.id), b.status), b.duration)
+		head = appendBool(head, b.metrics != nil)
+		if b.metrics != nil {
+			head = appendNum(appendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
+		}
+		segs, entries = logSegments(b.tasks, loc)
+	case FragmentClaude:
+		segs = claudeSegments(f, loc)
+	case FragmentCodex:
+		segs, entries = logSegments(f.codex, loc)
+	case FragmentOtel:
+		segs, entries = logSegments(f.otel, loc)
+	case FragmentGemini:
+		segs, entries = logSegments(f.gemini, loc)
+	}
+	head = binary.AppendUvarint(head, uint64(len(segs)))
+	for _, s := range segs {
+		head = binary.AppendUvarint(head, uint64(s.size()))
+		if f.Kind == FragmentClaude {
+			for _, n := range s.ref.tables {
+				head = binary.AppendUvarint(head, uint64(n))
+			}
+		}
+	}
+	head = binary.AppendUvarint(head, uint64(entries))
+	w.Write(binary.AppendUvarint(nil, uint64(len(head))))
+	w.Write(head)
+	for _, s := range segs {
+		if s.from == nil {
+			w.Write(s.bytes)
+			continue
+		}
+		if _, err := io.Copy(w, io.NewSectionReader(s.from.f, s.ref.off, s.ref.n)); err != nil {
+			return fmt.Errorf("record spill: %w", err)
+		}
+	}
+	return nil
+}
+
+// logSegments are a log's segments on the spill, then its entries in memory
+// as one more, and how many entries they hold.
+func logSegments[T any](l *entryLog[T], loc *time.Location) ([]segment, int) {
+	var segs []segment
+	for _, ref := range l.segments {
+		segs = append(segs, segment{ref: ref, from: l.spill})
+	}
+	if len(l.entries) > 0 {
+		b := binary.AppendUvarint(nil, uint64(len(l.entries)))
+		for i := range l.entries {
+			b = l.codec.encode(b, &l.entries[i], loc)
+		}
+		segs = append(segs, segment{bytes: b})
+	}
+	return segs, l.len()
+}
+
+// claudeSegments are a transcript file's records, the last with its
+// header, whether its end reached the spill or stayed in memory.
+func claudeSegments(f *Fragment, loc *time.Location) []segment {
+	var segs []segment
+	if f.spill != nil {
+		for _, ref := range f.refs {
+			segs = append(segs, segment{ref: ref, from: f.spill})
+		}
+		return segs
+	}
+	cf := f.claude
+	for _, ref := range cf.segments {
+		segs = append(segs, segment{ref: ref, from: cf.spill})
+	}
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	encodeHeader(bw, cf, loc)
+	encodeTables(bw, cf, loc)
+	bw.Flush()
+	return append(segs, segment{ref: spillRef{tables: cf.tableSizes()}, bytes: buf.Bytes()})
+}
+
+// ErrFragment is a fragment that could not be read back from a partial.
+var ErrFragment = errors.New("corrupt fragment")
+
+// maxFragmentHead bounds a fragment's head: a source path, a few ids and
+// one entry per segment.
+const maxFragmentHead = 16 << 20
+
+// DecodeFragment reads a fragment EncodeFragment wrote, its records copied
+// to spill (whose zone is the one they were written in).
+func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
+	n, err := binary.ReadUvarint(r)
+	if err != nil || n > maxFragmentHead {
+		return nil, fmt.Errorf("%w: head", ErrFragment)
+	}
+	head := make([]byte, n)
+	if _, err := io.ReadFull(r, head); err != nil {
+		return nil, fmt.Errorf("%w: head: %v", ErrFragment, err)
+	}
+	h := &spillReader{buf: head, b: head, src: bytes.NewReader(nil)}
+	loc := spill.loc
+	f := &Fragment{Kind: FragmentKind(h.take(1)[0])}
+	f.Source, f.key = h.string(), h.string()
+	f.count = h.num()
+	var setLog func(segs []spillRef, entries int)
+	switch f.Kind {
+	case FragmentPlan:
+		p := &planRecord{id: h.string(), sessionID: h.string(), status: h.string()}
+		p.span.Started, p.span.Ended = h.time(loc), h.time(loc)
+		p.span.DurationMS, p.span.HasDuration = math.Float64frombits(h.u64()), h.bool()
+		f.plan = p
+		setLog = func(s []spillRef, n int) { p.batches = spilledLog(spill, s, n, taskBatchCodec) }
+	case FragmentBatch:
+		b := &batchRecord{id: h.string(), status: h.string(), duration: h.num()}
+		if h.bool() {
+			b.metrics = &batchMetrics{SuccessCount: h.num(), FailureCount: h.num()}
+		}
+		f.batch = b
+		setLog = func(s []spillRef, n int) { b.tasks = spilledLog(spill, s, n, taskRecordCodec) }
+	case FragmentProgress, FragmentMetrics:
+		setLog = func([]spillRef, int) {}
+	case FragmentClaude:
+		setLog = func(s []spillRef, _ int) { f.refs, f.spill = s, spill }
+	case FragmentCodex:
+		setLog = func(s []spillRef, n int) { f.codex = spilledLog(spill, s, n, codexCodec) }
+	case FragmentOtel:
+		setLog = func(s []spillRef, n int) { f.otel = spilledLog(spill, s, n, otelCodec) }
+	case FragmentGemini:
+		setLog = func(s []spillRef, n int) { f.gemini = spilledLog(spill, s, n, geminiCodec) }
+	default:
+		return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
+	}
+	segs := make([]spillRef, h.uvarint()) // each takes a byte of the head at least
+	for i := range segs {
+		segs[i].n = int64(headCount(h, math.MaxInt64))
+		if f.Kind == FragmentClaude {
+			for k := range segs[i].tables {
+				segs[i].tables[k] = int32(headCount(h, math.MaxInt32))
+			}
+		}
+	}
+	entries := int(headCount(h, math.MaxInt32))
+	if h.err != nil || h.left() != 0 || f.Kind == FragmentClaude && len(segs) == 0 {
+		return nil, fmt.Errorf("%w: head of %q", ErrFragment, f.Source)
+	}
+	for i, s := range segs {
+		var copyErr error
+		ref, ok := spill.write(func(w *bufio.Writer) { _, copyErr = io.CopyN(w, r, s.n) })
+		if copyErr != nil {
+			return nil, fmt.Errorf("%w: records of %q: %v", ErrFragment, f.Source, copyErr)
+		}
+		if !ok {
+			return nil, fmt.Errorf("record spill: cannot write")
+		}
+		ref.tables = s.tables
+		segs[i] = ref
+	}
+	setLog(segs, entries)
+	return f, nil
+}
+
+// headCount reads a size or count of what follows the head (uvarint
+// bounds them by what is left of the head), at most limit.
+func headCount(h *spillReader, limit uint64) uint64 {
+	v, k := binary.Uvarint(h.b)
+	if h.err != nil || k <= 0 || v > limit {
+		h.err = cmp.Or(h.err, errSpillCorrupt)
+		return 0
+	}
+	h.b = h.b[k:]
+	return v
+}
+
+// spilledLog is a log whose entries are all on spill, in segs.
+func spilledLog[T any](spill *RecordSpill, segs []spillRef, entries int, codec *entryCodec[T]) *entryLog[T] {
+	return &entryLog[T]{spill: spill, segments: segs, spilled: entries, codec: codec}
+}
