@@ -213,6 +213,18 @@ func (a *Accumulator) addKept(r *model.Run, parts *logformat.CallParts, ahead bo
 	if ahead {
 		parts.KeepTwo()
 	}
+	// Texts --no-text withholds go first: what is redacted and counted is
+	// what an output could show (and a partial's waiting records carry no
+	// text under --no-text, see logformat.EncodeFragment).
+	if a.noText {
+		withholdRun(r)
+		take := next
+		next = func() []model.ToolCall {
+			part := take()
+			withholdCalls(part)
+			return part
+		}
+	}
 	if !a.keepSecrets {
 		x := &a.redact
 		before := x.n
@@ -222,15 +234,6 @@ func (a *Accumulator) addKept(r *model.Run, parts *logformat.CallParts, ahead bo
 		next = func() []model.ToolCall {
 			part := take()
 			x.calls(part)
-			return part
-		}
-	}
-	if a.noText {
-		withholdRun(r)
-		take := next
-		next = func() []model.ToolCall {
-			part := take()
-			withholdCalls(part)
 			return part
 		}
 	}

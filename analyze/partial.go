@@ -231,7 +231,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	if a.waiting != nil {
 		for _, f := range a.waiting.frags {
-			if err := logformat.EncodeFragment(bw, f, a.loc); err != nil {
+			if err := logformat.EncodeFragment(bw, f, a.loc, a.noText); err != nil {
 				return err
 			}
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -104,9 +105,18 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 		t.Log("../shared/corpus is absent: the property is checked on testdata/ and a generated tree")
 	}
 	loc, _ := time.LoadLocation("Asia/Shanghai")
-	for _, root := range roots {
+	type tree struct {
+		root   string
+		noText bool // the waiting records then travel with their texts withheld
+	}
+	trees := []tree{{roots[0], true}}
+	for _, r := range roots {
+		trees = append(trees, tree{root: r})
+	}
+	for _, tr := range trees {
+		root := tr.root
 		callChunk = defaultCallChunk
-		base := Options{Roots: []string{root}, Location: loc, KeepDetails: true, Now: time.Unix(1700000000, 0), Jobs: 2}
+		base := Options{Roots: []string{root}, Location: loc, KeepDetails: true, Now: time.Unix(1700000000, 0), Jobs: 2, NoText: tr.noText}
 		single, err := Accumulate(context.Background(), base)
 		if err != nil {
 			t.Fatal(err)
@@ -116,7 +126,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 		if want.runs < 10 {
 			t.Fatalf("%s: only %d runs", root, want.runs)
 		}
-		rng := rand.New(rand.NewPCG(1, uint64(len(root))))
+		rng := rand.New(rand.NewPCG(1, uint64(len(root)+len(trees))))
 		for trial := range 6 {
 			// Odd trials spill and carry calls two at a time: every run of
 			// more calls than that crosses chunks in the spill and the partial.
@@ -140,7 +150,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 				paths = append(paths, p)
 			}
 			rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
-			label := fmt.Sprintf("%s, %d shards (trial %d)", filepath.Base(root), n, trial)
+			label := fmt.Sprintf("%s (no text: %v), %d shards (trial %d)", filepath.Base(root), tr.noText, n, trial)
 			samePass(t, label, mergedOutcome(t, paths, base), want)
 
 			// Associative: merge random groups into partials until one is left.
@@ -159,6 +169,71 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 			samePass(t, label+" in a tree of merges", mergedOutcome(t, paths, base), want)
 		}
 	}
+}
+
+// A partial made with --no-text holds none of the texts the logs' runs
+// have (prompts, tool inputs, error texts), not even in the records that
+// wait for a join; made without, it holds them.
+func TestNoTextPartialHoldsNoText(t *testing.T) {
+	opt := Options{Roots: []string{filepath.Join("..", "testdata", "logs")}, KeepDetails: true, DeferJoin: true}
+	full := opt
+	full.DeferJoin, full.KeepSecrets = false, true
+	acc, err := Accumulate(context.Background(), full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]bool{}
+	for r, err := range acc.Details().All() {
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range r.ToolCalls {
+			texts[c.Input], texts[c.Error] = true, true
+		}
+		texts[r.Request] = true
+	}
+	acc.Close()
+	for s := range texts {
+		if len(s) < 12 { // short ones are names and words any file holds
+			delete(texts, s)
+		}
+	}
+	if len(texts) < 10 {
+		t.Fatalf("only %d texts to look for", len(texts))
+	}
+	held := func(noText bool) (n int) {
+		o := opt
+		o.NoText, o.KeepSecrets = noText, true
+		acc, err := Accumulate(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(t.TempDir(), "p.agentstat")
+		writePartialFile(t, acc, o, p)
+		acc.Close()
+		b, _ := os.ReadFile(p)
+		zr, err := gzip.NewReader(bytes.NewReader(b[len(partialMagic):]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(zr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for s := range texts {
+			if bytes.Contains(raw, []byte(s)) {
+				if noText {
+					t.Errorf("--no-text partial holds %q", s)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	if n := held(false); n < len(texts)/2 {
+		t.Fatalf("a partial with texts holds only %d of %d: the search finds nothing", n, len(texts))
+	}
+	held(true)
 }
 
 // mergedOutcome merges the partials at paths and joins what waits, as

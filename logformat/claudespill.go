@@ -158,20 +158,33 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 		frag.spill.readAll(frag.refs, cf, keep)
 		frag.claude = cf
 	case frag.claude != nil && len(frag.claude.segments) > 0 && keep&linesAndUsages != 0: // the end did not reach the disk
-		rest, cf := frag.claude, &claudeFile{}
-		for _, ref := range rest.segments {
-			rest.spill.read(ref, cf, false, allTables|uuidTable)
-		}
-		cf.lines = append(cf.lines, rest.lines...)
-		cf.uuids = append(cf.uuids, rest.uuids...)
-		cf.usages = append(cf.usages, rest.usages...)
-		cf.uses = append(cf.uses, rest.uses...)
-		cf.results = append(cf.results, rest.results...)
-		cf.prompts = append(cf.prompts, rest.prompts...)
-		cf.words, cf.quiet, cf.first, cf.last, cf.loc = rest.words, rest.quiet, rest.first, rest.last, rest.loc
-		cf.cwd, cf.branch = rest.cwd, rest.branch
-		frag.claude = cf
+		frag.claude = frag.wholeClaude()
 	}
+}
+
+// wholeClaude is every record of a Claude Code fragment, its lines' uuids
+// included, in one file in memory, wherever they are.
+func (frag *Fragment) wholeClaude() *claudeFile {
+	cf := &claudeFile{}
+	if frag.spill != nil {
+		for i, ref := range frag.refs {
+			frag.spill.read(ref, cf, i == len(frag.refs)-1, allTables|uuidTable)
+		}
+		return cf
+	}
+	rest := frag.claude
+	for _, ref := range rest.segments {
+		rest.spill.read(ref, cf, false, allTables|uuidTable)
+	}
+	cf.lines = append(cf.lines, rest.lines...)
+	cf.uuids = append(cf.uuids, rest.uuids...)
+	cf.usages = append(cf.usages, rest.usages...)
+	cf.uses = append(cf.uses, rest.uses...)
+	cf.results = append(cf.results, rest.results...)
+	cf.prompts = append(cf.prompts, rest.prompts...)
+	cf.words, cf.quiet, cf.first, cf.last, cf.loc = rest.words, rest.quiet, rest.first, rest.last, rest.loc
+	cf.cwd, cf.branch = rest.cwd, rest.branch
+	return cf
 }
 
 // makeRoom gives cf's tables of keep room for every entry of refs'

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/agentstat/agentstat/model"
@@ -30,10 +31,13 @@ type entryLog[T any] struct {
 	codec    *entryCodec[T]
 }
 
-// entryCodec writes and reads one kind of entry.
+// entryCodec writes and reads one kind of entry; withhold, when set,
+// replaces the log's texts in an entry (withholdText) for a partial made
+// with --no-text.
 type entryCodec[T any] struct {
-	encode func(b []byte, e *T, loc *time.Location) []byte
-	decode func(r *spillReader, loc *time.Location) T
+	encode   func(b []byte, e *T, loc *time.Location) []byte
+	decode   func(r *spillReader, loc *time.Location) T
+	withhold func(e *T)
 }
 
 // logFlusher is an entryLog of any kind, for the end of its file.
@@ -238,6 +242,7 @@ var codexCodec = &entryCodec[codexEntry]{
 		e.prompt = r.string()
 		return e
 	},
+	withhold: func(e *codexEntry) { withholdText(&e.prompt, &e.input) },
 }
 
 var otelCodec = &entryCodec[otelSpan]{
@@ -260,6 +265,7 @@ var otelCodec = &entryCodec[otelSpan]{
 		s.tokens = r.tokens()
 		return s
 	},
+	withhold: func(s *otelSpan) { withholdText(&s.errText, &s.input) },
 }
 
 var geminiCodec = &entryCodec[geminiEntry]{
@@ -296,6 +302,13 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		}
 		return e
 	},
+	withhold: func(e *geminiEntry) {
+		withholdText(&e.prompt)
+		e.calls = slices.Clone(e.calls)
+		for i := range e.calls {
+			withholdText(&e.calls[i].input)
+		}
+	},
 }
 
 func appendStr(b []byte, s Str) []byte { return appendBool(appendString(b, s.V), s.Set) }
@@ -320,6 +333,7 @@ var taskRecordCodec = &entryCodec[taskRecord]{
 		t.ExecutionTime = r.num()
 		return t
 	},
+	withhold: func(t *taskRecord) { withholdText(&t.Error.V) },
 }
 
 // A batch's tasks are written as a count plus one (0: no tasks array at all).
@@ -344,5 +358,11 @@ var taskBatchCodec = &entryCodec[taskBatch]{
 			}
 		}
 		return t
+	},
+	withhold: func(t *taskBatch) {
+		t.Tasks = slices.Clone(t.Tasks)
+		for i := range t.Tasks {
+			taskRecordCodec.withhold(&t.Tasks[i])
+		}
 	},
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -39,8 +41,10 @@ func (s segment) size() int64 {
 	return s.ref.n
 }
 
-// EncodeFragment writes f to w; its records are read from the spill they wait on.
-func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location) error {
+// EncodeFragment writes f to w; its records are read from the spill they
+// wait on. With noText (a partial of --no-text), the log's texts in them
+// (prompts, tool inputs, error texts) are replaced as withholdText says.
+func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText bool) error {
 	head := []byte{byte(f.Kind)}
 	head = appendString(head, f.Source)
 	head = appendString(head, f.key)
@@ -53,7 +57,7 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location) error {
 		head = appendString(appendString(appendString(head, p.id), p.sessionID), p.status)
 		head = appendTime(appendTime(head, p.span.Started, loc), p.span.Ended, loc)
 		head = appendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
-		segs, entries = logSegments(p.batches, loc)
+		segs, entries = logSegments(p.batches, loc, noText)
 	case FragmentBatch:
 		b := f.batch
 		head = appendNum(appendString(appendString(head, b.id), b.status), b.duration)
@@ -61,15 +65,15 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location) error {
 		if b.metrics != nil {
 			head = appendNum(appendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
 		}
-		segs, entries = logSegments(b.tasks, loc)
+		segs, entries = logSegments(b.tasks, loc, noText)
 	case FragmentClaude:
-		segs = claudeSegments(f, loc)
+		segs = claudeSegments(f, loc, noText)
 	case FragmentCodex:
-		segs, entries = logSegments(f.codex, loc)
+		segs, entries = logSegments(f.codex, loc, noText)
 	case FragmentOtel:
-		segs, entries = logSegments(f.otel, loc)
+		segs, entries = logSegments(f.otel, loc, noText)
 	case FragmentGemini:
-		segs, entries = logSegments(f.gemini, loc)
+		segs, entries = logSegments(f.gemini, loc, noText)
 	}
 	head = binary.AppendUvarint(head, uint64(len(segs)))
 	for _, s := range segs {
@@ -96,8 +100,18 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location) error {
 }
 
 // logSegments are a log's segments on the spill, then its entries in memory
-// as one more, and how many entries they hold.
-func logSegments[T any](l *entryLog[T], loc *time.Location) ([]segment, int) {
+// as one more, and how many entries they hold; with noText, its entries
+// (their texts withheld) as one segment.
+func logSegments[T any](l *entryLog[T], loc *time.Location, noText bool) ([]segment, int) {
+	if noText && l.codec.withhold != nil && l.len() > 0 {
+		entries := l.all()
+		b := binary.AppendUvarint(nil, uint64(len(entries)))
+		for _, e := range entries {
+			l.codec.withhold(&e)
+			b = l.codec.encode(b, &e, loc)
+		}
+		return []segment{{bytes: b}}, len(entries)
+	}
 	var segs []segment
 	for _, ref := range l.segments {
 		segs = append(segs, segment{ref: ref, from: l.spill})
@@ -113,8 +127,56 @@ func logSegments[T any](l *entryLog[T], loc *time.Location) ([]segment, int) {
 }
 
 // claudeSegments are a transcript file's records, the last with its
-// header, whether its end reached the spill or stayed in memory.
-func claudeSegments(f *Fragment, loc *time.Location) []segment {
+// header, whether its end reached the spill or stayed in memory; with
+// noText, all of them (their texts withheld) as one.
+func claudeSegments(f *Fragment, loc *time.Location, noText bool) []segment {
+	if noText {
+		cf := f.wholeClaude()
+		for i := range cf.prompts {
+			withholdText(&cf.prompts[i])
+		}
+		// Inputs and result texts point to a withheld copy of their word:
+		// a word may also be a tool's or an agent's name.
+		cf.words = slices.Clone(cf.words)
+		texts := map[int32]int32{}
+		text := func(i *int32) {
+			if *i <= 0 || int(*i) >= len(cf.words) {
+				return
+			}
+			if _, ok := texts[*i]; !ok {
+				w := cf.words[*i]
+				withholdText(&w)
+				texts[*i] = int32(len(cf.words))
+				cf.words = append(cf.words, w)
+			}
+			*i = texts[*i]
+		}
+		for i := range cf.uses {
+			text(&cf.uses[i].input)
+		}
+		for i := range cf.results {
+			text(&cf.results[i].text)
+		}
+		named := map[int32]bool{} // the words names still point to
+		for _, l := range cf.lines {
+			named[l.agent] = true
+		}
+		for _, u := range cf.usages {
+			named[u.model] = true
+		}
+		for _, u := range cf.uses {
+			named[u.name], named[u.subagent] = true, true
+		}
+		for _, r := range cf.results {
+			named[r.agentID] = true
+		}
+		for i := range texts {
+			if !named[i] {
+				cf.words[i] = ""
+			}
+		}
+		return []segment{claudeRecord(cf, loc)}
+	}
 	var segs []segment
 	if f.spill != nil {
 		for _, ref := range f.refs {
@@ -126,12 +188,38 @@ func claudeSegments(f *Fragment, loc *time.Location) []segment {
 	for _, ref := range cf.segments {
 		segs = append(segs, segment{ref: ref, from: cf.spill})
 	}
+	return append(segs, claudeRecord(cf, loc))
+}
+
+// claudeRecord is cf's header and tables as one record.
+func claudeRecord(cf *claudeFile, loc *time.Location) segment {
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
 	encodeHeader(bw, cf, loc)
 	encodeTables(bw, cf, loc)
 	bw.Flush()
-	return append(segs, segment{ref: spillRef{tables: cf.tableSizes()}, bytes: buf.Bytes()})
+	return segment{ref: spillRef{tables: cf.tableSizes()}, bytes: buf.Bytes()}
+}
+
+// withheld stands for a log's text a partial made with --no-text leaves
+// out. The fold withholds every such text before it counts or shows
+// anything; the joins read only whether one is there, and whether a
+// Claude Code tool result begins "User rejected" or "Error" (claudeCallOf),
+// which the replacement keeps.
+const withheld = "-"
+
+func withholdText(texts ...*string) {
+	for _, s := range texts {
+		switch {
+		case *s == "":
+		case strings.HasPrefix(*s, "User rejected"):
+			*s = "User rejected"
+		case strings.HasPrefix(*s, "Error"):
+			*s = "Error"
+		default:
+			*s = withheld
+		}
+	}
 }
 
 // ErrFragment is a fragment that could not be read back from a partial.
