@@ -21,12 +21,13 @@ test: lint fuzz benchcheck unit engine
 
 ACTIONLINT := github.com/rhysd/actionlint/cmd/actionlint@v1.7.12
 
+# actionlint checks the workflows; examples/ (a module of its own) decodes the
+# Kubernetes Jobs strictly into Kubernetes' API types.
 lint:
 	$(GO) run $(ACTIONLINT) -shellcheck= examples/github/*.yml .github/workflows/*.yml
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
-	# The Kubernetes examples, decoded strictly into Kubernetes' API types (a module of its own).
 	cd examples && $(GO) vet ./... && $(GO) test -count=1 ./...
 
 unit:
