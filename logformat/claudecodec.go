@@ -444,14 +444,21 @@ func checkTables(cf *claudeFile, keep tableSet) bool {
 			ok = false
 		}
 	}
+	// Every index is held, not only up to the first bad one.
 	for i := range cf.usages {
 		ok = word(&cf.usages[i].model) && ok
 	}
 	for i := range cf.uses {
-		ok = word(&cf.uses[i].name) && word(&cf.uses[i].subagent) && word(&cf.uses[i].input) && ok
+		u := &cf.uses[i]
+		for _, p := range []*int32{&u.name, &u.subagent, &u.input} {
+			ok = word(p) && ok
+		}
 	}
 	for i := range cf.results {
-		ok = word(&cf.results[i].text) && word(&cf.results[i].agentID) && ok
+		r := &cf.results[i]
+		for _, p := range []*int32{&r.text, &r.agentID} {
+			ok = word(p) && ok
+		}
 	}
 	return ok
 }

@@ -283,7 +283,8 @@ func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
 		}
 	}
 	entries := int(headCount(h, math.MaxInt32))
-	if h.err != nil || h.left() != 0 || f.Kind == FragmentClaude && len(segs) == 0 {
+	// What a reader never makes is refused: a plan without an id, a transcript without records.
+	if h.err != nil || h.left() != 0 || f.Kind == FragmentClaude && len(segs) == 0 || f.Kind == FragmentPlan && f.plan.id == "" {
 		return nil, fmt.Errorf("%w: head of %q", ErrFragment, f.Source)
 	}
 	for i, s := range segs {
