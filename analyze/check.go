@@ -198,7 +198,7 @@ func figure(s *Summary, t Threshold) *float64 {
 		}
 		return nil
 	}
-	if f, ok := figureAt(t.Metric); ok {
+	if f, ok := FigureAt(t.Metric); ok {
 		return f.Get(s)
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 // registry can read, so that no threshold silently has no data.
 func TestFiguresResolve(t *testing.T) {
 	for _, f := range ThresholdFlags {
-		if _, ok := figureAt(f.Metric); !ok {
+		if _, ok := FigureAt(f.Metric); !ok {
 			t.Errorf("--%s: %s is not a headline figure", f.Flag, f.Metric)
 		}
 		if _, ok := toolFigureAt(f.ToolMetric); f.ToolMetric != "" && !ok {

@@ -153,22 +153,6 @@ func (h *htmlWriter) execute(name, tmpl string, data any) error {
 	return h.d.WriteFile(name, func(w io.Writer) error { return pageTemplates.ExecuteTemplate(w, tmpl, data) })
 }
 
-type cardView struct {
-	Label, Value, Note string
-	Href               string // the run list behind the figure
-	Exact              string // the exact figure, on hover, when Value is compacted
-	Bad                bool
-}
-
-// countCard is a card of a count, compacted past a million.
-func countCard(label string, n int64, note string) cardView {
-	c := cardView{Label: label, Value: CompactCount(n), Note: note}
-	if c.Value != Count(n) {
-		c.Exact = Count(n)
-	}
-	return c
-}
-
 // violated reports whether a threshold on one of metrics was violated.
 func violated(c *analyze.CheckResult, metrics ...string) bool {
 	if c == nil {
@@ -290,48 +274,7 @@ func (h *htmlWriter) index() error {
 		data.Meta += " · texts withheld (--no-text)"
 	}
 	data.Check = checkSummary(s.Check)
-	// Cards without data (no run that finished, no evaluation) are left out;
-	// a card is red where the figure broke a threshold or files were lost.
-	runs := countCard("Runs", s.Runs.Total, "")
-	runs.Href = h.listLink()
-	data.Cards = []cardView{runs}
-	if s.Runs.SuccessRate != nil {
-		data.Cards = append(data.Cards, cardView{Label: "Success rate", Value: Rate(s.Runs.SuccessRate), Note: "of runs that finished",
-			Bad: violated(s.Check, "runs.success_rate")})
-	}
-	data.Cards = append(data.Cards, countCard("Tool calls", s.ToolCalls.Total, ""))
-	if s.ToolCalls.ErrorRate != nil {
-		card := cardView{Label: "Tool-call error rate", Value: Rate(s.ToolCalls.ErrorRate),
-			Bad: violated(s.Check, "tool_calls.error_rate", "tools.error_rate"), Href: h.listLink("errors", "1")}
-		if n := s.ToolCalls.Cancelled; n > 0 {
-			card.Note = fmt.Sprintf("%s cancelled by the user (%s)", Count(n), Rate(s.ToolCalls.CancelRate))
-		}
-		data.Cards = append(data.Cards, card)
-	}
-	if s.Runs.DurationMS.P95 != nil {
-		data.Cards = append(data.Cards, cardView{Label: "Run p50 / p95", Value: Millis(s.Runs.DurationMS.P50) + " / " + Millis(s.Runs.DurationMS.P95),
-			Bad: violated(s.Check, "runs.duration_ms.p95")})
-	}
-	if s.ToolCalls.DurationMS.P95 != nil {
-		data.Cards = append(data.Cards, cardView{Label: "Tool-call p50 / p95", Value: Millis(s.ToolCalls.DurationMS.P50) + " / " + Millis(s.ToolCalls.DurationMS.P95),
-			Bad: violated(s.Check, "tool_calls.duration_ms.p95", "tools.duration_ms.p95")})
-	}
-	if s.Quality.Mean != nil {
-		data.Cards = append(data.Cards, cardView{Label: "Quality mean", Value: Score(s.Quality.Mean), Note: Count(s.Quality.Evaluations) + " evaluations",
-			Bad: violated(s.Check, "quality.mean")})
-	}
-	if s.Context.Tokens.Total > 0 {
-		tokens := countCard("Tokens", s.Context.Tokens.Total, "")
-		tokens.Href = h.listLink("sort", strconv.Itoa(listColumnTokens))
-		data.Cards = append(data.Cards, tokens)
-	}
-	if card, ok := costCard(s); ok {
-		card.Href = h.listLink("sort", strconv.Itoa(listColumnCost))
-		data.Cards = append(data.Cards, card)
-	}
-	skipped := countCard("Files skipped", s.Inputs.FilesSkipped, "of "+Count(s.Inputs.FilesSeen)+" seen")
-	skipped.Bad = s.Inputs.FilesSkipped > 0
-	data.Cards = append(data.Cards, skipped)
+	data.Cards = h.cards(s)
 	data.Sections = h.sections()
 
 	recent := h.newest

@@ -27,20 +27,6 @@ const htmlTopRuns = 20
 // modelColors are the cost chart's series colours, by the models' rank.
 var modelColors = []string{"#0969da", "#bf8700", "#8250df", "#2da44e", "#cf222e", "#1b7c83", "#bc4c00", "#6e7781", "#8c959f"}
 
-// costCard is the cost headline: red when a cost threshold was violated.
-func costCard(s *analyze.Summary) (cardView, bool) {
-	c := &s.Cost
-	if c.USD == nil && c.UnpricedTokens == 0 {
-		return cardView{}, false
-	}
-	card := cardView{Label: "Cost", Value: USD(c.USD), Note: "at " + c.Pricing.Source + " prices of " + c.Pricing.Date,
-		Bad: violated(s.Check, "cost.usd", "runs.cost_usd.p95")}
-	if c.UnpricedTokens > 0 {
-		card.Note = CompactCount(c.UnpricedTokens) + " tokens unpriced"
-	}
-	return card, true
-}
-
 // costSection is cost and tokens by model: cost per day stacked by model,
 // the models, the runs that cost most, and context-window use.
 func (h *htmlWriter) costSection() (sectionView, bool) {
