@@ -47,7 +47,7 @@ type Options struct {
 	Progress         *Progress      // counted into when set
 	DeferJoin        bool           // leave the records joined across files waiting, for a partial: merge joins them
 
-	records *logformat.RecordSpill // Claude Code records until their join (set by Accumulate)
+	records *logformat.RecordSpill // records waiting for a cross-file join (set by Accumulate)
 }
 
 // ErrNoInput means nothing could be read: no log file under the roots.
@@ -192,7 +192,8 @@ func Accumulate(ctx context.Context, opt Options) (*Accumulator, error) {
 		}
 	}
 	if total.filesSeen == 0 && (opt.Shard.Count <= 1 || found.files == 0) {
-		return fail(ErrNoInput) // a shard may be empty; a tree may not
+		total.Close()
+		return nil, ErrNoInput // a shard may be empty; a tree may not
 	}
 	return total, nil
 }
