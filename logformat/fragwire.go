@@ -100,26 +100,26 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 }
 
 // logSegments are a log's segments on the spill, then its entries in memory
-// as one more, and how many entries they hold; with noText, its entries
-// (their texts withheld) as one segment.
+// as one more, and how many entries they hold; with noText, all its
+// entries, their texts withheld, as one segment.
 func logSegments[T any](l *entryLog[T], loc *time.Location, noText bool) ([]segment, int) {
-	if noText && l.codec.withhold != nil && l.len() > 0 {
-		entries := l.all()
+	withhold := noText && l.codec.withhold != nil
+	var segs []segment
+	entries := l.entries
+	if withhold {
+		entries = l.all()
+	} else {
+		for _, ref := range l.segments {
+			segs = append(segs, segment{ref: ref, from: l.spill})
+		}
+	}
+	if len(entries) > 0 {
 		b := binary.AppendUvarint(nil, uint64(len(entries)))
 		for _, e := range entries {
-			l.codec.withhold(&e)
+			if withhold {
+				l.codec.withhold(&e)
+			}
 			b = l.codec.encode(b, &e, loc)
-		}
-		return []segment{{bytes: b}}, len(entries)
-	}
-	var segs []segment
-	for _, ref := range l.segments {
-		segs = append(segs, segment{ref: ref, from: l.spill})
-	}
-	if len(l.entries) > 0 {
-		b := binary.AppendUvarint(nil, uint64(len(l.entries)))
-		for i := range l.entries {
-			b = l.codec.encode(b, &l.entries[i], loc)
 		}
 		segs = append(segs, segment{bytes: b})
 	}
@@ -132,49 +132,7 @@ func logSegments[T any](l *entryLog[T], loc *time.Location, noText bool) ([]segm
 func claudeSegments(f *Fragment, loc *time.Location, noText bool) []segment {
 	if noText {
 		cf := f.wholeClaude()
-		for i := range cf.prompts {
-			withholdText(&cf.prompts[i])
-		}
-		// Inputs and result texts point to a withheld copy of their word:
-		// a word may also be a tool's or an agent's name.
-		cf.words = slices.Clone(cf.words)
-		texts := map[int32]int32{}
-		text := func(i *int32) {
-			if *i <= 0 || int(*i) >= len(cf.words) {
-				return
-			}
-			if _, ok := texts[*i]; !ok {
-				w := cf.words[*i]
-				withholdText(&w)
-				texts[*i] = int32(len(cf.words))
-				cf.words = append(cf.words, w)
-			}
-			*i = texts[*i]
-		}
-		for i := range cf.uses {
-			text(&cf.uses[i].input)
-		}
-		for i := range cf.results {
-			text(&cf.results[i].text)
-		}
-		named := map[int32]bool{} // the words names still point to
-		for _, l := range cf.lines {
-			named[l.agent] = true
-		}
-		for _, u := range cf.usages {
-			named[u.model] = true
-		}
-		for _, u := range cf.uses {
-			named[u.name], named[u.subagent] = true, true
-		}
-		for _, r := range cf.results {
-			named[r.agentID] = true
-		}
-		for i := range texts {
-			if !named[i] {
-				cf.words[i] = ""
-			}
-		}
+		withholdClaude(cf)
 		return []segment{claudeRecord(cf, loc)}
 	}
 	var segs []segment
@@ -189,6 +147,54 @@ func claudeSegments(f *Fragment, loc *time.Location, noText bool) []segment {
 		segs = append(segs, segment{ref: ref, from: cf.spill})
 	}
 	return append(segs, claudeRecord(cf, loc))
+}
+
+// withholdClaude replaces the texts of cf's records (withholdText): its
+// prompts, and the words its tool inputs and result texts point to.
+func withholdClaude(cf *claudeFile) {
+	for i := range cf.prompts {
+		withholdText(&cf.prompts[i])
+	}
+	// Inputs and result texts point to a withheld copy of their word: a
+	// word may also be a tool's or an agent's name.
+	cf.words = slices.Clone(cf.words)
+	texts := map[int32]int32{}
+	text := func(i *int32) {
+		if *i <= 0 || int(*i) >= len(cf.words) {
+			return
+		}
+		if _, ok := texts[*i]; !ok {
+			w := cf.words[*i]
+			withholdText(&w)
+			texts[*i] = int32(len(cf.words))
+			cf.words = append(cf.words, w)
+		}
+		*i = texts[*i]
+	}
+	for i := range cf.uses {
+		text(&cf.uses[i].input)
+	}
+	for i := range cf.results {
+		text(&cf.results[i].text)
+	}
+	named := map[int32]bool{} // the words names still point to
+	for _, l := range cf.lines {
+		named[l.agent] = true
+	}
+	for _, u := range cf.usages {
+		named[u.model] = true
+	}
+	for _, u := range cf.uses {
+		named[u.name], named[u.subagent] = true, true
+	}
+	for _, r := range cf.results {
+		named[r.agentID] = true
+	}
+	for i := range texts {
+		if !named[i] {
+			cf.words[i] = ""
+		}
+	}
 }
 
 // claudeRecord is cf's header and tables as one record.

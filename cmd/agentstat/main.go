@@ -237,7 +237,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if c.tables != "" {
-			return writeTables(ctx, &c, acc, opt, stderr)
+			return writeTables(ctx, &c, c.tables, acc, opt, stderr)
 		}
 	} else {
 		acc, err = analyze.Accumulate(ctx, opt)
@@ -536,20 +536,19 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
 		return exitNoInput
 	}
-	c.tables = c.out
-	return writeTables(ctx, c, acc, opt, stderr)
+	return writeTables(ctx, c, c.out, acc, opt, stderr)
 }
 
-// writeTables writes acc's runs as Parquet tables into c.tables.
-func writeTables(ctx context.Context, c *config, acc *analyze.Accumulator, opt analyze.Options, stderr io.Writer) int {
+// writeTables writes acc's runs as Parquet tables into dir.
+func writeTables(ctx context.Context, c *config, dir string, acc *analyze.Accumulator, opt analyze.Options, stderr io.Writer) int {
 	defer acc.Close()
-	if err := render.Tables(ctx, c.tables, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Prices: opt.Prices}); err != nil {
+	if err := render.Tables(ctx, dir, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Prices: opt.Prices}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return exitNoInput
 	}
 	if !c.quiet {
 		s := acc.Report(opt).Summary
-		fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → Parquet tables in %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), c.tables)
+		fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → Parquet tables in %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), dir)
 	}
 	return exitOK
 }
