@@ -229,21 +229,8 @@ func (s *rawScan) numMap(p *map[string]Num, w *warnList) bool {
 	if s.peek() != '{' || *p != nil {
 		return false
 	}
-	s.i++
 	m := map[string]Num{}
-	for first := true; ; first = false {
-		if s.ws(); s.peek() == '}' {
-			s.i++
-			*p = m
-			return true
-		}
-		if !first && !s.comma() {
-			return false
-		}
-		name, ok := s.memberName()
-		if !ok {
-			return false
-		}
+	ok := s.members(func(name []byte) bool {
 		if _, dup := m[string(name)]; dup {
 			return false
 		}
@@ -252,7 +239,12 @@ func (s *rawScan) numMap(p *map[string]Num, w *warnList) bool {
 			return false
 		}
 		m[string(name)] = n
+		return true
+	})
+	if ok {
+		*p = m
 	}
+	return ok
 }
 
 func (s *rawScan) agentExecution(a *agentExecution, w *warnList) bool {

@@ -121,11 +121,26 @@ func rawPtr[T any](s *rawScan, p **T, fill func(*T) bool) bool {
 // must consume the value; every other value is skipped. A key that field
 // is given twice gives up unless dupOK.
 func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
+	var seen seenKeys
+	return s.members(func(name []byte) bool {
+		key, ok := fieldKey(name)
+		if !ok {
+			return s.skip()
+		}
+		if !dupOK && !seen.first(key) {
+			return false
+		}
+		return field(key)
+	})
+}
+
+// members reads an object (the scanner at its '{'), calling member with
+// each member's name and the scanner at its value, which it must consume.
+func (s *rawScan) members(member func(name []byte) bool) bool {
 	if s.peek() != '{' {
 		return false
 	}
 	s.i++
-	var seen seenKeys
 	for first := true; ; first = false {
 		if s.ws(); s.peek() == '}' {
 			s.i++
@@ -135,20 +150,7 @@ func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
 			return false
 		}
 		name, ok := s.memberName()
-		if !ok {
-			return false
-		}
-		key, ok := fieldKey(name)
-		if !ok {
-			if !s.skip() {
-				return false
-			}
-			continue
-		}
-		if !dupOK && !seen.first(key) {
-			return false
-		}
-		if !field(key) {
+		if !ok || !member(name) {
 			return false
 		}
 	}
