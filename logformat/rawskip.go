@@ -4,8 +4,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
-
-	simdutf8 "github.com/segmentio/asm/utf8"
 )
 
 // The raw scanner's skipping of the values no reader reads: most of a
@@ -98,20 +96,10 @@ func (s *rawScan) skipNumber() bool {
 
 // skipString validates and consumes a string (the scanner at its quote):
 // escapes as JSON has them (none a surrogate half: those are left to
-// jsontext), no control byte, UTF-8 only. Past its first 32 bytes a
-// string is payload text, most of what is read: skipLong takes it on
-// where it can.
+// jsontext), no control byte, UTF-8 only.
 func (s *rawScan) skipString() bool {
-	b, i, start := s.b, s.i+1, s.i
-text:
+	b, i := s.b, s.i+1
 	for {
-		if longStrings && i-start > longAfter && len(b)-i >= longRoom {
-			end, ok, done := s.skipLong(i)
-			if done {
-				return ok
-			}
-			i = end
-		}
 		// plainEnd, inline: a transcript's strings stop every twenty bytes
 		// or so, and a call at each stop cost a tenth of the scan.
 	plain:
@@ -121,10 +109,6 @@ text:
 			if m := ((q-ones)&^q | (s-ones)&^s | (w-ones*0x20)&^w | w) & highs; m != 0 {
 				i += bits.TrailingZeros64(m) / 8
 				break plain
-			}
-			if longStrings && i+8-start > longAfter && len(b)-(i+8) >= longRoom {
-				i += 8
-				continue text // past longAfter plain bytes: a long string
 			}
 		}
 		if i+8 > len(b) {
@@ -233,79 +217,6 @@ func asciiStart(b []byte) int {
 		}
 	}
 	return i
-}
-
-// A string is taken on by skipLong once longAfter of its bytes are passed,
-// if longRoom more are in the buffer: from 64 bytes on it is faster, 2-4 ns
-// slower for strings of 33 to 64 (stopWindow's call, the check's).
-const longAfter, longRoom = 32, 128
-
-// skipLong goes on with a long string from i, a character's start, as
-// skipString does: its quotes, backslashes and control bytes found 64
-// bytes at a time (stopWindow), its text checked for UTF-8 all at once
-// when its end is found (validText; escapes are ASCII, so the bytes
-// between the quotes are UTF-8 if and only if the text is), and not at all
-// if no byte from 0x80 was passed. done says it found the string's end
-// (ok: a valid string, consumed) or a fault (not ok). Else fewer than 64
-// bytes are left, and the string goes on from end, a character's start,
-// valid up to there.
-func (s *rawScan) skipLong(i int) (end int, ok, done bool) {
-	b, start := s.b, i
-	wide := false // a byte from 0x80 since start: the text is to be checked
-windows:
-	for {
-		off, m, highs, before := stopWindow(b[i:])
-		i += off
-		wide = wide || before
-		if m == 0 { // fewer than 64 bytes left: not into a character
-			for k := 0; k < 3 && i > start && i < len(b) && b[i]&0xC0 == 0x80; k++ {
-				i--
-			}
-			if wide && !validText(b[start:i]) {
-				return 0, false, true
-			}
-			return i, true, false
-		}
-		for m != 0 {
-			k := bits.TrailingZeros64(m)
-			j := i + k
-			switch c := b[j]; {
-			case c == '"':
-				if s.asIs && j-s.i-1 > maxString {
-					return 0, false, true
-				}
-				if (wide || highs&(1<<k-1) != 0) && !validText(b[start:j]) {
-					return 0, false, true
-				}
-				s.i = j + 1
-				return 0, true, true
-			case c == '\\':
-				e := escapeLen(b[j:])
-				if e == 0 {
-					return 0, false, true
-				}
-				if k+e >= 64 {
-					wide = wide || highs&(1<<k-1) != 0
-					i = j + e
-					continue windows
-				}
-				m &^= 1<<(k+e) - 1
-			default:
-				return 0, false, true
-			}
-		}
-		wide = wide || highs != 0
-		i += 64
-	}
-}
-
-// validText is utf8.Valid, 32 bytes at a time from 32 bytes on: ~15 GB/s
-// on a 200-byte mix of Chinese and English, where utf8.Valid makes 2.3.
-func validText(b []byte) bool {
-	if len(b) < 32 {
-		return utf8.Valid(b)
-	}
-	return simdutf8.Valid(b)
 }
 
 // escapeLen is the length of the escape b starts with (at its backslash),
