@@ -36,9 +36,6 @@ type rawScan struct {
 type lineArena struct {
 	msgs   []claudeMessage
 	blocks []claudeBlock
-	// The last session id and model read: a transcript's lines repeat
-	// them, and each was a string allocated per line.
-	session, model, cwd, branch string
 }
 
 func (a *lineArena) reset() {
@@ -80,11 +77,8 @@ func decodeRaw(s rawScan, d *document, w *warnList) bool {
 func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	switch key {
 	case "type":
-		return s.known(&d.Type)
+		return s.str(&d.Type)
 	case "sessionId":
-		if s.arena != nil {
-			return s.repeated(&d.SessionIDCamel, &s.arena.session)
-		}
 		return s.str(&d.SessionIDCamel)
 	case "uuid":
 		return s.str(&d.UUID)
@@ -95,16 +89,10 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	case "agentId":
 		return s.str(&d.AgentID)
 	case "subtype":
-		return s.known(&d.Subtype)
+		return s.str(&d.Subtype)
 	case "cwd":
-		if s.arena != nil {
-			return s.repeated(&d.Cwd, &s.arena.cwd)
-		}
 		return s.str(&d.Cwd)
 	case "gitBranch":
-		if s.arena != nil {
-			return s.repeated(&d.GitBranch, &s.arena.branch)
-		}
 		return s.str(&d.GitBranch)
 	case "data":
 		if s.peek() != '{' {
@@ -136,11 +124,11 @@ func (s *rawScan) topField(key string, d *document, w *warnList) bool {
 	case "instructions":
 		return s.str(&d.Instructions)
 	case "name":
-		return s.known(&d.Name)
+		return s.str(&d.Name)
 	case "call_id":
 		return s.str(&d.CallID)
 	case "role":
-		return s.known(&d.Role)
+		return s.str(&d.Role)
 	case "output":
 		return s.codexOutput(&d.Output, w)
 	case "resourceSpans": // OTel: an OTLP/JSON trace export
@@ -166,7 +154,7 @@ func (s *rawScan) progress(p *claudeProgress, w *warnList) bool {
 	return s.object(false, func(key string) bool {
 		switch key {
 		case "type":
-			return s.known(&p.Type)
+			return s.str(&p.Type)
 		case "agentId":
 			return s.str(&p.AgentID)
 		case "message":
@@ -174,7 +162,7 @@ func (s *rawScan) progress(p *claudeProgress, w *warnList) bool {
 				return s.object(false, func(key string) bool {
 					switch key {
 					case "type":
-						return s.known(&n.Type)
+						return s.str(&n.Type)
 					case "uuid":
 						return s.str(&n.UUID)
 					case "timestamp":
@@ -219,12 +207,9 @@ func (s *rawScan) message(m *claudeMessage, w *warnList) bool {
 		case "id":
 			return s.str(&m.ID)
 		case "model":
-			if s.arena != nil {
-				return s.repeated(&m.Model, &s.arena.model)
-			}
 			return s.str(&m.Model)
 		case "role":
-			return s.known(&m.Role)
+			return s.str(&m.Role)
 		case "content":
 			return s.content(&m.Content, w)
 		case "usage":
@@ -288,11 +273,11 @@ func (s *rawScan) blocks(blocks *[]claudeBlock, w *warnList) bool {
 			ok := s.object(false, func(key string) bool {
 				switch key {
 				case "type":
-					return s.known(&b.Type)
+					return s.str(&b.Type)
 				case "id":
 					return s.str(&b.ID)
 				case "name":
-					return s.known(&b.Name)
+					return s.str(&b.Name)
 				case "tool_use_id":
 					return s.str(&b.ToolUseID)
 				case "text":

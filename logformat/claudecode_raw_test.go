@@ -526,10 +526,10 @@ func FuzzSmallInteger(f *testing.F) {
 	})
 }
 
-// known, repeated and time read a string as str does (and a time as
-// timeText reads str's), escapes, null and other kinds included.
-func TestRawStringsWithoutCopies(t *testing.T) {
-	for _, in := range []string{`"user"`, `"us\u0065r"`, `"Bash"`, `"bash"`, `"tool_result"`, `"claude-x"`, `""`, `"\""`,
+// time reads a string as timeText reads str's, escapes, null and other
+// kinds included.
+func TestRawTimeAsStr(t *testing.T) {
+	for _, in := range []string{`"user"`, `"us\u0065r"`, `"claude-x"`, `""`, `"\""`,
 		`null`, `1`, `"2026-08-23T16:47:15.670Z"`, `"2026-08-23T16:47:15\u002e670Z"`, `"yesterday"`, `"user`, `"中文"`} {
 		b := []byte(in + ",")
 		var want Str
@@ -539,21 +539,6 @@ func TestRawStringsWithoutCopies(t *testing.T) {
 		if wantOK && want.Set {
 			timeText(want.V, &wantTime, &warnList{})
 		}
-		for _, last := range []string{"", "claude-x", "user"} {
-			var got Str
-			s := rawScan{b: b}
-			if ok := s.known(&got); ok != wantOK || wantOK && (got != want || s.i != ws.i) {
-				t.Errorf("known(%s) = %+v, %v at %d; str: %+v, %v at %d", in, got, ok, s.i, want, wantOK, ws.i)
-			}
-			got, s = Str{}, rawScan{b: b}
-			l := last
-			if ok := s.repeated(&got, &l); ok != wantOK || wantOK && (got != want || s.i != ws.i) {
-				t.Errorf("repeated(%s, %q) = %+v, %v at %d; str: %+v, %v at %d", in, last, got, ok, s.i, want, wantOK, ws.i)
-			}
-			if wantOK && want.Set && l != want.V {
-				t.Errorf("repeated(%s, %q) left last %q", in, last, l)
-			}
-		}
 		var got Time
 		s := rawScan{b: b}
 		if ok := s.time(&got, &warnList{}); wantOK && in[0] == '"' && (!ok || got != wantTime || s.i != ws.i) {
@@ -562,33 +547,17 @@ func TestRawStringsWithoutCopies(t *testing.T) {
 	}
 }
 
-// A line's names and types, its repeated session id and model, and its
-// time are read without allocating: they were half a transcript's strings.
-func TestRawStringsAllocateNothing(t *testing.T) {
-	var w warnList
-	var p Str
+// A line's time is read without allocating.
+func TestRawTimeAllocatesNothing(t *testing.T) {
 	var at Time
-	last := "claude-x"
-	allocs := func(in string, read func(s *rawScan) bool) float64 {
-		b, s := []byte(in), new(rawScan)
-		return testing.AllocsPerRun(100, func() {
-			if *s = (rawScan{b: b}); !read(s) {
-				t.Fatalf("%s not read", in)
-			}
-		})
-	}
-	for _, c := range []struct {
-		in   string
-		read func(s *rawScan) bool
-		want float64 // strings allocated
-	}{
-		{`"assistant"`, func(s *rawScan) bool { return s.known(&p) }, 0},
-		{`"assistanx"`, func(s *rawScan) bool { return s.known(&p) }, 1},
-		{`"claude-x"`, func(s *rawScan) bool { return s.repeated(&p, &last) }, 0},
-		{`"2026-08-23T16:47:15.670Z"`, func(s *rawScan) bool { return s.time(&at, &w) }, 0},
-	} {
-		if got := allocs(c.in, c.read); got != c.want {
-			t.Errorf("%s: %v allocations, want %v", c.in, got, c.want)
+	var w warnList
+	b, s := []byte(`"2026-08-23T16:47:15.670Z"`), new(rawScan)
+	got := testing.AllocsPerRun(100, func() {
+		if *s = (rawScan{b: b}); !s.time(&at, &w) {
+			t.Fatal("not read")
 		}
+	})
+	if got != 0 {
+		t.Errorf("%v allocations, want 0", got)
 	}
 }

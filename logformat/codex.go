@@ -168,7 +168,7 @@ func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
 	return s.object(false, func(key string) bool {
 		switch key {
 		case "type":
-			return s.known(&it.Type)
+			return s.str(&it.Type)
 		case "id":
 			return s.str(&it.ID)
 		case "timestamp":
@@ -176,11 +176,11 @@ func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
 		case "model":
 			return s.str(&it.Model)
 		case "name":
-			return s.known(&it.Name)
+			return s.str(&it.Name)
 		case "call_id":
 			return s.str(&it.CallID)
 		case "role":
-			return s.known(&it.Role)
+			return s.str(&it.Role)
 		case "output":
 			return s.codexOutput(&it.Output, w)
 		case "status":
