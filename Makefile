@@ -7,7 +7,7 @@ GO ?= go
 # with make fuzz FUZZTIME=1000000x.
 FUZZTIME ?= 10000x
 # package:target for every fuzz target
-FUZZ_TARGETS := $(addprefix logformat:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParallelLines FuzzClaudeRaw FuzzEvents FuzzToolUseResult FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzParseTimestamp FuzzClamp FuzzRawDocument FuzzClampEachLine FuzzRawExitCode FuzzAppendUnquoted FuzzSmallDocument FuzzUTF8Run FuzzSmallInteger FuzzDecodeFragment) \
+FUZZ_TARGETS := $(addprefix logformat:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParallelLines FuzzClaudeRaw FuzzEvents FuzzToolUseResult FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzParseTimestamp FuzzClamp FuzzRawDocument FuzzClampEachLine FuzzRawExitCode FuzzAppendUnquoted FuzzSmallDocument FuzzDecodeFragment) \
 	render:FuzzMarkdownText render:FuzzHTMLText render:FuzzJSONString analyze:FuzzSafeName analyze:FuzzRedact analyze:FuzzNormalizeError analyze:FuzzCallCodec model:FuzzRequests
 
 .PHONY: build test lint unit engine fuzz benchcheck bench gobench update-golden demo clean

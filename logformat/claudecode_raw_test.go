@@ -3,17 +3,13 @@ package logformat
 import (
 	"bufio"
 	"bytes"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
-	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -464,66 +460,6 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 			}
 		})
 	}
-}
-
-// utf8RunReference is what utf8Run replaced: the run up to the next ASCII
-// byte, then the standard library's check of it.
-func utf8RunReference(b []byte) (int, bool) {
-	j := asciiStart(b)
-	return j, utf8.Valid(b[:j])
-}
-
-func TestUTF8Run(t *testing.T) {
-	for _, s := range []string{
-		"", "a", "中", "中文x", "中文", "这个函数，可能。\"", "é", "ü!", "🚀 ", "✅⚠️", "\uFFFD\uFFFD",
-		"\xe0\xa0\x80", "\xe0\x80\x80", "\xe0\x9f\xbf", // E0 needs A0..BF second
-		"\xed\x9f\xbf", "\xed\xa0\x80", "\xed\xbf\xbf", // ED: no surrogates
-		"\xe4\xb8", "\xe4\xb8a", "\xe4a\xad", "\xe4\xb8\xad\x80", "\xe4\xb8\xad\xe4", "中\xff", "\xc0\x80", "\xf4\x90\x80\x80",
-		"\xef\xbf\xbd", "\xee\x80\x80", "\xe1\xc0\x80", "\xe1\x80\xc0",
-		// eight bytes and more: two characters at a time
-		"中文中文中文x", "中\xed\xa0\x80中文中", "\xed\xa0\x80中中中", "中\xe0\x80\x80中文中", "\xe0\xa0\x80中文中",
-		"中文中\xe4\xb8a中", "中文\xe4\xc0\x80中中", "中文\xe4\xb8\xc0中中", "中文中文\xff中", "中é中文中文", "🚀中文中文中",
-	} {
-		b := []byte(s)
-		n, ok := utf8Run(b)
-		wantN, wantOK := utf8RunReference(b)
-		if ok != wantOK || ok && n != wantN {
-			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", s, n, ok, wantN, wantOK)
-		}
-	}
-}
-
-func FuzzUTF8Run(f *testing.F) {
-	for _, s := range []string{"中文x", "\xe0\x80\x80", "\xed\xa0\x80", "\xe4\xb8", "🚀 ", "é"} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		n, ok := utf8Run(b)
-		wantN, wantOK := utf8RunReference(b)
-		if ok != wantOK || ok && n != wantN {
-			t.Errorf("utf8Run(%q) = %d, %v; want %d, %v", b, n, ok, wantN, wantOK)
-		}
-	})
-}
-
-var plainInteger = regexp.MustCompile(`^-?(0|[1-9][0-9]{0,14})$`)
-
-// smallInteger gives what ParseFloat gives for every JSON number it takes,
-// and takes the integers of up to 15 digits.
-func FuzzSmallInteger(f *testing.F) {
-	for _, s := range []string{"0", "-0", "7", "-12", "123456789012345", "-999999999999999", "1234567890123456", "1.5", "1e3", "-", ""} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		got, ok := smallInteger([]byte(s))
-		want, err := strconv.ParseFloat(s, 64)
-		if ok && (err != nil || math.Float64bits(got) != math.Float64bits(want)) {
-			t.Fatalf("smallInteger(%q) = %v; ParseFloat: %v, %v", s, got, want, err)
-		}
-		if plainInteger.MatchString(s) && !ok {
-			t.Fatalf("smallInteger(%q) refused it", s)
-		}
-	})
 }
 
 // time reads a string as timeText reads str's, escapes, null and other

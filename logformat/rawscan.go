@@ -306,42 +306,13 @@ func (s *rawScan) num(p *Num, w *warnList) bool {
 	if !s.skipNumber() {
 		return false
 	}
-	f, ok := smallInteger(s.b[start:s.i])
-	if !ok {
-		var err error
-		f, err = strconv.ParseFloat(string(s.b[start:s.i]), 64)
-		if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-			w.Warn(WarnBadNumber)
-			return true
-		}
+	f, err := strconv.ParseFloat(string(s.b[start:s.i]), 64)
+	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
+		w.Warn(WarnBadNumber)
+		return true
 	}
 	*p = Num{V: f, Set: true}
 	return true
-}
-
-// smallInteger is the value of a JSON number that is an integer of up to
-// 15 digits (exact in a float64, so what ParseFloat gives), ok false for
-// any other: most numbers in logs are token counts and ids, and
-// ParseFloat's string cost an allocation each.
-func smallInteger(b []byte) (f float64, ok bool) {
-	digits := b
-	if len(b) > 0 && b[0] == '-' {
-		digits = b[1:]
-	}
-	if len(digits) == 0 || len(digits) > 15 {
-		return 0, false
-	}
-	var v int64
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		v = v*10 + int64(c-'0')
-	}
-	if f = float64(v); len(digits) < len(b) {
-		f = -f // -0 too, as ParseFloat gives
-	}
-	return f, true
 }
 
 // time decodes a timestamp string as decodeTime does; null leaves p alone,

@@ -169,38 +169,11 @@ func plainEnd(b []byte) int {
 	return i
 }
 
-// utf8Run is the length of the run of non-ASCII characters b starts with,
-// false if they are not UTF-8. Three-byte characters whose lead byte allows
-// any continuation (CJK text) are checked inline; the rest as utf8 decodes them.
+// utf8Run is the length of the run of non-ASCII bytes b starts with,
+// false if they are not UTF-8.
 func utf8Run(b []byte) (int, bool) {
-	i := 0
-	for i+3 <= len(b) {
-		// Two three-byte characters at once (CJK text): leads E1-EF but ED
-		// (E0 and ED need a narrower second byte), then continuations.
-		if i+8 <= len(b) {
-			if w := binary.LittleEndian.Uint64(b[i:]); w&0xC0C0F0C0C0F0 == 0x8080E08080E0 {
-				if l0, l1 := byte(w), byte(w>>24); l0&0x0F != 0 && l0 != 0xED && l1&0x0F != 0 && l1 != 0xED {
-					i += 6
-					continue
-				}
-			}
-		}
-		c := b[i]
-		if c < utf8.RuneSelf {
-			return i, true
-		}
-		if 0xE1 <= c && c <= 0xEF && c != 0xED && b[i+1]&0xC0 == 0x80 && b[i+2]&0xC0 == 0x80 {
-			i += 3
-			continue
-		}
-		r, n := utf8.DecodeRune(b[i:])
-		if r == utf8.RuneError && n == 1 {
-			return i, false
-		}
-		i += n
-	}
-	j := i + asciiStart(b[i:])
-	return j, utf8.Valid(b[i:j])
+	n := asciiStart(b)
+	return n, utf8.Valid(b[:n])
 }
 
 // asciiStart is the index of the first ASCII byte of b (len(b) if none).
