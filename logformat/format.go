@@ -184,11 +184,7 @@ type Options struct {
 	// first read by a faster path that can give up (readRawDocument).
 	Reread func() (io.Reader, error)
 
-	streamClamp bool   // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
-	asIs        bool   // read a document by the raw path alone, unclamped (see readRawAsIs); else give up
-	asIsTried   bool   // that was tried, and gave up
-	held        []byte // asIs: the whole file, already read
-	smallTried  bool   // the file is a small document the raw path gave up on as it is
+	streamClamp bool // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
 }
 
 // SkipError says why a file yields nothing.

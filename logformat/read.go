@@ -77,48 +77,98 @@ func Read(r io.Reader, name string, opt Options, em Emitter) error {
 	return err
 }
 
+// A file is read the first of these ways that does not give up
+// (errRawGaveUp), fastest first. A document no larger than
+// maxSmallDocument is held whole and read as it is by the raw scanner
+// (readHeld). A larger one that can be read again (Options.Reread) is read
+// as it is by the raw document path, then through the clamp by the same
+// path, then token by token. Everything else, and what those give up on,
+// is read as its content says: JSON Lines, one document or several values.
+type way int
+
+const (
+	byContent     way = iota // as the content says; a large document that can be read again gives up (errLargeDocument)
+	afterHeld                // by content, the document held whole having given up
+	heldAsIs                 // a small document held whole, unclamped, by the raw scanner alone
+	streamAsIs               // a large document, unclamped, by the raw document path alone
+	clampedStream            // a large document, clamped, by the raw document path (or as JSON Lines)
+)
+
+// errLargeDocument is byContent's answer for a large document that can be
+// read again: read tries the raw document path on it first.
+var errLargeDocument = errors.New("a large document")
+
 func read(r io.Reader, name string, opt Options, em Emitter) error {
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
-	var err error
-	if opt.held == nil {
-		if r, err = asUTF8(r); err != nil {
-			return err
-		}
+	r, err := asUTF8(r)
+	if err != nil {
+		return err
 	}
-	if !jsonLinesName(name) && !opt.asIs && !opt.asIsTried && !opt.smallTried && smallDocuments && opt.Reread == nil {
-		// A small document is read whole, as it is, by the raw path; only
-		// if it gives up is it clamped (see readHeld). A file known to
-		// be larger (one that can be read again) is not held: its first
-		// megabyte would be copied for nothing, in a buffer kept for reuse.
+	if !jsonLinesName(name) && smallDocuments && opt.Reread == nil {
+		// A file known to be larger (one that can be read again) is not
+		// held: its first megabyte would be copied for nothing.
 		held := documentBufs.Get().(*bytes.Buffer)
 		defer documentBufs.Put(held)
 		held.Reset()
 		_, err := held.ReadFrom(io.LimitReader(r, maxSmallDocument+1))
+		next := byContent
 		if err == nil && held.Len() <= maxSmallDocument {
-			o := opt
-			o.asIs, o.held = true, held.Bytes()
-			if err := read(bytes.NewReader(o.held), name, o, em); !errors.Is(err, errRawGaveUp) {
+			if err := readAs(bytes.NewReader(held.Bytes()), name, opt, em, heldAsIs, held.Bytes()); !errors.Is(err, errRawGaveUp) {
 				return err
 			}
-			opt.smallTried = true
+			next = afterHeld
 		}
 		var rest io.Reader = r
 		if err != nil {
 			rest = errReader{err} // met where the read above met it
 		}
-		r = io.MultiReader(bytes.NewReader(held.Bytes()), rest)
+		return readAs(io.MultiReader(bytes.NewReader(held.Bytes()), rest), name, opt, em, next, nil)
 	}
+	if err := readAs(r, name, opt, em, byContent, nil); !errors.Is(err, errLargeDocument) {
+		return err
+	}
+	// The clamp costs a pass over every line of a large document (a debug
+	// bundle), which it nearly always leaves as it is: the raw document
+	// path reads the file as it is, then clamped, and only then is it read
+	// token by token.
+	reread := func() (io.Reader, error) {
+		r, err := opt.Reread()
+		if err != nil {
+			return nil, err
+		}
+		return asUTF8(r)
+	}
+	for _, w := range []way{streamAsIs, clampedStream} {
+		again, err := reread()
+		if err != nil {
+			return err
+		}
+		if err := readAs(again, name, opt, em, w, nil); !errors.Is(err, errRawGaveUp) {
+			return err
+		}
+	}
+	again, err := reread()
+	if err != nil {
+		return err
+	}
+	opt.Reread = nil
+	return readAs(again, name, opt, em, byContent, nil)
+}
+
+// readAs reads r the way w says; held is the file's bytes for heldAsIs.
+func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byte) error {
+	asIs := w == heldAsIs || w == streamAsIs
 	cr := clamps.Get().(*clampReader)
 	cr.reset(r)
 	cr.lines = jsonLinesName(name)
 	// JSON Lines are read as they are and clamped line by line (readLines):
 	// the lines the raw path takes skip the clamp. Any other file, and a
 	// .jsonl file read whole after all, is clamped as one stream.
-	eachLine := cr.lines && !opt.streamClamp && !opt.asIs
+	eachLine := cr.lines && !opt.streamClamp && !asIs
 	br := readers.Get().(*bufio.Reader)
-	if eachLine || opt.asIs {
+	if eachLine || asIs {
 		br.Reset(r)
 	} else {
 		br.Reset(cr)
@@ -164,38 +214,27 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		clampStream()
 	}
 	switch {
-	case opt.asIs && opt.held != nil:
+	case w == heldAsIs:
 		if err = errRawGaveUp; first == '{' {
-			err = readHeld(bytes.TrimPrefix(opt.held, bom), true, c)
+			err = readHeld(bytes.TrimPrefix(held, bom), true, c)
 		}
-	case opt.asIs: // the caller decided what the file is
+	case w == streamAsIs:
 		if err = errRawGaveUp; first == '{' {
 			err = readRawAsIs(br, c)
 		}
 	case lines || !jsonLinesName(name) && first == '{' && oneValuePerLine(br):
 		err = readLines(br, c, opt.LineWorkers, eachLine)
-	case first == '{' && opt.Reread != nil && !opt.asIsTried:
-		// The clamp costs a pass over every line of a large document (a
-		// debug bundle), which it nearly always leaves as it is: the raw
-		// path reads the file again as it is, and the clamped path below
-		// reads it a third time only if it gives up.
-		if err = reread(name, opt, em, func(o *Options) { o.asIs = true }); !errors.Is(err, errRawGaveUp) {
-			return err
-		}
-		return reread(name, opt, em, func(o *Options) { o.asIsTried = true })
+	case first == '{' && opt.Reread != nil && w == byContent:
+		return errLargeDocument
 	case first == '{' && opt.Reread != nil:
-		if err = readRawDocument(br, c); errors.Is(err, errRawGaveUp) {
-			again, err := opt.Reread()
-			if err != nil {
-				return err
-			}
-			opt.Reread = nil
-			return read(again, name, opt, em)
-		}
-	case first == '{' && smallDocuments && !opt.smallTried:
+		err = readRawDocument(br, c)
+	case first == '{' && smallDocuments && w == byContent:
 		err = readSmallDocument(br, c)
 	default:
 		err = readValues(br, c)
+	}
+	if errors.Is(err, errRawGaveUp) { // nothing was emitted: the next way reads the file
+		return err
 	}
 	if !errors.Is(cr.err, ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before
 		for range cr.nonFinite { // each a value read as null
@@ -211,16 +250,6 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		}
 	}
 	return err
-}
-
-// reread reads the file again from its start with the options set changes.
-func reread(name string, opt Options, em Emitter, set func(*Options)) error {
-	again, err := opt.Reread()
-	if err != nil {
-		return err
-	}
-	set(&opt)
-	return read(again, name, opt, em)
 }
 
 // prettyPrinted reports whether the content ahead opens with a line holding
