@@ -61,9 +61,6 @@ func sameAsGeneral(t *testing.T, path string, line []byte, d *document, warns []
 	if want.err != nil || want.doc == nil {
 		t.Fatalf("%s path accepted a line the general decoder rejects (%v): %.300s", path, want.err, line)
 	}
-	if path == "raw" {
-		d, want.doc = withoutUnreadTexts(d), withoutUnreadTexts(want.doc)
-	}
 	if !reflect.DeepEqual(d, want.doc) {
 		t.Fatalf("%s path decoded differently:\n%s %+v\ngeneral %+v\nline %.300s", path, path, *d, *want.doc, line)
 	}
@@ -72,58 +69,6 @@ func sameAsGeneral(t *testing.T, path string, line []byte, d *document, warns []
 	slices.Sort(wantWarns)
 	if !slices.Equal(got, wantWarns) {
 		t.Fatalf("warnings: %s %v, general %v\nline %.300s", path, got, wantWarns, line)
-	}
-}
-
-// withoutUnreadTexts is d without what the raw path need not read: the
-// texts of a message whose line is not a user's (no reader reads them).
-func withoutUnreadTexts(d *document) *document {
-	if d.Message == nil || d.Type.V == "user" {
-		return d
-	}
-	c, m := *d, *d.Message
-	m.Content.Text, m.Content.Blocks = "", slices.Clone(m.Content.Blocks)
-	for i := range m.Content.Blocks {
-		m.Content.Blocks[i].Text = promptText{}
-	}
-	c.Message = &m
-	return &c
-}
-
-// The raw path skips a message's texts only once its line is known not to
-// be a user's; a second type, which could say it is, gives up.
-func TestRawSkipsOthersTexts(t *testing.T) {
-	for _, c := range []struct {
-		line  string
-		taken bool
-		text  string // the prompt the raw path read, if it took the line
-	}{
-		{`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"hi"}]}}`, true, "hi"},
-		{`{"message":{"role":"user","content":[{"type":"text","text":"hi"}]},"type":"user"}`, true, "hi"},
-		{`{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"hi"}]}}`, true, ""},
-		{`{"type":"assistant","message":{"role":"assistant","content":"hi"}}`, true, ""},
-		{`{"message":{"role":"assistant","content":"hi"},"type":"assistant"}`, true, "hi"},
-		{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"type":"user"}`, false, ""},
-		{`{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"type":"system"}`, false, ""},
-		{`{"type":"assistant","message":{"content":[{"type":"text","text":"\ud800"}]}}`, false, ""}, // skipped, still validated
-	} {
-		d := new(document)
-		taken := decodeLineRaw([]byte(c.line), d, &warnList{}, nil)
-		if taken != c.taken {
-			t.Errorf("taken %v, want %v: %s", taken, c.taken, c.line)
-			continue
-		}
-		if !taken {
-			continue
-		}
-		text := d.Message.Content.Text
-		for _, b := range d.Message.Content.Blocks {
-			text += b.Text.V
-		}
-		if text != c.text {
-			t.Errorf("texts %q, want %q: %s", text, c.text, c.line)
-		}
-		checkRawLine(t, []byte(c.line))
 	}
 }
 
@@ -363,6 +308,7 @@ func TestFieldKey(t *testing.T) {
 // otelLines are OTel lines the raw path must read as the general decoder
 // does, or give up on.
 var geminiLines = []string{
+	`{"sessionId":"g","messages":[{"messages":[{"type":"user","content":"x"}]}]}`, // messages in a message
 	`{"sessionId":"g1","projectHash":"p","startTime":"2026-04-29T21:39:22.319Z","lastUpdated":"2026-04-29T21:39:22.319Z","kind":"main"}`,
 	`{"id":"u1","timestamp":"2026-04-29T21:39:33.155Z","type":"user","content":[{"text":"Say \"hello\" 你好"}]}`,
 	`{"id":"u2","timestamp":"2026-04-29T21:39:33.155Z","type":"user","content":"plain","model":null,"tokens":null,"toolCalls":null}`,
@@ -412,7 +358,6 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 			`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
 		}},
 		{geminiFormat, geminiLines, 5, []string{
-			`{"sessionId":"g","messages":[{"messages":[]}]}`, // messages in a message: left to the general decoder
 			`{"sessionId":"g","projectHash":"p","messages":[null]}`,
 			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","tokens":"none"}`,
 			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","toolCalls":[{"name":"a","name":"b"}]}`,

@@ -162,86 +162,19 @@ func outputDocument(raw []byte, use func(text []byte)) error {
 	})
 }
 
-// codexItem reads a payload as the general decoder reads codexItem (see
-// decodeLineRaw).
-func (s *rawScan) codexItem(it *codexItem, w *warnList) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "type":
-			return s.str(&it.Type)
-		case "id":
-			return s.str(&it.ID)
-		case "timestamp":
-			return s.time(&it.Timestamp, w)
-		case "model":
-			return s.str(&it.Model)
-		case "name":
-			return s.str(&it.Name)
-		case "call_id":
-			return s.str(&it.CallID)
-		case "role":
-			return s.str(&it.Role)
-		case "output":
-			return s.codexOutput(&it.Output, w)
-		case "status":
-			return s.str(&it.Status)
-		case "exit_code":
-			return s.num(&it.ExitCode, w)
-		case "message":
-			return s.str(&it.Message)
-		case "cwd":
-			return s.str(&it.Cwd)
-		case "arguments", "input":
-			p := &it.Arguments
-			if key == "input" {
-				p = &it.Input
-			}
-			if s.peek() != '"' {
-				return s.skip()
-			}
-			text, ok := s.prefix(argsClip)
-			p.V = text
-			return ok
-		case "git":
-			return rawPtr(s, &it.Git, func(g *codexGit) bool {
-				return s.object(false, func(key string) bool {
-					if key == "branch" {
-						return s.str(&g.Branch)
-					}
-					return s.skip()
-				})
-			})
-		case "info":
-			return rawPtr(s, &it.Info, func(in *codexInfo) bool {
-				return s.object(false, func(key string) bool {
-					if key != "total_token_usage" {
-						return s.skip()
-					}
-					return rawPtr(s, &in.Total, func(u *codexUsage) bool {
-						return s.object(false, func(key string) bool {
-							switch key {
-							case "input_tokens":
-								return s.num(&u.Input, w)
-							case "cached_input_tokens":
-								return s.num(&u.Cached, w)
-							case "output_tokens":
-								return s.num(&u.Output, w)
-							case "reasoning_output_tokens":
-								return s.num(&u.Reasoning, w)
-							}
-							return s.skip()
-						})
-					})
-				})
-			})
-		}
+// rawFlex reads a call's arguments as decodeFlex does.
+func (a *argsText) rawFlex(s *rawScan, _ *warnList) bool {
+	if s.peek() != '"' {
 		return s.skip()
-	})
+	}
+	text, ok := s.prefix(argsClip)
+	a.V = text
+	return ok
 }
 
-// codexOutput reads a tool output as codexOutput.decodeFlex does; an output
-// document only the general decoder can read gives up.
-func (s *rawScan) codexOutput(o *codexOutput, w *warnList) bool {
+// rawFlex reads a tool output as decodeFlex does; an output document only
+// the general decoder can read gives up.
+func (o *codexOutput) rawFlex(s *rawScan, w *warnList) bool {
 	if s.peek() != '"' {
 		return s.skip()
 	}

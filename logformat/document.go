@@ -458,3 +458,8 @@ func (p *presence) decodeFlex(dec *jsontext.Decoder, _ Warner, _ json.Options) e
 	p.Present = true
 	return dec.SkipValue()
 }
+
+func (p *presence) rawFlex(s *rawScan, _ *warnList) bool {
+	p.Present = true
+	return s.skip()
+}

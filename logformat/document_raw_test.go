@@ -422,7 +422,7 @@ func TestRawBytesSameAsValues(t *testing.T) {
 	}
 	for _, doc := range gaveUpOn {
 		checkSmallDocument(t, []byte(doc))
-		if reads([]byte(doc)) {
+		if len(doc) <= maxSmallDocument && reads([]byte(doc)) { // readHeld is given no larger document
 			t.Errorf("readHeld read %.200s", doc)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 // Field-level helpers shared by the general decoder's tolerant types and
-// the raw scanner (claudecode_raw.go): keys matched on their bytes, objects
+// the raw scanner (rawscan.go): keys matched on their bytes, objects
 // read member by member, pointers and booleans read tolerantly.
 
 // documentKeys are the top-level keys the union document decodes.
@@ -80,12 +80,13 @@ func (s *seenKeys) first(key string) bool {
 }
 
 // fieldKeys are the keys objectFields and the raw scanner read, interned:
-// every key of the union document, and those of the nested objects they
-// decode.
+// every name of the structs the raw scanner reads by plan (rawRoots), and
+// those the readers of flexible types match by hand (objectFields, s.object).
 var fieldKeys = func() map[string]string {
 	keys := map[string]string{}
-	for k := range documentKeys {
-		keys[k] = k
+	seen := map[reflect.Type]bool{}
+	for _, t := range rawRoots {
+		tagNames(t, keys, seen)
 	}
 	for _, k := range []string{
 		"id", "model", "role", "content", "usage", "input_tokens", "output_tokens", "cache_creation_input_tokens",
@@ -129,17 +130,23 @@ func keySlot[T string | []byte](name T) uint {
 	if n == 0 {
 		return 0
 	}
-	return (n*67 + uint(name[0])*3 + uint(name[n/2])*101 + uint(name[n-1])*31) % keySlots
+	return (n*240 + uint(name[0])*248 + uint(name[n/2])*109 + uint(name[n-1])*130) % keySlots
 }
 
 // fieldKey is fieldKeys[string(name)] (no key of fieldKeys is empty).
 func fieldKey(name []byte) (string, bool) {
+	i, ok := fieldSlot(name)
+	return keyIndex[i], ok
+}
+
+// fieldSlot is where name is in keyIndex.
+func fieldSlot[T string | []byte](name T) (uint, bool) {
 	for i := keySlot(name); keyIndex[i] != ""; i = (i + 1) % keySlots {
 		if keyIndex[i] == string(name) {
-			return keyIndex[i], true
+			return i, true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 // fastPtr decodes a pointer-to-struct field as the tolerant decoder does:

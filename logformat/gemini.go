@@ -3,6 +3,7 @@ package logformat
 import (
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
@@ -48,68 +49,6 @@ type geminiToolCall struct {
 	Name   Str              `json:"name"`
 	Status Str              `json:"status"`
 	Args   *claudeToolInput `json:"args"`
-}
-
-// geminiField reads a Gemini key of a document (a session, its JSONL header,
-// a message or a $set line) as the general decoder does, and reports whether
-// key is one (read); anything it cannot read exactly so gives up (ok false).
-func (s *rawScan) geminiField(key string, d *document, w *warnList) (ok, read bool) {
-	switch key {
-	case "projectHash":
-		ok = s.strFlex(&d.ProjectHash)
-	case "lastUpdated":
-		ok = s.time(&d.LastUpdated, w)
-	case "$set":
-		d.SetUpdate.Present = true
-		ok = s.skip()
-	case "model":
-		ok = s.strFlex(&d.Model)
-	case "content":
-		ok = s.content(&d.Content, w)
-	case "tokens":
-		ok = rawPtr(s, &d.Tokens, func(t *geminiTokens) bool {
-			return s.object(false, func(key string) bool {
-				switch key {
-				case "input":
-					return s.num(&t.Input, w)
-				case "output":
-					return s.num(&t.Output, w)
-				case "cached":
-					return s.num(&t.Cached, w)
-				case "thoughts":
-					return s.num(&t.Thoughts, w)
-				case "tool":
-					return s.num(&t.Tool, w)
-				}
-				return s.skip()
-			})
-		})
-	case "toolCalls":
-		ok = rawSlice(s, &d.GeminiToolCalls, func(tc *geminiToolCall) bool {
-			return s.object(false, func(key string) bool {
-				switch key {
-				case "name":
-					return s.strFlex(&tc.Name)
-				case "status":
-					return s.strFlex(&tc.Status)
-				case "args":
-					return s.toolInput(&tc.Args)
-				}
-				return s.skip()
-			})
-		})
-	case "messages":
-		// A session's messages, documents themselves; one that holds
-		// messages again (never Gemini's) is left to the general decoder.
-		ok = rawEach(s, func(array bool) { d.Messages = messages{array: array} }, func(m *document) bool {
-			return s.object(false, func(key string) bool {
-				return key != "messages" && key != "context_messages" && s.topField(key, m, w)
-			})
-		}, d.Messages.add)
-	default:
-		return false, false
-	}
-	return ok, true
 }
 
 // geminiLog is a file's entries of one session.
@@ -201,6 +140,12 @@ func (ms *messages) add(m *document) {
 // decodeFlex decodes messages one at a time.
 func (ms *messages) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	return decodeEach(dec, w, opts, func(array bool) { *ms = messages{array: array} }, ms.add)
+}
+
+// rawFlex reads messages one at a time, as decodeFlex does.
+func (ms *messages) rawFlex(s *rawScan, w *warnList) bool {
+	return rawEach(s, func(array bool) { *ms = messages{array: array} },
+		func(m *document) bool { return documentPlan.read(s, unsafe.Pointer(m), w) }, ms.add)
 }
 
 // geminiMessageOf is what readGemini reads of message m.

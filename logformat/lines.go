@@ -13,7 +13,7 @@ import (
 )
 
 // JSONL is read in chunks of whole lines. Each line is first tried by the
-// raw scanner (claudecode_raw.go), else decoded by the reflective one, then
+// raw scanner (rawscan.go), else decoded by the reflective one, then
 // handed to the readers strictly in file order. A long file (a transcript
 // of hundreds of MB) has its chunks decoded by several goroutines, which
 // would otherwise idle while one core reads; a short one is decoded inline.

@@ -86,87 +86,8 @@ func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Option
 	return nil
 }
 
-// resourceSpans reads a trace export's spans as the general decoder reads
-// them (see decodeLineRaw): OTel lines are a tenth of the bytes per second
-// of the others through it.
-func (s *rawScan) resourceSpans(p *[]otlpResourceSpans, w *warnList) bool {
-	return rawSlice(s, p, func(rs *otlpResourceSpans) bool {
-		return s.object(false, func(key string) bool {
-			switch key {
-			case "resource":
-				return rawPtr(s, &rs.Resource, func(r *otlpResource) bool {
-					return s.object(false, func(key string) bool {
-						if key == "attributes" {
-							return s.otlpAttrs(&r.Attributes)
-						}
-						return s.skip()
-					})
-				})
-			case "scopeSpans":
-				return rawSlice(s, &rs.ScopeSpans, func(ss *otlpScopeSpans) bool {
-					return s.object(false, func(key string) bool {
-						if key == "spans" {
-							return rawSlice(s, &ss.Spans, s.otlpSpan)
-						}
-						return s.skip()
-					})
-				})
-			}
-			return s.skip()
-		})
-	})
-}
-
-func (s *rawScan) otlpSpan(sp *otlpSpan) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "traceId":
-			return s.strFlex(&sp.TraceID)
-		case "spanId":
-			return s.strFlex(&sp.SpanID)
-		case "parentSpanId":
-			return s.strFlex(&sp.ParentSpanID)
-		case "name":
-			return s.strFlex(&sp.Name)
-		case "startTimeUnixNano":
-			return s.strFlex(&sp.Start)
-		case "endTimeUnixNano":
-			return s.strFlex(&sp.End)
-		case "attributes":
-			return s.otlpAttrs(&sp.Attributes)
-		case "status":
-			return rawPtr(s, &sp.Status, func(st *otlpStatus) bool {
-				return s.object(false, func(key string) bool {
-					switch key {
-					case "code":
-						return s.strFlex(&st.Code)
-					case "message":
-						return s.strFlex(&st.Message)
-					}
-					return s.skip()
-				})
-			})
-		}
-		return s.skip()
-	})
-}
-
-func (s *rawScan) otlpAttrs(p *[]otlpAttr) bool {
-	return rawSlice(s, p, func(a *otlpAttr) bool {
-		return s.object(false, func(key string) bool {
-			switch key {
-			case "key":
-				return s.strFlex(&a.Key)
-			case "value":
-				return s.otlpValue(&a.Value)
-			}
-			return s.skip()
-		})
-	})
-}
-
-// otlpValue reads an AnyValue as otlpValue.decodeFlex does.
-func (s *rawScan) otlpValue(v *otlpValue) bool {
+// rawFlex reads an AnyValue as decodeFlex does.
+func (v *otlpValue) rawFlex(s *rawScan, _ *warnList) bool {
 	if s.peek() != '{' {
 		return s.skip()
 	}

@@ -155,40 +155,9 @@ func callOutcome(word Str, w Warner) model.Outcome {
 	return model.OutcomeUnknown
 }
 
-// planexecField reads a planexec key of a document (a PlanExecutionRecord)
-// as the general decoder does, and reports whether key is one (read);
-// anything it cannot read exactly so gives up (ok false).
-func (s *rawScan) planexecField(key string, d *document, w *warnList) (ok, read bool) {
-	switch key {
-	case "planId":
-		ok = s.strFlex(&d.PlanID)
-	case "userRequest":
-		ok = s.strFlex(&d.UserRequest)
-	case "startTime":
-		ok = s.time(&d.StartTime, w)
-	case "endTime":
-		ok = s.time(&d.EndTime, w)
-	case "completed":
-		ok = s.boolPtr(&d.Completed)
-	case "steps":
-		ok = s.stepTexts(&d.Steps)
-	case "stepStatuses":
-		ok = s.strs(&d.StepStatuses)
-	case "stepAgents":
-		ok = s.strs(&d.StepAgents)
-	case "statusCounts":
-		ok = s.numMap(&d.StatusCounts, w)
-	case "agentExecutionSequence":
-		ok = rawSlice(s, &d.AgentExecutionSequence, func(a *agentExecution) bool { return s.agentExecution(a, w) })
-	default:
-		return false, false
-	}
-	return ok, true
-}
-
-// stepTexts reads planexec's steps, a list of texts, as stepList.decodeFlex
+// rawFlex reads planexec's steps, a list of texts, as decodeFlex
 // does; session v1.0's step objects, and any other kind, give up.
-func (s *rawScan) stepTexts(l *stepList) bool {
+func (l *stepList) rawFlex(s *rawScan, _ *warnList) bool {
 	if s.null() {
 		return true
 	}
@@ -200,21 +169,6 @@ func (s *rawScan) stepTexts(l *stepList) bool {
 		}
 		l.Texts = append(l.Texts, text.V)
 		return true
-	})
-}
-
-// strs reads a list of strings into p as the general decoder does: null
-// clears it, an array makes it (empty, not nil, for []), each element as
-// decodeStr reads it (null an empty one); any other kind gives up.
-func (s *rawScan) strs(p *[]Str) bool {
-	if s.null() {
-		*p = nil
-		return true
-	}
-	*p = make([]Str, 0, 8)
-	return s.elements(func() bool {
-		*p = append(*p, Str{})
-		return s.strFlex(&(*p)[len(*p)-1])
 	})
 }
 
@@ -245,56 +199,4 @@ func (s *rawScan) numMap(p *map[string]Num, w *warnList) bool {
 		*p = m
 	}
 	return ok
-}
-
-func (s *rawScan) agentExecution(a *agentExecution, w *warnList) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "id":
-			return s.strFlex(&a.ID)
-		case "agentName":
-			return s.strFlex(&a.AgentName)
-		case "startTime":
-			return s.time(&a.StartTime, w)
-		case "endTime":
-			return s.time(&a.EndTime, w)
-		case "maxSteps":
-			return s.num(&a.MaxSteps, w)
-		case "currentStep":
-			return s.num(&a.CurrentStep, w)
-		case "status":
-			return s.strFlex(&a.Status)
-		case "isStuck":
-			return s.boolPtr(&a.IsStuck)
-		case "thinkActSteps":
-			return rawSlice(s, &a.ThinkActSteps, func(t *thinkActStep) bool { return s.thinkActStep(t, w) })
-		}
-		return s.skip()
-	})
-}
-
-func (s *rawScan) thinkActStep(t *thinkActStep, w *warnList) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "thinkStartTime":
-			return s.time(&t.ThinkStartTime, w)
-		case "thinkEndTime":
-			return s.time(&t.ThinkEndTime, w)
-		case "actStartTime":
-			return s.time(&t.ActStartTime, w)
-		case "actEndTime":
-			return s.time(&t.ActEndTime, w)
-		case "status":
-			return s.strFlex(&t.Status)
-		case "toolName":
-			return s.strFlex(&t.ToolName)
-		case "errorMessage":
-			return s.strFlex(&t.ErrorMessage)
-		case "error":
-			return s.strFlex(&t.Error)
-		case "actionResult":
-			return s.strFlex(&t.ActionResult)
-		}
-		return s.skip()
-	})
 }

@@ -4,37 +4,56 @@ import (
 	"bytes"
 	"math"
 	"strconv"
+	"unsafe"
 )
 
-// The raw scanner's primitives, shared by every format's raw reader:
-// objects, arrays, strings, numbers and literals read straight from a
-// line's bytes, and payload values skipped. See claudecode_raw.go for why
-// it exists.
+// The raw scanner reads a line or a small document straight from its
+// bytes into the document the reflective decoder fills, by plans made
+// from the same struct tags (rawplan.go), with the same warnings. Half a
+// transcript's bytes are payload text the metrics never read, which
+// jsontext validates a character at a time; the scanner skips it with a
+// test of eight bytes at a time, and reads a transcript about three times
+// as fast as the reflective decoder (BenchmarkDecodeLineRaw). It accepts
+// only what it is sure of: at any doubt (a value of an unexpected kind, a
+// name written twice, a surrogate escape, deep nesting, a byte JSON
+// forbids) it gives up, and the reflective decoder reads the line or
+// document. What it accepts, jsontext accepts too: differential tests and
+// fuzz targets hold the two equal. It can go when a general JSON decoder
+// skips unread values at its speed.
 
-// rawSlice decodes an array of objects into a slice as the general decoder
-// does: null clears it, an array makes it (empty, not nil, for []); any
-// other kind, or an element that is not an object, gives up.
-func rawSlice[T any](s *rawScan, p *[]T, fill func(*T) bool) bool {
-	if s.null() {
-		*p = nil
-		return true
-	}
-	if s.peek() != '[' {
-		return false
-	}
-	*p = make([]T, 0, 4)
-	return s.elements(func() bool {
-		if s.peek() != '{' {
-			return false
-		}
-		*p = append(*p, *new(T))
-		return fill(&(*p)[len(*p)-1])
-	})
+// rawScan reads JSON from b: a line, a document, or a window on a stream.
+type rawScan struct {
+	b     []byte
+	i     int
+	more  bool       // b is a window on a stream that goes on past its end
+	asIs  bool       // b is not clamped: a string or number the clamp would change gives up
+	arena *lineArena // where messages and blocks go; nil: the heap
+	depth int        // objects open (rawStruct.read)
 }
 
-// rawEach is rawSlice for a reader that keeps each element as it needs it
-// (decodeEach's raw twin): reset(false) for null, reset(true) then add for
-// each object of an array, after fill read it; any other kind gives up.
+// maxRawDepth bounds the raw scanner's nesting (jsontext allows 10,000):
+// deeper lines take the reflective path.
+const maxRawDepth = 64
+
+// decodeLineRaw decodes line into d, reporting false when it gives up
+// (d and w are then dirty).
+func decodeLineRaw(line []byte, d *document, w *warnList, a *lineArena) bool {
+	return decodeRaw(rawScan{b: line, arena: a}, d, w)
+}
+
+// decodeRaw is decodeLineRaw with s set up by the caller.
+func decodeRaw(s rawScan, d *document, w *warnList) bool {
+	w.kinds = w.kinds[:0]
+	if s.ws(); !documentPlan.read(&s, unsafe.Pointer(d), w) {
+		return false
+	}
+	s.ws()
+	return s.i == len(s.b)
+}
+
+// rawEach reads an array of objects one at a time (decodeEach's raw
+// twin): reset(false) for null, reset(true) then add for each object of
+// an array, after fill read it; any other kind gives up.
 func rawEach[T any](s *rawScan, reset func(array bool), fill func(*T) bool, add func(*T)) bool {
 	if s.null() {
 		reset(false)
@@ -336,44 +355,4 @@ func (s *rawScan) time(p *Time, w *warnList) bool {
 	}
 	timeText(v.V, p, w)
 	return true
-}
-
-// toolInput reads a tool call's input object (Claude Code's input, Gemini
-// CLI's args): the keys that name what the call was given.
-func (s *rawScan) toolInput(dst **claudeToolInput) bool {
-	return rawPtr(s, dst, func(in *claudeToolInput) bool {
-		return s.object(false, func(key string) bool {
-			var p *inputText
-			switch key {
-			case "subagent_type":
-				return s.str(&in.SubagentType)
-			case "command":
-				p = &in.Command
-			case "file_path":
-				p = &in.FilePath
-			case "absolute_path":
-				p = &in.AbsolutePath
-			case "notebook_path":
-				p = &in.NotebookPath
-			case "path":
-				p = &in.Path
-			case "pattern":
-				p = &in.Pattern
-			case "url":
-				p = &in.URL
-			case "query":
-				p = &in.Query
-			case "description":
-				p = &in.Description
-			default:
-				return s.skip()
-			}
-			if s.peek() != '"' {
-				return s.str(&p.Str)
-			}
-			text, ok := s.prefix(inputClip + 1)
-			p.Str = Str{V: text, Set: true}
-			return ok
-		})
-	})
 }

@@ -1,7 +1,9 @@
 package logformat
 
 import (
+	"reflect"
 	"time"
+	"unsafe"
 
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
@@ -79,144 +81,6 @@ type phase struct {
 	ContextReferences []contextRef      `json:"context_references"`
 }
 
-// sessionField reads a session document's member as the general decoder
-// does (see decodeLineRaw): its texts, times, agent, summary, tool calls,
-// phases and phase annotations; read is false for any other key. A
-// subagent's figures, and anything else in doubt, give up (ok false).
-func (s *rawScan) sessionField(key string, d *document, w *warnList) (ok, read bool) {
-	switch key {
-	case "session_id":
-		ok = s.strFlex(&d.SessionID)
-	case "task_title":
-		ok = s.strFlex(&d.TaskTitle)
-	case "task_description":
-		ok = s.strFlex(&d.TaskDescription)
-	case "user_prompt":
-		ok = s.strFlex(&d.UserPrompt)
-	case "title":
-		ok = s.strFlex(&d.Title)
-	case "status":
-		ok = s.strFlex(&d.Status)
-	case "created_at":
-		ok = s.time(&d.CreatedAt, w)
-	case "started_at":
-		ok = s.time(&d.StartedAt, w)
-	case "completed_at":
-		ok = s.time(&d.CompletedAt, w)
-	case "agent":
-		ok = s.agent(&d.Agent)
-	case "summary":
-		ok = s.summary(&d.Summary, w)
-	case "tool_calls":
-		ok = s.sessionCalls(&d.ToolCalls, w)
-	case "phases": // session v2.x's (structmsg's phases, with rounds, give up)
-		ok = rawSlice(s, &d.Phases, func(p *phase) bool { return s.sessionPhase(p, w) })
-	case "phase_annotations":
-		ok = rawSlice(s, &d.PhaseAnnotations, func(a *phaseAnnotation) bool {
-			return s.object(false, func(key string) bool {
-				switch key {
-				case "phase_type":
-					return s.strFlex(&a.PhaseType)
-				case "context_used":
-					return rawSlice(s, &a.ContextUsed, s.contextRef)
-				}
-				return s.skip()
-			})
-		})
-	default:
-		return false, false
-	}
-	return ok, true
-}
-
-func (s *rawScan) sessionPhase(p *phase, w *warnList) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "id":
-			return s.strFlex(&p.ID)
-		case "name":
-			return s.strFlex(&p.Name)
-		case "status":
-			return s.strFlex(&p.Status)
-		case "phase_id":
-			return s.strFlex(&p.PhaseID)
-		case "phase_type":
-			return s.strFlex(&p.PhaseType)
-		case "phase":
-			return s.strFlex(&p.Phase)
-		case "tool_calls":
-			return rawSlice(s, &p.ToolCalls, func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) })
-		case "context_used":
-			return rawSlice(s, &p.ContextUsed, s.contextRef)
-		case "context_references":
-			return rawSlice(s, &p.ContextReferences, s.contextRef)
-		case "rounds":
-			return false
-		}
-		return s.skip()
-	})
-}
-
-func (s *rawScan) sessionToolCall(t *sessionToolCall, w *warnList) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "call_id":
-			return s.strFlex(&t.CallID)
-		case "id":
-			return s.strFlex(&t.ID)
-		case "tool_call_id":
-			return s.strFlex(&t.ToolCallID)
-		case "callId":
-			return s.strFlex(&t.CallIDCamel)
-		case "tool_name":
-			return s.strFlex(&t.ToolName)
-		case "name":
-			return s.strFlex(&t.Name)
-		case "tool":
-			return s.strFlex(&t.Tool)
-		case "tool_category":
-			return s.strFlex(&t.ToolCategory)
-		case "started_at":
-			return s.time(&t.StartedAt, w)
-		case "ended_at":
-			return s.time(&t.EndedAt, w)
-		case "duration_ms":
-			return s.num(&t.DurationMS, w)
-		case "output":
-			return rawPtr(s, &t.Output, func(o *toolOutput) bool {
-				return s.object(false, func(key string) bool {
-					switch key {
-					case "status":
-						return s.strFlex(&o.Status)
-					case "error":
-						return s.strFlex(&o.Error)
-					}
-					return s.skip()
-				})
-			})
-		case "context_contribution":
-			return s.contrib(&t.ContextContribution)
-		case "subagent_info":
-			return false
-		}
-		return s.skip()
-	})
-}
-
-func (s *rawScan) contextRef(r *contextRef) bool {
-	return s.object(false, func(key string) bool {
-		switch key {
-		case "type":
-			return s.strFlex(&r.Type)
-		case "relevance":
-			return s.strFlex(&r.Relevance)
-		case "usage_mode":
-			return s.strFlex(&r.UsageMode)
-		}
-		return s.skip()
-	})
-}
-
 // text reads a string's text (the scanner at its quote).
 func (s *rawScan) text() (string, bool) {
 	var v Str
@@ -224,8 +88,8 @@ func (s *rawScan) text() (string, bool) {
 	return v.V, ok
 }
 
-// agent reads an agent as agentField.decodeFlex does.
-func (s *rawScan) agent(a *agentField) bool {
+// rawFlex reads an agent as decodeFlex does.
+func (a *agentField) rawFlex(s *rawScan, _ *warnList) bool {
 	switch s.peek() {
 	case '"':
 		var ok bool
@@ -250,8 +114,8 @@ func (s *rawScan) agent(a *agentField) bool {
 	return s.null()
 }
 
-// summary reads a summary as summaryField.decodeFlex does.
-func (s *rawScan) summary(f *summaryField, w *warnList) bool {
+// rawFlex reads a summary as decodeFlex does.
+func (f *summaryField) rawFlex(s *rawScan, w *warnList) bool {
 	switch s.peek() {
 	case '"':
 		var ok bool
@@ -279,8 +143,8 @@ func (s *rawScan) summary(f *summaryField, w *warnList) bool {
 	return s.null()
 }
 
-// contrib reads a context contribution as contribField.decodeFlex does.
-func (s *rawScan) contrib(c *contribField) bool {
+// rawFlex reads a context contribution as decodeFlex does.
+func (c *contribField) rawFlex(s *rawScan, _ *warnList) bool {
 	switch s.peek() {
 	case '"':
 		var ok bool
@@ -512,11 +376,13 @@ func (s *sessionCalls) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opt
 	return decodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: s.spill} }, s.add)
 }
 
-// sessionCalls reads tool_calls as rawSlice would: null clears them, an
-// array of objects makes them; anything else gives up.
-func (s *rawScan) sessionCalls(p *sessionCalls, w *warnList) bool {
+var sessionCallPlan = rawPlanOf(reflect.TypeFor[sessionToolCall]())
+
+// rawFlex reads tool_calls as decodeFlex does: null clears them, an array
+// of objects makes them; anything else gives up.
+func (p *sessionCalls) rawFlex(s *rawScan, w *warnList) bool {
 	return rawEach(s, func(array bool) { *p = sessionCalls{array: array, spill: p.spill} },
-		func(t *sessionToolCall) bool { return s.sessionToolCall(t, w) }, p.add)
+		func(t *sessionToolCall) bool { return sessionCallPlan.read(s, unsafe.Pointer(t), w) }, p.add)
 }
 
 func addRefs(ctx *model.Context, refs []contextRef) {

@@ -1,0 +1,244 @@
+package logformat
+
+import (
+	"reflect"
+	"strings"
+	"unsafe"
+)
+
+// The raw scanner reads every format's documents by one mechanism: a plan
+// made once per struct type from the json tags the reflective decoder
+// reads, so that the two cannot disagree on a schema. Each member is
+// matched to its field by name and read by the reader of the field's
+// type: Str, Num, Time, bool, pointers, slices and maps of them, nested
+// structs, and the flexible types (a value of several JSON shapes), which
+// read themselves with rawFlex beside their decodeFlex. Whatever a plan
+// cannot read exactly as the reflective decoder would (a kind it has no
+// reader for, a name written twice, a value of an unexpected kind) gives
+// up, and the reflective decoder reads the line or document. See
+// rawscan.go for why the raw scanner exists.
+
+// rawReader reads a value into p, a pointer to the value's type.
+type rawReader func(s *rawScan, p unsafe.Pointer, w *warnList) bool
+
+// rawFlexible is a flexible type's raw twin of decodeFlex: it reads the
+// value as decodeFlex does, or gives up.
+type rawFlexible interface {
+	rawFlex(s *rawScan, w *warnList) bool
+}
+
+// rawStruct is a struct type's plan: its fields, found by their name's
+// slot in keyIndex.
+type rawStruct struct {
+	fields []rawField
+	bySlot [keySlots]uint8 // 1 + the index in fields; 0: no field of that name
+}
+
+type rawField struct {
+	off  uintptr
+	read rawReader
+}
+
+// rawRoots are the struct types read by plan from outside a plan: the
+// document, and those flexible types read element by element. Every plan
+// is made while the package initialises (rawPlanOf): their names are
+// fieldKeys.
+var rawRoots = []reflect.Type{reflect.TypeFor[document](), reflect.TypeFor[claudeBlock](),
+	reflect.TypeFor[claudeProgress](), reflect.TypeFor[sessionToolCall]()}
+
+var (
+	rawPlans     = map[reflect.Type]*rawStruct{}
+	rawReaders   = map[reflect.Type]rawReader{}
+	documentPlan = rawPlanOf(reflect.TypeFor[document]()) // a whole line or document
+)
+
+// rawPlanOf is the plan of struct type t, made on first use: by the
+// package's plan variables, while it initialises.
+func rawPlanOf(t reflect.Type) *rawStruct {
+	if p := rawPlans[t]; p != nil {
+		return p
+	}
+	if plansMade {
+		panic("logformat: no plan for " + t.String() + " was made at init: list it in rawRoots")
+	}
+	p := &rawStruct{}
+	rawPlans[t] = p // before its fields: a document holds documents
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" {
+			panic("logformat: " + t.String() + " embeds " + f.Type.String() + ", which a plan does not read")
+		}
+		if name == "" || name == "-" || !f.IsExported() {
+			continue
+		}
+		slot, ok := fieldSlot(name)
+		if !ok {
+			panic("logformat: " + name + " is not in fieldKeys")
+		}
+		p.fields = append(p.fields, rawField{off: f.Offset, read: rawReaderOf(f.Type)})
+		p.bySlot[slot] = uint8(len(p.fields))
+	}
+	return p
+}
+
+var plansMade bool // rawPlanOf may make no plan once the package is initialised
+
+func init() { plansMade = true }
+
+// tagNames adds the json names of struct type t's fields, and of the
+// structs they hold, to names.
+func tagNames(t reflect.Type, names map[string]string, seen map[reflect.Type]bool) {
+	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct || seen[t] {
+		return
+	}
+	seen[t] = true
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && f.IsExported() {
+			names[name] = name
+			tagNames(f.Type, names, seen)
+		}
+	}
+}
+
+var (
+	strType         = reflect.TypeFor[Str]()
+	numType         = reflect.TypeFor[Num]()
+	timeType        = reflect.TypeFor[Time]()
+	rawFlexibleType = reflect.TypeFor[rawFlexible]()
+	messageType     = reflect.TypeFor[claudeMessage]()
+	flexibleType    = reflect.TypeFor[flexible]()
+)
+
+func giveUp(*rawScan, unsafe.Pointer, *warnList) bool { return false }
+
+// rawReaderOf is the reader of type t's values.
+func rawReaderOf(t reflect.Type) rawReader {
+	if r := rawReaders[t]; r != nil {
+		return r
+	}
+	r := newRawReader(t)
+	rawReaders[t] = r
+	return r
+}
+
+func newRawReader(t reflect.Type) rawReader {
+	switch {
+	case reflect.PointerTo(t).Implements(rawFlexibleType):
+		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool {
+			return reflect.NewAt(t, p).Interface().(rawFlexible).rawFlex(s, w)
+		}
+	case reflect.PointerTo(t).Implements(flexibleType):
+		return giveUp // read only by the reflective decoder
+	case t == strType:
+		return func(s *rawScan, p unsafe.Pointer, _ *warnList) bool { return s.strFlex((*Str)(p)) }
+	case t == numType:
+		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.num((*Num)(p), w) }
+	case t == timeType:
+		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.time((*Time)(p), w) }
+	}
+	switch t.Kind() {
+	case reflect.Bool:
+		return func(s *rawScan, p unsafe.Pointer, _ *warnList) bool { return s.bool((*bool)(p)) }
+	case reflect.Struct:
+		plan := rawPlanOf(t)
+		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return plan.read(s, p, w) }
+	case reflect.Pointer:
+		return rawPointer(t.Elem())
+	case reflect.Slice:
+		return rawSliceOf(t)
+	case reflect.Map:
+		if t.Key().Kind() == reflect.String && t.Elem() == numType {
+			return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.numMap((*map[string]Num)(p), w) }
+		}
+	}
+	return giveUp
+}
+
+// rawPointer reads a pointer to a value of type t as the general decoder
+// does: null clears it; a value fills what it points to, made if it is
+// nil (a Claude Code message read from a line, in the line arena).
+func rawPointer(t reflect.Type) rawReader {
+	if t.Kind() == reflect.Bool {
+		return func(s *rawScan, p unsafe.Pointer, _ *warnList) bool { return s.boolPtr((**bool)(p)) }
+	}
+	pt := reflect.PointerTo(t)
+	if t.Kind() != reflect.Struct || t == strType || t == numType || t == timeType || pt.Implements(flexibleType) || pt.Implements(rawFlexibleType) {
+		return giveUp // a pointer to a struct the plan reads field by field, or to nothing
+	}
+	plan := rawPlanOf(t)
+	return func(s *rawScan, p unsafe.Pointer, w *warnList) bool {
+		pp := (*unsafe.Pointer)(p)
+		if s.null() {
+			*pp = nil
+			return true
+		}
+		if s.peek() != '{' {
+			return false
+		}
+		if *pp == nil {
+			if t == messageType && s.arena != nil {
+				*pp = unsafe.Pointer(s.arena.message())
+			} else {
+				*pp = reflect.New(t).UnsafePointer()
+			}
+		}
+		return plan.read(s, *pp, w)
+	}
+}
+
+// rawSliceOf reads a slice as the general decoder does: null clears it, an
+// array makes it (empty, not nil, for []), each element read as its type
+// is; an element its type's reader cannot take (a struct's null, say)
+// gives up.
+func rawSliceOf(t reflect.Type) rawReader {
+	elem := rawReaderOf(t.Elem())
+	return func(s *rawScan, p unsafe.Pointer, w *warnList) bool {
+		v := reflect.NewAt(t, p).Elem()
+		if s.null() {
+			v.SetZero()
+			return true
+		}
+		if s.peek() != '[' {
+			return false
+		}
+		v.Set(reflect.MakeSlice(t, 0, 4))
+		return s.elements(func() bool {
+			n := v.Len()
+			v.Grow(1)
+			v.SetLen(n + 1)
+			return elem(s, v.Index(n).Addr().UnsafePointer(), w)
+		})
+	}
+}
+
+// read reads an object into the struct at p: each member with a field of
+// its name by the field's reader, every other member skipped; a name read
+// twice gives up (the general decoder merges a second value into the
+// first), as does nesting deeper than maxRawDepth.
+func (plan *rawStruct) read(s *rawScan, p unsafe.Pointer, w *warnList) bool {
+	if s.depth == maxRawDepth {
+		return false
+	}
+	var seen [4]uint64 // fields read, by index
+	s.depth++
+	ok := s.members(func(name []byte) bool {
+		slot, known := fieldSlot(name)
+		k := int(plan.bySlot[slot]) - 1
+		if !known || k < 0 {
+			return s.skip()
+		}
+		if seen[k/64]&(1<<(k%64)) != 0 {
+			return false
+		}
+		seen[k/64] |= 1 << (k % 64)
+		f := &plan.fields[k]
+		return f.read(s, unsafe.Add(p, f.off), w)
+	})
+	s.depth--
+	return ok
+}
