@@ -363,7 +363,6 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","toolCalls":[{"name":"a","name":"b"}]}`,
 		}},
 		{otelFormat, otelLines, 30, []string{
-			`{"resourceSpans":[{"scopeSpans":[{"spans":[{"name":{"a":1}}]}]}]}`,
 			`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`,
 			`{"resourceSpans":{"scopeSpans":[]}}`,
 		}},

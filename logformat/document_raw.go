@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"reflect"
+	"unsafe"
 
 	"github.com/go-json-experiment/json"
 )
@@ -307,13 +309,12 @@ func (r *rawStream) eventsValue(e *eventsField, w *warnList) bool {
 // eventArray reads an events array as decodeEvents does, one event a step.
 func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
 	keep := newEventKeeper(r.spill)
-	tab := map[string]string{}
 	if !r.elements(func() bool {
 		var e bundleEvent
 		mark := len(w.kinds)
 		if !r.step(func(s *rawScan) bool {
 			e, w.kinds = bundleEvent{}, w.kinds[:mark]
-			return s.bundleEvent(&e, w, tab)
+			return s.bundleEvent(&e, w)
 		}) {
 			return false
 		}
@@ -336,108 +337,17 @@ func (s *rawScan) next(end byte, first bool) (closed, ok bool) {
 	return false, first || s.comma()
 }
 
+var eventPlan = func() *rawStruct {
+	// An event's names written twice are read as the general decoder reads
+	// them, the last value over the first: the fields are leaves, and the
+	// metadata is merged.
+	p := rawPlanOf(reflect.TypeFor[bundleEvent]())
+	p.dupOK, rawPlanOf(reflect.TypeFor[bundleMeta]()).dupOK = true, true
+	return p
+}()
+
 // bundleEvent reads one element of an events array: an object or null. Any
 // other kind gives up.
-func (s *rawScan) bundleEvent(e *bundleEvent, w *warnList, tab map[string]string) bool {
-	if s.null() {
-		return true
-	}
-	return s.object(true, func(key string) bool {
-		switch key {
-		case "id":
-			return s.anyStr(&e.ID, w)
-		case "timestamp":
-			return s.anyTime(&e.Timestamp, w)
-		case "type":
-			return s.interned(&e.Type, w, tab)
-		case "nodeId":
-			return s.interned(&e.NodeID, w, tab)
-		case "status":
-			return s.interned(&e.Status, w, tab)
-		case "summary":
-			return s.anyStr(&e.Summary, w)
-		case "metadata":
-			return rawPtr(s, &e.Metadata, func(m *bundleMeta) bool {
-				return s.object(true, func(key string) bool {
-					switch key {
-					case "toolName":
-						return s.interned(&m.ToolName, w, tab)
-					case "error":
-						return s.anyStr(&m.Error, w)
-					}
-					return s.skip()
-				})
-			})
-		}
-		return s.skip()
-	})
-}
-
-// anyStr decodes a value into p as decodeStr does.
-func (s *rawScan) anyStr(p *Str, w *warnList) bool {
-	switch c := s.peek(); c {
-	case '{', '[':
-		w.Warn(WarnTypeMismatch)
-		return s.skip()
-	case '"', 'n':
-		return s.str(p)
-	case 't', 'f':
-		word := "true"
-		if c == 'f' {
-			word = "false"
-		}
-		if !s.literal(word) {
-			return false
-		}
-		*p = Str{V: word, Set: true}
-		return true
-	}
-	start := s.i
-	if !s.skipNumber() {
-		return false
-	}
-	*p = Str{V: string(s.b[start:s.i]), Set: true}
-	return true
-}
-
-// interned decodes a value into p as decodeInterned does.
-func (s *rawScan) interned(p *Str, w *warnList, tab map[string]string) bool {
-	if s.peek() != '"' {
-		return s.anyStr(p, w)
-	}
-	start := s.i
-	if !s.skipString() {
-		return false
-	}
-	v, err := unquote(s.b[start:s.i])
-	if err != nil {
-		return false
-	}
-	*p = Str{V: intern(tab, v), Set: true}
-	return true
-}
-
-// anyTime decodes a timestamp as decodeTime does; a Jackson array gives up.
-func (s *rawScan) anyTime(p *Time, w *warnList) bool {
-	switch c := s.peek(); c {
-	case '[':
-		return false
-	case '{':
-		w.Warn(WarnBadTimestamp)
-		return s.skip()
-	case '"', 'n':
-		return s.time(p, w)
-	case 't', 'f':
-		if !s.literal("true") && !s.literal("false") {
-			return false
-		}
-		w.Warn(WarnBadTimestamp)
-		return true
-	}
-	start := s.i
-	if !s.skipNumber() {
-		return false
-	}
-	timeNumber(string(s.b[start:s.i]), p, w)
-	return true
+func (s *rawScan) bundleEvent(e *bundleEvent, w *warnList) bool {
+	return s.null() || eventPlan.read(s, unsafe.Pointer(e), w)
 }

@@ -87,7 +87,7 @@ func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Option
 }
 
 // rawFlex reads an AnyValue as decodeFlex does.
-func (v *otlpValue) rawFlex(s *rawScan, _ *warnList) bool {
+func (v *otlpValue) rawFlex(s *rawScan, w *warnList) bool {
 	if s.peek() != '{' {
 		return s.skip()
 	}
@@ -95,13 +95,13 @@ func (v *otlpValue) rawFlex(s *rawScan, _ *warnList) bool {
 	ok := s.object(false, func(key string) bool {
 		switch key {
 		case "stringValue":
-			return s.strFlex(&str)
+			return s.anyStr(&str, w)
 		case "intValue":
-			return s.strFlex(&num)
+			return s.anyStr(&num, w)
 		case "doubleValue":
-			return s.strFlex(&double)
+			return s.anyStr(&double, w)
 		case "boolValue":
-			return s.strFlex(&boolean)
+			return s.anyStr(&boolean, w)
 		}
 		return s.skip()
 	})

@@ -32,6 +32,7 @@ type rawFlexible interface {
 type rawStruct struct {
 	fields []rawField
 	bySlot [keySlots]uint8 // 1 + the index in fields; 0: no field of that name
+	dupOK  bool            // a name written twice is read again; else the scanner gives up
 }
 
 type rawField struct {
@@ -44,7 +45,7 @@ type rawField struct {
 // is made while the package initialises (rawPlanOf): their names are
 // fieldKeys.
 var rawRoots = []reflect.Type{reflect.TypeFor[document](), reflect.TypeFor[claudeBlock](),
-	reflect.TypeFor[claudeProgress](), reflect.TypeFor[sessionToolCall]()}
+	reflect.TypeFor[claudeProgress](), reflect.TypeFor[sessionToolCall](), reflect.TypeFor[bundleEvent]()}
 
 var (
 	rawPlans     = map[reflect.Type]*rawStruct{}
@@ -135,11 +136,11 @@ func newRawReader(t reflect.Type) rawReader {
 	case reflect.PointerTo(t).Implements(flexibleType):
 		return giveUp // read only by the reflective decoder
 	case t == strType:
-		return func(s *rawScan, p unsafe.Pointer, _ *warnList) bool { return s.strFlex((*Str)(p)) }
+		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.anyStr((*Str)(p), w) }
 	case t == numType:
 		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.num((*Num)(p), w) }
 	case t == timeType:
-		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.time((*Time)(p), w) }
+		return func(s *rawScan, p unsafe.Pointer, w *warnList) bool { return s.anyTime((*Time)(p), w) }
 	}
 	switch t.Kind() {
 	case reflect.Bool:
@@ -232,7 +233,7 @@ func (plan *rawStruct) read(s *rawScan, p unsafe.Pointer, w *warnList) bool {
 		if !known || k < 0 {
 			return s.skip()
 		}
-		if seen[k/64]&(1<<(k%64)) != 0 {
+		if seen[k/64]&(1<<(k%64)) != 0 && !plan.dupOK {
 			return false
 		}
 		seen[k/64] |= 1 << (k % 64)

@@ -94,29 +94,31 @@ func (s *rawScan) elements(elem func() bool) bool {
 	}
 }
 
-// strFlex decodes a value into p as decodeStr does: a string, a number as
-// written, a boolean as true or false; null leaves p alone. An object or
-// an array (which decodeStr warns about) gives up.
-func (s *rawScan) strFlex(p *Str) bool {
-	switch c := s.peek(); {
-	case c == '"' || c == 'n':
+// anyStr decodes a value into p as decodeStr does.
+func (s *rawScan) anyStr(p *Str, w *warnList) bool {
+	switch c := s.peek(); c {
+	case '{', '[':
+		w.Warn(WarnTypeMismatch)
+		return s.skip()
+	case '"', 'n':
 		return s.str(p)
-	case c == 't' || c == 'f':
-		b := c == 't'
-		if !s.literal(strconv.FormatBool(b)) {
+	case 't', 'f':
+		word := "true"
+		if c == 'f' {
+			word = "false"
+		}
+		if !s.literal(word) {
 			return false
 		}
-		*p = Str{V: strconv.FormatBool(b), Set: true}
-		return true
-	case c == '-' || '0' <= c && c <= '9':
-		start := s.i
-		if !s.skipNumber() {
-			return false
-		}
-		*p = Str{V: string(s.b[start:s.i]), Set: true}
+		*p = Str{V: word, Set: true}
 		return true
 	}
-	return false
+	start := s.i
+	if !s.skipNumber() {
+		return false
+	}
+	*p = Str{V: string(s.b[start:s.i]), Set: true}
+	return true
 }
 
 // rawPtr decodes a pointer-to-struct field as fastPtr does: null clears
@@ -354,5 +356,30 @@ func (s *rawScan) time(p *Time, w *warnList) bool {
 		return false
 	}
 	timeText(v.V, p, w)
+	return true
+}
+
+// anyTime decodes a timestamp as decodeTime does; a Jackson array gives up.
+func (s *rawScan) anyTime(p *Time, w *warnList) bool {
+	switch c := s.peek(); c {
+	case '[':
+		return false
+	case '{':
+		w.Warn(WarnBadTimestamp)
+		return s.skip()
+	case '"', 'n':
+		return s.time(p, w)
+	case 't', 'f':
+		if !s.literal("true") && !s.literal("false") {
+			return false
+		}
+		w.Warn(WarnBadTimestamp)
+		return true
+	}
+	start := s.i
+	if !s.skipNumber() {
+		return false
+	}
+	timeNumber(string(s.b[start:s.i]), p, w)
 	return true
 }

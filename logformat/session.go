@@ -89,7 +89,7 @@ func (s *rawScan) text() (string, bool) {
 }
 
 // rawFlex reads an agent as decodeFlex does.
-func (a *agentField) rawFlex(s *rawScan, _ *warnList) bool {
+func (a *agentField) rawFlex(s *rawScan, w *warnList) bool {
 	switch s.peek() {
 	case '"':
 		var ok bool
@@ -100,11 +100,11 @@ func (a *agentField) rawFlex(s *rawScan, _ *warnList) bool {
 		ok := s.object(false, func(key string) bool {
 			switch key {
 			case "name":
-				return s.strFlex(&name)
+				return s.anyStr(&name, w)
 			case "model_id":
-				return s.strFlex(&modelID)
+				return s.anyStr(&modelID, w)
 			case "model":
-				return s.strFlex(&model)
+				return s.anyStr(&model, w)
 			}
 			return s.skip()
 		})
@@ -133,7 +133,7 @@ func (f *summaryField) rawFlex(s *rawScan, w *warnList) bool {
 			case "errors_encountered":
 				return s.num(&errs, w)
 			case "description":
-				return s.strFlex(&description)
+				return s.anyStr(&description, w)
 			}
 			return s.skip()
 		})
@@ -144,7 +144,7 @@ func (f *summaryField) rawFlex(s *rawScan, w *warnList) bool {
 }
 
 // rawFlex reads a context contribution as decodeFlex does.
-func (c *contribField) rawFlex(s *rawScan, _ *warnList) bool {
+func (c *contribField) rawFlex(s *rawScan, w *warnList) bool {
 	switch s.peek() {
 	case '"':
 		var ok bool
@@ -154,7 +154,7 @@ func (c *contribField) rawFlex(s *rawScan, _ *warnList) bool {
 		var typ Str
 		ok := s.object(false, func(key string) bool {
 			if key == "type" {
-				return s.strFlex(&typ)
+				return s.anyStr(&typ, w)
 			}
 			return s.skip()
 		})
