@@ -169,6 +169,18 @@ type toolUseResultField struct {
 	Set         bool
 }
 
+// toolResultObject is what a toolUseResult object tells; the rest of it
+// is the tool's output.
+type toolResultObject struct {
+	DurationMS  Num   `json:"durationMs"`
+	Interrupted *bool `json:"interrupted"`
+	AgentID     Str   `json:"agentId"`
+}
+
+func (t *toolUseResultField) set(o *toolResultObject) {
+	t.DurationMS, t.Interrupted, t.AgentID, t.Set = o.DurationMS, o.Interrupted != nil && *o.Interrupted, o.AgentID.V, true
+}
+
 func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
@@ -179,26 +191,11 @@ func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts js
 		t.Text, t.Set = clipString(text, errorClip), true
 		return nil
 	case '{':
-		// Token by token: the object is a tool's whole output (file contents,
-		// stdout), which the reflective decoder walked several times slower.
-		var duration Num
-		var interrupted *bool
-		var agentID Str
-		err := objectFields(dec, func(key string) error {
-			switch key {
-			case "durationMs":
-				return decodeNum(dec, &duration, w)
-			case "interrupted":
-				return fastBoolPtr(dec, &interrupted, w)
-			case "agentId":
-				return decodeStr(dec, &agentID, w)
-			}
-			return dec.SkipValue()
-		})
-		if err != nil {
+		var o toolResultObject
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
 			return err
 		}
-		t.DurationMS, t.Interrupted, t.AgentID, t.Set = duration, interrupted != nil && *interrupted, agentID.V, true
+		t.set(&o)
 		return nil
 	}
 	return dec.SkipValue()

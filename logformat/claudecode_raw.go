@@ -32,8 +32,9 @@ func (a *lineArena) message() *claudeMessage {
 }
 
 var (
-	progressPlan = rawPointer(reflect.TypeFor[claudeProgress]())
-	blockPlan    = rawPlanOf(reflect.TypeFor[claudeBlock]())
+	progressPlan   = rawPointer(reflect.TypeFor[claudeProgress]())
+	blockPlan      = rawPlanOf(reflect.TypeFor[claudeBlock]())
+	toolResultPlan = dupOK(rawPlanOf(reflect.TypeFor[toolResultObject]())) // a tool's output may repeat a name
 )
 
 // rawFlex reads a progress entry's data as decodeFlex does.
@@ -123,21 +124,9 @@ func (t *toolUseResultField) rawFlex(s *rawScan, w *warnList) bool {
 		t.Text, t.Set = clipString(text, errorClip), true
 		return ok
 	case '{':
-		var duration Num
-		var interrupted *bool
-		var agentID Str
-		ok := s.object(true, func(key string) bool {
-			switch key {
-			case "durationMs":
-				return s.num(&duration, w)
-			case "interrupted":
-				return s.boolPtr(&interrupted)
-			case "agentId":
-				return s.str(&agentID)
-			}
-			return s.skip()
-		})
-		t.DurationMS, t.Interrupted, t.AgentID, t.Set = duration, interrupted != nil && *interrupted, agentID.V, true
+		var o toolResultObject
+		ok := toolResultPlan.read(s, unsafe.Pointer(&o), w)
+		t.set(&o)
 		return ok
 	}
 	return s.skip()

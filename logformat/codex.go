@@ -2,9 +2,11 @@ package logformat
 
 import (
 	"bytes"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -209,21 +211,15 @@ type codexOutputDoc struct {
 func rawExitCode(text []byte) (code Num, warns []string, ok bool) {
 	s := rawScan{b: text}
 	var w warnList
+	var doc codexOutputDoc
 	s.ws()
-	ok = s.object(true, func(key string) bool {
-		if key != "metadata" {
-			return s.skip()
-		}
-		return s.object(true, func(key string) bool {
-			if key != "exit_code" {
-				return s.skip()
-			}
-			return s.num(&code, &w)
-		})
-	})
+	ok = outputDocPlan.read(&s, unsafe.Pointer(&doc), &w)
 	s.ws()
-	return code, w.kinds, ok && s.i == len(s.b)
+	return doc.Metadata.ExitCode, w.kinds, ok && s.i == len(s.b)
 }
+
+// outputDocPlan reads an output document, whose output text may repeat a name.
+var outputDocPlan = dupOK(rawPlanOf(reflect.TypeFor[codexOutputDoc]()))
 
 // codexFile carries what one rollout's earlier lines said to its later ones.
 type codexFile struct {

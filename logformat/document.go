@@ -114,6 +114,18 @@ type summaryField struct {
 	Errors          Num
 }
 
+// summaryObject is a summary written as an object.
+type summaryObject struct {
+	TotalDurationMS Num `json:"total_duration_ms"`
+	ToolCallsCount  Num `json:"tool_calls_count"`
+	Errors          Num `json:"errors_encountered"`
+	Description     Str `json:"description"`
+}
+
+func (s *summaryField) set(o *summaryObject) {
+	s.TotalDurationMS, s.ToolCallsCount, s.Errors, s.Text = o.TotalDurationMS, o.ToolCallsCount, o.Errors, o.Description.V
+}
+
 func (s *summaryField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
@@ -124,16 +136,11 @@ func (s *summaryField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opt
 		s.Text = tok.String()
 		return nil
 	case '{':
-		var o struct {
-			TotalDurationMS Num `json:"total_duration_ms"`
-			ToolCallsCount  Num `json:"tool_calls_count"`
-			Errors          Num `json:"errors_encountered"`
-			Description     Str `json:"description"`
-		}
+		var o summaryObject
 		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
 			return err
 		}
-		s.TotalDurationMS, s.ToolCallsCount, s.Errors, s.Text = o.TotalDurationMS, o.ToolCallsCount, o.Errors, o.Description.V
+		s.set(&o)
 		return nil
 	case 'n':
 		_, err := dec.ReadToken()
@@ -315,6 +322,15 @@ type agentField struct {
 	Name, Model string
 }
 
+// agentObject is an agent written as an object.
+type agentObject struct {
+	Name    Str `json:"name"`
+	ModelID Str `json:"model_id"`
+	Model   Str `json:"model"`
+}
+
+func (a *agentField) set(o *agentObject) { a.Name, a.Model = o.Name.V, firstOf(o.ModelID, o.Model) }
+
 func (a *agentField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
@@ -325,15 +341,11 @@ func (a *agentField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Optio
 		a.Name = tok.String()
 		return nil
 	case '{':
-		var o struct {
-			Name    Str `json:"name"`
-			ModelID Str `json:"model_id"`
-			Model   Str `json:"model"`
-		}
+		var o agentObject
 		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
 			return err
 		}
-		a.Name, a.Model = o.Name.V, firstOf(o.ModelID, o.Model)
+		a.set(&o)
 		return nil
 	case 'n':
 		return dec.SkipValue()
@@ -347,6 +359,17 @@ type contribField struct {
 	Type string
 }
 
+// contribObject is a context contribution written as an object.
+type contribObject struct {
+	Type Str `json:"type"`
+}
+
+func (c *contribField) set(o *contribObject) {
+	if c.Type = o.Type.V; c.Type == "" {
+		c.Type = "unspecified"
+	}
+}
+
 func (c *contribField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
@@ -357,16 +380,11 @@ func (c *contribField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opt
 		c.Type = tok.String()
 		return nil
 	case '{':
-		var o struct {
-			Type Str `json:"type"`
-		}
+		var o contribObject
 		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
 			return err
 		}
-		c.Type = o.Type.V
-		if c.Type == "" {
-			c.Type = "unspecified"
-		}
+		c.set(&o)
 		return nil
 	case 'n':
 		return dec.SkipValue()

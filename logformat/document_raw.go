@@ -337,14 +337,9 @@ func (s *rawScan) next(end byte, first bool) (closed, ok bool) {
 	return false, first || s.comma()
 }
 
-var eventPlan = func() *rawStruct {
-	// An event's names written twice are read as the general decoder reads
-	// them, the last value over the first: the fields are leaves, and the
-	// metadata is merged.
-	p := rawPlanOf(reflect.TypeFor[bundleEvent]())
-	p.dupOK, rawPlanOf(reflect.TypeFor[bundleMeta]()).dupOK = true, true
-	return p
-}()
+// eventPlan reads an event; its names written twice are read as the
+// general decoder reads them, the last value over the first.
+var eventPlan = dupOK(rawPlanOf(reflect.TypeFor[bundleEvent]()))
 
 // bundleEvent reads one element of an events array: an object or null. Any
 // other kind gives up.

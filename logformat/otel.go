@@ -1,10 +1,12 @@
 package logformat
 
 import (
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -64,25 +66,34 @@ type otlpValue struct {
 	Set  bool
 }
 
-func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	var o struct {
-		String Str `json:"stringValue"`
-		Int    Str `json:"intValue"`
-		Double Str `json:"doubleValue"`
-		Bool   Str `json:"boolValue"`
-	}
-	if dec.PeekKind() != '{' {
-		return dec.SkipValue()
-	}
-	if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
-		return err
-	}
+// otlpAnyValue is an AnyValue as it is written.
+type otlpAnyValue struct {
+	String Str `json:"stringValue"`
+	Int    Str `json:"intValue"`
+	Double Str `json:"doubleValue"`
+	Bool   Str `json:"boolValue"`
+}
+
+var anyValuePlan = rawPlanOf(reflect.TypeFor[otlpAnyValue]())
+
+func (v *otlpValue) set(o *otlpAnyValue) {
 	for _, s := range []Str{o.String, o.Int, o.Double, o.Bool} {
 		if s.Set {
 			v.Text, v.Set = s.V, true
 			break
 		}
 	}
+}
+
+func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	if dec.PeekKind() != '{' {
+		return dec.SkipValue()
+	}
+	var o otlpAnyValue
+	if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+		return err
+	}
+	v.set(&o)
 	return nil
 }
 
@@ -91,26 +102,9 @@ func (v *otlpValue) rawFlex(s *rawScan, w *warnList) bool {
 	if s.peek() != '{' {
 		return s.skip()
 	}
-	var str, num, double, boolean Str
-	ok := s.object(false, func(key string) bool {
-		switch key {
-		case "stringValue":
-			return s.anyStr(&str, w)
-		case "intValue":
-			return s.anyStr(&num, w)
-		case "doubleValue":
-			return s.anyStr(&double, w)
-		case "boolValue":
-			return s.anyStr(&boolean, w)
-		}
-		return s.skip()
-	})
-	for _, x := range []Str{str, num, double, boolean} {
-		if x.Set {
-			v.Text, v.Set = x.V, true
-			break
-		}
-	}
+	var o otlpAnyValue
+	ok := anyValuePlan.read(s, unsafe.Pointer(&o), w)
+	v.set(&o)
 	return ok
 }
 

@@ -33,6 +33,7 @@ type rawStruct struct {
 	fields []rawField
 	bySlot [keySlots]uint8 // 1 + the index in fields; 0: no field of that name
 	dupOK  bool            // a name written twice is read again; else the scanner gives up
+	nested []reflect.Type  // the struct types of its fields, and of their pointers
 }
 
 type rawField struct {
@@ -45,7 +46,9 @@ type rawField struct {
 // is made while the package initialises (rawPlanOf): their names are
 // fieldKeys.
 var rawRoots = []reflect.Type{reflect.TypeFor[document](), reflect.TypeFor[claudeBlock](),
-	reflect.TypeFor[claudeProgress](), reflect.TypeFor[sessionToolCall](), reflect.TypeFor[bundleEvent]()}
+	reflect.TypeFor[claudeProgress](), reflect.TypeFor[sessionToolCall](), reflect.TypeFor[bundleEvent](),
+	reflect.TypeFor[toolResultObject](), reflect.TypeFor[codexOutputDoc](), reflect.TypeFor[agentObject](),
+	reflect.TypeFor[summaryObject](), reflect.TypeFor[contribObject](), reflect.TypeFor[otlpAnyValue]()}
 
 var (
 	rawPlans     = map[reflect.Type]*rawStruct{}
@@ -78,6 +81,14 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 			panic("logformat: " + name + " is not in fieldKeys")
 		}
 		p.fields = append(p.fields, rawField{off: f.Offset, read: rawReaderOf(f.Type)})
+		if st := f.Type; st.Kind() == reflect.Struct || st.Kind() == reflect.Pointer && st.Elem().Kind() == reflect.Struct {
+			if st.Kind() == reflect.Pointer {
+				st = st.Elem()
+			}
+			if rawPlans[st] != nil {
+				p.nested = append(p.nested, st)
+			}
+		}
 		p.bySlot[slot] = uint8(len(p.fields))
 	}
 	return p
@@ -86,6 +97,19 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 var plansMade bool // rawPlanOf may make no plan once the package is initialised
 
 func init() { plansMade = true }
+
+// dupOK makes plan, and the plans of the structs it holds, read a name
+// written twice again, the last value over the first (merged, for an
+// object), as the general decoder does. Only plans whose fields are
+// leaves and structs may: a flexible type's twins need not agree on a
+// repeated value.
+func dupOK(plan *rawStruct) *rawStruct {
+	plan.dupOK = true
+	for _, t := range plan.nested {
+		dupOK(rawPlans[t])
+	}
+	return plan
+}
 
 // tagNames adds the json names of struct type t's fields, and of the
 // structs they hold, to names.

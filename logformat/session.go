@@ -88,6 +88,12 @@ func (s *rawScan) text() (string, bool) {
 	return v.V, ok
 }
 
+var (
+	agentPlan   = rawPlanOf(reflect.TypeFor[agentObject]())
+	summaryPlan = rawPlanOf(reflect.TypeFor[summaryObject]())
+	contribPlan = rawPlanOf(reflect.TypeFor[contribObject]())
+)
+
 // rawFlex reads an agent as decodeFlex does.
 func (a *agentField) rawFlex(s *rawScan, w *warnList) bool {
 	switch s.peek() {
@@ -96,19 +102,9 @@ func (a *agentField) rawFlex(s *rawScan, w *warnList) bool {
 		a.Name, ok = s.text()
 		return ok
 	case '{':
-		var name, modelID, model Str
-		ok := s.object(false, func(key string) bool {
-			switch key {
-			case "name":
-				return s.anyStr(&name, w)
-			case "model_id":
-				return s.anyStr(&modelID, w)
-			case "model":
-				return s.anyStr(&model, w)
-			}
-			return s.skip()
-		})
-		a.Name, a.Model = name.V, firstOf(modelID, model)
+		var o agentObject
+		ok := agentPlan.read(s, unsafe.Pointer(&o), w)
+		a.set(&o)
 		return ok
 	}
 	return s.null()
@@ -122,22 +118,9 @@ func (f *summaryField) rawFlex(s *rawScan, w *warnList) bool {
 		f.Text, ok = s.text()
 		return ok
 	case '{':
-		var description Str
-		var total, calls, errs Num
-		ok := s.object(false, func(key string) bool {
-			switch key {
-			case "total_duration_ms":
-				return s.num(&total, w)
-			case "tool_calls_count":
-				return s.num(&calls, w)
-			case "errors_encountered":
-				return s.num(&errs, w)
-			case "description":
-				return s.anyStr(&description, w)
-			}
-			return s.skip()
-		})
-		f.TotalDurationMS, f.ToolCallsCount, f.Errors, f.Text = total, calls, errs, description.V
+		var o summaryObject
+		ok := summaryPlan.read(s, unsafe.Pointer(&o), w)
+		f.set(&o)
 		return ok
 	}
 	return s.null()
@@ -151,16 +134,9 @@ func (c *contribField) rawFlex(s *rawScan, w *warnList) bool {
 		c.Type, ok = s.text()
 		return ok
 	case '{':
-		var typ Str
-		ok := s.object(false, func(key string) bool {
-			if key == "type" {
-				return s.anyStr(&typ, w)
-			}
-			return s.skip()
-		})
-		if c.Type = typ.V; c.Type == "" {
-			c.Type = "unspecified"
-		}
+		var o contribObject
+		ok := contribPlan.read(s, unsafe.Pointer(&o), w)
+		c.set(&o)
 		return ok
 	}
 	return s.null()
