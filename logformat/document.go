@@ -263,40 +263,11 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 		spill = c.spill
 	}
 	keep := newEventKeeper(spill)
-	tab := map[string]string{}
 	for dec.PeekKind() != ']' {
 		var e bundleEvent
 		switch dec.PeekKind() {
 		case '{':
-			err := objectFields(dec, func(key string) error {
-				switch key {
-				case "id":
-					return decodeStr(dec, &e.ID, w)
-				case "timestamp":
-					return decodeTime(dec, &e.Timestamp, w, opts)
-				case "type":
-					return decodeInterned(dec, &e.Type, w, tab)
-				case "nodeId":
-					return decodeInterned(dec, &e.NodeID, w, tab)
-				case "status":
-					return decodeInterned(dec, &e.Status, w, tab)
-				case "summary":
-					return decodeStr(dec, &e.Summary, w)
-				case "metadata":
-					return fastPtr(dec, &e.Metadata, w, func(m *bundleMeta) error {
-						return objectFields(dec, func(key string) error {
-							switch key {
-							case "toolName":
-								return decodeInterned(dec, &m.ToolName, w, tab)
-							case "error":
-								return decodeStr(dec, &m.Error, w)
-							}
-							return dec.SkipValue()
-						})
-					})
-				}
-				return dec.SkipValue()
-			})
+			err := json.UnmarshalDecode(dec, &e, opts)
 			if err != nil {
 				return err
 			}

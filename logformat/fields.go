@@ -62,48 +62,13 @@ func objectFields(dec *jsontext.Decoder, field func(key string) error) error {
 	return err
 }
 
-// seenKeys records the keys the raw scanner has read of an object, so that
-// one written twice (which the reflective decoder reads as the last) gives up.
-type seenKeys struct {
-	keys [24]string
-	n    int
-}
-
-// first reports whether key was not read before (and records it); a 25th
-// key counts as read before: no decoded object has that many.
-func (s *seenKeys) first(key string) bool {
-	if slices.Contains(s.keys[:s.n], key) || s.n == len(s.keys) {
-		return false
-	}
-	s.keys[s.n], s.n = key, s.n+1
-	return true
-}
-
-// fieldKeys are the keys objectFields and the raw scanner read, interned:
-// every name of the structs the raw scanner reads by plan (rawRoots), and
-// those the readers of flexible types match by hand (objectFields, s.object).
+// fieldKeys are the names the raw scanner's plans and objectFields match,
+// interned: every name of the structs the raw scanner reads (rawRoots).
 var fieldKeys = func() map[string]string {
 	keys := map[string]string{}
 	seen := map[reflect.Type]bool{}
 	for _, t := range rawRoots {
 		tagNames(t, keys, seen)
-	}
-	for _, k := range []string{
-		"id", "model", "role", "content", "usage", "input_tokens", "output_tokens", "cache_creation_input_tokens",
-		"cache_read_input_tokens", "type", "name", "tool_use_id", "text", "is_error", "input", "subagent_type",
-		"events", "timestamp", "nodeId", "status", "summary", "metadata", "toolName", "error",
-		"durationMs", "interrupted", "exit_code", "info", "total_token_usage", "cached_input_tokens",
-		"reasoning_output_tokens", "resource", "attributes", "scopeSpans", "spans", "traceId", "spanId",
-		"parentSpanId", "startTimeUnixNano", "endTimeUnixNano", "key", "value", "code", "stringValue",
-		"intValue", "doubleValue", "boolValue", "tool_call_id", "callId", "tool_name", "tool", "tool_category",
-		"ended_at", "duration_ms", "context_contribution", "subagent_info", "phase_type", "context_used",
-		"relevance", "usage_mode", "model_id", "total_duration_ms", "tool_calls_count", "errors_encountered",
-		"description", "phase_id", "phase", "context_references", "rounds", "agentName", "maxSteps",
-		"currentStep", "isStuck", "thinkActSteps", "thinkStartTime", "thinkEndTime", "actStartTime",
-		"actEndTime", "errorMessage", "actionResult", "cached", "thoughts", "cache_creation", "ephemeral_1h_input_tokens", "git", "branch", "arguments", "command", "file_path", "notebook_path", "path", "pattern", "url", "query",
-		"absolute_path", "args", "agentId", "uuid", "requestId", "message",
-	} {
-		keys[k] = k
 	}
 	return keys
 }()
@@ -147,52 +112,4 @@ func fieldSlot[T string | []byte](name T) (uint, bool) {
 		}
 	}
 	return 0, false
-}
-
-// fastPtr decodes a pointer-to-struct field as the tolerant decoder does:
-// null clears it, an object fills it, any other value leaves it allocated
-// and empty, with a warning.
-func fastPtr[T any](dec *jsontext.Decoder, p **T, w Warner, fill func(*T) error) error {
-	switch dec.PeekKind() {
-	case 'n':
-		*p = nil
-		_, err := dec.ReadToken()
-		return err
-	case '{':
-		if *p == nil {
-			*p = new(T)
-		}
-		return fill(*p)
-	}
-	if *p == nil {
-		*p = new(T)
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
-}
-
-// fastBool decodes a bool as the tolerant decoder does: null is false.
-func fastBool(dec *jsontext.Decoder, p *bool, w Warner) error {
-	switch dec.PeekKind() {
-	case 't', 'f', 'n':
-		tok, err := dec.ReadToken()
-		if err == nil {
-			*p = tok.Kind() == 't'
-		}
-		return err
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
-}
-
-func fastBoolPtr(dec *jsontext.Decoder, p **bool, w Warner) error {
-	if dec.PeekKind() == 'n' {
-		*p = nil
-		_, err := dec.ReadToken()
-		return err
-	}
-	if *p == nil {
-		*p = new(bool)
-	}
-	return fastBool(dec, *p, w)
 }

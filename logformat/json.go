@@ -211,37 +211,6 @@ func withUnquoted(raw []byte, use func(text []byte)) error {
 
 var unquoteBufs = sync.Pool{New: func() any { return new([]byte) }}
 
-// decodeInterned is decodeStr keeping one copy of each distinct string in
-// tab (up to a bound): a bundle's hundreds of thousands of events repeat a
-// few types, statuses and tool names.
-func decodeInterned(dec *jsontext.Decoder, p *Str, w Warner, tab map[string]string) error {
-	if dec.PeekKind() != '"' {
-		return decodeStr(dec, p, w)
-	}
-	raw, err := dec.ReadValue()
-	if err != nil {
-		return err
-	}
-	v, err := unquote(raw)
-	if err != nil {
-		return err
-	}
-	*p = Str{V: intern(tab, v), Set: true}
-	return nil
-}
-
-// intern returns tab's copy of v, adding one while tab is small.
-func intern(tab map[string]string, v []byte) string {
-	s, ok := tab[string(v)]
-	if !ok {
-		s = string(v)
-		if len(tab) < 1<<12 {
-			tab[s] = s
-		}
-	}
-	return s
-}
-
 // unquote is a JSON string's content: the raw bytes between the quotes
 // when it holds no escape (no copy), else the unescaped bytes.
 func unquote(raw jsontext.Value) ([]byte, error) {

@@ -121,40 +121,6 @@ func (s *rawScan) anyStr(p *Str, w *warnList) bool {
 	return true
 }
 
-// rawPtr decodes a pointer-to-struct field as fastPtr does: null clears
-// it, an object fills it; any other kind gives up.
-func rawPtr[T any](s *rawScan, p **T, fill func(*T) bool) bool {
-	if s.null() {
-		*p = nil
-		return true
-	}
-	if s.peek() != '{' {
-		return false
-	}
-	if *p == nil {
-		*p = new(T)
-	}
-	return fill(*p)
-}
-
-// object reads an object as objectFields does: field is called, with the
-// scanner at the value, for each key some decoder reads (fieldKeys) and
-// must consume the value; every other value is skipped. A key that field
-// is given twice gives up unless dupOK.
-func (s *rawScan) object(dupOK bool, field func(key string) bool) bool {
-	var seen seenKeys
-	return s.members(func(name []byte) bool {
-		key, ok := fieldKey(name)
-		if !ok {
-			return s.skip()
-		}
-		if !dupOK && !seen.first(key) {
-			return false
-		}
-		return field(key)
-	})
-}
-
 // members reads an object (the scanner at its '{'), calling member with
 // each member's name and the scanner at its value, which it must consume.
 func (s *rawScan) members(member func(name []byte) bool) bool {
