@@ -1,17 +1,15 @@
 package logformat
 
 import (
-	"maps"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Field-level helpers shared by the general decoder's tolerant types and
-// the raw scanner (rawscan.go): keys matched on their bytes, objects
-// read member by member, pointers and booleans read tolerantly.
+// the raw scanner (rawscan.go): keys matched on their bytes, objects read
+// member by member.
 
 // documentKeys are the top-level keys the union document decodes.
 var documentKeys = func() map[string]bool {
@@ -63,30 +61,14 @@ func objectFields(dec *jsontext.Decoder, field func(key string) error) error {
 }
 
 // fieldKeys are the names the raw scanner's plans and objectFields match,
-// interned: every name of the structs the raw scanner reads (rawRoots).
-var fieldKeys = func() map[string]string {
-	keys := map[string]string{}
-	seen := map[reflect.Type]bool{}
-	for _, t := range rawRoots {
-		tagNames(t, keys, seen)
-	}
-	return keys
-}()
-
-// keyIndex holds fieldKeys open-addressed on a slot made from a key's
-// length and three of its bytes: every transcript line has dozens of keys,
-// and hashing each whole for the map cost more than its decoding did.
-var keyIndex = func() *[keySlots]string {
-	var t [keySlots]string
-	for _, k := range slices.Sorted(maps.Keys(fieldKeys)) { // the same table every run
-		i := keySlot(k)
-		for t[i] != "" {
-			i = (i + 1) % keySlots
-		}
-		t[i] = k
-	}
-	return &t
-}()
+// interned; keyIndex holds them open-addressed on a slot made from a
+// key's length and three of its bytes: every transcript line has dozens
+// of keys, and hashing each whole for a map cost more than its decoding
+// did. Both are made by init (rawplan.go).
+var (
+	fieldKeys map[string]string
+	keyIndex  *[keySlots]string
+)
 
 const keySlots = 512 // a power of two, several times len(fieldKeys)
 

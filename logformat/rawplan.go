@@ -1,7 +1,9 @@
 package logformat
 
 import (
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"unsafe"
 )
@@ -37,18 +39,10 @@ type rawStruct struct {
 }
 
 type rawField struct {
+	name string
 	off  uintptr
 	read rawReader
 }
-
-// rawRoots are the struct types read by plan from outside a plan: the
-// document, and those flexible types read element by element. Every plan
-// is made while the package initialises (rawPlanOf): their names are
-// fieldKeys.
-var rawRoots = []reflect.Type{reflect.TypeFor[document](), reflect.TypeFor[claudeBlock](),
-	reflect.TypeFor[claudeProgress](), reflect.TypeFor[sessionToolCall](), reflect.TypeFor[bundleEvent](),
-	reflect.TypeFor[toolResultObject](), reflect.TypeFor[codexOutputDoc](), reflect.TypeFor[agentObject](),
-	reflect.TypeFor[summaryObject](), reflect.TypeFor[contribObject](), reflect.TypeFor[otlpAnyValue]()}
 
 var (
 	rawPlans     = map[reflect.Type]*rawStruct{}
@@ -62,8 +56,8 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 	if p := rawPlans[t]; p != nil {
 		return p
 	}
-	if plansMade {
-		panic("logformat: no plan for " + t.String() + " was made at init: list it in rawRoots")
+	if keyIndex != nil {
+		panic("logformat: the plan of " + t.String() + " is made after init: make it in a package variable")
 	}
 	p := &rawStruct{}
 	rawPlans[t] = p // before its fields: a document holds documents
@@ -76,11 +70,7 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
-		slot, ok := fieldSlot(name)
-		if !ok {
-			panic("logformat: " + name + " is not in fieldKeys")
-		}
-		p.fields = append(p.fields, rawField{off: f.Offset, read: rawReaderOf(f.Type)})
+		p.fields = append(p.fields, rawField{name: name, off: f.Offset, read: rawReaderOf(f.Type)})
 		if st := f.Type; st.Kind() == reflect.Struct || st.Kind() == reflect.Pointer && st.Elem().Kind() == reflect.Struct {
 			if st.Kind() == reflect.Pointer {
 				st = st.Elem()
@@ -89,14 +79,35 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 				p.nested = append(p.nested, st)
 			}
 		}
-		p.bySlot[slot] = uint8(len(p.fields))
 	}
 	return p
 }
 
-var plansMade bool // rawPlanOf may make no plan once the package is initialised
-
-func init() { plansMade = true }
+// init indexes every name the plans match (fieldKeys, keyIndex) and gives
+// each plan its fields' slots: the plans are made by the package's
+// variables, which are set before init runs.
+func init() {
+	fieldKeys = map[string]string{}
+	for _, p := range rawPlans {
+		for _, f := range p.fields {
+			fieldKeys[f.name] = f.name
+		}
+	}
+	keyIndex = new([keySlots]string)
+	for _, k := range slices.Sorted(maps.Keys(fieldKeys)) { // the same table every run
+		i := keySlot(k)
+		for keyIndex[i] != "" {
+			i = (i + 1) % keySlots
+		}
+		keyIndex[i] = k
+	}
+	for _, p := range rawPlans {
+		for k, f := range p.fields {
+			slot, _ := fieldSlot(f.name)
+			p.bySlot[slot] = uint8(k + 1)
+		}
+	}
+}
 
 // dupOK makes plan, and the plans of the structs it holds, read a name
 // written twice again, the last value over the first (merged, for an
@@ -109,25 +120,6 @@ func dupOK(plan *rawStruct) *rawStruct {
 		dupOK(rawPlans[t])
 	}
 	return plan
-}
-
-// tagNames adds the json names of struct type t's fields, and of the
-// structs they hold, to names.
-func tagNames(t reflect.Type, names map[string]string, seen map[reflect.Type]bool) {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct || seen[t] {
-		return
-	}
-	seen[t] = true
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && f.IsExported() {
-			names[name] = name
-			tagNames(f.Type, names, seen)
-		}
-	}
 }
 
 var (
