@@ -399,7 +399,7 @@ func TestHeldAsIs(t *testing.T) {
 	for _, c := range asIsCases() {
 		checkSmallDocument(t, []byte(c.doc))
 		ctx := &readCtx{source: "d.json", loc: time.UTC, em: newCollector()}
-		took := !errors.Is(readHeld(bytes.TrimPrefix([]byte(c.doc), bom), true, ctx), errRawGaveUp)
+		took := !errors.Is(readHeld(bytes.TrimPrefix([]byte(c.doc), bom), ctx), errRawGaveUp)
 		if took != (c.reads == 1) {
 			t.Errorf("read as it is: %v, want %v: %.200s", took, c.reads == 1, c.doc)
 		}
@@ -412,7 +412,7 @@ func TestRawBytesSameAsValues(t *testing.T) {
 	accepted, gaveUpOn := rawDocuments()
 	reads := func(doc []byte) bool {
 		c := &readCtx{source: "b.json", loc: time.UTC, em: newCollector()}
-		return !errors.Is(readHeld(doc, false, c), errRawGaveUp)
+		return !errors.Is(readHeld(doc, c), errRawGaveUp)
 	}
 	for _, doc := range accepted {
 		checkSmallDocument(t, []byte(doc))

@@ -88,7 +88,6 @@ type way int
 
 const (
 	byContent     way = iota // as the content says; a large document that can be read again gives up (errLargeDocument)
-	afterHeld                // by content, the document held whole having given up
 	heldAsIs                 // a small document held whole, unclamped, by the raw scanner alone
 	streamAsIs               // a large document, unclamped, by the raw document path alone
 	clampedStream            // a large document, clamped, by the raw document path (or as JSON Lines)
@@ -113,18 +112,16 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 		defer documentBufs.Put(held)
 		held.Reset()
 		_, err := held.ReadFrom(io.LimitReader(r, maxSmallDocument+1))
-		next := byContent
 		if err == nil && held.Len() <= maxSmallDocument {
 			if err := readAs(bytes.NewReader(held.Bytes()), name, opt, em, heldAsIs, held.Bytes()); !errors.Is(err, errRawGaveUp) {
 				return err
 			}
-			next = afterHeld
 		}
 		var rest io.Reader = r
 		if err != nil {
 			rest = errReader{err} // met where the read above met it
 		}
-		return readAs(io.MultiReader(bytes.NewReader(held.Bytes()), rest), name, opt, em, next, nil)
+		return readAs(io.MultiReader(bytes.NewReader(held.Bytes()), rest), name, opt, em, byContent, nil)
 	}
 	if err := readAs(r, name, opt, em, byContent, nil); !errors.Is(err, errLargeDocument) {
 		return err
@@ -216,7 +213,7 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 	switch {
 	case w == heldAsIs:
 		if err = errRawGaveUp; first == '{' {
-			err = readHeld(bytes.TrimPrefix(held, bom), true, c)
+			err = readHeld(bytes.TrimPrefix(held, bom), c)
 		}
 	case w == streamAsIs:
 		if err = errRawGaveUp; first == '{' {
@@ -228,8 +225,6 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 		return errLargeDocument
 	case first == '{' && opt.Reread != nil:
 		err = readRawDocument(br, c)
-	case first == '{' && smallDocuments && w == byContent:
-		err = readSmallDocument(br, c)
 	default:
 		err = readValues(br, c)
 	}
@@ -338,72 +333,37 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 	return verdict(matched, c)
 }
 
-// readSmallDocument reads a file of one document (a session, a plan, a
-// Gemini chat) with the raw scanner, as readValues reads it, when it is no
-// larger than maxSmallDocument: the reflective decoder skipped its payloads
-// token by token. Anything else, or any doubt, and readValues reads the
-// bytes from the start.
-func readSmallDocument(br *bufio.Reader, c *readCtx) error {
-	buf := documentBufs.Get().(*bytes.Buffer)
-	defer documentBufs.Put(buf)
-	buf.Reset()
-	_, err := buf.ReadFrom(io.LimitReader(br, maxSmallDocument+1))
-	if err != nil || buf.Len() > maxSmallDocument {
-		var rest io.Reader = br
-		if err != nil {
-			rest = errReader{err} // readValues meets the error where this read did
-		}
-		return readValuesFrom(io.MultiReader(bytes.NewReader(buf.Bytes()), rest), c)
-	}
-	if err := readHeld(buf.Bytes(), false, c); !errors.Is(err, errRawGaveUp) {
-		return err
-	}
-	return readValuesFrom(bytes.NewReader(buf.Bytes()), c)
-}
-
 // readHeld reads a document held whole with the raw scanner, or gives up
 // (errRawGaveUp) having emitted nothing: whole as a line is, or, for a
 // debug bundle, by the raw document path with the document as its window.
-//
-// asIs says the bytes are not clamped: the scanner then also gives up on
-// anything the clamp would change (see readRawAsIs), and the document is
-// clamped and read again. A document the scanner reads as it is holds one
-// object and nothing the clamp changes, so the choices made on the clamped
-// bytes (one value per line or not, a document) would have led to
-// readSmallDocument on the same bytes.
-func readHeld(doc []byte, asIs bool, c *readCtx) error {
+// The bytes are not clamped: the scanner also gives up on anything the
+// clamp would change (see readRawAsIs), and the document is clamped and
+// read by content. A document the scanner reads as it is holds one object
+// and nothing the clamp changes, so the choices made on the clamped bytes
+// (one value per line or not, a document) would have led to readValues
+// reading that object.
+func readHeld(doc []byte, c *readCtx) error {
 	var d document
 	var w warnList
-	if decodeRaw(rawScan{b: doc, asIs: asIs}, &d, &w) {
+	if decodeRaw(rawScan{b: doc, asIs: true}, &d, &w) {
 		for _, kind := range w.kinds {
 			c.Warn(kind)
 		}
 		return verdict(dispatch(&d, c), c)
 	}
 	if bytes.Contains(doc, []byte(`"events"`)) { // a debug bundle
-		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: asIs}, eof: true, need: rawLookahead}, c)
+		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: true}, eof: true, need: rawLookahead}, c)
 	}
 	return errRawGaveUp
 }
 
-// maxSmallDocument is the largest document readSmallDocument holds whole.
+// maxSmallDocument is the largest document read holds whole.
 const maxSmallDocument = 1 << 20
 
-// smallDocuments lets readSmallDocument read them (a variable for tests).
+// smallDocuments lets read hold them (a variable for tests).
 var smallDocuments = true
 
 var documentBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
-
-// readValuesFrom is readValues over r, through a pooled read buffer.
-func readValuesFrom(r io.Reader, c *readCtx) error {
-	br := readers.Get().(*bufio.Reader)
-	br.Reset(r)
-	defer func() {
-		br.Reset(nil)
-		readers.Put(br)
-	}()
-	return readValues(br, c)
-}
 
 // errReader fails every read with its error.
 type errReader struct{ err error }
