@@ -1,6 +1,8 @@
 package logformat
 
 import (
+	"unsafe"
+
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -106,6 +108,48 @@ type document struct {
 	Messages          messages       `json:"messages"`
 }
 
+// decodeTextOrObject decodes a value written as a string (text) or as an
+// object of type O (obj): null is nothing, another kind a warning.
+func decodeTextOrObject[O any](dec *jsontext.Decoder, w Warner, opts json.Options, text func(string), obj func(*O)) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err == nil {
+			text(tok.String())
+		}
+		return err
+	case '{':
+		var o O
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+			return err
+		}
+		obj(&o)
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// rawTextOrObject is decodeTextOrObject's raw twin, the object read by
+// plan; another kind gives up.
+func rawTextOrObject[O any](s *rawScan, w *warnList, plan *rawStruct, text func(string), obj func(*O)) bool {
+	switch s.peek() {
+	case '"':
+		var v Str
+		ok := s.str(&v)
+		text(v.V)
+		return ok
+	case '{':
+		var o O
+		ok := plan.read(s, unsafe.Pointer(&o), w)
+		obj(&o)
+		return ok
+	}
+	return s.null()
+}
+
 // summaryField is a summary written as text or as an object of figures.
 type summaryField struct {
 	Text            string
@@ -127,27 +171,7 @@ func (s *summaryField) set(o *summaryObject) {
 }
 
 func (s *summaryField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	switch dec.PeekKind() {
-	case '"':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		s.Text = tok.String()
-		return nil
-	case '{':
-		var o summaryObject
-		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
-			return err
-		}
-		s.set(&o)
-		return nil
-	case 'n':
-		_, err := dec.ReadToken()
-		return err
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
+	return decodeTextOrObject(dec, w, opts, func(t string) { s.Text = t }, s.set)
 }
 
 // stepList is planexec's list of step texts or session v1.0's list of step objects.
@@ -303,26 +327,7 @@ type agentObject struct {
 func (a *agentField) set(o *agentObject) { a.Name, a.Model = o.Name.V, firstOf(o.ModelID, o.Model) }
 
 func (a *agentField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	switch dec.PeekKind() {
-	case '"':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		a.Name = tok.String()
-		return nil
-	case '{':
-		var o agentObject
-		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
-			return err
-		}
-		a.set(&o)
-		return nil
-	case 'n':
-		return dec.SkipValue()
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
+	return decodeTextOrObject(dec, w, opts, func(t string) { a.Name = t }, a.set)
 }
 
 // contribField is a context_contribution: an object with a type, or a plain string.
@@ -342,26 +347,7 @@ func (c *contribField) set(o *contribObject) {
 }
 
 func (c *contribField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	switch dec.PeekKind() {
-	case '"':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		c.Type = tok.String()
-		return nil
-	case '{':
-		var o contribObject
-		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
-			return err
-		}
-		c.set(&o)
-		return nil
-	case 'n':
-		return dec.SkipValue()
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
+	return decodeTextOrObject(dec, w, opts, func(t string) { c.Type = t }, c.set)
 }
 
 // embedded is a message's structured_context; Present is set even when it is

@@ -81,65 +81,22 @@ type phase struct {
 	ContextReferences []contextRef      `json:"context_references"`
 }
 
-// text reads a string's text (the scanner at its quote).
-func (s *rawScan) text() (string, bool) {
-	var v Str
-	ok := s.str(&v)
-	return v.V, ok
-}
-
 var (
 	agentPlan   = rawPlanOf(reflect.TypeFor[agentObject]())
 	summaryPlan = rawPlanOf(reflect.TypeFor[summaryObject]())
 	contribPlan = rawPlanOf(reflect.TypeFor[contribObject]())
 )
 
-// rawFlex reads an agent as decodeFlex does.
 func (a *agentField) rawFlex(s *rawScan, w *warnList) bool {
-	switch s.peek() {
-	case '"':
-		var ok bool
-		a.Name, ok = s.text()
-		return ok
-	case '{':
-		var o agentObject
-		ok := agentPlan.read(s, unsafe.Pointer(&o), w)
-		a.set(&o)
-		return ok
-	}
-	return s.null()
+	return rawTextOrObject(s, w, agentPlan, func(t string) { a.Name = t }, a.set)
 }
 
-// rawFlex reads a summary as decodeFlex does.
 func (f *summaryField) rawFlex(s *rawScan, w *warnList) bool {
-	switch s.peek() {
-	case '"':
-		var ok bool
-		f.Text, ok = s.text()
-		return ok
-	case '{':
-		var o summaryObject
-		ok := summaryPlan.read(s, unsafe.Pointer(&o), w)
-		f.set(&o)
-		return ok
-	}
-	return s.null()
+	return rawTextOrObject(s, w, summaryPlan, func(t string) { f.Text = t }, f.set)
 }
 
-// rawFlex reads a context contribution as decodeFlex does.
 func (c *contribField) rawFlex(s *rawScan, w *warnList) bool {
-	switch s.peek() {
-	case '"':
-		var ok bool
-		c.Type, ok = s.text()
-		return ok
-	case '{':
-		var o contribObject
-		ok := contribPlan.read(s, unsafe.Pointer(&o), w)
-		c.set(&o)
-		return ok
-	}
-	return s.null()
+	return rawTextOrObject(s, w, contribPlan, func(t string) { c.Type = t }, c.set)
 }
 
 func readSession(d *document, c *readCtx) {
