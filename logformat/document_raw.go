@@ -239,7 +239,7 @@ func rawDocument(r *rawStream, c *readCtx) error {
 			events = true
 			return r.eventsValue(&d.Events, &w)
 		}
-		if !documentKeys[key] { // the general decoder skips it too
+		if !documentPlan.has(key) { // the general decoder skips it too
 			return r.skipAny(0)
 		}
 		// A long member gives up: the document is not a bundle, and the

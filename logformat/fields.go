@@ -1,26 +1,12 @@
 package logformat
 
 import (
-	"reflect"
-	"strings"
-
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Field-level helpers shared by the general decoder's tolerant types and
 // the raw scanner (rawscan.go): keys matched on their bytes, objects read
 // member by member.
-
-// documentKeys are the top-level keys the union document decodes.
-var documentKeys = func() map[string]bool {
-	keys := map[string]bool{}
-	t := reflect.TypeFor[document]()
-	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		keys[name] = true
-	}
-	return keys
-}()
 
 // warnList collects warnings to be counted only if a decode succeeds.
 type warnList struct{ kinds []string }

@@ -237,6 +237,12 @@ func rawSliceOf(t reflect.Type) rawReader {
 // its name by the field's reader, every other member skipped; a name read
 // twice gives up (the general decoder merges a second value into the
 // first), as does nesting deeper than maxRawDepth.
+// has reports whether the plan's struct has a field of that name.
+func (plan *rawStruct) has(name string) bool {
+	slot, ok := fieldSlot(name)
+	return ok && plan.bySlot[slot] != 0
+}
+
 func (plan *rawStruct) read(s *rawScan, p unsafe.Pointer, w *warnList) bool {
 	if s.depth == maxRawDepth {
 		return false
