@@ -70,6 +70,9 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
+		if len(p.fields) == 255 { // bySlot's and read's bounds
+			panic("logformat: " + t.String() + " has too many fields for a plan")
+		}
 		p.fields = append(p.fields, rawField{name: name, off: f.Offset, read: rawReaderOf(f.Type)})
 		if st := f.Type; st.Kind() == reflect.Struct || st.Kind() == reflect.Pointer && st.Elem().Kind() == reflect.Struct {
 			if st.Kind() == reflect.Pointer {
@@ -185,7 +188,7 @@ func rawPointer(t reflect.Type) rawReader {
 	}
 	pt := reflect.PointerTo(t)
 	if t.Kind() != reflect.Struct || t == strType || t == numType || t == timeType || pt.Implements(flexibleType) || pt.Implements(rawFlexibleType) {
-		return giveUp // a pointer to a struct the plan reads field by field, or to nothing
+		return giveUp // only a pointer to a bool, or to a struct read by plan, is read here
 	}
 	plan := rawPlanOf(t)
 	return func(s *rawScan, p unsafe.Pointer, w *warnList) bool {
@@ -233,21 +236,21 @@ func rawSliceOf(t reflect.Type) rawReader {
 	}
 }
 
-// read reads an object into the struct at p: each member with a field of
-// its name by the field's reader, every other member skipped; a name read
-// twice gives up (the general decoder merges a second value into the
-// first), as does nesting deeper than maxRawDepth.
 // has reports whether the plan's struct has a field of that name.
 func (plan *rawStruct) has(name string) bool {
 	slot, ok := fieldSlot(name)
 	return ok && plan.bySlot[slot] != 0
 }
 
+// read reads an object into the struct at p: each member with a field of
+// its name by the field's reader, every other member skipped. A name read
+// twice gives up unless the plan is dupOK, as does nesting deeper than
+// maxRawDepth.
 func (plan *rawStruct) read(s *rawScan, p unsafe.Pointer, w *warnList) bool {
 	if s.depth == maxRawDepth {
 		return false
 	}
-	var seen [4]uint64 // fields read, by index
+	var seen [4]uint64 // fields read, by index (a plan has at most 255)
 	s.depth++
 	ok := s.members(func(name []byte) bool {
 		slot, known := fieldSlot(name)
