@@ -1,6 +1,9 @@
 package logformat
 
 import (
+	"reflect"
+	"unsafe"
+
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -155,20 +158,29 @@ func callOutcome(word Str, w Warner) model.Outcome {
 	return model.OutcomeUnknown
 }
 
-// rawFlex reads planexec's steps, a list of texts, as decodeFlex
-// does; session v1.0's step objects, and any other kind, give up.
-func (l *stepList) rawFlex(s *rawScan, _ *warnList) bool {
+var stepPlan = rawPlanOf(reflect.TypeFor[sessionStep]())
+
+// rawFlex reads steps as decodeFlex does: planexec's texts, or session
+// v1.0's step objects; an element of another kind gives up.
+func (l *stepList) rawFlex(s *rawScan, w *warnList) bool {
 	if s.null() {
 		return true
 	}
 	l.Present = true
 	return s.elements(func() bool {
-		var text Str
-		if s.peek() != '"' || !s.str(&text) {
-			return false
+		switch s.peek() {
+		case '"':
+			var text Str
+			ok := s.str(&text)
+			l.Texts = append(l.Texts, text.V)
+			return ok
+		case '{':
+			var o sessionStep
+			ok := stepPlan.read(s, unsafe.Pointer(&o), w)
+			l.Objects = append(l.Objects, o)
+			return ok
 		}
-		l.Texts = append(l.Texts, text.V)
-		return true
+		return false
 	})
 }
 
