@@ -32,7 +32,7 @@ func (a *lineArena) message() *claudeMessage {
 }
 
 var (
-	progressPlan   = rawPointer(reflect.TypeFor[claudeProgress]())
+	progressReader = rawPointer(reflect.TypeFor[claudeProgress]())
 	blockPlan      = rawPlanOf(reflect.TypeFor[claudeBlock]())
 	toolResultPlan = dupOK(rawPlanOf(reflect.TypeFor[toolResultObject]())) // a tool's output may repeat a name
 )
@@ -42,7 +42,7 @@ func (p *progressData) rawFlex(s *rawScan, w *warnList) bool {
 	if s.peek() != '{' {
 		return s.skip()
 	}
-	return progressPlan(s, unsafe.Pointer(&p.P), w)
+	return progressReader(s, unsafe.Pointer(&p.P), w)
 }
 
 // rawFlex reads a message's content as decodeFlex does: text (clipped),

@@ -267,14 +267,18 @@ func TestReadStringPrefix(t *testing.T) {
 	}
 }
 
-// fieldKey finds exactly the keys of fieldKeys: each key, and names near
+// fieldSlot finds exactly the keys of fieldKeys: each key, and names near
 // one (cut, grown, a byte changed), which share its slot or the next.
 func TestFieldKey(t *testing.T) {
 	check := func(name string) {
 		t.Helper()
 		want, wantOK := fieldKeys[name]
-		if got, ok := fieldKey([]byte(name)); got != want || ok != wantOK {
-			t.Fatalf("fieldKey(%q) = %q, %v; the map has %q, %v", name, got, ok, want, wantOK)
+		got, ok := "", false
+		if slot, found := fieldSlot([]byte(name)); found {
+			got, ok = keyIndex[slot], true
+		}
+		if got != want || ok != wantOK {
+			t.Fatalf("fieldSlot(%q) finds %q, %v; the map has %q, %v", name, got, ok, want, wantOK)
 		}
 	}
 	check("")

@@ -1,8 +1,6 @@
 package logformat
 
 import (
-	"unsafe"
-
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -132,24 +130,6 @@ func decodeTextOrObject[O any](dec *jsontext.Decoder, w Warner, opts json.Option
 	return dec.SkipValue()
 }
 
-// rawTextOrObject is decodeTextOrObject's raw twin, the object read by
-// plan; another kind gives up.
-func rawTextOrObject[O any](s *rawScan, w *warnList, plan *rawStruct, text func(string), obj func(*O)) bool {
-	switch s.peek() {
-	case '"':
-		var v Str
-		ok := s.str(&v)
-		text(v.V)
-		return ok
-	case '{':
-		var o O
-		ok := plan.read(s, unsafe.Pointer(&o), w)
-		obj(&o)
-		return ok
-	}
-	return s.null()
-}
-
 // summaryField is a summary written as text or as an object of figures.
 type summaryField struct {
 	Text            string
@@ -240,28 +220,37 @@ func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 		return decodeEvents(dec, e, w, opts)
 	case '{':
 		var events *eventsField
-		err := objectFields(dec, func(key string) error {
-			if key != "events" {
-				return dec.SkipValue()
-			}
-			switch dec.PeekKind() {
-			case 'n':
-				events = nil
-				_, err := dec.ReadToken()
+		if _, err := dec.ReadToken(); err != nil {
+			return err
+		}
+		for dec.PeekKind() != '}' {
+			name, err := dec.ReadToken()
+			if err != nil {
 				return err
-			case '[':
+			}
+			switch {
+			case name.String() != "events":
+				err = dec.SkipValue()
+			case dec.PeekKind() == 'n':
+				events = nil
+				err = dec.SkipValue()
+			case dec.PeekKind() == '[':
 				if events == nil {
 					events = new(eventsField)
 				}
-				return decodeEvents(dec, events, w, opts)
+				err = decodeEvents(dec, events, w, opts)
+			default:
+				if events == nil {
+					events = new(eventsField)
+				}
+				w.Warn(WarnTypeMismatch)
+				err = dec.SkipValue()
 			}
-			if events == nil {
-				events = new(eventsField)
+			if err != nil {
+				return err
 			}
-			w.Warn(WarnTypeMismatch)
-			return dec.SkipValue()
-		})
-		if err != nil {
+		}
+		if _, err := dec.ReadToken(); err != nil {
 			return err
 		}
 		if events != nil {

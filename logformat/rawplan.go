@@ -268,3 +268,21 @@ func (plan *rawStruct) read(s *rawScan, p unsafe.Pointer, w *warnList) bool {
 	s.depth--
 	return ok
 }
+
+// rawTextOrObject is decodeTextOrObject's raw twin, the object read by
+// plan; another kind gives up.
+func rawTextOrObject[O any](s *rawScan, w *warnList, plan *rawStruct, text func(string), obj func(*O)) bool {
+	switch s.peek() {
+	case '"':
+		var v Str
+		ok := s.str(&v)
+		text(v.V)
+		return ok
+	case '{':
+		var o O
+		ok := plan.read(s, unsafe.Pointer(&o), w)
+		obj(&o)
+		return ok
+	}
+	return s.null()
+}
