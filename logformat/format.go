@@ -184,7 +184,7 @@ type Options struct {
 	// first read by a faster path that can give up (readRawDocument).
 	Reread func() (io.Reader, error)
 
-	streamClamp bool // clamp JSON Lines as one stream, as before lines were clamped one by one (tests compare)
+	streamClamp bool // clamp JSON Lines as one stream, not line by line (tests compare the two)
 }
 
 // SkipError says why a file yields nothing.
