@@ -1,3 +1,7 @@
+// Package analyze folds runs into mergeable figures and finalizes them into
+// the summary docs/metrics.md defines: the accumulator and what a file
+// counts as, the folding of the cross-file joins' runs, partials, the run
+// index and details, thresholds, diff and history.
 package analyze
 
 import (
@@ -66,14 +70,15 @@ type Accumulator struct {
 	callHist     [len(HistogramEdgesMS) + 1]int64
 
 	redacted    int64 // values that looked like credentials, replaced
+	scope       Scope
 	keepSecrets bool
-	noText      bool     // Options.NoText: no text from a log reaches an output
-	noIndex     bool     // Options.NoIndex: a row for each run is most of what grows with the runs read
+	noText      bool     // no text from a log reaches an output
+	noIndex     bool     // a row for each run is most of what grows with the runs read
 	redact      redactor // this worker's: its memo outlives a run
 
 	details *detailWriter // this worker's spill of run details, when kept
 	spill   *Details      // all spill files, on the merged accumulator
-	waiting *waiting      // records not joined yet (Options.DeferJoin, a merge of partials): Join folds them
+	waiting *waiting      // records not joined yet: Join folds them
 }
 
 // HistogramEdgesMS are the upper bounds of the duration histogram bins; a
@@ -89,15 +94,27 @@ func histBin(ms float64) int {
 	return len(HistogramEdgesMS)
 }
 
-// NewAccumulator returns an empty accumulator that dates runs in loc and
-// prices tokens with prices (the built-in table when nil).
-func NewAccumulator(loc *time.Location, prices *pricing.Table) *Accumulator {
+// NewAccumulator returns an empty accumulator of the given settings.
+func NewAccumulator(s Settings) *Accumulator {
+	loc, prices := s.Location, s.Prices
+	if loc == nil {
+		loc = time.UTC
+	}
 	if prices == nil {
 		prices = pricing.Builtin()
+	}
+	var spill *Details
+	if s.KeepDetails {
+		spill = new(Details)
 	}
 	return &Accumulator{
 		loc:           loc,
 		prices:        prices,
+		scope:         s.Scope,
+		keepSecrets:   s.KeepSecrets,
+		noText:        s.NoText,
+		noIndex:       s.NoIndex,
+		spill:         spill,
 		index:         RunIndex{home: loc},
 		filesByFormat: map[string]int64{},
 		warnings:      map[string]int64{},

@@ -56,7 +56,7 @@ func handRuns() []*model.Run {
 }
 
 func summarize(loc *time.Location, runs []*model.Run) Summary {
-	a := NewAccumulator(loc, nil)
+	a := NewAccumulator(Settings{Location: loc})
 	for _, r := range runs {
 		a.AddRun(r)
 	}
@@ -205,12 +205,12 @@ func TestAccumulatorMerge(t *testing.T) {
 	for trial := 0; trial < 20; trial++ {
 		parts := make([]*Accumulator, 1+rng.IntN(4))
 		for i := range parts {
-			parts[i] = NewAccumulator(time.UTC, nil)
+			parts[i] = NewAccumulator(Settings{Location: time.UTC})
 		}
 		for _, r := range runs {
 			parts[rng.IntN(len(parts))].AddRun(r)
 		}
-		total := NewAccumulator(time.UTC, nil)
+		total := NewAccumulator(Settings{Location: time.UTC})
 		for _, i := range rng.Perm(len(parts)) {
 			total.Merge(parts[i])
 		}
@@ -402,9 +402,9 @@ func TestRunIndexOrderIndependent(t *testing.T) {
 			Status: model.StatusSuccess, Title: fmt.Sprint("run ", i), Span: model.Span{Started: t0}})
 	}
 	index := func(order []int) []RunRow {
-		total := NewAccumulator(time.UTC, nil)
+		total := NewAccumulator(Settings{Location: time.UTC})
 		for _, k := range order {
-			w := NewAccumulator(time.UTC, nil)
+			w := NewAccumulator(Settings{Location: time.UTC})
 			for _, r := range runs {
 				if int(r.Source[5]-'0') == k { // one file, one worker, in file order
 					w.AddRun(r)
@@ -426,7 +426,7 @@ func TestRunIndexOrderIndependent(t *testing.T) {
 // however the times follow one another (it keeps the last one's name).
 func TestDayNames(t *testing.T) {
 	shanghai := time.FixedZone("UTC+8", 8*3600)
-	a := NewAccumulator(shanghai, nil)
+	a := NewAccumulator(Settings{Location: shanghai})
 	base := time.Date(2026, 8, 23, 15, 30, 0, 0, time.UTC) // 23:30 in Shanghai
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 2000 {
@@ -462,11 +462,11 @@ func TestToolDetailsByHand(t *testing.T) {
 		{time.UTC, []ToolDay{{Date: "2026-01-01", Calls: 1}, {Date: "2026-01-02", Calls: 1, OutcomeKnown: 1, Errors: 1}}},
 		{shanghai, []ToolDay{{Date: "2026-01-02", Calls: 2, OutcomeKnown: 1, Errors: 1}}}, // 23:30 and 00:30 UTC are one day at +8
 	} {
-		a := NewAccumulator(c.loc, nil)
+		a := NewAccumulator(Settings{Location: c.loc})
 		for _, r := range handRuns() {
 			a.AddRun(r)
 		}
-		d := a.Report(Options{Location: c.loc}).ToolDetails
+		d := a.Report(time.Time{}, "").ToolDetails
 		read, bash := d["Read"], d["Bash"]
 		if read == nil || bash == nil || len(d) != 2 {
 			t.Fatalf("%s: tool details %v", c.loc, d)
@@ -485,7 +485,7 @@ func TestToolDetailsByHand(t *testing.T) {
 		}
 	}
 
-	a := NewAccumulator(time.UTC, nil)
+	a := NewAccumulator(Settings{Location: time.UTC})
 	r := &model.Run{ID: "many", Format: "session", Source: "m.json", ToolCalls: []model.ToolCall{
 		{Name: "Read", Outcome: model.OutcomeError}, {Name: "Edit", Outcome: model.OutcomeError}, {Name: "Bash", Outcome: model.OutcomeError},
 		{Name: "Edit", Outcome: model.OutcomeError}, {Name: "Bash", Outcome: model.OutcomeError}, {Name: "Grep", Outcome: model.OutcomeOK},
@@ -509,7 +509,7 @@ func TestSubagentCostByHand(t *testing.T) {
 	for _, q := range sub.Requests {
 		r.AddRequest(q)
 	}
-	a := NewAccumulator(time.UTC, nil)
+	a := NewAccumulator(Settings{Location: time.UTC})
 	a.AddRun(r)
 	s := a.Summary().Context.Subagents
 	if s.Invocations != 2 || s.Requests != 2 || s.CostUSD == nil || math.Abs(*s.CostUSD-0.45) > 1e-9 {

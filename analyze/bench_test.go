@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -38,28 +37,12 @@ func BenchmarkAccumulate(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		acc := NewAccumulator(time.UTC, nil)
+		acc := NewAccumulator(Settings{Location: time.UTC})
 		for _, r := range c.runs {
 			acc.AddRun(r)
 		}
-		if acc.Report(Options{}).Summary.Runs.Total != int64(len(c.runs)) {
+		if acc.Report(time.Time{}, "").Summary.Runs.Total != int64(len(c.runs)) {
 			b.Fatal("runs lost")
-		}
-	}
-}
-
-// BenchmarkAnalyze measures the whole pipeline over a generated 20 MB corpus.
-func BenchmarkAnalyze(b *testing.B) {
-	dir := b.TempDir()
-	st, err := logsynth.Generate(context.Background(), dir, logsynth.Options{Size: 20e6, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(st.Bytes)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := Analyze(context.Background(), Options{Roots: []string{dir}}); err != nil {
-			b.Fatal(err)
 		}
 	}
 }

@@ -237,7 +237,7 @@ func histogram(counts []int64) []HistogramBin {
 }
 
 // RunIndex returns the per-run rows sorted by source, then id, then start
-// (nil with Options.NoIndex). It sorts the accumulator's own rows and hands
+// (nil with Settings.NoIndex). It sorts the accumulator's own rows and hands
 // them out: the index is the render phase's largest table, and a copy
 // doubled it.
 func (a *Accumulator) RunIndex() *RunIndex {
@@ -266,6 +266,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// Report finalizes the accumulated figures into a report generated at now.
+func (a *Accumulator) Report(now time.Time, title string) *Report {
+	s := a.Summary()
+	s.GeneratedAt = generatedAt(now, a.loc)
+	if sc := a.scope; !sc.Since.IsZero() || !sc.Until.IsZero() || sc.Project != "" {
+		s.Window = &Window{Project: sc.Project}
+		if !sc.Since.IsZero() {
+			s.Window.Since = sc.Since.In(a.loc).Format(time.RFC3339)
+		}
+		if !sc.Until.IsZero() {
+			s.Window.Until = sc.Until.In(a.loc).Format(time.RFC3339)
+		}
+	}
+	return &Report{Summary: s, Runs: a.RunIndex(), Title: title, Location: a.loc, Details: a.spill, Prices: a.prices,
+		ToolDetails: a.toolDetails(s.Tools[:min(len(s.Tools), MaxToolPages)])}
 }
 
 // generatedAt is the report time: SOURCE_DATE_EPOCH when set, for reproducible output.

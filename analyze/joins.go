@@ -24,17 +24,15 @@ type waiting struct {
 }
 
 // Join resolves the records waiting for a cross-file join into runs and
-// folds them (with their details, when kept): Accumulate does it unless
-// Options.DeferJoin, and merge once every partial is read. opt gives the
-// window and project the joined runs are kept by.
-func (a *Accumulator) Join(opt Options) error {
+// folds those the scope keeps (with their details, when kept): once every
+// file is read, or once every partial is merged.
+func (a *Accumulator) Join() error {
 	w := a.waiting
 	if w == nil {
 		return nil
 	}
 	a.waiting = nil
 	defer w.records.Close()
-	opt.defaults()
 	slices.Sort(w.pending)
 	w.pending = slices.Compact(w.pending) // each source once, in order
 	if a.spill != nil {
@@ -45,7 +43,7 @@ func (a *Accumulator) Join(opt Options) error {
 		}
 		a.details = dw
 	}
-	err := joinFragments(a, w.frags, w.pending, &opt, a.spill)
+	err := joinFragments(a, w.frags, w.pending, a.spill)
 	if err == nil {
 		if err = w.records.Err(); err != nil {
 			err = fmt.Errorf("record spill: %w", err)
@@ -74,7 +72,7 @@ func (a *Accumulator) Close() error {
 // Claude Code transcript entries) into runs. A file that held only
 // fragments counts as parsed when one fed or joined a kept run, as filtered
 // when its runs all fell outside the window, else it is an orphan.
-func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []string, opt *Options, details *Details) error {
+func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []string, details *Details) error {
 	if len(frags) == 0 {
 		return nil
 	}
@@ -130,7 +128,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 		nextFile()
 		slices.SortStableFunc(chunk, func(a, b joined) int { return compareJoined(a.r, b.r) })
 		for _, j := range chunk {
-			kept := inWindow(j.r, opt)
+			kept := acc.scope.Keeps(j.r)
 			folded(j.r, j.from, kept)
 			if kept {
 				acc.addKept(j.r, nil, false)
@@ -163,7 +161,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 		if err != nil {
 			return
 		}
-		kept := inWindow(r, opt)
+		kept := acc.scope.Keeps(r)
 		folded(r, from, kept)
 		if !kept {
 			acc.runsFiltered++

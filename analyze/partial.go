@@ -182,11 +182,10 @@ type PartialInfo struct {
 }
 
 // WritePartial writes the accumulated state, with every kept run's detail
-// when they were kept (Options.KeepDetails), to w.
-func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) error {
-	opt.defaults()
+// when they were kept (Settings.KeepDetails), to w.
+func (a *Accumulator) WritePartial(w io.Writer, info PartialInfo) error {
 	if a.noIndex {
-		return errors.New("partial state needs the run index (accumulated with Options.NoIndex)")
+		return errors.New("partial state needs the run index (accumulated with Settings.NoIndex)")
 	}
 	if _, err := io.WriteString(w, partialMagic); err != nil {
 		return err
@@ -197,7 +196,7 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	}
 	bw := bufio.NewWriterSize(zw, 256<<10)
 	enc := gob.NewEncoder(bw)
-	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: opt.Location.String(), Since: opt.Since, Until: opt.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: opt.Project, NoText: a.noText, NoRedact: a.keepSecrets}
+	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: a.loc.String(), Since: a.scope.Since, Until: a.scope.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: a.scope.Project, NoText: a.noText, NoRedact: a.keepSecrets}
 	if a.spill != nil {
 		h.Details = int64(a.index.Len())
 	}
@@ -245,15 +244,11 @@ func (a *Accumulator) WritePartial(w io.Writer, opt Options, info PartialInfo) e
 	return zw.Close()
 }
 
-// MergedPartials is the merge of several partial files: the accumulator and
-// the options they were made with, ready for Report.
+// MergedPartials is the merge of several partial files: the accumulator,
+// with the settings they were made with, ready for Join and Report.
 type MergedPartials struct {
-	Acc      *Accumulator
-	Location *time.Location
-	Since    time.Time
-	Until    time.Time
-	Project  string // --project of the partials
-	Covered  string // the shards the partials covered, "I/N,J/N", or "" when none was a shard
+	Acc     *Accumulator
+	Covered string // the shards the partials covered, "I/N,J/N", or "" when none was a shard
 }
 
 // MergePartials reads and merges partial files in the order given (merging
@@ -325,15 +320,14 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 					return nil, fmt.Errorf("%s: %w: time zone %q: %v", p, ErrPartial, h.TZ, err)
 				}
 			}
-			m = &MergedPartials{Acc: NewAccumulator(loc, prices), Location: loc, Since: h.Since, Until: h.Until, Project: h.Project}
-			m.Acc.noText, m.Acc.keepSecrets = h.NoText, h.NoRedact
+			m = &MergedPartials{Acc: NewAccumulator(Settings{Location: loc, Prices: prices, Scope: Scope{Since: h.Since, Until: h.Until, Project: h.Project}, NoText: h.NoText, KeepSecrets: h.NoRedact})}
 		} else if h.NoText != m.Acc.noText {
 			return nil, fmt.Errorf("%s: %w: one of %s and %s was made with --no-text, the other not", p, ErrPartial, p, paths[0])
 		} else if h.NoRedact != m.Acc.keepSecrets {
 			return nil, fmt.Errorf("%s: %w: one of %s and %s was made with --no-redact, the other not", p, ErrPartial, p, paths[0])
-		} else if h.TZ != m.Location.String() || !h.Since.Equal(m.Since) || !h.Until.Equal(m.Until) || h.Project != m.Project {
+		} else if sc := m.Acc.scope; h.TZ != m.Acc.loc.String() || !h.Since.Equal(sc.Since) || !h.Until.Equal(sc.Until) || h.Project != sc.Project {
 			return nil, fmt.Errorf("%s: %w: made with --tz %s, window [%v, %v), project %q; %s with --tz %s, window [%v, %v), project %q",
-				p, ErrPartial, h.TZ, h.Since, h.Until, h.Project, paths[0], m.Location, m.Since, m.Until, m.Project)
+				p, ErrPartial, h.TZ, h.Since, h.Until, h.Project, paths[0], m.Acc.loc, sc.Since, sc.Until, sc.Project)
 		}
 		if h.Pricing != prices.Digest() {
 			return nil, fmt.Errorf("%s: %w: made with other prices than these (%s): give merge the --pricing files its shards were given", p, ErrPartial, prices.Source)
@@ -501,5 +495,5 @@ func trimLine(b []byte) string {
 	return string(b)
 }
 
-// Details are the kept runs' details (nil unless Options.KeepDetails); Close them when done.
+// Details are the kept runs' details (nil unless Settings.KeepDetails); Close them when done.
 func (a *Accumulator) Details() *Details { return a.spill }

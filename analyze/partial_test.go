@@ -27,9 +27,9 @@ type outcome struct {
 	runs           int64
 }
 
-func outcomeOf(t *testing.T, acc *Accumulator, opt Options) outcome {
+func outcomeOf(t *testing.T, acc *Accumulator) outcome {
 	t.Helper()
-	rep := acc.Report(opt)
+	rep := acc.Report(time.Unix(1700000000, 0), "")
 	s, err := json.Marshal(struct {
 		Summary
 		ToolDetails map[string]*ToolDetail
@@ -68,19 +68,14 @@ func samePass(t *testing.T, label string, got, want outcome) {
 	}
 }
 
-func writePartialFile(t *testing.T, acc *Accumulator, opt Options, path string) {
-	t.Helper()
-	writePartialCovering(t, acc, opt, path, opt.Shard.String())
-}
-
 // writePartialCovering writes a partial that says it covers shards.
-func writePartialCovering(t *testing.T, acc *Accumulator, opt Options, path, shards string) {
+func writePartialCovering(t *testing.T, acc *Accumulator, path, shards string) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := acc.WritePartial(f, opt, PartialInfo{Agentstat: "test", Shard: shards}); err != nil {
+	if err := acc.WritePartial(f, PartialInfo{Agentstat: "test", Shard: shards}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -98,7 +93,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 	if _, err := logsynth.Generate(context.Background(), synth, logsynth.Options{Size: 3e6, Seed: 7}); err != nil {
 		t.Fatal(err)
 	}
-	roots := []string{filepath.Join("..", "testdata", "logs"), synth}
+	roots := []string{testdataLogs, synth}
 	if corpus := filepath.Join("..", "..", "shared", "corpus"); dirExists(corpus) {
 		roots = append(roots, corpus)
 	} else {
@@ -116,12 +111,9 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 	for _, tr := range trees {
 		root := tr.root
 		callChunk = defaultCallChunk
-		base := Options{Roots: []string{root}, Location: loc, KeepDetails: true, Now: time.Unix(1700000000, 0), Jobs: 2, NoText: tr.noText}
-		single, err := Accumulate(context.Background(), base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := outcomeOf(t, single, base)
+		base := Settings{Location: loc, KeepDetails: true, NoText: tr.noText}
+		single := joinTree(t, base, root)
+		want := outcomeOf(t, single)
 		single.Close()
 		if want.runs < 10 {
 			t.Fatalf("%s: only %d runs", root, want.runs)
@@ -136,22 +128,16 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 			dir := t.TempDir()
 			var paths []string
 			for i := 1; i <= n; i++ {
-				opt := base
-				opt.Shard = discover.Shard{Index: i, Count: n, Salt: salt}
-				opt.Jobs = 1 + rng.IntN(3)
-				opt.DeferJoin = true
-				acc, err := Accumulate(context.Background(), opt)
-				if err != nil {
-					t.Fatalf("shard %d/%d: %v", i, n, err)
-				}
+				shard := discover.Shard{Index: i, Count: n, Salt: salt}
+				acc := readTree(t, base, shard, root)
 				p := filepath.Join(dir, fmt.Sprintf("part-%d.agentstat", i))
-				writePartialFile(t, acc, opt, p)
+				writePartialCovering(t, acc, p, shard.String())
 				acc.Close()
 				paths = append(paths, p)
 			}
 			rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 			label := fmt.Sprintf("%s (no text: %v), %d shards (trial %d)", filepath.Base(root), tr.noText, n, trial)
-			samePass(t, label, mergedOutcome(t, paths, base), want)
+			samePass(t, label, mergedOutcome(t, paths), want)
 
 			// Associative: merge random groups into partials until one is left.
 			for round := 0; len(paths) > 1; round++ {
@@ -161,12 +147,12 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 					t.Fatal(err)
 				}
 				mid := filepath.Join(dir, fmt.Sprintf("merged-%d.agentstat", round))
-				writePartialCovering(t, first.Acc, base, mid, first.Covered)
+				writePartialCovering(t, first.Acc, mid, first.Covered)
 				first.Acc.Close()
 				paths = append(paths[k:], mid)
 				rng.Shuffle(len(paths), func(i, j int) { paths[i], paths[j] = paths[j], paths[i] })
 			}
-			samePass(t, label+" in a tree of merges", mergedOutcome(t, paths, base), want)
+			samePass(t, label+" in a tree of merges", mergedOutcome(t, paths), want)
 		}
 	}
 }
@@ -175,13 +161,7 @@ func TestPartialsMergeToSinglePass(t *testing.T) {
 // have (prompts, tool inputs, error texts), not even in the records that
 // wait for a join; made without, it holds them.
 func TestNoTextPartialHoldsNoText(t *testing.T) {
-	opt := Options{Roots: []string{filepath.Join("..", "testdata", "logs")}, KeepDetails: true, DeferJoin: true}
-	full := opt
-	full.DeferJoin, full.KeepSecrets = false, true
-	acc, err := Accumulate(context.Background(), full)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acc := joinTree(t, Settings{KeepDetails: true, KeepSecrets: true}, testdataLogs)
 	texts := map[string]bool{}
 	for r, err := range acc.Details().All() {
 		if err != nil {
@@ -202,14 +182,9 @@ func TestNoTextPartialHoldsNoText(t *testing.T) {
 		t.Fatalf("only %d texts to look for", len(texts))
 	}
 	held := func(noText bool) (n int) {
-		o := opt
-		o.NoText, o.KeepSecrets = noText, true
-		acc, err := Accumulate(context.Background(), o)
-		if err != nil {
-			t.Fatal(err)
-		}
+		acc := readTree(t, Settings{KeepDetails: true, KeepSecrets: true, NoText: noText}, discover.Shard{}, testdataLogs)
 		p := filepath.Join(t.TempDir(), "p.agentstat")
-		writePartialFile(t, acc, o, p)
+		writePartialCovering(t, acc, p, "")
 		acc.Close()
 		b, _ := os.ReadFile(p)
 		zr, err := gzip.NewReader(bytes.NewReader(b[len(partialMagic):]))
@@ -238,17 +213,17 @@ func TestNoTextPartialHoldsNoText(t *testing.T) {
 
 // mergedOutcome merges the partials at paths and joins what waits, as
 // agentstat merge does.
-func mergedOutcome(t *testing.T, paths []string, opt Options) outcome {
+func mergedOutcome(t *testing.T, paths []string) outcome {
 	t.Helper()
 	m, err := MergePartials(paths, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer m.Acc.Close()
-	if err := m.Acc.Join(opt); err != nil {
+	if err := m.Acc.Join(); err != nil {
 		t.Fatal(err)
 	}
-	return outcomeOf(t, m.Acc, opt)
+	return outcomeOf(t, m.Acc)
 }
 
 func dirExists(p string) bool {
@@ -259,19 +234,16 @@ func dirExists(p string) bool {
 // Corrupt, truncated, foreign and mismatched partials are refused.
 func TestPartialRefused(t *testing.T) {
 	dir := t.TempDir()
-	opt := Options{Roots: []string{filepath.Join("..", "testdata", "logs")}, KeepDetails: true}
-	acc, err := Accumulate(context.Background(), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	acc := joinTree(t, Settings{KeepDetails: true}, testdataLogs)
 	defer acc.spill.Close()
 	good := filepath.Join(dir, "good")
-	writePartialFile(t, acc, opt, good)
+	writePartialCovering(t, acc, good, "")
 	data, _ := os.ReadFile(good)
-	berlin := opt
-	berlin.Location, _ = time.LoadLocation("Europe/Berlin")
+	berlin, _ := time.LoadLocation("Europe/Berlin")
+	inBerlin := joinTree(t, Settings{Location: berlin, KeepDetails: true}, testdataLogs)
+	defer inBerlin.spill.Close()
 	otherTZ := filepath.Join(dir, "berlin")
-	writePartialFile(t, acc, berlin, otherTZ)
+	writePartialCovering(t, inBerlin, otherTZ, "")
 
 	write := func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
@@ -284,7 +256,7 @@ func TestPartialRefused(t *testing.T) {
 	flipped[len(flipped)/2] ^= 0x40
 	covering := func(name, shards string) string {
 		p := filepath.Join(dir, name)
-		writePartialCovering(t, acc, opt, p, shards)
+		writePartialCovering(t, acc, p, shards)
 		return p
 	}
 	var member bytes.Buffer

@@ -111,7 +111,7 @@ func (a *Accumulator) wire() (*partialState, error) {
 // fromWire rebuilds an accumulator; gob leaves empty maps nil, so every map
 // is made again before anything is merged into it.
 func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
-	a := NewAccumulator(time.UTC, prices)
+	a := NewAccumulator(Settings{Location: time.UTC, Prices: prices})
 	var errs []error
 	dist := func(w distWire) Dist {
 		d, err := distFromWire(w)

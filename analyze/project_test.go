@@ -42,11 +42,11 @@ func TestProjectLabels(t *testing.T) {
 // --project keeps one project's runs; a threshold can limit one project.
 func TestProjectFilterAndThreshold(t *testing.T) {
 	root := filepath.Join(testdataLogs, "claudecode")
-	all := analyzeOpt(t, Options{Roots: []string{root}}).Summary
+	all := reportOf(t, Settings{}, root).Summary
 	if len(all.Projects) != 2 || all.Projects[0].Project != "/home/dev/app" || all.Projects[1].Label != "dev/shop" {
 		t.Fatalf("projects = %+v", all.Projects)
 	}
-	one := analyzeOpt(t, Options{Roots: []string{root}, Project: "/home/dev/shop/"}).Summary
+	one := reportOf(t, Settings{Scope: Scope{Project: "/home/dev/shop/"}}, root).Summary
 	if one.Runs.Total != 1 || len(one.Projects) != 1 || one.Inputs.RunsFiltered != 1 || one.Window == nil || one.Window.Project != "/home/dev/shop/" {
 		t.Errorf("--project: %d runs, projects %+v, filtered %d, window %+v", one.Runs.Total, one.Projects, one.Inputs.RunsFiltered, one.Window)
 	}

@@ -69,7 +69,7 @@ func TestRedactText(t *testing.T) {
 }
 
 func TestRedactRun(t *testing.T) {
-	a := NewAccumulator(time.UTC, nil)
+	a := NewAccumulator(Settings{Location: time.UTC})
 	// A worker's second run finds the texts of its first remembered: they
 	// are redacted and counted all the same.
 	for i := range 2 {

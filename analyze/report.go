@@ -16,7 +16,7 @@ type Report struct {
 	Runs     *RunIndex // the compact per-run index, sorted by source then id
 	Title    string
 	Location *time.Location
-	Details  *Details       // every run's detail, when Options.KeepDetails; Close it when done
+	Details  *Details       // every run's detail, when Settings.KeepDetails; Close it when done
 	Prices   *pricing.Table // what the costs were figured at: run pages and tables price each request
 	// ToolDetails is what each tool's page shows beyond its row in Summary.Tools, by tool name.
 	ToolDetails map[string]*ToolDetail

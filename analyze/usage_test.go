@@ -50,7 +50,7 @@ func TestCostByHand(t *testing.T) {
 		}
 	}
 
-	r := analyzeOpt(t, Options{Roots: []string{dir}, Prices: prices})
+	r := reportOf(t, Settings{Prices: prices}, dir)
 	s := &r.Summary
 	near("cost", s.Cost.USD, m1+m2)
 	if s.Cost.UnpricedTokens != 200 || s.Cost.UnpricedModels["mystery"] != 200 || s.Cost.Pricing.Source != "built-in, test-prices.json" {
@@ -80,14 +80,14 @@ func TestCostByHand(t *testing.T) {
 
 	// In New York both requests fall on January 1st.
 	ny, _ := time.LoadLocation("America/New_York")
-	r = analyzeOpt(t, Options{Roots: []string{dir}, Prices: prices, Location: ny})
+	r = reportOf(t, Settings{Prices: prices, Location: ny}, dir)
 	if d := r.Summary.Daily; len(d) != 1 || d[0].Date != "2026-01-01" {
 		t.Fatalf("daily in New York = %+v", d)
 	}
 	near("2026-01-01 cost in New York", r.Summary.Daily[0].CostUSD, m1+m2)
 
 	// Without the file, m is priced by no one: never at 0.
-	r = analyzeOpt(t, Options{Roots: []string{dir}})
+	r = reportOf(t, Settings{}, dir)
 	if r.Summary.Cost.USD != nil || r.Summary.Cost.UnpricedTokens != r.Summary.Context.Tokens.Total {
 		t.Errorf("unpriced: %+v", r.Summary.Cost)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/pipeline"
 	"github.com/agentstat/agentstat/render"
 )
 
@@ -143,21 +144,21 @@ func TestMetricsSQLMatchesSummary(t *testing.T) {
 // exportShards writes a partial of every shard and the tables from their
 // merge (agentstat merge --tables): runs whose files other shards read are
 // joined there.
-func exportShards(t *testing.T, opt analyze.Options, n int, tables string) {
+func exportShards(t *testing.T, opt pipeline.Options, n int, tables string) {
 	t.Helper()
 	dir := t.TempDir()
 	var paths []string
 	for i := 1; i <= n; i++ {
 		o := opt
 		o.Shard, o.DeferJoin = discover.Shard{Index: i, Count: n}, true
-		acc, err := analyze.Accumulate(context.Background(), o)
+		acc, err := pipeline.Run(context.Background(), o)
 		if err != nil {
 			t.Fatal(err)
 		}
 		p := filepath.Join(dir, fmt.Sprintf("part-%d.agentstat", i))
 		f, err := os.Create(p)
 		if err == nil {
-			err = errors.Join(acc.WritePartial(f, o, analyze.PartialInfo{Shard: o.Shard.String()}), f.Close())
+			err = errors.Join(acc.WritePartial(f, analyze.PartialInfo{Shard: o.Shard.String()}), f.Close())
 		}
 		acc.Close()
 		if err != nil {
@@ -170,7 +171,7 @@ func exportShards(t *testing.T, opt analyze.Options, n int, tables string) {
 		t.Fatal(err)
 	}
 	defer m.Acc.Close()
-	if err := m.Acc.Join(opt); err != nil {
+	if err := m.Acc.Join(); err != nil {
 		t.Fatal(err)
 	}
 	if err := render.Tables(context.Background(), tables, m.Acc.Details(), opt.Location, render.TablesOptions{}); err != nil {
@@ -183,8 +184,8 @@ func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := analyze.Options{Roots: []string{root}, Location: loc, KeepDetails: true, Now: time.Unix(0, 0)}
-	acc, err := analyze.Accumulate(context.Background(), opt)
+	opt := pipeline.Options{Roots: []string{root}, Now: time.Unix(0, 0), Settings: analyze.Settings{Location: loc, KeepDetails: true}}
+	acc, err := pipeline.Run(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	} else if err := render.Tables(context.Background(), tables, acc.Details(), loc, render.TablesOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := json.Marshal(acc.Report(opt).Summary)
+	b, err := json.Marshal(acc.Report(opt.Now, opt.Title).Summary)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pipeline"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
@@ -34,7 +35,7 @@ const goldenDir = "../testdata/golden"
 
 func testReport(t *testing.T, roots ...string) *analyze.Report {
 	t.Helper()
-	r, err := analyze.Analyze(context.Background(), analyze.Options{Roots: roots, Now: time.Unix(1767225600, 0), Jobs: 2})
+	r, err := pipeline.Report(context.Background(), pipeline.Options{Roots: roots, Now: time.Unix(1767225600, 0), Jobs: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,7 +295,7 @@ func TestMarkdownForPullRequests(t *testing.T) {
 }
 
 func analyzeWithDetails(root string) (*analyze.Report, error) {
-	return analyze.Analyze(context.Background(), analyze.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, KeepDetails: true})
+	return pipeline.Report(context.Background(), pipeline.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, Settings: analyze.Settings{KeepDetails: true}})
 }
 
 // A run's page is the same whether its calls come whole or a few at a

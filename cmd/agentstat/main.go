@@ -25,6 +25,7 @@ import (
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/pipeline"
 	"github.com/agentstat/agentstat/pricing"
 	"github.com/agentstat/agentstat/render"
 )
@@ -165,7 +166,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.project, "project", "", "keep only the runs of project `DIR` (the directory the agent worked in, as summary.json's projects[] names it)")
 	fs.StringArrayVar(&c.pricing, "pricing", nil, "price `FILE` in LiteLLM's model_prices_and_context_window.json format: adds models and overrides built-in prices key by key (repeatable)")
 	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
-	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(analyze.DefaultMaxFileSize)), "skip files larger than `SIZE` (after decompression) as too large")
+	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(pipeline.DefaultMaxFileSize)), "skip files larger than `SIZE` (after decompression) as too large")
 	for _, f := range analyze.ThresholdFlags {
 		v := new([]string)
 		c.thresholds[f.Flag] = v
@@ -227,10 +228,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 			return exitNoInput
 		}
-		acc, opt.Location, opt.Since, opt.Until, opt.Project, covered = m.Acc, m.Location, m.Since, m.Until, m.Project, m.Covered
+		acc, covered = m.Acc, m.Covered
+		opt.Settings = acc.Settings()
 		if c.partial == "" {
 			// The records that wait for a join are joined once every shard's are here.
-			if err := acc.Join(opt); err != nil {
+			if err := acc.Join(); err != nil {
 				acc.Close()
 				fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 				return exitNoInput
@@ -240,7 +242,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return writeTables(ctx, &c, c.tables, acc, opt, stderr)
 		}
 	} else {
-		acc, err = analyze.Accumulate(ctx, opt)
+		acc, err = pipeline.Run(ctx, opt)
 		stopProgress()
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat %s: %v\n", cmd, err)
@@ -250,7 +252,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if c.partial != "" {
 		defer acc.Close()
 		err := writeFileAtomic(c.partial, func(w io.Writer) error {
-			return acc.WritePartial(w, opt, analyze.PartialInfo{Agentstat: version(), Shard: covered})
+			return acc.WritePartial(w, analyze.PartialInfo{Agentstat: version(), Shard: covered})
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat %s: partial: %v\n", cmd, err)
@@ -261,7 +263,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		return exitOK
 	}
-	rep := acc.Report(opt)
+	rep := acc.Report(opt.Now, opt.Title)
 	defer rep.Details.Close()
 	if in := rep.Summary.Inputs; cmd != "merge" && in.FilesParsed == 0 && in.FilesFiltered == 0 {
 		fmt.Fprintf(stderr, "agentstat %s: no log file among the %s files seen (%s)\n", cmd, render.Count(in.FilesSeen), skipReasons(in.SkippedBy))
@@ -377,8 +379,9 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 }
 
 // options turns the flags into analysis options and thresholds.
-func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, error) {
-	opt := analyze.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title, KeepSecrets: c.noRedact, Project: c.project, NoText: c.noText}
+func (c *config) options(roots []string) (pipeline.Options, []analyze.Threshold, error) {
+	opt := pipeline.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title}
+	opt.KeepSecrets, opt.Scope.Project, opt.NoText = c.noRedact, c.project, c.noText
 	loc, err := time.LoadLocation(c.tz)
 	if err != nil {
 		return opt, nil, fmt.Errorf("--tz %q: %v", c.tz, err)
@@ -395,13 +398,13 @@ func (c *config) options(roots []string) (analyze.Options, []analyze.Threshold, 
 		}
 		opt.Now = time.Unix(sec, 0)
 	}
-	if opt.Since, err = parseWhen(c.since, loc, time.Now()); err != nil {
+	if opt.Scope.Since, err = parseWhen(c.since, loc, time.Now()); err != nil {
 		return opt, nil, fmt.Errorf("--since: %v", err)
 	}
-	if opt.Until, err = parseWhen(c.until, loc, time.Now()); err != nil {
+	if opt.Scope.Until, err = parseWhen(c.until, loc, time.Now()); err != nil {
 		return opt, nil, fmt.Errorf("--until: %v", err)
 	}
-	if !opt.Since.IsZero() && !opt.Until.IsZero() && !opt.Since.Before(opt.Until) {
+	if sc := opt.Scope; !sc.Since.IsZero() && !sc.Until.IsZero() && !sc.Since.Before(sc.Until) {
 		return opt, nil, fmt.Errorf("--since must be before --until")
 	}
 	if err := discover.ValidateGlobs(append(slices.Clone(c.include), c.exclude...)); err != nil {
@@ -529,8 +532,8 @@ func printFormats(w io.Writer) {
 }
 
 // runExport writes the normalized model as Parquet tables (docs/tables.md).
-func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Writer, stopProgress func()) int {
-	acc, err := analyze.Accumulate(ctx, opt)
+func runExport(ctx context.Context, c *config, opt pipeline.Options, stderr io.Writer, stopProgress func()) int {
+	acc, err := pipeline.Run(ctx, opt)
 	stopProgress()
 	if err != nil {
 		fmt.Fprintf(stderr, "agentstat export: %v\n", err)
@@ -540,14 +543,14 @@ func runExport(ctx context.Context, c *config, opt analyze.Options, stderr io.Wr
 }
 
 // writeTables writes acc's runs as Parquet tables into dir.
-func writeTables(ctx context.Context, c *config, dir string, acc *analyze.Accumulator, opt analyze.Options, stderr io.Writer) int {
+func writeTables(ctx context.Context, c *config, dir string, acc *analyze.Accumulator, opt pipeline.Options, stderr io.Writer) int {
 	defer acc.Close()
 	if err := render.Tables(ctx, dir, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Prices: opt.Prices}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return exitNoInput
 	}
 	if !c.quiet {
-		s := acc.Report(opt).Summary
+		s := acc.Report(opt.Now, opt.Title).Summary
 		fmt.Fprintf(stderr, "agentstat: %s runs from %s files (%s skipped) → Parquet tables in %s\n", render.Count(s.Runs.Total), render.Count(s.Inputs.FilesParsed), render.Count(s.Inputs.FilesSkipped), dir)
 	}
 	return exitOK

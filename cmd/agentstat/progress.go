@@ -9,18 +9,18 @@ import (
 	"github.com/dustin/go-humanize"
 	"golang.org/x/term"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/pipeline"
 )
 
 // startProgress shows how far reading has got on one stderr line, redrawn
 // in place, when stderr is a terminal (never into files, pipes or CI logs).
 // stop clears the line; it must be called before anything else is printed.
-func startProgress(stderr io.Writer, quiet bool) (p *analyze.Progress, stop func()) {
+func startProgress(stderr io.Writer, quiet bool) (p *pipeline.Progress, stop func()) {
 	f, ok := stderr.(*os.File)
 	if quiet || !ok || !term.IsTerminal(int(f.Fd())) || os.Getenv("TERM") == "dumb" {
 		return nil, func() {}
 	}
-	p = &analyze.Progress{}
+	p = &pipeline.Progress{}
 	quit, done := make(chan struct{}), make(chan struct{})
 	start := time.Now()
 	go func() {

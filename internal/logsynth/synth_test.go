@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/pipeline"
 )
 
 func tree(t *testing.T, dir string) map[string][32]byte {
@@ -56,7 +56,7 @@ func TestCorpus(t *testing.T) {
 	if st.Bytes < opt.Size || st.Bytes > opt.Size*11/10 {
 		t.Errorf("%d bytes for a size of %d", st.Bytes, opt.Size)
 	}
-	rep, err := analyze.Analyze(context.Background(), analyze.Options{Roots: []string{a}, Now: time.Unix(0, 0)})
+	rep, err := pipeline.Report(context.Background(), pipeline.Options{Roots: []string{a}, Now: time.Unix(0, 0)})
 	if err != nil {
 		t.Fatal(err)
 	}

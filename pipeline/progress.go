@@ -1,4 +1,4 @@
-package analyze
+package pipeline
 
 import "sync/atomic"
 
