@@ -19,9 +19,9 @@ import (
 
 	_ "github.com/marcboeker/go-duckdb/v2"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/pipeline"
 	"github.com/agentstat/agentstat/render"
 )
@@ -158,7 +158,7 @@ func exportShards(t *testing.T, opt pipeline.Options, n int, tables string) {
 		p := filepath.Join(dir, fmt.Sprintf("part-%d.agentstat", i))
 		f, err := os.Create(p)
 		if err == nil {
-			err = errors.Join(acc.WritePartial(f, analyze.PartialInfo{Shard: o.Shard.String()}), f.Close())
+			err = errors.Join(acc.WritePartial(f, metrics.PartialInfo{Shard: o.Shard.String()}), f.Close())
 		}
 		acc.Close()
 		if err != nil {
@@ -166,7 +166,7 @@ func exportShards(t *testing.T, opt pipeline.Options, n int, tables string) {
 		}
 		paths = append(paths, p)
 	}
-	m, err := analyze.MergePartials(paths, true, nil)
+	m, err := metrics.MergePartials(paths, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +184,7 @@ func compareEngine(t *testing.T, root, tz string, shards int, pctTol float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := pipeline.Options{Roots: []string{root}, Now: time.Unix(0, 0), Settings: analyze.Settings{Location: loc, KeepDetails: true}}
+	opt := pipeline.Options{Roots: []string{root}, Now: time.Unix(0, 0), Settings: metrics.Settings{Location: loc, KeepDetails: true}}
 	acc, err := pipeline.Run(context.Background(), opt)
 	if err != nil {
 		t.Fatal(err)

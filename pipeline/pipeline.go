@@ -1,6 +1,6 @@
 // Package pipeline wires the stages: it discovers the files under the
 // roots, reads each with logformat on one of several workers, folds what
-// each file gives into that worker's analyze.Accumulator, merges the
+// each file gives into that worker's metrics.Accumulator, merges the
 // workers' accumulators and runs the cross-file joins.
 package pipeline
 
@@ -17,9 +17,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // DefaultMaxFileSize is the default --max-file-size: larger files (after
@@ -28,7 +28,7 @@ const DefaultMaxFileSize int64 = 1 << 30
 
 // Options say what to read, how, and how the runs are folded.
 type Options struct {
-	analyze.Settings
+	metrics.Settings
 	Roots            []string
 	Include, Exclude []string // doublestar globs on the relative path or the base name
 	Shard            discover.Shard
@@ -59,7 +59,7 @@ func (o *Options) defaults() {
 }
 
 // Report reads every log file under the roots and returns the report.
-func Report(ctx context.Context, opt Options) (*analyze.Report, error) {
+func Report(ctx context.Context, opt Options) (*metrics.Report, error) {
 	acc, err := Run(ctx, opt)
 	if err != nil {
 		return nil, err
@@ -71,13 +71,13 @@ func Report(ctx context.Context, opt Options) (*analyze.Report, error) {
 // Run reads every file with opt.Jobs workers, each folding into its own
 // accumulator, and returns their merge with the cross-file joins applied
 // (unless opt.DeferJoin). Close the result when done.
-func Run(ctx context.Context, opt Options) (*analyze.Accumulator, error) {
+func Run(ctx context.Context, opt Options) (*metrics.Accumulator, error) {
 	opt.defaults()
-	total := analyze.NewAccumulator(opt.Settings)
+	total := metrics.NewAccumulator(opt.Settings)
 	// Without a writable temporary directory (a read-only sandbox) records stay in memory.
 	records, _ := logformat.NewRecordSpill(opt.Location)
 	total.WaitOn(records)
-	fail := func(err error) (*analyze.Accumulator, error) {
+	fail := func(err error) (*metrics.Accumulator, error) {
 		total.Close()
 		return nil, err
 	}
@@ -150,7 +150,7 @@ type discovery struct {
 // worker reads files one at a time into its own accumulator.
 type worker struct {
 	opt     *Options
-	acc     *analyze.Accumulator
+	acc     *metrics.Accumulator
 	records *logformat.RecordSpill
 	seen    int // files handed to it
 }

@@ -17,15 +17,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 const testdataLogs = "../testdata/logs"
 
-func reportOf(t *testing.T, opt Options) *analyze.Report {
+func reportOf(t *testing.T, opt Options) *metrics.Report {
 	t.Helper()
 	if opt.Now.IsZero() {
 		opt.Now = time.Unix(0, 0)
@@ -41,7 +41,7 @@ func reportOf(t *testing.T, opt Options) *analyze.Report {
 	return r
 }
 
-func skippedMap(r *analyze.Report) map[string]string {
+func skippedMap(r *metrics.Report) map[string]string {
 	m := map[string]string{}
 	for _, s := range r.Summary.Inputs.Skipped {
 		m[s.Path] = s.Reason
@@ -140,7 +140,7 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("claudecode calls %d errors %d, want 260 and 15", f.ToolCalls, f.Errors)
 		}
 	}
-	ccusage := map[string]analyze.TokenCounts{
+	ccusage := map[string]metrics.TokenCounts{
 		"2025-06-08": {Input: 205, Output: 19035, CacheRead: 4257841, CacheCreation: 190624},
 		"2026-02-10": {Input: 3, Output: 13, CacheRead: 11515, CacheCreation: 13835},
 		"2026-02-12": {Input: 2588, Output: 32613, CacheRead: 11969090, CacheCreation: 328450},
@@ -158,8 +158,8 @@ func TestCorpus(t *testing.T) {
 	if s.Inputs.ByFormat["codex"] != 3 || s.Runs.ByFormat["codex"] != 4 {
 		t.Errorf("codex: %d files, %d runs", s.Inputs.ByFormat["codex"], s.Runs.ByFormat["codex"])
 	}
-	ccusage["2026-02-23"] = analyze.TokenCounts{Input: 130473, Output: 15031, CacheRead: 1655424}
-	ccusage["2026-08-03"] = analyze.TokenCounts{Input: 12757, Output: 81, CacheRead: 3584}
+	ccusage["2026-02-23"] = metrics.TokenCounts{Input: 130473, Output: 15031, CacheRead: 1655424}
+	ccusage["2026-08-03"] = metrics.TokenCounts{Input: 12757, Output: 81, CacheRead: 3584}
 	for _, d := range s.Daily {
 		if want, ok := ccusage[d.Date]; ok && (d.Date == "2026-02-23" || d.Date == "2026-08-03") {
 			if got := d.TokensByKind; got.Input != want.Input || got.Output != want.Output || got.CacheRead != want.CacheRead {
@@ -174,7 +174,7 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("otel files: %d", s.Inputs.ByFormat["otel"])
 	}
 	for _, f := range s.Formats {
-		if f.Format == "otel" && (f.Runs != 3 || f.ToolCalls != 2 || f.Tokens != (analyze.TokenCounts{Total: 2288, Input: 250 + 477, Output: 95 + 166, CacheRead: 84 + 1216})) {
+		if f.Format == "otel" && (f.Runs != 3 || f.ToolCalls != 2 || f.Tokens != (metrics.TokenCounts{Total: 2288, Input: 250 + 477, Output: 95 + 166, CacheRead: 84 + 1216})) {
 			t.Errorf("otel = %+v", f)
 		}
 	}
@@ -183,7 +183,7 @@ func TestCorpus(t *testing.T) {
 		t.Errorf("gemini: %d files, %d runs", s.Inputs.ByFormat["gemini"], s.Runs.ByFormat["gemini"])
 	}
 	for _, d := range s.Daily {
-		want, ok := map[string]analyze.TokenCounts{"2026-01-16": {Input: 10, Output: 5}, "2026-04-29": {Input: 12422, Output: 228, CacheRead: 11502}}[d.Date]
+		want, ok := map[string]metrics.TokenCounts{"2026-01-16": {Input: 10, Output: 5}, "2026-04-29": {Input: 12422, Output: 228, CacheRead: 11502}}[d.Date]
 		if got := d.TokensByKind; ok && (got.Input != want.Input || got.Output != want.Output || got.CacheRead != want.CacheRead) {
 			t.Errorf("gemini %s tokens %+v, want %+v", d.Date, got, want)
 		}
@@ -196,7 +196,7 @@ func TestCorpus(t *testing.T) {
 
 func TestWindow(t *testing.T) {
 	// Only runs started on 2026-01-23 UTC: the two JSONL sessions and the gzipped one.
-	r := reportOf(t, Options{Roots: []string{testdataLogs}, Settings: analyze.Settings{Scope: analyze.Scope{Since: at("2026-01-23T00:00:00Z"), Until: at("2026-01-24T00:00:00Z")}}})
+	r := reportOf(t, Options{Roots: []string{testdataLogs}, Settings: metrics.Settings{Scope: metrics.Scope{Since: at("2026-01-23T00:00:00Z"), Until: at("2026-01-24T00:00:00Z")}}})
 	s := r.Summary
 	if s.Runs.Total != 3 || s.Runs.ByFormat["session"] != 3 {
 		t.Errorf("runs in window = %d %v", s.Runs.Total, s.Runs.ByFormat)
@@ -218,7 +218,7 @@ func TestWindowTraceOfTwoAgents(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "trace.otlp.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := reportOf(t, Options{Roots: []string{dir}, Settings: analyze.Settings{Scope: analyze.Scope{Since: at("2026-01-02T00:00:00Z")}}}).Summary // 2026-01-01 and 2026-01-03
+	s := reportOf(t, Options{Roots: []string{dir}, Settings: metrics.Settings{Scope: metrics.Scope{Since: at("2026-01-02T00:00:00Z")}}}).Summary // 2026-01-01 and 2026-01-03
 	if s.Runs.Total != 1 || s.Inputs.RunsFiltered != 1 || s.Inputs.FilesParsed != 1 || s.Inputs.FilesFiltered != 0 {
 		t.Errorf("runs %d, filtered %d; files parsed %d, filtered %d", s.Runs.Total, s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
 	}
@@ -238,7 +238,7 @@ func TestWindowTraceOverTwoFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := reportOf(t, Options{Roots: []string{dir}, Settings: analyze.Settings{Scope: analyze.Scope{Until: at("2026-01-02T00:00:00Z")}}}).Summary // keeps 2026-01-01's
+	s := reportOf(t, Options{Roots: []string{dir}, Settings: metrics.Settings{Scope: metrics.Scope{Until: at("2026-01-02T00:00:00Z")}}}).Summary // keeps 2026-01-01's
 	if s.Runs.Total != 1 || s.Inputs.RunsFiltered != 1 || s.Inputs.FilesParsed != 1 || s.Inputs.FilesFiltered != 1 {
 		t.Errorf("runs %d, filtered %d; files parsed %d, filtered %d", s.Runs.Total, s.Inputs.RunsFiltered, s.Inputs.FilesParsed, s.Inputs.FilesFiltered)
 	}
@@ -464,7 +464,7 @@ func TestUnfoldedCallsWarn(t *testing.T) {
 		{"kept", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), 0}, // the run is left out
 		{"cut", time.Time{}, 0},                                  // the file is skipped
 	} {
-		r, err := Report(context.Background(), Options{Roots: []string{filepath.Join(dir, tc.root)}, Now: time.Unix(0, 0), MaxFileSize: 4000, Settings: analyze.Settings{Scope: analyze.Scope{Since: tc.since}}})
+		r, err := Report(context.Background(), Options{Roots: []string{filepath.Join(dir, tc.root)}, Now: time.Unix(0, 0), MaxFileSize: 4000, Settings: metrics.Settings{Scope: metrics.Scope{Since: tc.since}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -528,7 +528,7 @@ func TestDetailsKeepEveryZone(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(dir, "z.json"), fmt.Appendf(nil, log, tc.zone), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		r := reportOf(t, Options{Roots: []string{dir}, Settings: analyze.Settings{KeepDetails: true, Location: tc.tz}})
+		r := reportOf(t, Options{Roots: []string{dir}, Settings: metrics.Settings{KeepDetails: true, Location: tc.tz}})
 		runs := 0
 		for run, err := range r.Details.All() {
 			if err != nil {
@@ -554,7 +554,7 @@ func TestDetailsKeepEveryZone(t *testing.T) {
 func TestNoIndex(t *testing.T) {
 	for _, root := range []string{testdataLogs, corpusDir(t)} {
 		with := reportOf(t, Options{Roots: []string{root}})
-		without := reportOf(t, Options{Roots: []string{root}, Settings: analyze.Settings{NoIndex: true}})
+		without := reportOf(t, Options{Roots: []string{root}, Settings: metrics.Settings{NoIndex: true}})
 		if with.Runs.Len() == 0 || without.Runs != nil {
 			t.Fatalf("%s: %d runs indexed, %d without the index", root, with.Runs.Len(), without.Runs.Len())
 		}
@@ -563,16 +563,16 @@ func TestNoIndex(t *testing.T) {
 			t.Errorf("%s: the summary differs without the index", root)
 		}
 	}
-	acc, err := Run(context.Background(), Options{Roots: []string{testdataLogs}, Settings: analyze.Settings{NoIndex: true}})
+	acc, err := Run(context.Background(), Options{Roots: []string{testdataLogs}, Settings: metrics.Settings{NoIndex: true}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := acc.WritePartial(io.Discard, analyze.PartialInfo{}); err == nil {
+	if err := acc.WritePartial(io.Discard, metrics.PartialInfo{}); err == nil {
 		t.Error("a partial written without the run index")
 	}
 }
 
-func summaryBytes(t *testing.T, r *analyze.Report) []byte {
+func summaryBytes(t *testing.T, r *metrics.Report) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := json.NewEncoder(&b).Encode(r.Summary); err != nil {

@@ -24,7 +24,7 @@ func BenchmarkWrite(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	rep, err := analyzeWithDetails(logs)
+	rep, err := reportWithDetails(logs)
 	if err != nil {
 		b.Fatal(err)
 	}

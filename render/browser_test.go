@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // browser starts headless Chromium (Debian's chromium) for one test. With
@@ -145,7 +145,7 @@ const chartsDrawn = `(() => { const c = [...document.querySelectorAll('.chart')]
 func TestDashboardInBrowser(t *testing.T) {
 	ctx, pl := browser(t)
 	out := filepath.Join(t.TempDir(), "site")
-	r2, err := analyzeWithDetails("../testdata/logs")
+	r2, err := reportWithDetails("../testdata/logs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestHostileTextInBrowser(t *testing.T) {
 	ctx, pl := browser(t)
 	logs := t.TempDir()
 	os.WriteFile(filepath.Join(logs, "hostile.json"), []byte(hostileSession), 0o644)
-	r, err := analyzeWithDetails(logs)
+	r, err := reportWithDetails(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +372,7 @@ func sessionSite(t *testing.T, calls string) (out, page string) {
 	t.Helper()
 	logs := t.TempDir()
 	os.WriteFile(filepath.Join(logs, "s.json"), []byte(`{"session_id": "s", "status": "success", "created_at": "2026-03-01T10:00:00Z", "tool_calls": [`+calls+`]}`), 0o644)
-	r, err := analyzeWithDetails(logs)
+	r, err := reportWithDetails(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -421,10 +421,10 @@ func TestTrendsInBrowser(t *testing.T) {
 	ctx, pl := browser(t)
 	out := filepath.Join(t.TempDir(), "site")
 	r := testReport(t, "../testdata/logs")
-	first, second := analyze.EntryOf(&r.Summary), analyze.EntryOf(&r.Summary)
+	first, second := metrics.EntryOf(&r.Summary), metrics.EntryOf(&r.Summary)
 	calls := *second.Figures["tool_calls"] * 40
 	second.Figures["tool_calls"] = &calls
-	r.History = []analyze.HistoryEntry{first, second}
+	r.History = []metrics.HistoryEntry{first, second}
 	if err := Write(context.Background(), out, []string{"html"}, r, Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +443,7 @@ func TestTrendsInBrowser(t *testing.T) {
 func TestRunListInBrowser(t *testing.T) {
 	ctx, pl := browser(t)
 	out := filepath.Join(t.TempDir(), "site")
-	r, err := analyzeWithDetails("../testdata/logs")
+	r, err := reportWithDetails("../testdata/logs")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 func diffValue(kind string, v *float64) string {
@@ -44,7 +44,7 @@ func change(kind string, old, cur *float64) string {
 // DiffMarkdown writes the comparison of two summaries: the headline figures
 // and the tools that changed (every one with all), worst regressions first,
 // and the regressions over the limits.
-func DiffMarkdown(w io.Writer, d analyze.Diff, violations []analyze.Violation, all bool) error {
+func DiffMarkdown(w io.Writer, d metrics.Diff, violations []metrics.Violation, all bool) error {
 	var b strings.Builder
 	b.WriteString("# agentstat diff\n\n")
 	changed := 0
@@ -79,7 +79,7 @@ func DiffMarkdown(w io.Writer, d analyze.Diff, violations []analyze.Violation, a
 		b.WriteString("## Tools\n\n")
 		fmt.Fprintf(&b, "%d of %d tools changed.\n\n", shown, len(tools))
 		cols := []string{"Tool"}
-		for _, f := range analyze.ToolFigures {
+		for _, f := range metrics.ToolFigures {
 			cols = append(cols, ">"+f.Label)
 		}
 		tt := newTable(append(cols, "")...)
@@ -108,8 +108,8 @@ type toolDiff struct {
 }
 
 // toolDiffs folds the per-tool rows (a tool's figures stay together, in the
-// order of analyze.ToolFigures) into a line per tool.
-func toolDiffs(rows []analyze.DiffRow) (out []toolDiff, changed int) {
+// order of metrics.ToolFigures) into a line per tool.
+func toolDiffs(rows []metrics.DiffRow) (out []toolDiff, changed int) {
 	for i := 0; i < len(rows); {
 		tool := rows[i].Tool
 		tr := toolDiff{cells: []string{tool}}
@@ -148,7 +148,7 @@ func toolDiffs(rows []analyze.DiffRow) (out []toolDiff, changed int) {
 
 // ViolationText says which figure got worse, by how much in its own unit,
 // and the limit it passed.
-func ViolationText(v analyze.Violation) string {
+func ViolationText(v metrics.Violation) string {
 	name := v.Row.Label
 	if v.Row.Tool != "" {
 		name = v.Row.Tool + ": " + strings.ToLower(v.Row.Label[:1]) + v.Row.Label[1:]
@@ -167,7 +167,7 @@ func ViolationText(v analyze.Violation) string {
 	return fmt.Sprintf("%s got worse by %s (limit %s)", name, amount, v.Limit.Text)
 }
 
-func mark(r analyze.DiffRow) string {
+func mark(r metrics.DiffRow) string {
 	if r.Regression > 1e-12 {
 		return "worse"
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/templates"
 )
@@ -52,7 +52,7 @@ type page struct {
 
 // HTML writes the dashboard: index.html, a page per run under runs/, the
 // paginated run list, and assets/.
-func HTML(d *Dir, r *analyze.Report, o Options) error {
+func HTML(d *Dir, r *metrics.Report, o Options) error {
 	h := &htmlWriter{d: d, r: r, o: o, loc: r.Location, labels: map[string]string{}}
 	for _, p := range r.Summary.Projects {
 		h.labels[p.Project] = p.Label
@@ -100,7 +100,7 @@ func copyAsset(d *Dir, name string) error {
 
 type htmlWriter struct {
 	d      *Dir
-	r      *analyze.Report
+	r      *metrics.Report
 	o      Options
 	loc    *time.Location
 	labels map[string]string // each project's label
@@ -154,12 +154,12 @@ func (h *htmlWriter) execute(name, tmpl string, data any) error {
 }
 
 // violated reports whether a threshold on one of metrics was violated.
-func violated(c *analyze.CheckResult, metrics ...string) bool {
+func violated(c *metrics.CheckResult, names ...string) bool {
 	if c == nil {
 		return false
 	}
 	for _, t := range c.Thresholds {
-		if t.Violated && slices.Contains(metrics, t.Metric) {
+		if t.Violated && slices.Contains(names, t.Metric) {
 			return true
 		}
 	}
@@ -231,7 +231,7 @@ func (h *htmlWriter) when(t time.Time) (string, string) {
 	return t.In(h.loc).Format("2006-01-02 15:04:05"), strconv.FormatInt(t.UnixMilli(), 10)
 }
 
-func (h *htmlWriter) runRow(r *analyze.RunRow, prefix string) runRowView {
+func (h *htmlWriter) runRow(r *metrics.RunRow, prefix string) runRowView {
 	name := r.Title
 	if strings.TrimSpace(name) == "" {
 		name = r.ID
@@ -293,7 +293,7 @@ func (h *htmlWriter) index() error {
 	return h.execute("index.html", "index.html", data)
 }
 
-func checkSummary(c *analyze.CheckResult) *checkView {
+func checkSummary(c *metrics.CheckResult) *checkView {
 	if c == nil {
 		return nil
 	}
@@ -449,7 +449,7 @@ func (h *htmlWriter) sections() []sectionView {
 	summary := htmlTable("", ">Seen", ">Parsed", ">Skipped", ">Outside the window", ">Values redacted")
 	summary.Rows = [][]cellView{{num(Count(in.FilesSeen), float64(in.FilesSeen)), num(Count(in.FilesParsed), float64(in.FilesParsed)),
 		num(Count(in.FilesSkipped), float64(in.FilesSkipped)), num(Count(in.FilesFiltered), float64(in.FilesFiltered)), num(Count(in.Redacted), float64(in.Redacted))}}
-	summary.Note = "Values that looked like credentials (API keys, tokens, private keys, passwords) are shown as " + analyze.Redacted + "."
+	summary.Note = "Values that looked like credentials (API keys, tokens, private keys, passwords) are shown as " + metrics.Redacted + "."
 	dq.Tables = append(dq.Tables, summary)
 	if len(skipped.Rows) > 0 {
 		dq.Tables = append(dq.Tables, skipped)
@@ -488,7 +488,7 @@ type runKey struct{ source, id string }
 // exampleRuns finds the errors' example runs among the first n of runs:
 // the position of the last run of each source and id. It keeps a few
 // entries, where a map of every run held the whole index again.
-func exampleRuns(runs *analyze.RunIndex, errs []analyze.ErrorRow, n int) map[runKey]int {
+func exampleRuns(runs *metrics.RunIndex, errs []metrics.ErrorRow, n int) map[runKey]int {
 	want := map[runKey]bool{}
 	for _, e := range errs {
 		want[runKey{e.ExampleSource, e.ExampleRun}] = true

@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
-// The dashboard's headline cards: one for each figure of analyze.Headline
+// The dashboard's headline cards: one for each figure of metrics.Headline
 // marked Card, in its order. A figure without data (no run that finished,
 // no evaluation) has no card; a card is red where its figure, or one named
 // in its style, broke a threshold.
@@ -23,18 +23,18 @@ type cardView struct {
 type cardStyle struct {
 	label  string                          // instead of the figure's
 	before string                          // a figure shown first, "p50 / p95"
-	note   func(s *analyze.Summary) string // under the value
+	note   func(s *metrics.Summary) string // under the value
 	list   []string                        // the run list's view behind it (listLink's pairs); nil for none
 	also   []string                        // other thresholds that turn it red
-	shown  func(s *analyze.Summary) bool   // instead of "its figure has data"
-	bad    func(s *analyze.Summary) bool   // red, thresholds aside
+	shown  func(s *metrics.Summary) bool   // instead of "its figure has data"
+	bad    func(s *metrics.Summary) bool   // red, thresholds aside
 }
 
 var cardStyles = map[string]cardStyle{
 	"runs.total":        {list: []string{}},
-	"runs.success_rate": {note: func(*analyze.Summary) string { return "of runs that finished" }},
+	"runs.success_rate": {note: func(*metrics.Summary) string { return "of runs that finished" }},
 	"tool_calls.error_rate": {list: []string{"errors", "1"}, also: []string{"tools.error_rate"},
-		note: func(s *analyze.Summary) string {
+		note: func(s *metrics.Summary) string {
 			if n := s.ToolCalls.Cancelled; n > 0 {
 				return fmt.Sprintf("%s cancelled by the user (%s)", Count(n), Rate(s.ToolCalls.CancelRate))
 			}
@@ -42,25 +42,25 @@ var cardStyles = map[string]cardStyle{
 		}},
 	"runs.duration_ms.p95":       {label: "Run p50 / p95", before: "runs.duration_ms.p50"},
 	"tool_calls.duration_ms.p95": {label: "Tool-call p50 / p95", before: "tool_calls.duration_ms.p50", also: []string{"tools.duration_ms.p95"}},
-	"quality.mean":               {note: func(s *analyze.Summary) string { return Count(s.Quality.Evaluations) + " evaluations" }},
+	"quality.mean":               {note: func(s *metrics.Summary) string { return Count(s.Quality.Evaluations) + " evaluations" }},
 	"context.tokens.total": {list: []string{"sort", strconv.Itoa(listColumnTokens)},
-		shown: func(s *analyze.Summary) bool { return s.Context.Tokens.Total > 0 }},
+		shown: func(s *metrics.Summary) bool { return s.Context.Tokens.Total > 0 }},
 	"cost.usd": {list: []string{"sort", strconv.Itoa(listColumnCost)}, also: []string{"runs.cost_usd.p95"},
-		shown: func(s *analyze.Summary) bool { return s.Cost.USD != nil || s.Cost.UnpricedTokens > 0 },
-		note: func(s *analyze.Summary) string {
+		shown: func(s *metrics.Summary) bool { return s.Cost.USD != nil || s.Cost.UnpricedTokens > 0 },
+		note: func(s *metrics.Summary) string {
 			if n := s.Cost.UnpricedTokens; n > 0 {
 				return CompactCount(n) + " tokens unpriced"
 			}
 			return "at " + s.Cost.Pricing.Source + " prices of " + s.Cost.Pricing.Date
 		}},
-	"inputs.files_skipped": {note: func(s *analyze.Summary) string { return "of " + Count(s.Inputs.FilesSeen) + " seen" },
-		bad: func(s *analyze.Summary) bool { return s.Inputs.FilesSkipped > 0 }},
+	"inputs.files_skipped": {note: func(s *metrics.Summary) string { return "of " + Count(s.Inputs.FilesSeen) + " seen" },
+		bad: func(s *metrics.Summary) bool { return s.Inputs.FilesSkipped > 0 }},
 }
 
 // cards are the summary's headline cards.
-func (h *htmlWriter) cards(s *analyze.Summary) []cardView {
+func (h *htmlWriter) cards(s *metrics.Summary) []cardView {
 	var cards []cardView
-	for _, f := range analyze.Headline {
+	for _, f := range metrics.Headline {
 		if !f.Card {
 			continue
 		}
@@ -79,7 +79,7 @@ func (h *htmlWriter) cards(s *analyze.Summary) []cardView {
 		if st.label != "" {
 			c.Label = st.label
 		}
-		if before, ok := analyze.FigureAt(st.before); ok {
+		if before, ok := metrics.FigureAt(st.before); ok {
 			c.Value = diffValue(before.Kind, before.Get(s)) + " / " + c.Value
 		}
 		if st.note != nil {

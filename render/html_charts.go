@@ -10,7 +10,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -137,7 +137,7 @@ type period struct {
 	label                                        string
 	runs, calls, known, errors, success, decided int64
 	byStatus                                     map[string]int64
-	tokens                                       analyze.TokenCounts
+	tokens                                       metrics.TokenCounts
 	cost                                         map[string]float64 // by model
 }
 
@@ -150,7 +150,7 @@ const gapLabel = "⋯"
 // about 180 bars: by day, else by ISO week (Monday), else by month. Where
 // periods without runs lie between two with runs, an empty gapLabel bar
 // marks the jump.
-func periods(days []analyze.DayRow) (string, []period) {
+func periods(days []metrics.DayRow) (string, []period) {
 	unit, key := "day", func(d time.Time) string { return d.Format(time.DateOnly) }
 	next := func(d time.Time) time.Time { return d.AddDate(0, 0, 1) }
 	switch {
@@ -209,7 +209,7 @@ func ratio(n, d int64) *float64 {
 	return &v
 }
 
-func runsPerDayChart(s *analyze.Summary) (chartView, chartView) {
+func runsPerDayChart(s *metrics.Summary) (chartView, chartView) {
 	unit, ps := periods(s.Daily)
 	labels := make([]string, len(ps))
 	for i, p := range ps {
@@ -238,7 +238,7 @@ const ratesWindow = 90
 
 // ratesChart is the daily error and success rates on a time axis: a day
 // without data is a gap in the line, not a point beside the next one.
-func ratesChart(days []analyze.DayRow) chartView {
+func ratesChart(days []metrics.DayRow) chartView {
 	type point = [2]any // [Unix ms of the date at 00:00 UTC, percent or nil]
 	var errs, oks []point
 	var first, last time.Time
@@ -297,7 +297,7 @@ func ratesChart(days []analyze.DayRow) chartView {
 	return chartView{ID: "chart-rates-per-day", Title: "Error rate and success rate per day", Option: optionJSON(line, timeAxis), Description: desc}
 }
 
-func histogramChart(id, title, what string, bins []analyze.HistogramBin) chartView {
+func histogramChart(id, title, what string, bins []metrics.HistogramBin) chartView {
 	labels := make([]string, len(bins))
 	data := make([]opts.BarData, len(bins))
 	for i, b := range bins {
@@ -318,7 +318,7 @@ func histogramChart(id, title, what string, bins []analyze.HistogramBin) chartVi
 	return chartView{ID: id, Title: title, Option: optionJSON(bar, rotateLabels), Description: "Count of " + what + " in each duration range."}
 }
 
-func toolCharts(s *analyze.Summary) (chartView, chartView) {
+func toolCharts(s *metrics.Summary) (chartView, chartView) {
 	tools := s.Tools[:min(len(s.Tools), maxToolsCharted)]
 	names := make([]string, len(tools))
 	calls := make([]opts.BarData, len(tools))
@@ -388,7 +388,7 @@ func countsChart(id, title, xName, yName, desc string, names []string, values []
 	return chartView{ID: id, Title: title, Option: optionJSON(bar, rotateLabels), Description: desc}
 }
 
-func qualityCharts(q *analyze.QualitySummary) (chartView, chartView) {
+func qualityCharts(q *metrics.QualitySummary) (chartView, chartView) {
 	var names []string
 	var counts []int64
 	for _, b := range q.Distribution {
@@ -413,10 +413,10 @@ func qualityCharts(q *analyze.QualitySummary) (chartView, chartView) {
 		Description: "Mean quality score (0–10) of the evaluated tasks of each phase."}
 }
 
-func tokenChart(s *analyze.Summary) chartView {
+func tokenChart(s *metrics.Summary) chartView {
 	kinds := []string{"input", "output", "cache read", "cache creation", "unspecified"}
 	labels := []string{"all runs"}
-	rows := []analyze.TokenCounts{s.Context.Tokens}
+	rows := []metrics.TokenCounts{s.Context.Tokens}
 	for _, m := range s.Models {
 		labels = append(labels, m.Model)
 		rows = append(rows, m.Tokens)
@@ -504,7 +504,7 @@ func durationAxes(m map[string]any) {
 }
 
 // tokensPerDayChart stacks each day's tokens by kind.
-func tokensPerDayChart(s *analyze.Summary) chartView {
+func tokensPerDayChart(s *metrics.Summary) chartView {
 	unit, ps := periods(s.Daily)
 	labels := make([]string, len(ps))
 	for i, p := range ps {
@@ -533,7 +533,7 @@ const tokenSpread = 100
 
 // tokensLogChart is each period's total tokens on a logarithmic axis, when
 // one heavy period flattens the others on tokensPerDayChart's linear one.
-func tokensLogChart(s *analyze.Summary) (chartView, bool) {
+func tokensLogChart(s *metrics.Summary) (chartView, bool) {
 	unit, ps := periods(s.Daily)
 	labels := make([]string, len(ps))
 	data := make([]opts.BarData, len(ps))

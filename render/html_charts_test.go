@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -59,21 +59,21 @@ func timelineChart(r *model.Run) (chartView, bool) {
 // The rate chart is on a time axis: days without data break its lines, and
 // a stray day years back leaves the last ratesWindow days shown at first.
 func TestRatesChartTimeAxis(t *testing.T) {
-	day := func(date string, errs, known int64) analyze.DayRow {
-		return analyze.DayRow{Date: date, Runs: 1, OutcomeKnown: known, Errors: errs, ByStatus: map[string]int64{"success": 1}}
+	day := func(date string, errs, known int64) metrics.DayRow {
+		return metrics.DayRow{Date: date, Runs: 1, OutcomeKnown: known, Errors: errs, ByStatus: map[string]int64{"success": 1}}
 	}
 	ms := func(date string) float64 {
 		d, _ := time.Parse(time.DateOnly, date)
 		return float64(d.UnixMilli())
 	}
 	for _, c := range []struct {
-		days   []analyze.DayRow
+		days   []metrics.DayRow
 		errors [][2]any // [date ms, percent or nil]
 		zoom   float64  // the slider's start, 0 for none
 	}{
-		{[]analyze.DayRow{day("2026-01-01", 1, 4), day("2026-01-02", 0, 0), day("2026-01-05", 2, 4)},
+		{[]metrics.DayRow{day("2026-01-01", 1, 4), day("2026-01-02", 0, 0), day("2026-01-05", 2, 4)},
 			[][2]any{{ms("2026-01-01"), 25.0}, {ms("2026-01-02"), nil}, {ms("2026-01-03"), nil}, {ms("2026-01-05"), 50.0}}, 0},
-		{[]analyze.DayRow{day("2009-02-13", 0, 1), day("2026-03-08", 1, 1)},
+		{[]metrics.DayRow{day("2009-02-13", 0, 1), day("2026-03-08", 1, 1)},
 			[][2]any{{ms("2009-02-13"), 0.0}, {ms("2009-02-14"), nil}, {ms("2026-03-08"), 100.0}}, ms("2025-12-09")},
 	} {
 		var opt struct {

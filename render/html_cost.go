@@ -12,7 +12,7 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -87,7 +87,7 @@ func (h *htmlWriter) costSection() (sectionView, bool) {
 
 // costPerDayChart stacks each period's cost by model, the costliest models
 // first, the rest as one series.
-func costPerDayChart(s *analyze.Summary) chartView {
+func costPerDayChart(s *metrics.Summary) chartView {
 	unit, ps := periods(s.Daily)
 	labels := make([]string, len(ps))
 	for i, p := range ps {
@@ -153,7 +153,7 @@ func runUsage(prices *pricing.Table, r *model.Run) (cost, window string) {
 	by := map[string]*use{}
 	var names []string
 	var peak int64
-	var total float64 // in request order, as analyze.RunCost sums it
+	var total float64 // in request order, as metrics.RunCost sums it
 	priced := false
 	peakModel := ""
 	for _, q := range r.Requests {
@@ -183,7 +183,7 @@ func runUsage(prices *pricing.Table, r *model.Run) (cost, window string) {
 	}
 	var usd *float64
 	if priced {
-		usd = new(analyze.RoundUSD(total))
+		usd = new(metrics.RoundUSD(total))
 	}
 	cost = USD(usd) + " (" + strings.Join(parts, "; ") + ")"
 	window = "largest prompt " + Count(peak) + " tokens"

@@ -12,14 +12,14 @@ import (
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // maxDrillPages bounds the tool pages and the project pages of a report:
 // the most called tools and the projects with most runs get one (a tree of
 // 300,000 tool names would otherwise be 300,000 pages); the others' names
 // link to the run list.
-const maxDrillPages = analyze.MaxToolPages
+const maxDrillPages = metrics.MaxToolPages
 
 // drillRuns is how many runs a tool's or a project's page lists in each of its run tables.
 const drillRuns = 20
@@ -39,7 +39,7 @@ type factView struct{ Label, Value string }
 // made safe, and a digest of it, so that names alike once made safe differ.
 func drillPageName(dir, name string) string {
 	sum := sha256.Sum256([]byte(name))
-	return dir + "/" + analyze.SafeName(name, 48) + "-" + hex.EncodeToString(sum[:6]) + ".html"
+	return dir + "/" + metrics.SafeName(name, 48) + "-" + hex.EncodeToString(sum[:6]) + ".html"
 }
 
 // drillPages picks the tools and projects that get a page (none with
@@ -88,7 +88,7 @@ func (t *topRuns) add(at int, key float64) {
 
 // projectDrill is what one pass over the run index gathers for a project's page.
 type projectDrill struct {
-	days            map[string]*analyze.DayRow
+	days            map[string]*metrics.DayRow
 	cost            map[string]float64   // by day
 	failed          map[string]*[2]int64 // by tool: failures, runs with one
 	errorRuns       map[string]int64     // by message: runs where it occurred
@@ -106,7 +106,7 @@ func (h *htmlWriter) drillWrite() error {
 	}
 	projects := map[string]*projectDrill{}
 	for p := range h.projectPages {
-		projects[p] = &projectDrill{days: map[string]*analyze.DayRow{}, cost: map[string]float64{}, failed: map[string]*[2]int64{}, errorRuns: map[string]int64{},
+		projects[p] = &projectDrill{days: map[string]*metrics.DayRow{}, cost: map[string]float64{}, failed: map[string]*[2]int64{}, errorRuns: map[string]int64{},
 			costly: topRuns{n: drillRuns}, failing: topRuns{n: drillRuns}}
 	}
 	for i, r := range h.r.Runs.All() {
@@ -134,7 +134,7 @@ func (h *htmlWriter) drillWrite() error {
 			date := r.Started.In(h.loc).Format("2006-01-02")
 			d := p.days[date]
 			if d == nil {
-				d = &analyze.DayRow{Date: date, ByStatus: map[string]int64{}}
+				d = &metrics.DayRow{Date: date, ByStatus: map[string]int64{}}
 				p.days[date] = d
 			}
 			d.Runs++
@@ -177,10 +177,10 @@ func failedTool(line string) (string, int) {
 	return name, count
 }
 
-func (h *htmlWriter) toolPage(file string, t *analyze.ToolRow, failing *topRuns) error {
+func (h *htmlWriter) toolPage(file string, t *metrics.ToolRow, failing *topRuns) error {
 	d := h.r.ToolDetails[t.Name]
 	if d == nil {
-		d = &analyze.ToolDetail{}
+		d = &metrics.ToolDetail{}
 	}
 	v := detailView{Page: h.page("Tool "+clipText(t.Name, 120)+" · agentstat", "../assets/", file, true), Heading: "Tool: " + t.Name}
 	v.Facts = []factView{{"Category", cmp.Or(t.Category, NA)},
@@ -193,9 +193,9 @@ func (h *htmlWriter) toolPage(file string, t *analyze.ToolRow, failing *topRuns)
 	if t.Errors > 0 {
 		v.Links = append(v.Links, pageLink{Label: "Runs where it failed", Href: "../" + h.listLink("failed", t.Name)})
 	}
-	days := make([]analyze.DayRow, len(d.Daily))
+	days := make([]metrics.DayRow, len(d.Daily))
 	for i, x := range d.Daily {
-		days[i] = analyze.DayRow{Date: x.Date, ToolCalls: x.Calls, OutcomeKnown: x.OutcomeKnown, Errors: x.Errors}
+		days[i] = metrics.DayRow{Date: x.Date, ToolCalls: x.Calls, OutcomeKnown: x.OutcomeKnown, Errors: x.Errors}
 	}
 	over := sectionView{Title: "Calls over time", Charts: []chartView{callsPerDayChart(days),
 		histogramChart("chart-call-durations", "Duration distribution", "tool calls", d.Histogram)}}
@@ -214,7 +214,7 @@ func (h *htmlWriter) toolPage(file string, t *analyze.ToolRow, failing *topRuns)
 	return h.execute(file, "detail.html", v)
 }
 
-func (h *htmlWriter) projectPage(file string, p *analyze.ProjectRow, d *projectDrill) error {
+func (h *htmlWriter) projectPage(file string, p *metrics.ProjectRow, d *projectDrill) error {
 	v := detailView{Page: h.page("Project "+clipText(p.Label, 120)+" · agentstat", "../assets/", file, true), Heading: "Project: " + p.Label}
 	v.Facts = []factView{{"Directory", p.Project},
 		{"Runs", Count(p.Runs) + " (success rate " + Rate(p.SuccessRate) + ")"},
@@ -225,19 +225,19 @@ func (h *htmlWriter) projectPage(file string, p *analyze.ProjectRow, d *projectD
 	if p.Errors > 0 {
 		v.Links = append(v.Links, pageLink{Label: "Its runs with errors", Href: "../" + h.listLink("project", p.Label, "errors", "1")})
 	}
-	days := make([]analyze.DayRow, 0, len(d.days))
+	days := make([]metrics.DayRow, 0, len(d.days))
 	for _, x := range d.days {
 		days = append(days, *x)
 	}
-	slices.SortFunc(days, func(x, y analyze.DayRow) int { return cmp.Compare(x.Date, y.Date) })
-	runs, _ := runsPerDayChart(&analyze.Summary{Daily: days})
+	slices.SortFunc(days, func(x, y metrics.DayRow) int { return cmp.Compare(x.Date, y.Date) })
+	runs, _ := runsPerDayChart(&metrics.Summary{Daily: days})
 	over := sectionView{Title: "Runs over time", Charts: []chartView{runs}}
 	if len(d.cost) > 0 {
 		const all = "all models"
 		for i := range days {
 			days[i].CostByModel = map[string]float64{all: d.cost[days[i].Date]}
 		}
-		c := costPerDayChart(&analyze.Summary{Daily: days, Models: []analyze.ModelRow{{Model: all, CostUSD: new(0.0)}}})
+		c := costPerDayChart(&metrics.Summary{Daily: days, Models: []metrics.ModelRow{{Model: all, CostUSD: new(0.0)}}})
 		c.Title = strings.TrimSuffix(c.Title, " by model")
 		c.Description = "What the runs started in each period cost in USD (a run counts whole on the day it started)."
 		over.Charts = append(over.Charts, c)
@@ -322,7 +322,7 @@ func (h *htmlWriter) rankedRuns(title, figure string, t *topRuns, withProject bo
 }
 
 // callsPerDayChart is a tool's calls each day, stacked by outcome.
-func callsPerDayChart(days []analyze.DayRow) chartView {
+func callsPerDayChart(days []metrics.DayRow) chartView {
 	unit, ps := periods(days)
 	labels := make([]string, len(ps))
 	ok, failed, other := make([]opts.BarData, len(ps)), make([]opts.BarData, len(ps)), make([]opts.BarData, len(ps))

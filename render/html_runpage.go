@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -96,7 +96,7 @@ func (h *htmlWriter) runPage(r *model.Run) error {
 
 // runNav is the links of r's page.
 func (h *htmlWriter) runNav(r *model.Run) runNav {
-	i, ok := h.r.Runs.Find(r.Source, r.ID, analyze.RunPage(r))
+	i, ok := h.r.Runs.Find(r.Source, r.ID, metrics.RunPage(r))
 	if !ok || h.rank == nil {
 		return runNav{}
 	}
@@ -160,7 +160,7 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 		if len(s.Requests) > 0 {
 			v.Requests = Count(int64(len(s.Requests)))
 		}
-		if usd := analyze.RequestsCost(h.prices(), s.Requests); usd != nil {
+		if usd := metrics.RequestsCost(h.prices(), s.Requests); usd != nil {
 			v.Cost = USD(usd)
 		}
 		data.Subagents = append(data.Subagents, v)
@@ -242,7 +242,7 @@ func (h *htmlWriter) runPageOf(r *model.Run, n int, read func(use func([]model.T
 		}
 		data.Quality = append(data.Quality, v)
 	}
-	file, title := "runs/"+analyze.RunPage(r), clipText(name, 120)+" · agentstat"
+	file, title := "runs/"+metrics.RunPage(r), clipText(name, 120)+" · agentstat"
 	return h.execute(file, "run.html", runPageData{h.page(title, "../assets/", file, data.Timeline != nil), &data})
 }
 

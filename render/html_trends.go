@@ -3,7 +3,7 @@ package render
 import (
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
@@ -14,11 +14,11 @@ import (
 type trendSeries struct {
 	name  string
 	color string
-	value func(e analyze.HistoryEntry) any
+	value func(e metrics.HistoryEntry) any
 	axis  string // the name of an axis of its own, on the right: a figure of another scale
 }
 
-func trendChart(id, title, yName, desc string, ms bool, hist []analyze.HistoryEntry, series ...trendSeries) chartView {
+func trendChart(id, title, yName, desc string, ms bool, hist []metrics.HistoryEntry, series ...trendSeries) chartView {
 	labels := make([]string, len(hist))
 	for i, e := range hist {
 		labels[i] = e.GeneratedAt
@@ -50,20 +50,20 @@ func trendChart(id, title, yName, desc string, ms bool, hist []analyze.HistoryEn
 }
 
 // trendCharts follow the headline figures across report runs (history.jsonl).
-func trendCharts(hist []analyze.HistoryEntry) []chartView {
+func trendCharts(hist []metrics.HistoryEntry) []chartView {
 	return []chartView{
 		trendChart("chart-trend-volume", "Runs and tool calls across report runs", "runs", "One point per report run, oldest first; tool calls on the right-hand axis.", false, hist,
-			trendSeries{"runs", "#0969da", func(e analyze.HistoryEntry) any { return e.Value("runs") }, ""},
-			trendSeries{"tool calls", "#8250df", func(e analyze.HistoryEntry) any { return e.Value("tool_calls") }, "tool calls"}),
+			trendSeries{"runs", "#0969da", func(e metrics.HistoryEntry) any { return e.Value("runs") }, ""},
+			trendSeries{"tool calls", "#8250df", func(e metrics.HistoryEntry) any { return e.Value("tool_calls") }, "tool calls"}),
 		trendChart("chart-trend-rates", "Success rate and error rate across report runs", "%", "Run success rate and tool-call error rate, in percent.", false, hist,
-			trendSeries{"run success rate", "#2da44e", func(e analyze.HistoryEntry) any { return pct(e.Value("success_rate")) }, ""},
-			trendSeries{"tool-call error rate", "#cf222e", func(e analyze.HistoryEntry) any { return pct(e.Value("error_rate")) }, ""}),
+			trendSeries{"run success rate", "#2da44e", func(e metrics.HistoryEntry) any { return pct(e.Value("success_rate")) }, ""},
+			trendSeries{"tool-call error rate", "#cf222e", func(e metrics.HistoryEntry) any { return pct(e.Value("error_rate")) }, ""}),
 		trendChart("chart-trend-p95", "p95 durations across report runs", "run p95", "Nearest-rank p95 of run and tool-call durations; tool calls on the right-hand axis.", true, hist,
-			trendSeries{"run p95", "#0550ae", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }, ""},
-			trendSeries{"tool-call p95", "#54aeff", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }, "tool-call p95"}),
+			trendSeries{"run p95", "#0550ae", func(e metrics.HistoryEntry) any { return msOrNil(e.Value("run_p95_ms")) }, ""},
+			trendSeries{"tool-call p95", "#54aeff", func(e metrics.HistoryEntry) any { return msOrNil(e.Value("tool_call_p95_ms")) }, "tool-call p95"}),
 		trendChart("chart-trend-quality", "Quality mean across report runs", "mean score", "Mean quality score (0–10) of each report run.", false, hist,
-			trendSeries{"quality mean", "#8250df", func(e analyze.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }, ""}),
+			trendSeries{"quality mean", "#8250df", func(e metrics.HistoryEntry) any { return msOrNil(e.Value("quality_mean")) }, ""}),
 		trendChart("chart-trend-tokens", "Tokens across report runs", "tokens", "Tokens reported by the logs of each report run.", false, hist,
-			trendSeries{"tokens", "#bf8700", func(e analyze.HistoryEntry) any { return e.Value("tokens") }, ""}),
+			trendSeries{"tokens", "#bf8700", func(e metrics.HistoryEntry) any { return e.Value("tokens") }, ""}),
 	}
 }

@@ -10,11 +10,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // JSON writes summary.json: indented, map keys sorted, same input same bytes.
-func JSON(w io.Writer, r *analyze.Report) error {
+func JSON(w io.Writer, r *metrics.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r.Summary)

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // Listing limits keep report.md readable on a big tree; summary.json has everything.
@@ -92,7 +92,7 @@ func (t *table) write(b *strings.Builder) {
 // Markdown writes report.md: a headline, then a section per metric family,
 // then the data-quality account. It renders on GitHub and through goldmark
 // with the GFM extension.
-func Markdown(w io.Writer, r *analyze.Report, o Options) error {
+func Markdown(w io.Writer, r *metrics.Report, o Options) error {
 	var b strings.Builder
 	s := &r.Summary
 	title := r.Title
@@ -148,7 +148,7 @@ func folded(b *strings.Builder, summary string, body func()) {
 }
 
 // windowText says which runs were kept, after a " · ", or "" for all.
-func windowText(w *analyze.Window) string {
+func windowText(w *metrics.Window) string {
 	if w == nil {
 		return ""
 	}
@@ -169,10 +169,10 @@ func orDash(s string) string {
 	return s
 }
 
-func headline(b *strings.Builder, s *analyze.Summary, hist []analyze.HistoryEntry) {
+func headline(b *strings.Builder, s *metrics.Summary, hist []metrics.HistoryEntry) {
 	var cols, values []string
-	var shown []analyze.Figure
-	for _, f := range analyze.Headline {
+	var shown []metrics.Figure
+	for _, f := range metrics.Headline {
 		if f.Shown {
 			shown = append(shown, f)
 			cols = append(cols, ">"+f.Label)
@@ -235,7 +235,7 @@ func signed(v float64, prec int) string {
 	return "+" + s
 }
 
-func checkSection(b *strings.Builder, c *analyze.CheckResult) {
+func checkSection(b *strings.Builder, c *metrics.CheckResult) {
 	b.WriteString("## Thresholds\n\n")
 	if c.Passed {
 		fmt.Fprintf(b, "All %d thresholds hold", len(c.Thresholds))
@@ -273,11 +273,11 @@ func ThresholdValue(kind string, v *float64) string {
 	return Score(v)
 }
 
-func statsRow(name string, st analyze.Stats) []string {
+func statsRow(name string, st metrics.Stats) []string {
 	return []string{name, Count(st.Count), Millis(st.Mean), Millis(st.P50), Millis(st.P90), Millis(st.P95), Millis(st.P99), Millis(st.Max)}
 }
 
-func runsSection(b *strings.Builder, s *analyze.Summary) {
+func runsSection(b *strings.Builder, s *metrics.Summary) {
 	b.WriteString("## Runs\n\n")
 	fmt.Fprintf(b, "%s runs; success rate %s (success among runs that finished: not running, not unknown).\n\n", Count(s.Runs.Total), Rate(s.Runs.SuccessRate))
 	t := newTable("Status", ">Runs", ">Share")
@@ -322,7 +322,7 @@ func share(n, total int64) *float64 {
 	return &v
 }
 
-func toolRow(t analyze.ToolRow) []string {
+func toolRow(t metrics.ToolRow) []string {
 	return []string{t.Name, t.Category, Count(t.Calls), Rate(t.Share), Count(t.Errors), Rate(t.ErrorRate), Count(t.Cancelled),
 		Millis(t.DurationMS.P50), Millis(t.DurationMS.P95), Millis(t.DurationMS.Max)}
 }
@@ -331,7 +331,7 @@ func toolTable() *table {
 	return newTable("Tool", "Category", ">Calls", ">Share", ">Errors", ">Error rate", ">Cancelled", ">p50", ">p95", ">Max")
 }
 
-func toolsSection(b *strings.Builder, s *analyze.Summary) {
+func toolsSection(b *strings.Builder, s *metrics.Summary) {
 	b.WriteString("## Tools\n\n")
 	fmt.Fprintf(b, "%s tool calls, %s that succeeded or failed, %s errors; error rate %s.",
 		Count(s.ToolCalls.Total), Count(s.ToolCalls.OutcomeKnown), Count(s.ToolCalls.Errors), Rate(s.ToolCalls.ErrorRate))
@@ -356,8 +356,8 @@ func toolsSection(b *strings.Builder, s *analyze.Summary) {
 	}
 
 	slow := slices.Clone(s.Tools)
-	slow = slices.DeleteFunc(slow, func(t analyze.ToolRow) bool { return t.DurationMS.P95 == nil })
-	slices.SortStableFunc(slow, func(x, y analyze.ToolRow) int { return cmp.Compare(*y.DurationMS.P95, *x.DurationMS.P95) })
+	slow = slices.DeleteFunc(slow, func(t metrics.ToolRow) bool { return t.DurationMS.P95 == nil })
+	slices.SortStableFunc(slow, func(x, y metrics.ToolRow) int { return cmp.Compare(*y.DurationMS.P95, *x.DurationMS.P95) })
 	if len(slow) > 0 {
 		folded(b, "Slowest tools (by p95)", func() {
 			t := toolTable()
@@ -369,8 +369,8 @@ func toolsSection(b *strings.Builder, s *analyze.Summary) {
 	}
 
 	failing := slices.Clone(s.Tools)
-	failing = slices.DeleteFunc(failing, func(t analyze.ToolRow) bool { return t.Errors == 0 })
-	slices.SortStableFunc(failing, func(x, y analyze.ToolRow) int { return cmp.Compare(y.Errors, x.Errors) })
+	failing = slices.DeleteFunc(failing, func(t metrics.ToolRow) bool { return t.Errors == 0 })
+	slices.SortStableFunc(failing, func(x, y metrics.ToolRow) int { return cmp.Compare(y.Errors, x.Errors) })
 	if len(failing) > 0 {
 		folded(b, "Most failing tools", func() {
 			t := toolTable()
@@ -391,7 +391,7 @@ func runHref(base, page string) string {
 	return base + "/runs/" + page
 }
 
-func errorsSection(b *strings.Builder, r *analyze.Report, base string) {
+func errorsSection(b *strings.Builder, r *metrics.Report, base string) {
 	s := &r.Summary
 	if len(s.Errors) == 0 {
 		return
@@ -416,7 +416,7 @@ func errorsSection(b *strings.Builder, r *analyze.Report, base string) {
 	})
 }
 
-func agentsSection(b *strings.Builder, s *analyze.Summary) {
+func agentsSection(b *strings.Builder, s *metrics.Summary) {
 	if len(s.Agents) == 0 {
 		return
 	}
@@ -431,7 +431,7 @@ func agentsSection(b *strings.Builder, s *analyze.Summary) {
 	t.write(b)
 }
 
-func qualitySection(b *strings.Builder, s *analyze.Summary) {
+func qualitySection(b *strings.Builder, s *metrics.Summary) {
 	q := &s.Quality
 	if q.Evaluations == 0 && q.OutputValidChecked == 0 {
 		return // no evaluated task

@@ -8,12 +8,12 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // report.md's later sections: context, projects, cost, days and data quality.
 
-func contextSection(b *strings.Builder, s *analyze.Summary) {
+func contextSection(b *strings.Builder, s *metrics.Summary) {
 	c := &s.Context
 	b.WriteString("## Tokens and context\n\n")
 	t := newTable(">Total", ">Input", ">Output", ">Cache read", ">Cache creation", ">Unspecified kind", ">Cache-read share", ">Mean per run")
@@ -58,7 +58,7 @@ func contextSection(b *strings.Builder, s *analyze.Summary) {
 		t = newTable("Budget", ">Measured", ">Mean use", ">p95 use", ">Max use")
 		for _, row := range []struct {
 			name string
-			st   analyze.Stats
+			st   metrics.Stats
 		}{{"Tool calls / maxToolCalls", bu.ToolCallUse}, {"Duration / maxDuration", bu.DurationUse}, {"Steps / maxSteps (per agent execution)", bu.StepUse}} {
 			if row.st.Count > 0 {
 				t.add(row.name, Count(row.st.Count), Rate(row.st.Mean), Rate(row.st.P95), Rate(row.st.Max))
@@ -70,7 +70,7 @@ func contextSection(b *strings.Builder, s *analyze.Summary) {
 }
 
 // projectsSection lists the projects, when the runs span more than one.
-func projectsSection(b *strings.Builder, s *analyze.Summary) {
+func projectsSection(b *strings.Builder, s *metrics.Summary) {
 	if len(s.Projects) < 2 {
 		return
 	}
@@ -99,7 +99,7 @@ func statCount(v *float64) string {
 
 // costSection is what the tokens cost: by model, with the tokens no price
 // covers named, and the runs that cost most when the runs are listed.
-func costSection(b *strings.Builder, r *analyze.Report, base string) {
+func costSection(b *strings.Builder, r *metrics.Report, base string) {
 	s := &r.Summary
 	c := &s.Cost
 	if len(s.Models) == 0 && c.UnpricedTokens == 0 {
@@ -143,13 +143,13 @@ func costSection(b *strings.Builder, r *analyze.Report, base string) {
 
 // mostExpensive is the n priced runs that cost most, the dearest first
 // (ties in index order).
-func mostExpensive(runs *analyze.RunIndex, n int) []analyze.RunRow {
-	var top []analyze.RunRow
+func mostExpensive(runs *metrics.RunIndex, n int) []metrics.RunRow {
+	var top []metrics.RunRow
 	for _, row := range runs.All() {
 		if row.CostUSD == nil {
 			continue
 		}
-		i, _ := slices.BinarySearchFunc(top, *row.CostUSD, func(r analyze.RunRow, c float64) int { return cmp.Compare(c, *r.CostUSD) })
+		i, _ := slices.BinarySearchFunc(top, *row.CostUSD, func(r metrics.RunRow, c float64) int { return cmp.Compare(c, *r.CostUSD) })
 		for i < len(top) && *top[i].CostUSD == *row.CostUSD {
 			i++
 		}
@@ -161,7 +161,7 @@ func mostExpensive(runs *analyze.RunIndex, n int) []analyze.RunRow {
 	return top
 }
 
-func dailySection(b *strings.Builder, s *analyze.Summary) {
+func dailySection(b *strings.Builder, s *metrics.Summary) {
 	if len(s.Daily) == 0 {
 		return
 	}
@@ -182,7 +182,7 @@ func dailySection(b *strings.Builder, s *analyze.Summary) {
 	})
 }
 
-func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
+func dataQualitySection(b *strings.Builder, s *metrics.Summary) {
 	in := &s.Inputs
 	b.WriteString("## Data quality\n\n")
 	fmt.Fprintf(b, "%s files seen: %s parsed, %s skipped", Count(in.FilesSeen), Count(in.FilesParsed), Count(in.FilesSkipped))
@@ -191,7 +191,7 @@ func dataQualitySection(b *strings.Builder, s *analyze.Summary) {
 	}
 	b.WriteString(".\n\n")
 	if in.Redacted > 0 {
-		fmt.Fprintf(b, "%s values that looked like credentials were redacted (shown as %s).\n\n", Count(in.Redacted), MarkdownText(analyze.Redacted))
+		fmt.Fprintf(b, "%s values that looked like credentials were redacted (shown as %s).\n\n", Count(in.Redacted), MarkdownText(metrics.Redacted))
 	}
 	countTable(b, "Files parsed by format", "Format", in.ByFormat)
 	countTable(b, "Files skipped by reason", "Reason", in.SkippedBy)

@@ -18,8 +18,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 	parquetzstd "github.com/parquet-go/parquet-go/compress/zstd"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/internal/tempfile"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -127,8 +127,8 @@ type TablesOptions struct {
 // Tables writes every kept run as Parquet tables under out, partitioned by
 // the day the run started in loc: out/<table>/date=YYYY-MM-DD/part-0.parquet.
 // Like Write, it fills a temporary directory and swaps it into place. A
-// long run's calls go through a chunk at a time (analyze.EncodeRun).
-func Tables(ctx context.Context, out string, details *analyze.Details, loc *time.Location, o TablesOptions) error {
+// long run's calls go through a chunk at a time (metrics.EncodeRun).
+func Tables(ctx context.Context, out string, details *metrics.Details, loc *time.Location, o TablesOptions) error {
 	days := map[string]*dayRuns{}
 	defer func() {
 		for _, d := range days {
@@ -156,7 +156,7 @@ func Tables(ctx context.Context, out string, details *analyze.Details, loc *time
 			d.enc = gob.NewEncoder(d.buf)
 			days[day] = d
 		}
-		if err := analyze.EncodeRun(d.enc, pr); err != nil {
+		if err := metrics.EncodeRun(d.enc, pr); err != nil {
 			return err
 		}
 	}
@@ -264,10 +264,10 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 			called int64
 			rowErr error
 		)
-		err := analyze.DecodeRun(dec, func(run *model.Run, n int) {
-			r, key = run, strings.TrimSuffix(analyze.RunPage(run), ".html")
+		err := metrics.DecodeRun(dec, func(run *model.Run, n int) {
+			r, key = run, strings.TrimSuffix(metrics.RunPage(run), ".html")
 			row = runRow{RunKey: key, RunID: r.ID, Format: r.Format, Source: r.Source, Title: r.Title, Agent: optString(r.Agent), Model: optString(r.Model),
-				Project: analyze.ProjectOf(r), Branch: optString(r.Branch),
+				Project: metrics.ProjectOf(r), Branch: optString(r.Branch),
 				Status: string(r.Status), Started: optTime(r.Started), Ended: optTime(r.Ended), DurationMS: optFloat(r.DurationMS, r.HasDuration),
 				Steps: int64(len(r.Steps)), ToolCalls: int64(n)}
 			if day != NoDate {
@@ -325,7 +325,7 @@ func writeDay(ctx context.Context, dir *Dir, day string, spill io.Reader, loc *t
 				return err
 			}
 		}
-		row.CostUSD = analyze.RunCost(prices, r)
+		row.CostUSD = metrics.RunCost(prices, r)
 		for _, e := range r.Quality {
 			ev := evaluationRow{RunKey: key, Phase: optString(e.Phase), Tool: optString(e.Tool), Task: optString(e.Task), Score: optFloat(e.Score, e.HasScore)}
 			if e.Valid != model.TriUnknown {

@@ -16,9 +16,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/flock"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // Dir is where a renderer writes its files: a temporary directory that
@@ -99,19 +99,19 @@ type Options struct {
 type Format struct {
 	Name  string // the -f value
 	Files string // what it writes, for --help
-	Write func(d *Dir, r *analyze.Report, o Options) error
+	Write func(d *Dir, r *metrics.Report, o Options) error
 }
 
 // Formats is every output format, in the order they are written.
 var Formats = []Format{
 	{Name: "html", Files: "index.html, runs.html, runs/, assets/", Write: HTML},
-	{Name: "md", Files: "report.md", Write: func(d *Dir, r *analyze.Report, o Options) error {
+	{Name: "md", Files: "report.md", Write: func(d *Dir, r *metrics.Report, o Options) error {
 		return d.WriteFile("report.md", func(w io.Writer) error { return Markdown(w, r, o) })
 	}},
-	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *analyze.Report, o Options) error {
+	{Name: "xlsx", Files: "report.xlsx", Write: func(d *Dir, r *metrics.Report, o Options) error {
 		return d.WriteFile("report.xlsx", func(w io.Writer) error { return xlsxOf(w, r, o.runPages, d.root) })
 	}},
-	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *analyze.Report, _ Options) error {
+	{Name: "json", Files: "summary.json", Write: func(d *Dir, r *metrics.Report, _ Options) error {
 		return d.WriteFile("summary.json", func(w io.Writer) error { return JSON(w, r) })
 	}},
 }
@@ -138,9 +138,9 @@ var ErrNotReport = errors.New("output directory is not empty and is not an agent
 //
 // Cancelling ctx (SIGINT, SIGTERM) abandons the new report: the temporary
 // directory is removed and the previous report stays in place.
-func Write(ctx context.Context, out string, names []string, r *analyze.Report, o Options) error {
+func Write(ctx context.Context, out string, names []string, r *metrics.Report, o Options) error {
 	o.runPages = slices.Contains(names, "html") && !o.SingleFile && r.Details != nil
-	return writeDir(ctx, out, o.Force, analyze.SchemaVersion, func(d *Dir) error {
+	return writeDir(ctx, out, o.Force, metrics.SchemaVersion, func(d *Dir) error {
 		// Formats write files of their own from a report none of them changes,
 		// so they run at once: the workbook, on one core, fills the gaps the
 		// run pages leave.
@@ -165,7 +165,7 @@ func Write(ctx context.Context, out string, names []string, r *analyze.Report, o
 			}
 		}
 		if len(r.History) > 0 {
-			if err := d.WriteFile("history.jsonl", func(w io.Writer) error { return analyze.WriteHistory(w, r.History) }); err != nil {
+			if err := d.WriteFile("history.jsonl", func(w io.Writer) error { return metrics.WriteHistory(w, r.History) }); err != nil {
 				return err
 			}
 		}

@@ -23,8 +23,8 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pipeline"
 )
@@ -33,7 +33,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata/go
 
 const goldenDir = "../testdata/golden"
 
-func testReport(t *testing.T, roots ...string) *analyze.Report {
+func testReport(t *testing.T, roots ...string) *metrics.Report {
 	t.Helper()
 	r, err := pipeline.Report(context.Background(), pipeline.Options{Roots: roots, Now: time.Unix(1767225600, 0), Jobs: 2})
 	if err != nil {
@@ -76,7 +76,7 @@ func TestGolden(t *testing.T) {
 	golden(t, "summary.json", js.Bytes())
 
 	// The HTML: the dashboard, the run list and one run page, byte for byte.
-	rd, err := analyzeWithDetails("../testdata/logs")
+	rd, err := reportWithDetails("../testdata/logs")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +229,7 @@ func TestCards(t *testing.T) {
 	r.Summary.Context.Tokens.Total = 1_878_884_370
 	tenth := 0.1
 	r.Summary.ToolCalls.ErrorRate = &tenth
-	r.Summary.Check = analyze.Check(&r.Summary, []analyze.Threshold{{Metric: "tool_calls.error_rate", Max: true, Limit: 0, Kind: "rate"}})
+	r.Summary.Check = metrics.Check(&r.Summary, []metrics.Threshold{{Metric: "tool_calls.error_rate", Max: true, Limit: 0, Kind: "rate"}})
 	if err := Write(context.Background(), dir, []string{"html"}, r, Options{SingleFile: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +294,8 @@ func TestMarkdownForPullRequests(t *testing.T) {
 	}
 }
 
-func analyzeWithDetails(root string) (*analyze.Report, error) {
-	return pipeline.Report(context.Background(), pipeline.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, Settings: analyze.Settings{KeepDetails: true}})
+func reportWithDetails(root string) (*metrics.Report, error) {
+	return pipeline.Report(context.Background(), pipeline.Options{Roots: []string{root}, Now: time.Unix(1767225600, 0), Jobs: 2, Settings: metrics.Settings{KeepDetails: true}})
 }
 
 // A run's page is the same whether its calls come whole or a few at a
@@ -317,7 +317,7 @@ func TestRunPageFromChunks(t *testing.T) {
 	}
 	page := func(chunk int) string {
 		dir := t.TempDir()
-		h := &htmlWriter{d: &Dir{root: dir}, r: &analyze.Report{}, loc: time.UTC}
+		h := &htmlWriter{d: &Dir{root: dir}, r: &metrics.Report{}, loc: time.UTC}
 		var err error
 		if chunk == 0 {
 			err = h.runPage(r)
@@ -335,7 +335,7 @@ func TestRunPageFromChunks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, "runs", analyze.RunPage(r)))
+		b, err := os.ReadFile(filepath.Join(dir, "runs", metrics.RunPage(r)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -368,7 +368,7 @@ func TestRunPageCapsCalls(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "big.json"), []byte(doc), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := analyzeWithDetails(dir)
+	rep, err := reportWithDetails(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -472,9 +472,9 @@ func TestTimelineSize(t *testing.T) {
 // Periods with runs that are not next to each other have a gap between
 // them, by day, by week and by month (over a year's end); next ones do not.
 func TestPeriodsMarkGaps(t *testing.T) {
-	rows := func(dates ...string) (out []analyze.DayRow) {
+	rows := func(dates ...string) (out []metrics.DayRow) {
 		for _, d := range dates {
-			out = append(out, analyze.DayRow{Date: d, Runs: 1})
+			out = append(out, metrics.DayRow{Date: d, Runs: 1})
 		}
 		return out
 	}
@@ -514,14 +514,14 @@ func TestPeriodsMarkGaps(t *testing.T) {
 // the first n (the workbook's sheet ends at maxSheetRows), as a map of
 // every run, overwritten in index order, did.
 func TestExampleRuns(t *testing.T) {
-	runs := analyze.NewRunIndex(
-		analyze.RunRow{Source: "a", ID: "1", Page: "p0"},
-		analyze.RunRow{Source: "a", ID: "2", Page: "p1"},
-		analyze.RunRow{Source: "a", ID: "1", Page: "p2"},
-		analyze.RunRow{Source: "b", ID: "1", Page: "p3"},
-		analyze.RunRow{Source: "a", ID: "1", Page: "p4"},
+	runs := metrics.NewRunIndex(
+		metrics.RunRow{Source: "a", ID: "1", Page: "p0"},
+		metrics.RunRow{Source: "a", ID: "2", Page: "p1"},
+		metrics.RunRow{Source: "a", ID: "1", Page: "p2"},
+		metrics.RunRow{Source: "b", ID: "1", Page: "p3"},
+		metrics.RunRow{Source: "a", ID: "1", Page: "p4"},
 	)
-	errs := []analyze.ErrorRow{{ExampleSource: "a", ExampleRun: "1"}, {ExampleSource: "b", ExampleRun: "1"}, {ExampleSource: "c", ExampleRun: "1"}}
+	errs := []metrics.ErrorRow{{ExampleSource: "a", ExampleRun: "1"}, {ExampleSource: "b", ExampleRun: "1"}, {ExampleSource: "c", ExampleRun: "1"}}
 	for n, want := range map[int]map[runKey]int{
 		5: {{"a", "1"}: 4, {"b", "1"}: 3},
 		4: {{"a", "1"}: 2, {"b", "1"}: 3},
@@ -544,7 +544,7 @@ func TestTablesChunked(t *testing.T) {
 	var dirs []string
 	for _, chunk := range []int{4096, 1} {
 		tableChunk = chunk
-		r, err := analyzeWithDetails(filepath.Join("..", "testdata", "logs"))
+		r, err := reportWithDetails(filepath.Join("..", "testdata", "logs"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -606,11 +606,11 @@ func TestPageZstd(t *testing.T) {
 // Trend charts give a figure of another scale an axis of its own: runs
 // beside tool calls, run p95 beside tool-call p95.
 func TestTrendAxes(t *testing.T) {
-	one := func(runs, calls, runP95, callP95 float64) analyze.HistoryEntry {
-		return analyze.HistoryEntry{Schema: analyze.HistorySchema, GeneratedAt: "2026-01-01T00:00:00Z",
+	one := func(runs, calls, runP95, callP95 float64) metrics.HistoryEntry {
+		return metrics.HistoryEntry{Schema: metrics.HistorySchema, GeneratedAt: "2026-01-01T00:00:00Z",
 			Figures: map[string]*float64{"runs": &runs, "tool_calls": &calls, "run_p95_ms": &runP95, "tool_call_p95_ms": &callP95}}
 	}
-	charts := trendCharts([]analyze.HistoryEntry{one(10, 5000, 600000, 200), one(12, 6000, 500000, 300)})
+	charts := trendCharts([]metrics.HistoryEntry{one(10, 5000, 600000, 200), one(12, 6000, 500000, 300)})
 	for _, c := range charts {
 		var opt struct {
 			YAxis  []struct{ Name string } `json:"yAxis"`
@@ -639,7 +639,7 @@ func TestTrendAxes(t *testing.T) {
 // the output directory (a fragment is a view of the page it follows).
 func TestLinksResolve(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "site")
-	r, err := analyzeWithDetails(filepath.Join("..", "testdata", "logs"))
+	r, err := reportWithDetails(filepath.Join("..", "testdata", "logs"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -693,11 +693,11 @@ func TestSubagentCost(t *testing.T) {
 		{Type: "session", Calls: 2, Tokens: 500}, // a log that tells no requests
 	}}}
 	dir := t.TempDir()
-	h := &htmlWriter{d: &Dir{root: dir}, r: &analyze.Report{}, loc: time.UTC}
+	h := &htmlWriter{d: &Dir{root: dir}, r: &metrics.Report{}, loc: time.UTC}
 	if err := h.runPage(r); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "runs", analyze.RunPage(r)))
+	b, err := os.ReadFile(filepath.Join(dir, "runs", metrics.RunPage(r)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // maxSheetRows is Excel's row limit; a longer sheet continues on another
@@ -72,19 +72,19 @@ type xlsxWriter struct {
 	f      *excelize.File
 	styles map[string]int
 	loc    *time.Location
-	r      *analyze.Report
+	r      *metrics.Report
 	pages  bool // the run pages are beside the workbook
 }
 
 // XLSX writes report.xlsx: the Summary sheet with native charts, then a
 // sheet per table, every one with a frozen header and a filter.
-func XLSX(w io.Writer, r *analyze.Report) error { return xlsxOf(w, r, false, "") }
+func XLSX(w io.Writer, r *metrics.Report) error { return xlsxOf(w, r, false, "") }
 
 // xlsxOf writes the workbook; with pages, the run pages are beside it
 // (runs/) and the Runs sheet links each run to its own. excelize's scratch
 // files, which have names, go to scratch (the report's temporary
 // directory, which a killed run's successor removes; "" for $TMPDIR).
-func xlsxOf(w io.Writer, r *analyze.Report, pages bool, scratch string) error {
+func xlsxOf(w io.Writer, r *metrics.Report, pages bool, scratch string) error {
 	x := &xlsxWriter{f: excelize.NewFile(excelize.Options{TmpDir: scratch}), styles: map[string]int{}, loc: r.Location, r: r, pages: pages}
 	defer x.f.Close()
 	zw := newOrderedZip(w)
@@ -365,7 +365,7 @@ var durationCols = func(prefix string) []column {
 	return cols
 }
 
-func statsValues(s analyze.Stats) []any {
+func statsValues(s metrics.Stats) []any {
 	return []any{s.P50, s.P90, s.P95, s.P99, s.Max}
 }
 

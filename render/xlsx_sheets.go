@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/model"
 	"github.com/xuri/excelize/v2"
 )
@@ -207,7 +207,7 @@ func (x *xlsxWriter) summary() error {
 	f.SetCellValue(sh, "B4", "Value")
 	f.SetCellStyle(sh, "A4", "B4", x.styles["head"])
 	// The headline figures, each in its kind's number format.
-	for i, fig := range analyze.Headline {
+	for i, fig := range metrics.Headline {
 		a, b := fmt.Sprintf("A%d", 5+i), fmt.Sprintf("B%d", 5+i)
 		label, style := fig.Label, figureStyles[fig.Kind]
 		if fig.Kind == "usd" {
@@ -225,7 +225,7 @@ func (x *xlsxWriter) summary() error {
 	}
 	f.SetColWidth(sh, "A", "A", 24)
 	f.SetColWidth(sh, "B", "B", 14)
-	if err := f.SetSheetDimension(sh, fmt.Sprintf("A1:B%d", 4+len(analyze.Headline))); err != nil {
+	if err := f.SetSheetDimension(sh, fmt.Sprintf("A1:B%d", 4+len(metrics.Headline))); err != nil {
 		return err
 	}
 	if err := x.printSetup(sh, false); err != nil {

@@ -20,7 +20,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // hostileXLSXLog puts formulas and control characters where a log's text goes.
@@ -31,7 +31,7 @@ const hostileXLSXLog = `{"session_id": "=1+1", "task_title": "=HYPERLINK(\"http:
   {"call_id": "2", "tool_name": "-2+3", "duration_ms": 20, "output": {"status": "failed", "error": "\ttab\rcr\u0001bell\u001fend"}}
  ]}`
 
-func xlsxReport(t *testing.T) (*analyze.Report, string) {
+func xlsxReport(t *testing.T) (*metrics.Report, string) {
 	t.Helper()
 	logs := t.TempDir()
 	os.WriteFile(filepath.Join(logs, "hostile.json"), []byte(hostileXLSXLog), 0o644)
@@ -41,7 +41,7 @@ func xlsxReport(t *testing.T) (*analyze.Report, string) {
 	os.WriteFile(filepath.Join(logs, "s.jsonl"), []byte(`{"type":"assistant","sessionId":"s","uuid":"a","timestamp":"2026-03-02T10:00:00Z","requestId":"r1","message":{"id":"m1","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":1000,"output_tokens":100}}}
 {"type":"assistant","sessionId":"s","uuid":"b","timestamp":"2026-03-02T10:01:00Z","requestId":"r2","message":{"id":"m2","model":"mystery-1","content":[],"usage":{"input_tokens":50,"output_tokens":5}}}
 `), 0o644)
-	r, err := analyzeWithDetails(logs)
+	r, err := reportWithDetails(logs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +99,8 @@ func TestXLSXMatchesSummary(t *testing.T) {
 			row[r[0]] = i + 1
 		}
 	}
-	if len(row) < len(analyze.Headline) {
-		t.Errorf("%d labels on the Summary sheet, want the %d headline figures", len(row), len(analyze.Headline))
+	if len(row) < len(metrics.Headline) {
+		t.Errorf("%d labels on the Summary sheet, want the %d headline figures", len(row), len(metrics.Headline))
 	}
 	for label, v := range map[string]float64{"Runs": float64(s.Runs.Total), "Success rate": *s.Runs.SuccessRate, "Tool-call error rate": *s.ToolCalls.ErrorRate,
 		"Run p95": *s.Runs.DurationMS.P95 / msPerDay, "Tool-call p95": *s.ToolCalls.DurationMS.P95 / msPerDay, "Cost (USD)": *s.Cost.USD,

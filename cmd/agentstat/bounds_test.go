@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // Lines cost memory by what they hold: a file of a few documents and a
@@ -56,13 +56,13 @@ func TestShortLinesBounded(t *testing.T) {
 }
 
 // TestManyToolNamesBounded: every distinct tool name is counted, but the
-// outputs list the most called (summary.json the first analyze.MaxTools, the
-// dashboard and its tool pages the first analyze.MaxToolPages): 300,000
+// outputs list the most called (summary.json the first metrics.MaxTools, the
+// dashboard and its tool pages the first metrics.MaxToolPages): 300,000
 // names would otherwise make a dashboard and a summary.json of over 100 MB.
 func TestManyToolNamesBounded(t *testing.T) {
 	bin := buildBinary(t)
 	dir, out := t.TempDir(), filepath.Join(t.TempDir(), "site")
-	n := analyze.MaxTools + 7
+	n := metrics.MaxTools + 7
 	var b strings.Builder
 	b.WriteString(`{"session_id":"many","status":"success","created_at":"2026-03-01T10:00:00Z","tool_calls":[`)
 	for i := range n {
@@ -87,7 +87,7 @@ func TestManyToolNamesBounded(t *testing.T) {
 	if o, err := exec.Command(bin, "report", "-q", "-o", out, dir).CombinedOutput(); err != nil {
 		t.Fatalf("%v\n%s", err, o)
 	}
-	var s analyze.Summary
+	var s metrics.Summary
 	raw, err := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err == nil {
 		err = json.Unmarshal(raw, &s)
@@ -95,13 +95,13 @@ func TestManyToolNamesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.ToolCalls.ToolNames != int64(n) || len(s.Tools) != analyze.MaxTools || s.Tools[0].Name != "tool-00000" || s.Tools[0].Calls != 3 ||
+	if s.ToolCalls.ToolNames != int64(n) || len(s.Tools) != metrics.MaxTools || s.Tools[0].Name != "tool-00000" || s.Tools[0].Calls != 3 ||
 		s.ToolCalls.Total != int64(n+3) {
 		t.Errorf("%d tool names, %d listed, first %+v; %d calls", s.ToolCalls.ToolNames, len(s.Tools), s.Tools[0], s.ToolCalls.Total)
 	}
 	pages, _ := os.ReadDir(filepath.Join(out, "tools"))
 	index, _ := os.ReadFile(filepath.Join(out, "index.html"))
-	if len(pages) != analyze.MaxToolPages || bytes.Count(index, []byte(`href="tools/`)) != analyze.MaxToolPages || len(index) > 2<<20 {
+	if len(pages) != metrics.MaxToolPages || bytes.Count(index, []byte(`href="tools/`)) != metrics.MaxToolPages || len(index) > 2<<20 {
 		t.Errorf("%d tool pages, %d linked from a dashboard of %d bytes", len(pages), bytes.Count(index, []byte(`href="tools/`)), len(index))
 	}
 }
@@ -134,7 +134,7 @@ func TestManyRunsOneFileBounded(t *testing.T) {
 
 // summaryUnderLimit runs summary --json on dir with GOMEMLIMIT=100MiB: the
 // summary, and the peak RSS in bytes.
-func summaryUnderLimit(t *testing.T, bin, dir string) (analyze.Summary, int64) {
+func summaryUnderLimit(t *testing.T, bin, dir string) (metrics.Summary, int64) {
 	t.Helper()
 	cmd := exec.Command(bin, "summary", "--json", "-q", dir)
 	cmd.Env = append(os.Environ(), "GOMEMLIMIT=100MiB")
@@ -142,7 +142,7 @@ func summaryUnderLimit(t *testing.T, bin, dir string) (analyze.Summary, int64) {
 	if err != nil {
 		t.Fatalf("%v\n%.2000s", err, out)
 	}
-	var s analyze.Summary
+	var s metrics.Summary
 	if err := json.Unmarshal(out, &s); err != nil {
 		t.Fatal(err)
 	}

@@ -12,11 +12,11 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/render"
 )
 
-func printCheck(w io.Writer, c *analyze.CheckResult) {
+func printCheck(w io.Writer, c *metrics.CheckResult) {
 	if c == nil {
 		return
 	}
@@ -44,7 +44,7 @@ func printCheck(w io.Writer, c *analyze.CheckResult) {
 // githubActions, when run as a GitHub Actions step, appends the Markdown
 // report to the job summary and prints annotations for violated thresholds
 // and skipped files.
-func githubActions(rep *analyze.Report, out io.Writer, baseURL string) {
+func githubActions(rep *metrics.Report, out io.Writer, baseURL string) {
 	if os.Getenv("GITHUB_ACTIONS") != "true" {
 		return
 	}
@@ -117,7 +117,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	var all bool
 	fs.BoolVar(&all, "all", false, "show the figures and tools that did not change too")
 	fs.StringArrayVar(&limits, "fail-on-regression", nil, "`NAME=LIMIT`: exit 1 when NEW is worse by more (names: "+
-		strings.Join(analyze.RegressionKeys(), ", ")+"; rates in points, e.g. 0.02 or 2%; p95 as a relative rise, e.g. 20%; quality in score points)")
+		strings.Join(metrics.RegressionKeys(), ", ")+"; rates in points, e.g. 0.02 or 2%; p95 as a relative rise, e.g. 20%; quality in score points)")
 	fs.Usage = func() {}
 	c, _ := commandNamed("diff")
 	if err := fs.Parse(args); err != nil {
@@ -132,25 +132,25 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "agentstat diff: name two summary.json files, OLD and NEW")
 		return exitUsage
 	}
-	var parsed []analyze.RegressionLimit
+	var parsed []metrics.RegressionLimit
 	for _, l := range limits {
-		r, err := analyze.ParseRegressionLimit(l)
+		r, err := metrics.ParseRegressionLimit(l)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
 			return exitUsage
 		}
 		parsed = append(parsed, r)
 	}
-	var sums [2]*analyze.Summary
+	var sums [2]*metrics.Summary
 	for i, p := range fs.Args() {
-		s, err := analyze.LoadSummary(p)
+		s, err := metrics.LoadSummary(p)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat diff: %v\n", err)
 			return exitNoInput
 		}
 		sums[i] = s
 	}
-	d := analyze.Compare(sums[0], sums[1])
+	d := metrics.Compare(sums[0], sums[1])
 	violations := d.Violations(parsed)
 	if err := render.DiffMarkdown(stdout, d, violations, all); err != nil {
 		fmt.Fprintf(stderr, "agentstat diff: %v\n", err)

@@ -12,7 +12,7 @@ import (
 
 	flag "github.com/spf13/pflag"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 // command is one of agentstat's commands.
@@ -29,7 +29,7 @@ var (
 
 func thresholdFlags() []string {
 	var names []string
-	for _, f := range analyze.ThresholdFlags {
+	for _, f := range metrics.ThresholdFlags {
 		names = append(names, f.Flag)
 	}
 	return names

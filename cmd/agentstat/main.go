@@ -21,10 +21,10 @@ import (
 	"github.com/dustin/go-humanize"
 	flag "github.com/spf13/pflag"
 
-	"github.com/agentstat/agentstat/analyze"
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/flock"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/metrics"
 	"github.com/agentstat/agentstat/pipeline"
 	"github.com/agentstat/agentstat/pricing"
 	"github.com/agentstat/agentstat/render"
@@ -160,14 +160,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.noText, "no-text", false, "keep numbers and names only: no prompt, title, step name, task or error text from the logs in any output")
 	fs.BoolVar(&c.json, "json", false, "print summary.json instead of the Markdown report")
 	fs.StringVar(&c.history, "history", "", "history `FILE`: report extends it with this run (default: history.jsonl of the previous report in -o); summary shows the change since its last entry")
-	fs.IntVar(&c.histLimit, "history-limit", analyze.DefaultHistoryLimit, "report runs (`N`) the history keeps")
+	fs.IntVar(&c.histLimit, "history-limit", metrics.DefaultHistoryLimit, "report runs (`N`) the history keeps")
 	fs.StringVar(&c.partial, "partial", "", "write the aggregate state to `FILE` instead of the report set, for agentstat merge")
 	fs.StringVar(&c.tables, "tables", "", "write the Parquet tables (docs/tables.md) into `DIR` instead of the report set")
 	fs.StringVar(&c.project, "project", "", "keep only the runs of project `DIR` (the directory the agent worked in, as summary.json's projects[] names it)")
 	fs.StringArrayVar(&c.pricing, "pricing", nil, "price `FILE` in LiteLLM's model_prices_and_context_window.json format: adds models and overrides built-in prices key by key (repeatable)")
 	fs.StringVar(&c.shard, "shard", "", "read only shard `I/N` of the files (e.g. 2/8): N tasks cover the tree exactly once")
 	fs.StringVar(&c.maxSize, "max-file-size", humanize.IBytes(uint64(pipeline.DefaultMaxFileSize)), "skip files larger than `SIZE` (after decompression) as too large")
-	for _, f := range analyze.ThresholdFlags {
+	for _, f := range metrics.ThresholdFlags {
 		v := new([]string)
 		c.thresholds[f.Flag] = v
 		fs.StringArrayVar(v, f.Flag, nil, f.Help)
@@ -219,11 +219,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if cmd == "export" {
 		return runExport(ctx, &c, opt, stderr, stopProgress)
 	}
-	var acc *analyze.Accumulator
+	var acc *metrics.Accumulator
 	covered := opt.Shard.String() // the shards a partial written now covers
 	if cmd == "merge" {
 		stopProgress() // partials are read in a moment; there is nothing to show
-		m, err := analyze.MergePartials(roots, opt.KeepDetails, opt.Prices)
+		m, err := metrics.MergePartials(roots, opt.KeepDetails, opt.Prices)
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat merge: %v\n", err)
 			return exitNoInput
@@ -252,7 +252,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if c.partial != "" {
 		defer acc.Close()
 		err := writeFileAtomic(c.partial, func(w io.Writer) error {
-			return acc.WritePartial(w, analyze.PartialInfo{Agentstat: version(), Shard: covered})
+			return acc.WritePartial(w, metrics.PartialInfo{Agentstat: version(), Shard: covered})
 		})
 		if err != nil {
 			fmt.Fprintf(stderr, "agentstat %s: partial: %v\n", cmd, err)
@@ -274,7 +274,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	code := exitOK
 	if len(thresholds) > 0 {
-		rep.Summary.Check = analyze.Check(&rep.Summary, thresholds)
+		rep.Summary.Check = metrics.Check(&rep.Summary, thresholds)
 		if !rep.Summary.Check.Passed {
 			code = exitViolation
 		}
@@ -287,12 +287,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "summary":
 		if c.history != "" {
 			// The change row against the last report, the history left as it is.
-			prev, _, err := analyze.ReadHistory(c.history)
+			prev, _, err := metrics.ReadHistory(c.history)
 			if err != nil {
 				fmt.Fprintf(stderr, "agentstat summary: %v\n", err)
 				return exitNoInput
 			}
-			rep.History = analyze.AppendHistory(prev, analyze.EntryOf(&rep.Summary), c.histLimit)
+			rep.History = metrics.AppendHistory(prev, metrics.EntryOf(&rep.Summary), c.histLimit)
 		}
 		write := func(w io.Writer) error { return render.Markdown(w, rep, render.Options{}) }
 		if c.json {
@@ -330,7 +330,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.Writer) error {
+func writeReport(ctx context.Context, c *config, rep *metrics.Report, stderr io.Writer) error {
 	// History: the previous report's history.jsonl (or --history), plus this run.
 	src := c.history
 	if src == "" {
@@ -349,7 +349,7 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 	if !ok && ctx.Err() != nil {
 		return ctx.Err()
 	}
-	prev, skipped, err := analyze.ReadHistory(src)
+	prev, skipped, err := metrics.ReadHistory(src)
 	if err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return err
@@ -364,13 +364,13 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 		fmt.Fprintf(stderr, "agentstat %s: warning: %d corrupt lines in %s skipped\n", c.cmd, skipped, src)
 		annotate(c.stdout, "warning", fmt.Sprintf("%d corrupt lines in %s skipped", skipped, src))
 	}
-	rep.History = analyze.AppendHistory(prev, analyze.EntryOf(&rep.Summary), c.histLimit)
+	rep.History = metrics.AppendHistory(prev, metrics.EntryOf(&rep.Summary), c.histLimit)
 	if err := render.Write(ctx, c.out, c.formats, rep, render.Options{Force: c.force, SingleFile: c.singleFile, BaseURL: c.baseURL}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)
 		return err
 	}
 	if c.history != "" {
-		if err := writeFileAtomic(c.history, func(w io.Writer) error { return analyze.WriteHistory(w, rep.History) }); err != nil {
+		if err := writeFileAtomic(c.history, func(w io.Writer) error { return metrics.WriteHistory(w, rep.History) }); err != nil {
 			fmt.Fprintf(stderr, "agentstat %s: history: %v\n", c.cmd, err)
 			return err
 		}
@@ -379,7 +379,7 @@ func writeReport(ctx context.Context, c *config, rep *analyze.Report, stderr io.
 }
 
 // options turns the flags into analysis options and thresholds.
-func (c *config) options(roots []string) (pipeline.Options, []analyze.Threshold, error) {
+func (c *config) options(roots []string) (pipeline.Options, []metrics.Threshold, error) {
 	opt := pipeline.Options{Roots: roots, Include: c.include, Exclude: c.exclude, Jobs: c.jobs, Title: c.title}
 	opt.KeepSecrets, opt.Scope.Project, opt.NoText = c.noRedact, c.project, c.noText
 	loc, err := time.LoadLocation(c.tz)
@@ -461,10 +461,10 @@ func (c *config) options(roots []string) (pipeline.Options, []analyze.Threshold,
 			return opt, nil, err
 		}
 	}
-	var thresholds []analyze.Threshold
-	for _, f := range analyze.ThresholdFlags {
+	var thresholds []metrics.Threshold
+	for _, f := range metrics.ThresholdFlags {
 		for _, v := range *c.thresholds[f.Flag] {
-			t, err := analyze.ParseThreshold(f, v)
+			t, err := metrics.ParseThreshold(f, v)
 			if err != nil {
 				return opt, nil, err
 			}
@@ -543,7 +543,7 @@ func runExport(ctx context.Context, c *config, opt pipeline.Options, stderr io.W
 }
 
 // writeTables writes acc's runs as Parquet tables into dir.
-func writeTables(ctx context.Context, c *config, dir string, acc *analyze.Accumulator, opt pipeline.Options, stderr io.Writer) int {
+func writeTables(ctx context.Context, c *config, dir string, acc *metrics.Accumulator, opt pipeline.Options, stderr io.Writer) int {
 	defer acc.Close()
 	if err := render.Tables(ctx, dir, acc.Details(), opt.Location, render.TablesOptions{Force: c.force, Prices: opt.Prices}); err != nil {
 		fmt.Fprintf(stderr, "agentstat %s: %v\n", c.cmd, err)

@@ -16,7 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/agentstat/agentstat/analyze"
+	"github.com/agentstat/agentstat/metrics"
 )
 
 const logs = "../../testdata/logs"
@@ -96,8 +96,8 @@ func TestExitCodes(t *testing.T) {
 func TestSummaryJSONAndHistory(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1767225600")
 	code, stdout, stderr := runCLI(t, "summary", "--json", logs)
-	var s analyze.Summary
-	if code != exitOK || json.Unmarshal([]byte(stdout), &s) != nil || s.Schema != analyze.SchemaVersion || s.Runs.Total != 29 {
+	var s metrics.Summary
+	if code != exitOK || json.Unmarshal([]byte(stdout), &s) != nil || s.Schema != metrics.SchemaVersion || s.Runs.Total != 29 {
 		t.Fatalf("summary --json: exit %d, %.200s %s", code, stdout, stderr)
 	}
 	dir := t.TempDir()
@@ -362,7 +362,7 @@ func TestRunIndexWhereListed(t *testing.T) {
 		{"merge", "", all, false, true, true},
 	} {
 		c := config{cmd: tc.cmd, formats: tc.formats, partial: tc.partial, outSet: tc.out, tz: "UTC", maxSize: "1MB", out: t.TempDir(), thresholds: map[string]*[]string{}}
-		for _, f := range analyze.ThresholdFlags {
+		for _, f := range metrics.ThresholdFlags {
 			c.thresholds[f.Flag] = new([]string)
 		}
 		if tc.cmd == "check" {
@@ -457,14 +457,14 @@ func TestNoText(t *testing.T) {
 		}
 	}
 	// The numbers stay: the same runs, errors and tokens as with the texts.
-	var with, without analyze.Summary
+	var with, without metrics.Summary
 	if code, stdout, _ := runCLI(t, "summary", "--json", logs); code != exitOK || json.Unmarshal([]byte(stdout), &with) != nil {
 		t.Fatal("summary")
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	json.Unmarshal(b, &without)
 	if !without.Inputs.TextWithheld || without.Runs.Total != with.Runs.Total || without.ToolCalls.Errors != with.ToolCalls.Errors ||
-		without.Context.Tokens != with.Context.Tokens || len(without.Errors) == 0 || without.Errors[0].Message != analyze.WithheldError {
+		without.Context.Tokens != with.Context.Tokens || len(without.Errors) == 0 || without.Errors[0].Message != metrics.WithheldError {
 		t.Errorf("--no-text changed the figures: %+v %+v, errors %+v", without.Runs, without.ToolCalls, without.Errors)
 	}
 }

@@ -1,0 +1,518 @@
+// Package metrics folds runs into mergeable figures and finalizes them into
+// the summary docs/metrics.md defines: the accumulator and what a file
+// counts as, the folding of the cross-file joins' runs, partials, the run
+// index and details, thresholds, diff and history.
+package metrics
+
+import (
+	"strings"
+	"time"
+
+	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/model"
+	"github.com/agentstat/agentstat/pricing"
+)
+
+// Accumulator folds runs into mergeable figures: counts, fixed-point sums and
+// distributions. Each worker owns one; Merge combines them. Every part is
+// independent of the order runs arrive in, so the result is the same bytes
+// whichever worker read which file, and partials from several machines merge
+// to the single-pass result.
+type Accumulator struct {
+	loc *time.Location
+	// The last day named (day): a run's calls fall on one day, and each
+	// was a string formatted and allocated.
+	lastDate    dateKey
+	lastDayName string
+
+	filesSeen, filesParsed, filesFiltered, runsFiltered int64
+	filesByFormat                                       map[string]int64
+	skipped                                             []SkippedFile
+	warnings                                            map[string]int64
+	warnFiles                                           map[string]string // per kind, the first file (by path) that raised it
+
+	runs         int64
+	runsByStatus map[model.Status]int64
+	runDur       Dist
+	steps        int64
+	stepsBy      map[model.StepStatus]int64
+	calls        callGroup
+	callDur      Dist
+	tools        map[string]*toolAcc
+	agents       map[string]*agentAcc
+	formats      map[string]*groupAcc
+	projects     map[string]*groupAcc
+	models       map[string]*modelAcc
+	days         map[string]*dayAcc
+	quality      qualityAcc
+	tokens       model.Tokens
+	tokensPerRun Dist
+	usage        usage
+	runCost      Dist
+	window       windowAcc
+	prices       *pricing.Table
+	refsByType   map[string]int64
+	refsByRel    map[string]int64
+	refsByUsage  map[string]int64
+	contribs     map[string]int64
+	subagents    SubagentSummary
+	subUsage     usage // the subagents' requests (their cost is also the runs')
+	budgetTool   Dist
+	budgetDur    Dist
+	budgetStep   Dist
+	budgetWarn   int64
+	budgetExceed int64
+	retries      int64
+	errors       map[string]*errorAcc
+	index        RunIndex
+	ids          []runID // each run's format and id, for duplicate ids
+	runHist      [len(HistogramEdgesMS) + 1]int64
+	callHist     [len(HistogramEdgesMS) + 1]int64
+
+	redacted    int64 // values that looked like credentials, replaced
+	scope       Scope
+	keepSecrets bool
+	noText      bool     // no text from a log reaches an output
+	noIndex     bool     // a row for each run is most of what grows with the runs read
+	redact      redactor // this worker's: its memo outlives a run
+
+	details *detailWriter // this worker's spill of run details, when kept
+	spill   *Details      // all spill files, on the merged accumulator
+	waiting *waiting      // records not joined yet: Join folds them
+}
+
+// HistogramEdgesMS are the upper bounds of the duration histogram bins; a
+// last bin holds everything longer.
+var HistogramEdgesMS = [...]float64{100, 1000, 5000, 15000, 60000, 300000, 900000, 3600000, 14400000}
+
+func histBin(ms float64) int {
+	for i, e := range HistogramEdgesMS {
+		if ms < e {
+			return i
+		}
+	}
+	return len(HistogramEdgesMS)
+}
+
+// NewAccumulator returns an empty accumulator of the given settings.
+func NewAccumulator(s Settings) *Accumulator {
+	loc, prices := s.Location, s.Prices
+	if loc == nil {
+		loc = time.UTC
+	}
+	if prices == nil {
+		prices = pricing.Builtin()
+	}
+	var spill *Details
+	if s.KeepDetails {
+		spill = new(Details)
+	}
+	return &Accumulator{
+		loc:           loc,
+		prices:        prices,
+		scope:         s.Scope,
+		keepSecrets:   s.KeepSecrets,
+		noText:        s.NoText,
+		noIndex:       s.NoIndex,
+		spill:         spill,
+		index:         RunIndex{home: loc},
+		filesByFormat: map[string]int64{},
+		warnings:      map[string]int64{},
+		warnFiles:     map[string]string{},
+		runsByStatus:  map[model.Status]int64{},
+		stepsBy:       map[model.StepStatus]int64{},
+		tools:         map[string]*toolAcc{},
+		agents:        map[string]*agentAcc{},
+		formats:       map[string]*groupAcc{},
+		projects:      map[string]*groupAcc{},
+		models:        map[string]*modelAcc{},
+		days:          map[string]*dayAcc{},
+		quality:       qualityAcc{byPhase: map[string]*qualityGroup{}, byTool: map[string]*qualityGroup{}},
+		refsByType:    map[string]int64{},
+		refsByRel:     map[string]int64{},
+		refsByUsage:   map[string]int64{},
+		contribs:      map[string]int64{},
+		subagents:     SubagentSummary{ByType: map[string]int64{}},
+		errors:        map[string]*errorAcc{},
+	}
+}
+
+// Warn counts a warning of the given kind.
+func (a *Accumulator) Warn(kind string) { a.warnings[kind]++ }
+
+// warnIn counts a warning raised by the file at path, which becomes the
+// kind's example if it sorts first: whichever worker reads which file, the
+// merged example is the same.
+func (a *Accumulator) warnIn(kind, path string) {
+	a.warnings[kind]++
+	keepFirst(a.warnFiles, kind, path)
+}
+
+// keepFirst keeps p as m[k] if no path is there yet or p sorts before it.
+func keepFirst(m map[string]string, k, p string) {
+	if cur, ok := m[k]; !ok || p < cur {
+		m[k] = p
+	}
+}
+
+// addFirst keeps in m, for each key of o, the path that sorts first.
+func addFirst(m, o map[string]string) {
+	for k, p := range o {
+		keepFirst(m, k, p)
+	}
+}
+
+func (a *Accumulator) skip(path, reason, detail string) {
+	if !a.keepSecrets {
+		for _, p := range []*string{&path, &detail} {
+			if out, changed := RedactText(*p); changed {
+				*p = out
+				a.redacted++
+			}
+		}
+	}
+	a.skipped = append(a.skipped, SkippedFile{Path: path, Reason: reason, Detail: detail})
+}
+
+func (a *Accumulator) day(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	t = t.In(a.loc)
+	y, m, d := t.Date()
+	if k := (dateKey{y, m, d}); k != a.lastDate || a.lastDayName == "" {
+		a.lastDate, a.lastDayName = k, t.Format(time.DateOnly)
+	}
+	return a.lastDayName
+}
+
+type dateKey struct {
+	y int
+	m time.Month
+	d int
+}
+
+func (a *Accumulator) dayAcc(d string) *dayAcc {
+	if d == "" {
+		return nil
+	}
+	acc := a.days[d]
+	if acc == nil {
+		acc = &dayAcc{byStatus: map[model.Status]int64{}}
+		a.days[d] = acc
+	}
+	return acc
+}
+
+func getOrNew[T any](m map[string]*T, k string) *T {
+	v := m[k]
+	if v == nil {
+		v = new(T)
+		m[k] = v
+	}
+	return v
+}
+
+// AddRun folds one run into the figures.
+func (a *Accumulator) AddRun(r *model.Run) { a.addRun(r, len(r.ToolCalls), onePart(r.ToolCalls)) }
+
+// addKept folds a run the window keeps, its texts redacted unless the
+// secrets are kept; its calls come from parts when it has them, else from
+// r.ToolCalls. With ahead, each part of them is made (and redacted) on a
+// goroutine of its own while the part before is folded and spilled: the
+// caller has a core to spare meanwhile (partsAhead).
+func (a *Accumulator) addKept(r *model.Run, parts *logformat.CallParts, ahead bool) {
+	n, next := len(r.ToolCalls), onePart(r.ToolCalls)
+	if parts != nil {
+		n, next = parts.N, parts.Next
+	}
+	ahead = ahead && parts != nil
+	if ahead {
+		parts.KeepTwo()
+	}
+	// Texts --no-text withholds go first: what is redacted and counted is
+	// what an output could show (and a partial's waiting records carry no
+	// text under --no-text, see logformat.EncodeFragment).
+	if a.noText {
+		withholdRun(r)
+		take := next
+		next = func() []model.ToolCall {
+			part := take()
+			withholdCalls(part)
+			return part
+		}
+	}
+	if !a.keepSecrets {
+		x := &a.redact
+		before := x.n
+		x.run(r)
+		defer func() { a.redacted += x.n - before }()
+		take := next
+		next = func() []model.ToolCall {
+			part := take()
+			x.calls(part)
+			return part
+		}
+	}
+	if ahead {
+		var done func()
+		next, done = partsAhead(next)
+		defer done()
+	}
+	a.addRun(r, n, next)
+}
+
+// partsAhead runs next on a goroutine of its own, a part ahead of the
+// caller of the next it returns: while the caller folds and spills a
+// part, the next one is made. A long session's fold was one core's work
+// at the end of the join (~60 ms at 1 GB of logs: its calls made from the
+// join's pages and redacted ~30, folded ~17, spilled ~8) while the join
+// waited for it. next's parts must stay valid until the call after the
+// next (CallParts.KeepTwo): the goroutine makes part k+1 while part k is
+// used, and k+2 only once k+1 is taken. done takes what is left, so the
+// goroutine always ends.
+func partsAhead(next func() []model.ToolCall) (ahead func() []model.ToolCall, done func()) {
+	parts := make(chan []model.ToolCall)
+	go func() {
+		defer close(parts)
+		for part := next(); part != nil; part = next() {
+			parts <- part
+		}
+	}()
+	return func() []model.ToolCall { return <-parts }, func() {
+		for range parts {
+		}
+	}
+}
+
+// onePart hands out calls as one part, then nil (nil at once for none).
+func onePart(calls []model.ToolCall) func() []model.ToolCall {
+	return func() []model.ToolCall {
+		part := calls
+		calls = nil
+		if len(part) == 0 {
+			return nil
+		}
+		return part
+	}
+}
+
+// addRun folds a run whose n calls come from next, a part at a time (nil
+// after the last), rather than from r.ToolCalls: a long session's calls
+// are folded and spilled without ever being held together.
+func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) {
+	a.runs++
+	a.runsByStatus[r.Status]++
+	a.ids = append(a.ids, runIDOf(r.Format, r.ID))
+	decided := r.Status != model.StatusRunning && r.Status != model.StatusUnknown
+	success := r.Status == model.StatusSuccess
+	if r.HasDuration {
+		a.runDur.Add(r.DurationMS)
+		a.runHist[histBin(r.DurationMS)]++
+	}
+	f := getOrNew(a.formats, r.Format)
+	f.runs++
+	f.tokens.Add(r.Tokens)
+	project := ProjectOf(r)
+	p := getOrNew(a.projects, project)
+	p.runs++
+	p.tokens.Add(r.Tokens)
+	runDay := a.day(r.Started)
+	day := a.dayAcc(runDay)
+	if day != nil {
+		day.runs++
+		day.byStatus[r.Status]++
+		if r.HasDuration {
+			day.dur.Add(r.DurationMS)
+		}
+	}
+	if decided {
+		p.decided++
+		if success {
+			p.success++
+		}
+		f.decided++
+		if day != nil {
+			day.decided++
+		}
+		if success {
+			f.success++
+			if day != nil {
+				day.success++
+			}
+		}
+	}
+
+	for _, s := range r.Steps {
+		a.steps++
+		a.stepsBy[s.Status]++
+	}
+
+	runAgents := map[string]bool{}
+	if r.Agent != "" {
+		runAgents[r.Agent] = true
+	}
+	for _, s := range r.Steps {
+		if s.Agent != "" {
+			runAgents[s.Agent] = true
+		}
+	}
+	if a.details != nil {
+		a.details.writeRun(r, n)
+	}
+	var seen runSeen
+	for part := next(); part != nil; part = next() {
+		a.addCalls(r, part, f, p, runDay, runAgents, &seen)
+		if a.details != nil {
+			a.details.writeCalls(part)
+		}
+	}
+	for name := range runAgents {
+		getOrNew(a.agents, name).runs++
+	}
+
+	for _, e := range r.Quality {
+		a.quality.add(e)
+	}
+
+	a.tokens.Add(r.Tokens)
+	if tot := r.Tokens.Total(); tot > 0 {
+		a.tokensPerRun.Add(float64(tot))
+	}
+	cost, priced := a.addUsage(r, f, p, day)
+	ctx := &r.Context
+	for _, ref := range ctx.Refs {
+		a.refsByType[orUnspecified(ref.Type)]++
+		a.refsByRel[orUnspecified(ref.Relevance)]++
+		a.refsByUsage[orUnspecified(ref.UsageMode)]++
+	}
+	for _, c := range ctx.Contributions {
+		a.contribs[c]++
+	}
+	for _, s := range ctx.Subagents {
+		a.subagents.Invocations++
+		a.subagents.Calls += s.Calls
+		a.subagents.Tokens += s.Tokens
+		a.subagents.ByType[orUnspecified(s.Type)]++
+		for _, q := range s.Requests {
+			a.subagents.Requests++
+			a.subUsage.add(a.usageKey(q), q.Tokens)
+		}
+	}
+	for _, v := range ctx.ToolCallBudget {
+		a.budgetTool.Add(v)
+	}
+	for _, v := range ctx.DurationBudget {
+		a.budgetDur.Add(v)
+	}
+	for _, v := range ctx.StepBudget {
+		a.budgetStep.Add(v)
+	}
+	a.budgetWarn += ctx.BudgetWarnings
+	a.budgetExceed += ctx.BudgetExceeded
+	a.retries += ctx.Retries
+
+	if a.noIndex {
+		return
+	}
+	row := RunRow{
+		ID: r.ID, Format: r.Format, Source: r.Source, Page: RunPage(r), Title: clip(r.Title, 200), Status: string(r.Status),
+		Agent: r.Agent, Model: r.Model, Project: project, Started: r.Started, Ended: r.Ended, ToolCalls: n, Errors: seen.errors, Cancelled: seen.cancelled,
+		Tools: strings.Join(seen.tools, "\n"), ErrorTexts: strings.Join(seen.errTexts, "\n"), FailedTools: seen.failedTools(),
+		Steps: len(r.Steps), Tokens: r.Tokens.Total(),
+	}
+	if priced {
+		row.CostUSD = ptr(cost)
+	}
+	if r.HasDuration {
+		row.DurationMS = ptr(r.DurationMS)
+	}
+	a.index.add(&row)
+}
+
+// addCalls folds a part of r's calls; f and day are r's format and day,
+// runAgents gathers the agents of r, errs counts r's failed calls.
+func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc, p *groupAcc, runDay string, runAgents map[string]bool, seen *runSeen) {
+	day := a.dayAcc(runDay)
+	for i := range calls {
+		c := &calls[i]
+		a.calls.add(c.Outcome)
+		f.add(c.Outcome)
+		p.add(c.Outcome)
+		t := a.tools[c.Name]
+		if t == nil {
+			t = &toolAcc{}
+			a.tools[c.Name] = t
+		}
+		t.add(c.Outcome)
+		if c.Category != "" {
+			if t.categories == nil {
+				t.categories = map[string]int64{}
+			}
+			t.categories[c.Category]++
+		}
+		if c.HasDuration {
+			a.callDur.Add(c.DurationMS)
+			a.callHist[histBin(c.DurationMS)]++
+			t.dur.Add(c.DurationMS)
+			t.hist[histBin(c.DurationMS)]++
+		}
+		agent := c.Agent
+		if agent == "" {
+			agent = r.Agent
+		}
+		if agent != "" {
+			runAgents[agent] = true
+			getOrNew(a.agents, agent).add(c.Outcome)
+		}
+		callDay, dayName := day, runDay
+		if !c.Started.IsZero() {
+			dayName = a.day(c.Started)
+			callDay = a.dayAcc(dayName)
+		}
+		if callDay != nil {
+			callDay.add(c.Outcome)
+			t.day(dayName).add(c.Outcome)
+		}
+		key := ""
+		if c.Outcome == model.OutcomeError {
+			key = NormalizeError(c.Error)
+			a.addError(key, c, r)
+		}
+		seen.add(c, key, !a.noIndex)
+	}
+}
+
+func orUnspecified(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "unspecified"
+	}
+	return s
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := 0
+	for i := range s {
+		if i > n {
+			break
+		}
+		cut = i
+	}
+	return s[:cut] + "…"
+}
+
+func ptr[T any](v T) *T { return &v }
+
+var _ logformat.Warner = (*Accumulator)(nil)
+
+// copyCounts returns a copy of m with string keys (nil stays an empty map).
+func copyCounts[K ~string](m map[K]int64) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[string(k)] = v
+	}
+	return out
+}
