@@ -24,7 +24,7 @@ import (
 // into the report a single pass over all their files would give (docs in
 // docs/partials.md):
 //
-//	agentstat.partial/v5\n                      the magic line: schema and version
+//	agentstat.partial/v6\n                      the magic line: schema and version
 //	gzip( gob(partialHeader)                     what was read and how
 //	      gob(partialState)                      every counter, sum and sketch
 //	      gob(model.Run) × header.Details        each kept run's detail, in discovery order
@@ -33,7 +33,7 @@ import (
 // gzip's CRC-32 covers everything after the magic line, so a corrupt or
 // truncated file is refused, never merged.
 const (
-	PartialSchema = "agentstat.partial/v5"
+	PartialSchema = "agentstat.partial/v6"
 	partialMagic  = PartialSchema + "\n"
 )
 
@@ -73,9 +73,9 @@ type callWire struct{ Calls, Known, Errors, Cancelled int64 }
 type toolWire struct {
 	Calls      callWire
 	Dur        distWire
-	Categories map[string]int64
+	Categories gobMap[string, int64]
 	Hist       []int64
-	Days       map[string]callWire
+	Days       gobMap[string, callWire]
 }
 
 type agentWire struct {
@@ -102,7 +102,7 @@ type modelWire struct {
 
 type dayWire struct {
 	Runs, Success, Decided int64
-	ByStatus               map[model.Status]int64
+	ByStatus               gobMap[model.Status, int64]
 	Calls                  callWire
 	Dur                    distWire
 	Tokens                 model.Tokens
@@ -121,58 +121,60 @@ type qualityWire struct {
 
 type errorWire struct {
 	Count             int64
-	Tools             map[string]int64
+	Tools             gobMap[string, int64]
 	ExSource, ExRunID string
 }
 
-// partialState mirrors Accumulator field for field.
+// partialState mirrors Accumulator field for field. Its maps are gobMaps
+// and its lists are sorted, so that the same state is the same bytes.
 type partialState struct {
 	FilesSeen, FilesParsed, FilesFiltered, RunsFiltered int64
-	FilesByFormat                                       map[string]int64
+	FilesByFormat                                       gobMap[string, int64]
 	Skipped                                             []SkippedFile
-	Warnings                                            map[string]int64
-	WarnFiles                                           map[string]string
+	Warnings                                            gobMap[string, int64]
+	WarnFiles                                           gobMap[string, string]
 
-	Runs         int64
-	RunsByStatus map[model.Status]int64
-	RunDur       distWire
-	Steps        int64
-	StepsBy      map[model.StepStatus]int64
-	Calls        callWire
-	CallDur      distWire
-	Tools        map[string]toolWire
-	Agents       map[string]agentWire
-	Formats      map[string]groupWire
-	Models       map[string]modelWire
-	Projects     map[string]groupWire
-	Days         map[string]dayWire
-	Quality      qualityWire
-	QualityBins  [10]int64
-	ByPhase      map[string]qualityWire
-	ByTool       map[string]qualityWire
-	Tokens       model.Tokens
-	TokensPerRun distWire
-	Usage        usage
-	RunCost      distWire
-	Window       windowWire
-	RefsByType   map[string]int64
-	RefsByRel    map[string]int64
-	RefsByUsage  map[string]int64
-	Contribs     map[string]int64
-	Subagents    SubagentSummary
-	SubUsage     usage
-	BudgetTool   distWire
-	BudgetDur    distWire
-	BudgetStep   distWire
-	BudgetWarn   int64
-	BudgetExceed int64
-	Retries      int64
-	Errors       map[string]errorWire
-	Index        []RunRow
-	IDs          []runID
-	RunHist      []int64
-	CallHist     []int64
-	Redacted     int64
+	Runs          int64
+	RunsByStatus  gobMap[model.Status, int64]
+	RunDur        distWire
+	Steps         int64
+	StepsBy       gobMap[model.StepStatus, int64]
+	Calls         callWire
+	CallDur       distWire
+	Tools         gobMap[string, toolWire]
+	Agents        gobMap[string, agentWire]
+	Formats       gobMap[string, groupWire]
+	Models        gobMap[string, modelWire]
+	Projects      gobMap[string, groupWire]
+	Days          gobMap[string, dayWire]
+	Quality       qualityWire
+	QualityBins   [10]int64
+	ByPhase       gobMap[string, qualityWire]
+	ByTool        gobMap[string, qualityWire]
+	Tokens        model.Tokens
+	TokensPerRun  distWire
+	Usage         usage
+	RunCost       distWire
+	Window        windowWire
+	RefsByType    gobMap[string, int64]
+	RefsByRel     gobMap[string, int64]
+	RefsByUsage   gobMap[string, int64]
+	Contribs      gobMap[string, int64]
+	Subagents     SubagentSummary // its ByType travels as SubagentTypes
+	SubagentTypes gobMap[string, int64]
+	SubUsage      usage
+	BudgetTool    distWire
+	BudgetDur     distWire
+	BudgetStep    distWire
+	BudgetWarn    int64
+	BudgetExceed  int64
+	Retries       int64
+	Errors        gobMap[string, errorWire]
+	Index         []RunRow
+	IDs           []runID
+	RunHist       []int64
+	CallHist      []int64
+	Redacted      int64
 }
 
 // PartialInfo describes how the runs of a partial were chosen.
@@ -200,8 +202,11 @@ func (a *Accumulator) WritePartial(w io.Writer, info PartialInfo) error {
 	if a.spill != nil {
 		h.Details = int64(a.index.Len())
 	}
-	if a.waiting != nil {
-		h.Fragments, h.Pending = int64(len(a.waiting.frags)), a.waiting.pending
+	if w := a.waiting; w != nil {
+		// Workers hand these over in the order they read their files: sorted, the same state is the same bytes.
+		slices.Sort(w.pending)
+		slices.SortStableFunc(w.frags, func(x, y *logformat.Fragment) int { return strings.Compare(x.Source, y.Source) })
+		h.Fragments, h.Pending = int64(len(w.frags)), w.pending
 	}
 	if err := enc.Encode(&h); err != nil {
 		return err
@@ -469,6 +474,8 @@ func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor 
 func schemaRefused(schema string) error {
 	why := ""
 	switch schema {
+	case "agentstat.partial/v5":
+		why = ": its state is in an earlier form; make the partials again with this agentstat"
 	case "agentstat.partial/v4":
 		// v4 shards joined their own records, right only when the files of a run shared a shard.
 		why = ": it carries no records waiting for a join; make the partials again with this agentstat"

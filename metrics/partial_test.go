@@ -75,7 +75,8 @@ func writePartialCovering(t *testing.T, acc *Accumulator, path, shards string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := acc.WritePartial(f, PartialInfo{Agentstat: "test", Shard: shards}); err != nil {
+	// Each file's name in it: the same state twice is otherwise the same bytes, refused as one partial given twice.
+	if err := acc.WritePartial(f, PartialInfo{Agentstat: "test " + filepath.Base(path), Shard: shards}); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.Close(); err != nil {
@@ -269,11 +270,12 @@ func TestPartialRefused(t *testing.T) {
 	}{
 		"truncated":    {[]string{write("truncated", data[:len(data)*2/3])}, "corrupt"},
 		"flipped byte": {[]string{write("flipped", flipped)}, "corrupt"},
-		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v5 header"},
-		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v5 header"},
+		"empty":        {[]string{write("empty", nil)}, "no agentstat.partial/v6 header"},
+		"summary.json": {[]string{write("summary.json", []byte(`{"schema":"agentstat.summary/v1"}`))}, "no agentstat.partial/v6 header"},
 		"older schema": {[]string{write("v1", append([]byte("agentstat.partial/v1\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v1"`},
 		"v4":           {[]string{write("v4", append([]byte("agentstat.partial/v4\n"), data[len(partialMagic):]...))}, `carries no records waiting for a join`},
-		"newer schema": {[]string{write("v6", append([]byte("agentstat.partial/v6\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v6"`},
+		"v5":           {[]string{write("v5", append([]byte("agentstat.partial/v5\n"), data[len(partialMagic):]...))}, `its state is in an earlier form`},
+		"newer schema": {[]string{write("v7", append([]byte("agentstat.partial/v7\n"), data[len(partialMagic):]...))}, `schema "agentstat.partial/v7"`},
 		"other tz":     {[]string{good, otherTZ}, "--tz Europe/Berlin"},
 		"given twice":  {[]string{good, good}, "the same partial as"},
 		"a copy":       {[]string{good, write("copy", data)}, "the same partial as"},

@@ -1,20 +1,89 @@
 package metrics
 
 import (
+	"bytes"
+	"cmp"
+	"encoding/gob"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/DataDog/sketches-go/ddsketch/mapping"
 	"github.com/DataDog/sketches-go/ddsketch/store"
+	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
 
 // The accumulator's state to and from its partial file form.
 
+// gobMap is a map that gob writes in key order: gob writes a plain map in
+// Go's random iteration order, so the same state would not be the same bytes.
+type gobMap[K cmp.Ordered, V any] map[K]V
+
+func (m gobMap[K, V]) GobEncode() ([]byte, error) {
+	keys := slices.Sorted(maps.Keys(m))
+	vals := make([]V, len(keys))
+	for i, k := range keys {
+		vals[i] = m[k]
+	}
+	return encodePairs(keys, vals)
+}
+
+func (m *gobMap[K, V]) GobDecode(b []byte) error {
+	keys, vals, err := decodePairs[K, V](b)
+	*m = make(gobMap[K, V], len(keys))
+	for i, k := range keys {
+		(*m)[k] = vals[i]
+	}
+	return err
+}
+
+// GobEncode writes token use in the order of its keys, as gobMap does.
+func (u usage) GobEncode() ([]byte, error) {
+	keys := slices.SortedFunc(maps.Keys(u), func(a, b usageKey) int {
+		return cmp.Or(strings.Compare(a.Model, b.Model), cmp.Compare(a.Tier, b.Tier))
+	})
+	vals := make([]model.Tokens, len(keys))
+	for i, k := range keys {
+		vals[i] = u[k]
+	}
+	return encodePairs(keys, vals)
+}
+
+func (u *usage) GobDecode(b []byte) error {
+	keys, vals, err := decodePairs[usageKey, model.Tokens](b)
+	*u = make(usage, len(keys))
+	for i, k := range keys {
+		(*u)[k] = vals[i]
+	}
+	return err
+}
+
+func encodePairs[K, V any](keys []K, vals []V) ([]byte, error) {
+	var b bytes.Buffer
+	enc := gob.NewEncoder(&b)
+	err := errors.Join(enc.Encode(keys), enc.Encode(vals))
+	return b.Bytes(), err
+}
+
+func decodePairs[K, V any](b []byte) (keys []K, vals []V, err error) {
+	dec := gob.NewDecoder(bytes.NewReader(b))
+	if err := errors.Join(dec.Decode(&keys), dec.Decode(&vals)); err != nil {
+		return nil, nil, err
+	}
+	if len(keys) != len(vals) {
+		return nil, nil, fmt.Errorf("%d keys for %d values", len(keys), len(vals))
+	}
+	return keys, vals, nil
+}
+
 func (d *Dist) wire() distWire {
-	w := distWire{N: d.n, SumHi: d.sumHi, SumLo: d.sumLo, Min: d.min, Max: d.max, Exact: d.exact}
+	// Exact values come in the order workers read their files; no figure depends on it.
+	w := distWire{N: d.n, SumHi: d.sumHi, SumLo: d.sumLo, Min: d.min, Max: d.max, Exact: slices.Sorted(slices.Values(d.exact))}
 	if d.sketch != nil {
 		d.sketch.Encode(&w.Sketch, true)
 	}
@@ -56,7 +125,7 @@ func qualityFromWire(w qualityWire) (*qualityGroup, error) {
 func (a *Accumulator) wire() (*partialState, error) {
 	s := &partialState{
 		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
-		FilesByFormat: a.filesByFormat, Skipped: a.skipped, Warnings: a.warnings, WarnFiles: a.warnFiles,
+		FilesByFormat: a.filesByFormat, Skipped: sortedSkipped(a.skipped), Warnings: a.warnings, WarnFiles: a.warnFiles,
 		Runs: a.runs, RunsByStatus: a.runsByStatus, RunDur: a.runDur.wire(), Steps: a.steps, StepsBy: a.stepsBy,
 		Calls: a.calls.wire(), CallDur: a.callDur.wire(),
 		Tools: map[string]toolWire{}, Agents: map[string]agentWire{}, Formats: map[string]groupWire{},
@@ -66,12 +135,13 @@ func (a *Accumulator) wire() (*partialState, error) {
 		Tokens: a.tokens, TokensPerRun: a.tokensPerRun.wire(), Usage: a.usage, RunCost: a.runCost.wire(),
 		Window:     windowWire{Runs: a.window.runs, Over90: a.window.over90, Peak: a.window.peak.wire(), Share: a.window.share.wire(), Compactions: a.window.compactions.wire()},
 		RefsByType: a.refsByType, RefsByRel: a.refsByRel, RefsByUsage: a.refsByUsage, Contribs: a.contribs,
-		Subagents: a.subagents, SubUsage: a.subUsage,
+		Subagents: a.subagents, SubagentTypes: a.subagents.ByType, SubUsage: a.subUsage,
 		BudgetTool: a.budgetTool.wire(), BudgetDur: a.budgetDur.wire(), BudgetStep: a.budgetStep.wire(),
 		BudgetWarn: a.budgetWarn, BudgetExceed: a.budgetExceed, Retries: a.retries,
-		Errors: map[string]errorWire{}, Index: a.index.Rows(), IDs: a.ids,
+		Errors: map[string]errorWire{}, Index: a.RunIndex().Rows(), IDs: slices.SortedFunc(slices.Values(a.ids), func(x, y runID) int { return bytes.Compare(x[:], y[:]) }),
 		RunHist: a.runHist[:], CallHist: a.callHist[:], Redacted: a.redacted,
 	}
+	s.Subagents.ByType = nil
 	for k, v := range a.tools {
 		w := toolWire{Calls: v.callGroup.wire(), Dur: v.dur.wire(), Categories: v.categories, Hist: v.hist[:], Days: map[string]callWire{}}
 		for d, g := range v.days {
@@ -178,7 +248,7 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 	a.subagents, a.subUsage = s.Subagents, s.SubUsage
 	a.subagents.CostUSD = nil // figured when the report is made
 	a.subagents.ByType = map[string]int64{}
-	addCounts(a.subagents.ByType, s.Subagents.ByType)
+	addCounts(a.subagents.ByType, s.SubagentTypes)
 	a.budgetTool, a.budgetDur, a.budgetStep = dist(s.BudgetTool), dist(s.BudgetDur), dist(s.BudgetStep)
 	a.budgetWarn, a.budgetExceed, a.retries = s.BudgetWarn, s.BudgetExceed, s.Retries
 	for k, v := range s.Errors {
@@ -201,4 +271,11 @@ func fromWire(s *partialState, prices *pricing.Table) (*Accumulator, error) {
 		errs = append(errs, fmt.Errorf("%d runs indexed for a count of %d", a.index.Len(), a.runs))
 	}
 	return a, errors.Join(errs...)
+}
+
+// sortedSkipped is the skipped files in path order, as workers hand them over in any.
+func sortedSkipped(files []SkippedFile) []SkippedFile {
+	return slices.SortedFunc(slices.Values(files), func(x, y SkippedFile) int {
+		return cmp.Or(strings.Compare(x.Path, y.Path), strings.Compare(x.Reason, y.Reason), strings.Compare(x.Detail, y.Detail))
+	})
 }

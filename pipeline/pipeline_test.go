@@ -602,3 +602,38 @@ func at(s string) time.Time {
 	}
 	return t
 }
+
+// The same tree gives the same partial, byte for byte, however many
+// workers read it and in whatever order they finished: a partial given
+// twice is known by its bytes.
+func TestPartialSameBytes(t *testing.T) {
+	roots := []string{testdataLogs}
+	if corpus := filepath.Join("..", "..", "shared", "corpus"); dirExists(corpus) {
+		roots = append(roots, corpus)
+	}
+	var first []byte
+	for _, jobs := range []int{1, 2, 3, 2, 3} {
+		opt := Options{Roots: roots, Jobs: jobs, DeferJoin: true, Settings: metrics.Settings{KeepDetails: true}}
+		opt.Shard = discover.Shard{Index: 1, Count: 2}
+		acc, err := Run(context.Background(), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		err = acc.WritePartial(&b, metrics.PartialInfo{Agentstat: "test", Shard: opt.Shard.String()})
+		acc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = b.Bytes()
+		} else if !bytes.Equal(first, b.Bytes()) {
+			t.Fatalf("-j %d: another partial of %d bytes (first %d)", jobs, b.Len(), len(first))
+		}
+	}
+}
+
+func dirExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}

@@ -155,7 +155,7 @@ func TestMergeAndExportErrors(t *testing.T) {
 	}{
 		{"merge nothing", []string{"merge"}, exitUsage, "name at least one partial file"},
 		{"merge corrupt", []string{"merge", "-o", filepath.Join(dir, "m"), good, corrupt}, exitNoInput, "corrupt"},
-		{"merge a log", []string{"merge", "-o", filepath.Join(dir, "m"), filepath.Join(logs, "session", "seed-simple.json")}, exitNoInput, "no agentstat.partial/v5 header"},
+		{"merge a log", []string{"merge", "-o", filepath.Join(dir, "m"), filepath.Join(logs, "session", "seed-simple.json")}, exitNoInput, "no agentstat.partial/v6 header"},
 		{"merge --tz", []string{"merge", "--tz", "UTC", good}, exitUsage, "--tz is set when the partials are made"},
 		{"bad shard", []string{"report", "--shard", "4/3", logs}, exitUsage, "1 ≤ I ≤ N"},
 		{"summary --partial", []string{"summary", "--partial", good, logs}, exitUsage, "--partial is not a flag of summary"},
