@@ -19,57 +19,15 @@ import (
 // whichever worker read which file, and partials from several machines merge
 // to the single-pass result.
 type Accumulator struct {
-	loc *time.Location
+	tally // what it has counted: what merges, and what a partial carries
+
+	loc    *time.Location
+	prices *pricing.Table
 	// The last day named (day): a run's calls fall on one day, and each
 	// was a string formatted and allocated.
 	lastDate    dateKey
 	lastDayName string
 
-	filesSeen, filesParsed, filesFiltered, runsFiltered int64
-	filesByFormat                                       map[string]int64
-	skipped                                             []SkippedFile
-	warnings                                            map[string]int64
-	warnFiles                                           map[string]string // per kind, the first file (by path) that raised it
-
-	runs         int64
-	runsByStatus map[model.Status]int64
-	runDur       Dist
-	steps        int64
-	stepsBy      map[model.StepStatus]int64
-	calls        callGroup
-	callDur      Dist
-	tools        map[string]*toolAcc
-	agents       map[string]*agentAcc
-	formats      map[string]*groupAcc
-	projects     map[string]*groupAcc
-	models       map[string]*modelAcc
-	days         map[string]*dayAcc
-	quality      qualityAcc
-	tokens       model.Tokens
-	tokensPerRun Dist
-	usage        usage
-	runCost      Dist
-	window       windowAcc
-	prices       *pricing.Table
-	refsByType   map[string]int64
-	refsByRel    map[string]int64
-	refsByUsage  map[string]int64
-	contribs     map[string]int64
-	subagents    SubagentSummary
-	subUsage     usage // the subagents' requests (their cost is also the runs')
-	budgetTool   Dist
-	budgetDur    Dist
-	budgetStep   Dist
-	budgetWarn   int64
-	budgetExceed int64
-	retries      int64
-	errors       map[string]*errorAcc
-	index        RunIndex
-	ids          []runID // each run's format and id, for duplicate ids
-	runHist      [len(HistogramEdgesMS) + 1]int64
-	callHist     [len(HistogramEdgesMS) + 1]int64
-
-	redacted    int64 // values that looked like credentials, replaced
 	scope       Scope
 	keepSecrets bool
 	noText      bool     // no text from a log reaches an output
@@ -79,6 +37,55 @@ type Accumulator struct {
 	details *detailWriter // this worker's spill of run details, when kept
 	spill   *Details      // all spill files, on the merged accumulator
 	waiting *waiting      // records not joined yet: Join folds them
+}
+
+// tally is the accumulator's counted state. Merge adds two tallies field by
+// field (merge.go); a partial is its gob encoding, whose maps (gobMap) and
+// lists are written in order, so that the same tally is the same bytes.
+type tally struct {
+	FilesSeen, FilesParsed, FilesFiltered, RunsFiltered int64
+	FilesByFormat                                       gobMap[string, int64]
+	Skipped                                             []SkippedFile
+	Warnings                                            gobMap[string, int64]
+	WarnFiles                                           firstFiles // per kind, the first file (by path) that raised it
+
+	Runs         int64
+	RunsByStatus gobMap[model.Status, int64]
+	RunDur       Dist
+	Steps        int64
+	StepsBy      gobMap[model.StepStatus, int64]
+	Calls        CallCounts
+	CallDur      Dist
+	Tools        gobMap[string, *toolAcc]
+	Agents       gobMap[string, *agentAcc]
+	Formats      gobMap[string, *groupAcc]
+	Projects     gobMap[string, *groupAcc]
+	Models       gobMap[string, *modelAcc]
+	Days         gobMap[string, *dayAcc]
+	Quality      qualityAcc
+	Tokens       model.Tokens
+	TokensPerRun Dist
+	Usage        usage
+	RunCost      Dist
+	Window       windowAcc
+	RefsByType   gobMap[string, int64]
+	RefsByRel    gobMap[string, int64]
+	RefsByUsage  gobMap[string, int64]
+	Contribs     gobMap[string, int64]
+	Subagents    subagentAcc
+	SubUsage     usage // the subagents' requests (their cost is also the runs')
+	BudgetTool   Dist
+	BudgetDur    Dist
+	BudgetStep   Dist
+	BudgetWarn   int64
+	BudgetExceed int64
+	Retries      int64
+	Errors       gobMap[string, *errorAcc]
+	Index        RunIndex
+	IDs          []runID // each run's format and id, for duplicate ids
+	RunHist      [len(HistogramEdgesMS) + 1]int64
+	CallHist     [len(HistogramEdgesMS) + 1]int64
+	Redacted     int64 // values that looked like credentials, replaced
 }
 
 // HistogramEdgesMS are the upper bounds of the duration histogram bins; a
@@ -108,45 +115,58 @@ func NewAccumulator(s Settings) *Accumulator {
 		spill = new(Details)
 	}
 	return &Accumulator{
-		loc:           loc,
-		prices:        prices,
-		scope:         s.Scope,
-		keepSecrets:   s.KeepSecrets,
-		noText:        s.NoText,
-		noIndex:       s.NoIndex,
-		spill:         spill,
-		index:         RunIndex{home: loc},
-		filesByFormat: map[string]int64{},
-		warnings:      map[string]int64{},
-		warnFiles:     map[string]string{},
-		runsByStatus:  map[model.Status]int64{},
-		stepsBy:       map[model.StepStatus]int64{},
-		tools:         map[string]*toolAcc{},
-		agents:        map[string]*agentAcc{},
-		formats:       map[string]*groupAcc{},
-		projects:      map[string]*groupAcc{},
-		models:        map[string]*modelAcc{},
-		days:          map[string]*dayAcc{},
-		quality:       qualityAcc{byPhase: map[string]*qualityGroup{}, byTool: map[string]*qualityGroup{}},
-		refsByType:    map[string]int64{},
-		refsByRel:     map[string]int64{},
-		refsByUsage:   map[string]int64{},
-		contribs:      map[string]int64{},
-		subagents:     SubagentSummary{ByType: map[string]int64{}},
-		errors:        map[string]*errorAcc{},
+		tally:       newTally(loc),
+		loc:         loc,
+		prices:      prices,
+		scope:       s.Scope,
+		keepSecrets: s.KeepSecrets,
+		noText:      s.NoText,
+		noIndex:     s.NoIndex,
+		spill:       spill,
+	}
+}
+
+// newTally is an empty tally, its maps made.
+func newTally(loc *time.Location) tally {
+	return tally{
+		Index:         RunIndex{home: loc},
+		FilesByFormat: gobMap[string, int64]{},
+		Warnings:      gobMap[string, int64]{},
+		WarnFiles:     firstFiles{},
+		RunsByStatus:  gobMap[model.Status, int64]{},
+		StepsBy:       gobMap[model.StepStatus, int64]{},
+		Tools:         gobMap[string, *toolAcc]{},
+		Agents:        gobMap[string, *agentAcc]{},
+		Formats:       gobMap[string, *groupAcc]{},
+		Projects:      gobMap[string, *groupAcc]{},
+		Models:        gobMap[string, *modelAcc]{},
+		Days:          gobMap[string, *dayAcc]{},
+		Quality:       qualityAcc{ByPhase: gobMap[string, *QualityScores]{}, ByTool: gobMap[string, *QualityScores]{}},
+		RefsByType:    gobMap[string, int64]{},
+		RefsByRel:     gobMap[string, int64]{},
+		RefsByUsage:   gobMap[string, int64]{},
+		Contribs:      gobMap[string, int64]{},
+		Subagents:     subagentAcc{ByType: gobMap[string, int64]{}},
+		Errors:        gobMap[string, *errorAcc]{},
 	}
 }
 
 // Warn counts a warning of the given kind.
-func (a *Accumulator) Warn(kind string) { a.warnings[kind]++ }
+func (a *Accumulator) Warn(kind string) { a.Warnings[kind]++ }
 
 // warnIn counts a warning raised by the file at path, which becomes the
 // kind's example if it sorts first: whichever worker reads which file, the
 // merged example is the same.
 func (a *Accumulator) warnIn(kind, path string) {
-	a.warnings[kind]++
-	keepFirst(a.warnFiles, kind, path)
+	a.Warnings[kind]++
+	keepFirst(a.WarnFiles, kind, path)
 }
+
+// firstFiles is, per warning kind, the first file (by path) that raised it.
+type firstFiles gobMap[string, string]
+
+func (f firstFiles) GobEncode() ([]byte, error) { return gobMap[string, string](f).GobEncode() }
+func (f *firstFiles) GobDecode(b []byte) error  { return (*gobMap[string, string])(f).GobDecode(b) }
 
 // keepFirst keeps p as m[k] if no path is there yet or p sorts before it.
 func keepFirst(m map[string]string, k, p string) {
@@ -167,11 +187,11 @@ func (a *Accumulator) skip(path, reason, detail string) {
 		for _, p := range []*string{&path, &detail} {
 			if out, changed := RedactText(*p); changed {
 				*p = out
-				a.redacted++
+				a.Redacted++
 			}
 		}
 	}
-	a.skipped = append(a.skipped, SkippedFile{Path: path, Reason: reason, Detail: detail})
+	a.Skipped = append(a.Skipped, SkippedFile{Path: path, Reason: reason, Detail: detail})
 }
 
 func (a *Accumulator) day(t time.Time) string {
@@ -196,10 +216,10 @@ func (a *Accumulator) dayAcc(d string) *dayAcc {
 	if d == "" {
 		return nil
 	}
-	acc := a.days[d]
+	acc := a.Days[d]
 	if acc == nil {
-		acc = &dayAcc{byStatus: map[model.Status]int64{}}
-		a.days[d] = acc
+		acc = &dayAcc{ByStatus: map[model.Status]int64{}}
+		a.Days[d] = acc
 	}
 	return acc
 }
@@ -246,7 +266,7 @@ func (a *Accumulator) addKept(r *model.Run, parts *logformat.CallParts, ahead bo
 		x := &a.redact
 		before := x.n
 		x.run(r)
-		defer func() { a.redacted += x.n - before }()
+		defer func() { a.Redacted += x.n - before }()
 		take := next
 		next = func() []model.ToolCall {
 			part := take()
@@ -301,51 +321,51 @@ func onePart(calls []model.ToolCall) func() []model.ToolCall {
 // after the last), rather than from r.ToolCalls: a long session's calls
 // are folded and spilled without ever being held together.
 func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) {
-	a.runs++
-	a.runsByStatus[r.Status]++
-	a.ids = append(a.ids, runIDOf(r.Format, r.ID))
+	a.Runs++
+	a.RunsByStatus[r.Status]++
+	a.IDs = append(a.IDs, runIDOf(r.Format, r.ID))
 	decided := r.Status != model.StatusRunning && r.Status != model.StatusUnknown
 	success := r.Status == model.StatusSuccess
 	if r.HasDuration {
-		a.runDur.Add(r.DurationMS)
-		a.runHist[histBin(r.DurationMS)]++
+		a.RunDur.Add(r.DurationMS)
+		a.RunHist[histBin(r.DurationMS)]++
 	}
-	f := getOrNew(a.formats, r.Format)
-	f.runs++
-	f.tokens.Add(r.Tokens)
+	f := getOrNew(a.Formats, r.Format)
+	f.Runs++
+	f.Tokens.Add(r.Tokens)
 	project := ProjectOf(r)
-	p := getOrNew(a.projects, project)
-	p.runs++
-	p.tokens.Add(r.Tokens)
+	p := getOrNew(a.Projects, project)
+	p.Runs++
+	p.Tokens.Add(r.Tokens)
 	runDay := a.day(r.Started)
 	day := a.dayAcc(runDay)
 	if day != nil {
-		day.runs++
-		day.byStatus[r.Status]++
+		day.Runs++
+		day.ByStatus[r.Status]++
 		if r.HasDuration {
-			day.dur.Add(r.DurationMS)
+			day.Dur.Add(r.DurationMS)
 		}
 	}
 	if decided {
-		p.decided++
+		p.Decided++
 		if success {
-			p.success++
+			p.Success++
 		}
-		f.decided++
+		f.Decided++
 		if day != nil {
-			day.decided++
+			day.Decided++
 		}
 		if success {
-			f.success++
+			f.Success++
 			if day != nil {
-				day.success++
+				day.Success++
 			}
 		}
 	}
 
 	for _, s := range r.Steps {
-		a.steps++
-		a.stepsBy[s.Status]++
+		a.Steps++
+		a.StepsBy[s.Status]++
 	}
 
 	runAgents := map[string]bool{}
@@ -368,49 +388,49 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 		}
 	}
 	for name := range runAgents {
-		getOrNew(a.agents, name).runs++
+		getOrNew(a.Agents, name).Runs++
 	}
 
 	for _, e := range r.Quality {
-		a.quality.add(e)
+		a.Quality.add(e)
 	}
 
-	a.tokens.Add(r.Tokens)
+	a.Tokens.Add(r.Tokens)
 	if tot := r.Tokens.Total(); tot > 0 {
-		a.tokensPerRun.Add(float64(tot))
+		a.TokensPerRun.Add(float64(tot))
 	}
 	cost, priced := a.addUsage(r, f, p, day)
 	ctx := &r.Context
 	for _, ref := range ctx.Refs {
-		a.refsByType[orUnspecified(ref.Type)]++
-		a.refsByRel[orUnspecified(ref.Relevance)]++
-		a.refsByUsage[orUnspecified(ref.UsageMode)]++
+		a.RefsByType[orUnspecified(ref.Type)]++
+		a.RefsByRel[orUnspecified(ref.Relevance)]++
+		a.RefsByUsage[orUnspecified(ref.UsageMode)]++
 	}
 	for _, c := range ctx.Contributions {
-		a.contribs[c]++
+		a.Contribs[c]++
 	}
 	for _, s := range ctx.Subagents {
-		a.subagents.Invocations++
-		a.subagents.Calls += s.Calls
-		a.subagents.Tokens += s.Tokens
-		a.subagents.ByType[orUnspecified(s.Type)]++
+		a.Subagents.Invocations++
+		a.Subagents.Calls += s.Calls
+		a.Subagents.Tokens += s.Tokens
+		a.Subagents.ByType[orUnspecified(s.Type)]++
 		for _, q := range s.Requests {
-			a.subagents.Requests++
-			a.subUsage.add(a.usageKey(q), q.Tokens)
+			a.Subagents.Requests++
+			a.SubUsage.add(a.usageKey(q), q.Tokens)
 		}
 	}
 	for _, v := range ctx.ToolCallBudget {
-		a.budgetTool.Add(v)
+		a.BudgetTool.Add(v)
 	}
 	for _, v := range ctx.DurationBudget {
-		a.budgetDur.Add(v)
+		a.BudgetDur.Add(v)
 	}
 	for _, v := range ctx.StepBudget {
-		a.budgetStep.Add(v)
+		a.BudgetStep.Add(v)
 	}
-	a.budgetWarn += ctx.BudgetWarnings
-	a.budgetExceed += ctx.BudgetExceeded
-	a.retries += ctx.Retries
+	a.BudgetWarn += ctx.BudgetWarnings
+	a.BudgetExceed += ctx.BudgetExceeded
+	a.Retries += ctx.Retries
 
 	if a.noIndex {
 		return
@@ -427,7 +447,7 @@ func (a *Accumulator) addRun(r *model.Run, n int, next func() []model.ToolCall) 
 	if r.HasDuration {
 		row.DurationMS = ptr(r.DurationMS)
 	}
-	a.index.add(&row)
+	a.Index.add(&row)
 }
 
 // addCalls folds a part of r's calls; f and day are r's format and day,
@@ -436,26 +456,26 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 	day := a.dayAcc(runDay)
 	for i := range calls {
 		c := &calls[i]
-		a.calls.add(c.Outcome)
+		a.Calls.add(c.Outcome)
 		f.add(c.Outcome)
 		p.add(c.Outcome)
-		t := a.tools[c.Name]
+		t := a.Tools[c.Name]
 		if t == nil {
 			t = &toolAcc{}
-			a.tools[c.Name] = t
+			a.Tools[c.Name] = t
 		}
 		t.add(c.Outcome)
 		if c.Category != "" {
-			if t.categories == nil {
-				t.categories = map[string]int64{}
+			if t.Categories == nil {
+				t.Categories = map[string]int64{}
 			}
-			t.categories[c.Category]++
+			t.Categories[c.Category]++
 		}
 		if c.HasDuration {
-			a.callDur.Add(c.DurationMS)
-			a.callHist[histBin(c.DurationMS)]++
-			t.dur.Add(c.DurationMS)
-			t.hist[histBin(c.DurationMS)]++
+			a.CallDur.Add(c.DurationMS)
+			a.CallHist[histBin(c.DurationMS)]++
+			t.Dur.Add(c.DurationMS)
+			t.Hist[histBin(c.DurationMS)]++
 		}
 		agent := c.Agent
 		if agent == "" {
@@ -463,7 +483,7 @@ func (a *Accumulator) addCalls(r *model.Run, calls []model.ToolCall, f *groupAcc
 		}
 		if agent != "" {
 			runAgents[agent] = true
-			getOrNew(a.agents, agent).add(c.Outcome)
+			getOrNew(a.Agents, agent).add(c.Outcome)
 		}
 		callDay, dayName := day, runDay
 		if !c.Started.IsZero() {

@@ -148,7 +148,7 @@ func TestCcusageCrossCheck(t *testing.T) {
 			t.Errorf("%s: agentstat %+v, ccusage %+v", d.Period, got, d)
 		}
 		byModel := map[string]model.Tokens{}
-		for k, u := range acc.days[d.Period].usage {
+		for k, u := range acc.Days[d.Period].Usage {
 			v := byModel[k.Model]
 			v.Add(u)
 			byModel[k.Model] = v

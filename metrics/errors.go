@@ -99,19 +99,19 @@ func hexRun(s string, n int) bool {
 }
 
 func (a *Accumulator) addError(key string, c *model.ToolCall, r *model.Run) {
-	e := a.errors[key]
+	e := a.Errors[key]
 	if e == nil {
-		e = &errorAcc{tools: map[string]int64{}, exSource: r.Source, exRunID: r.ID}
-		a.errors[key] = e
+		e = &errorAcc{Tools: map[string]int64{}, ExSource: r.Source, ExRunID: r.ID}
+		a.Errors[key] = e
 	}
-	e.count++
-	e.tools[c.Name]++
+	e.Count++
+	e.Tools[c.Name]++
 	e.example(r.Source, r.ID)
 }
 
 // example keeps the smallest (source, id) as the example, whatever the order.
 func (e *errorAcc) example(source, id string) {
-	if source < e.exSource || (source == e.exSource && id < e.exRunID) {
-		e.exSource, e.exRunID = source, id
+	if source < e.ExSource || (source == e.ExSource && id < e.ExRunID) {
+		e.ExSource, e.ExRunID = source, id
 	}
 }

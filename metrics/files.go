@@ -105,7 +105,7 @@ func (a *Accumulator) await(frags []*logformat.Fragment, pending []string) {
 // is skipped with the reason a *logformat.SkipError gives (unreadable for
 // any other error). ord is the file's place in discovery order.
 func (a *Accumulator) AddFile(source string, ord int, read func(logformat.PartsEmitter) error) {
-	a.filesSeen++
+	a.FilesSeen++
 	em := &fileEmitter{a: a, source: source}
 	err := read(em)
 	defer em.runs.drain()
@@ -123,7 +123,7 @@ func (a *Accumulator) AddFile(source string, ord int, read func(logformat.PartsE
 		folded = true
 		r.Seq, r.FileOrd = i, ord
 		if !a.scope.Keeps(r) {
-			a.runsFiltered++
+			a.RunsFiltered++
 			return
 		}
 		fed[r.Format] = true
@@ -137,15 +137,15 @@ func (a *Accumulator) AddFile(source string, ord int, read func(logformat.PartsE
 	}
 	switch {
 	case len(fed) > 0:
-		a.filesParsed++
+		a.FilesParsed++
 		for f := range fed {
-			a.filesByFormat[f]++
+			a.FilesByFormat[f]++
 		}
 		a.await(em.frags, nil)
 	case len(em.frags) > 0:
 		a.await(em.frags, []string{source}) // the join decides what it counts as
 	case em.runs.len() > 0:
-		a.filesFiltered++
+		a.FilesFiltered++
 	default:
 		a.skip(source, logformat.ReasonNoRuns, "")
 	}

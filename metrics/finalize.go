@@ -54,11 +54,11 @@ func tokenCounts(t model.Tokens) TokenCounts {
 func (a *Accumulator) Summary() Summary {
 	s := Summary{Schema: SchemaVersion, TZ: a.loc.String()}
 
-	warnings := copyCounts(a.warnings)
-	if dup := duplicateRuns(a.ids); dup > 0 {
+	warnings := copyCounts(a.Warnings)
+	if dup := duplicateRuns(a.IDs); dup > 0 {
 		warnings[logformat.WarnDuplicateRunID] += dup
 	}
-	skipped := slices.Clone(a.skipped)
+	skipped := slices.Clone(a.Skipped)
 	slices.SortFunc(skipped, func(x, y SkippedFile) int {
 		return cmp.Or(cmp.Compare(x.Path, y.Path), cmp.Compare(x.Reason, y.Reason))
 	})
@@ -67,12 +67,12 @@ func (a *Accumulator) Summary() Summary {
 		skippedBy[f.Reason]++
 	}
 	s.Inputs = Inputs{
-		FilesSeen: a.filesSeen, FilesParsed: a.filesParsed, FilesSkipped: int64(len(skipped)),
-		FilesFiltered: a.filesFiltered, RunsFiltered: a.runsFiltered,
-		ByFormat: copyCounts(a.filesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings, Redacted: a.redacted, TextWithheld: a.noText,
+		FilesSeen: a.FilesSeen, FilesParsed: a.FilesParsed, FilesSkipped: int64(len(skipped)),
+		FilesFiltered: a.FilesFiltered, RunsFiltered: a.RunsFiltered,
+		ByFormat: copyCounts(a.FilesByFormat), SkippedBy: skippedBy, Skipped: skipped, Warnings: warnings, Redacted: a.Redacted, TextWithheld: a.noText,
 		WarningFiles: map[string]string{},
 	}
-	for kind, path := range a.warnFiles {
+	for kind, path := range a.WarnFiles {
 		if !a.keepSecrets {
 			path, _ = RedactText(path) // as a skipped file's path is
 		}
@@ -84,60 +84,60 @@ func (a *Accumulator) Summary() Summary {
 
 	byStatus := map[string]int64{}
 	for _, st := range model.RunStatuses {
-		byStatus[string(st)] = a.runsByStatus[st]
+		byStatus[string(st)] = a.RunsByStatus[st]
 	}
-	decided := a.runs - a.runsByStatus[model.StatusRunning] - a.runsByStatus[model.StatusUnknown]
+	decided := a.Runs - a.RunsByStatus[model.StatusRunning] - a.RunsByStatus[model.StatusUnknown]
 	runsByFormat := map[string]int64{}
-	for k, f := range a.formats {
-		runsByFormat[k] = f.runs
+	for k, f := range a.Formats {
+		runsByFormat[k] = f.Runs
 	}
-	s.Runs = RunsSummary{Total: a.runs, ByStatus: byStatus, ByFormat: runsByFormat,
-		SuccessRate: rate(a.runsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.runDur), Histogram: histogram(a.runHist[:]), CostUSD: stats(&a.runCost)}
+	s.Runs = RunsSummary{Total: a.Runs, ByStatus: byStatus, ByFormat: runsByFormat,
+		SuccessRate: rate(a.RunsByStatus[model.StatusSuccess], decided), DurationMS: stats(&a.RunDur), Histogram: histogram(a.RunHist[:]), CostUSD: stats(&a.RunCost)}
 	s.Cost = a.costSummary()
 
 	stepsBy := map[string]int64{}
 	for _, st := range model.StepStatuses {
-		stepsBy[string(st)] = a.stepsBy[st]
+		stepsBy[string(st)] = a.StepsBy[st]
 	}
-	s.Steps = StepsSummary{Total: a.steps, ByStatus: stepsBy, CompletionRate: rate(a.stepsBy[model.StepCompleted], a.steps)}
+	s.Steps = StepsSummary{Total: a.Steps, ByStatus: stepsBy, CompletionRate: rate(a.StepsBy[model.StepCompleted], a.Steps)}
 
-	s.ToolCalls = CallsSummary{Total: a.calls.calls, OutcomeKnown: a.calls.known, Errors: a.calls.errors,
-		ErrorRate: rate(a.calls.errors, a.calls.known), Cancelled: a.calls.cancelled, CancelRate: cancelRate(a.calls), DurationMS: stats(&a.callDur), Histogram: histogram(a.callHist[:])}
+	s.ToolCalls = CallsSummary{Total: a.Calls.Calls, OutcomeKnown: a.Calls.Known, Errors: a.Calls.Errors,
+		ErrorRate: rate(a.Calls.Errors, a.Calls.Known), Cancelled: a.Calls.Cancelled, CancelRate: cancelRate(a.Calls), DurationMS: stats(&a.CallDur), Histogram: histogram(a.CallHist[:])}
 
 	// The most called tools, a row each: a log may name hundreds of thousands of tools.
-	names := slices.Collect(maps.Keys(a.tools))
+	names := slices.Collect(maps.Keys(a.Tools))
 	slices.SortFunc(names, func(x, y string) int {
-		return cmp.Or(cmp.Compare(a.tools[y].calls, a.tools[x].calls), cmp.Compare(x, y))
+		return cmp.Or(cmp.Compare(a.Tools[y].Calls, a.Tools[x].Calls), cmp.Compare(x, y))
 	})
 	s.ToolCalls.ToolNames = int64(len(names))
 	s.Tools = make([]ToolRow, 0, min(len(names), MaxTools))
 	for _, name := range names[:min(len(names), MaxTools)] {
-		t := a.tools[name]
-		s.Tools = append(s.Tools, ToolRow{Name: name, Category: topKey(t.categories), Calls: t.calls,
-			Share: rate(t.calls, a.calls.calls), Errors: t.errors, ErrorRate: rate(t.errors, t.known),
-			Cancelled: t.cancelled, CancelRate: cancelRate(t.callGroup), DurationMS: stats(&t.dur)})
+		t := a.Tools[name]
+		s.Tools = append(s.Tools, ToolRow{Name: name, Category: topKey(t.Categories), Calls: t.Calls,
+			Share: rate(t.Calls, a.Calls.Calls), Errors: t.Errors, ErrorRate: rate(t.Errors, t.Known),
+			Cancelled: t.Cancelled, CancelRate: cancelRate(t.CallCounts), DurationMS: stats(&t.Dur)})
 	}
 
 	s.Agents = []AgentRow{}
-	for name, g := range a.agents {
-		s.Agents = append(s.Agents, AgentRow{Name: name, Runs: g.runs, ToolCalls: g.calls, Errors: g.errors, ErrorRate: rate(g.errors, g.known), CostUSD: a.cost(g.usage)})
+	for name, g := range a.Agents {
+		s.Agents = append(s.Agents, AgentRow{Name: name, Runs: g.Runs, ToolCalls: g.Calls, Errors: g.Errors, ErrorRate: rate(g.Errors, g.Known), CostUSD: a.cost(g.Usage)})
 	}
 	slices.SortFunc(s.Agents, func(x, y AgentRow) int {
 		return cmp.Or(cmp.Compare(y.ToolCalls, x.ToolCalls), cmp.Compare(y.Runs, x.Runs), cmp.Compare(x.Name, y.Name))
 	})
 
 	s.Formats = []FormatRow{}
-	for name, f := range a.formats {
-		s.Formats = append(s.Formats, FormatRow{Format: name, Files: a.filesByFormat[name], Runs: f.runs, ToolCalls: f.calls,
-			Errors: f.errors, ErrorRate: rate(f.errors, f.known), SuccessRate: rate(f.success, f.decided), Tokens: tokenCounts(f.tokens), CostUSD: a.cost(f.usage)})
+	for name, f := range a.Formats {
+		s.Formats = append(s.Formats, FormatRow{Format: name, Files: a.FilesByFormat[name], Runs: f.Runs, ToolCalls: f.Calls,
+			Errors: f.Errors, ErrorRate: rate(f.Errors, f.Known), SuccessRate: rate(f.Success, f.Decided), Tokens: tokenCounts(f.Tokens), CostUSD: a.cost(f.Usage)})
 	}
 	slices.SortFunc(s.Formats, func(x, y FormatRow) int { return cmp.Compare(x.Format, y.Format) })
 	s.Projects = a.projectRows()
 
 	s.Models = []ModelRow{}
-	byModel := a.usage.byModel()
-	for name, m := range a.models {
-		s.Models = append(s.Models, ModelRow{Model: name, Requests: m.requests, Runs: m.runs, Tokens: tokenCounts(m.tokens), CostUSD: a.cost(byModel[name])})
+	byModel := a.Usage.byModel()
+	for name, m := range a.Models {
+		s.Models = append(s.Models, ModelRow{Model: name, Requests: m.Requests, Runs: m.Runs, Tokens: tokenCounts(m.Tokens), CostUSD: a.cost(byModel[name])})
 	}
 	slices.SortFunc(s.Models, func(x, y ModelRow) int {
 		return cmp.Or(cmp.Compare(deref(y.CostUSD), deref(x.CostUSD)), cmp.Compare(y.Tokens.Total, x.Tokens.Total), cmp.Compare(x.Model, y.Model))
@@ -145,38 +145,38 @@ func (a *Accumulator) Summary() Summary {
 
 	s.Quality = a.qualitySummary()
 
-	tok := tokenCounts(a.tokens)
+	tok := tokenCounts(a.Tokens)
 	s.Context = ContextSummary{
-		Tokens: tok, TokensPerRun: stats(&a.tokensPerRun),
+		Tokens: tok, TokensPerRun: stats(&a.TokensPerRun),
 		CacheReadShare:      rate(tok.CacheRead, tok.Input+tok.CacheRead+tok.CacheCreation),
-		RefsByType:          copyCounts(a.refsByType),
-		RefsByRelevance:     copyCounts(a.refsByRel),
-		RefsByUsageMode:     copyCounts(a.refsByUsage),
-		ContributionsByType: copyCounts(a.contribs),
-		Subagents: SubagentSummary{Invocations: a.subagents.Invocations, Calls: a.subagents.Calls, Tokens: a.subagents.Tokens,
-			Requests: a.subagents.Requests, CostUSD: a.cost(a.subUsage), ByType: copyCounts(a.subagents.ByType)},
-		Budget: BudgetSummary{ToolCallUse: stats(&a.budgetTool), DurationUse: stats(&a.budgetDur), StepUse: stats(&a.budgetStep),
-			Warnings: a.budgetWarn, Exceeded: a.budgetExceed, Retries: a.retries},
-		Window: WindowSummary{Runs: a.window.runs, PeakTokens: stats(&a.window.peak), PeakShare: stats(&a.window.share),
-			RunsOver90: a.window.over90, Compactions: stats(&a.window.compactions)},
+		RefsByType:          copyCounts(a.RefsByType),
+		RefsByRelevance:     copyCounts(a.RefsByRel),
+		RefsByUsageMode:     copyCounts(a.RefsByUsage),
+		ContributionsByType: copyCounts(a.Contribs),
+		Subagents: SubagentSummary{Invocations: a.Subagents.Invocations, Calls: a.Subagents.Calls, Tokens: a.Subagents.Tokens,
+			Requests: a.Subagents.Requests, CostUSD: a.cost(a.SubUsage), ByType: copyCounts(a.Subagents.ByType)},
+		Budget: BudgetSummary{ToolCallUse: stats(&a.BudgetTool), DurationUse: stats(&a.BudgetDur), StepUse: stats(&a.BudgetStep),
+			Warnings: a.BudgetWarn, Exceeded: a.BudgetExceed, Retries: a.Retries},
+		Window: WindowSummary{Runs: a.Window.Runs, PeakTokens: stats(&a.Window.Peak), PeakShare: stats(&a.Window.Share),
+			RunsOver90: a.Window.Over90, Compactions: stats(&a.Window.Compactions)},
 	}
 
 	s.Daily = []DayRow{}
-	for date, d := range a.days {
+	for date, d := range a.Days {
 		bs := map[string]int64{}
 		for _, st := range model.RunStatuses {
-			bs[string(st)] = d.byStatus[st]
+			bs[string(st)] = d.ByStatus[st]
 		}
-		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.runs, ToolCalls: d.calls, OutcomeKnown: d.known, Errors: d.errors,
-			ErrorRate: rate(d.errors, d.known), SuccessRate: rate(d.success, d.decided),
-			DurationMSP50: quantile(&d.dur, 50), DurationMSP95: quantile(&d.dur, 95), Tokens: d.tokens.Total(), TokensByKind: tokenCounts(d.tokens), ByStatus: bs,
-			CostUSD: a.cost(d.usage), CostByModel: a.costByModel(d.usage)})
+		s.Daily = append(s.Daily, DayRow{Date: date, Runs: d.Runs, ToolCalls: d.Calls, OutcomeKnown: d.Known, Errors: d.Errors,
+			ErrorRate: rate(d.Errors, d.Known), SuccessRate: rate(d.Success, d.Decided),
+			DurationMSP50: quantile(&d.Dur, 50), DurationMSP95: quantile(&d.Dur, 95), Tokens: d.Tokens.Total(), TokensByKind: tokenCounts(d.Tokens), ByStatus: bs,
+			CostUSD: a.cost(d.Usage), CostByModel: a.costByModel(d.Usage)})
 	}
 	slices.SortFunc(s.Daily, func(x, y DayRow) int { return cmp.Compare(x.Date, y.Date) })
 
 	s.Errors = []ErrorRow{}
-	for msg, e := range a.errors {
-		s.Errors = append(s.Errors, ErrorRow{Message: msg, Count: e.count, Tool: topKey(e.tools), ExampleRun: e.exRunID, ExampleSource: e.exSource})
+	for msg, e := range a.Errors {
+		s.Errors = append(s.Errors, ErrorRow{Message: msg, Count: e.Count, Tool: topKey(e.Tools), ExampleRun: e.ExRunID, ExampleSource: e.ExSource})
 	}
 	slices.SortFunc(s.Errors, func(x, y ErrorRow) int {
 		return cmp.Or(cmp.Compare(y.Count, x.Count), cmp.Compare(x.Message, y.Message))
@@ -188,35 +188,35 @@ func (a *Accumulator) Summary() Summary {
 }
 
 func (a *Accumulator) qualitySummary() QualitySummary {
-	q := &a.quality
+	q := &a.Quality
 	out := QualitySummary{
-		Evaluations:        q.scores.Count(),
-		Median:             quantile(&q.scores, 50),
-		P10:                quantile(&q.scores, 10),
-		OutputValidChecked: q.validAll,
-		OutputValidRate:    rate(q.validTrue, q.validAll),
+		Evaluations:        q.Scores.Count(),
+		Median:             quantile(&q.Scores, 50),
+		P10:                quantile(&q.Scores, 10),
+		OutputValidChecked: q.ValidAll,
+		OutputValidRate:    rate(q.ValidTrue, q.ValidAll),
 	}
-	if m, ok := q.scores.Mean(); ok {
+	if m, ok := q.Scores.Mean(); ok {
 		out.Mean = ptr(m)
 	}
-	for i, n := range q.bins {
+	for i, n := range q.Bins {
 		out.Distribution = append(out.Distribution, ScoreBin{From: i, To: i + 1, Count: n})
 	}
-	group := func(g *qualityGroup) QualityGroup {
-		r := QualityGroup{Evaluations: g.scores.Count(), OutputValidRate: rate(g.validTrue, g.validAll)}
-		if m, ok := g.scores.Mean(); ok {
+	group := func(g *QualityScores) QualityGroup {
+		r := QualityGroup{Evaluations: g.Scores.Count(), OutputValidRate: rate(g.ValidTrue, g.ValidAll)}
+		if m, ok := g.Scores.Mean(); ok {
 			r.Mean = ptr(m)
 		}
 		return r
 	}
 	out.ByPhase, out.ByTool = []QualityGroup{}, []QualityGroup{}
-	for _, name := range sortedKeys(q.byPhase) {
-		g := group(q.byPhase[name])
+	for _, name := range sortedKeys(q.ByPhase) {
+		g := group(q.ByPhase[name])
 		g.Phase = name
 		out.ByPhase = append(out.ByPhase, g)
 	}
-	for _, name := range sortedKeys(q.byTool) {
-		g := group(q.byTool[name])
+	for _, name := range sortedKeys(q.ByTool) {
+		g := group(q.ByTool[name])
 		g.Tool = name
 		out.ByTool = append(out.ByTool, g)
 	}
@@ -244,8 +244,8 @@ func (a *Accumulator) RunIndex() *RunIndex {
 	if a.noIndex {
 		return nil
 	}
-	a.index.sort()
-	return &a.index
+	a.Index.sort()
+	return &a.Index
 }
 
 // topKey is the most frequent key, the smallest on a tie; "" for none.
@@ -291,7 +291,7 @@ func generatedAt(now time.Time, loc *time.Location) string {
 }
 
 // cancelRate is the share of calls the user cancelled among those whose end is known.
-func cancelRate(g callGroup) *float64 { return rate(g.cancelled, g.known+g.cancelled) }
+func cancelRate(g CallCounts) *float64 { return rate(g.Cancelled, g.Known+g.Cancelled) }
 
 // cost prices u; nil when nothing in it is priced.
 func (a *Accumulator) cost(u usage) *float64 {
@@ -314,7 +314,7 @@ func (a *Accumulator) costByModel(u usage) map[string]float64 {
 }
 
 func (a *Accumulator) costSummary() CostSummary {
-	usd, priced, unpriced := costOf(a.usage, a.prices)
+	usd, priced, unpriced := costOf(a.Usage, a.prices)
 	c := CostSummary{UnpricedModels: map[string]int64{},
 		Pricing: PricingInfo{Source: a.prices.Source, Date: a.prices.Date, Models: a.prices.Models()}}
 	if priced {
@@ -348,16 +348,16 @@ const (
 func (a *Accumulator) toolDetails(tools []ToolRow) map[string]*ToolDetail {
 	out := make(map[string]*ToolDetail, len(tools))
 	for _, row := range tools {
-		name, t := row.Name, a.tools[row.Name]
-		d := &ToolDetail{Histogram: histogram(t.hist[:])}
-		for date, g := range t.days {
-			d.Daily = append(d.Daily, ToolDay{Date: date, Calls: g.calls, OutcomeKnown: g.known, Errors: g.errors, Cancelled: g.cancelled})
+		name, t := row.Name, a.Tools[row.Name]
+		d := &ToolDetail{Histogram: histogram(t.Hist[:])}
+		for date, g := range t.Days {
+			d.Daily = append(d.Daily, ToolDay{Date: date, Calls: g.Calls, OutcomeKnown: g.Known, Errors: g.Errors, Cancelled: g.Cancelled})
 		}
 		slices.SortFunc(d.Daily, func(x, y ToolDay) int { return cmp.Compare(x.Date, y.Date) })
 		out[name] = d
 	}
-	for msg, e := range a.errors {
-		for tool, n := range e.tools {
+	for msg, e := range a.Errors {
+		for tool, n := range e.Tools {
 			if d := out[tool]; d != nil {
 				d.Errors = append(d.Errors, ToolError{msg, n})
 			}

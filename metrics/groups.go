@@ -5,133 +5,140 @@ import "github.com/agentstat/agentstat/model"
 // What the accumulator keeps per tool, agent, format or project, model, day
 // and evaluation group, and how each adds and merges.
 
-// callGroup counts calls by outcome; known counts the ok and the failed,
+// CallCounts counts calls by outcome; known counts the ok and the failed,
 // the error rate's denominator.
-type callGroup struct{ calls, known, errors, cancelled int64 }
+type CallCounts struct{ Calls, Known, Errors, Cancelled int64 }
 
-func (g *callGroup) add(o model.Outcome) {
-	g.calls++
+func (g *CallCounts) add(o model.Outcome) {
+	g.Calls++
 	switch o {
 	case model.OutcomeOK:
-		g.known++
+		g.Known++
 	case model.OutcomeError:
-		g.known++
-		g.errors++
+		g.Known++
+		g.Errors++
 	case model.OutcomeCancelled:
-		g.cancelled++
+		g.Cancelled++
 	}
 }
 
-func (g *callGroup) merge(o callGroup) {
-	g.calls += o.calls
-	g.known += o.known
-	g.errors += o.errors
-	g.cancelled += o.cancelled
+func (g *CallCounts) merge(o CallCounts) {
+	g.Calls += o.Calls
+	g.Known += o.Known
+	g.Errors += o.Errors
+	g.Cancelled += o.Cancelled
 }
 
 type toolAcc struct {
-	callGroup
-	dur        Dist
-	hist       [len(HistogramEdgesMS) + 1]int64
-	days       map[string]*callGroup // its calls by day, for its page
-	categories map[string]int64      // nil until the tool's calls name one
+	CallCounts
+	Dur        Dist
+	Hist       [len(HistogramEdgesMS) + 1]int64
+	Days       gobMap[string, *CallCounts] // its calls by day, for its page
+	Categories gobMap[string, int64]       // nil until the tool's calls name one
 }
 
 func (t *toolAcc) addCategories(m map[string]int64) {
 	if len(m) == 0 {
 		return
 	}
-	if t.categories == nil {
-		t.categories = make(map[string]int64, len(m))
+	if t.Categories == nil {
+		t.Categories = make(map[string]int64, len(m))
 	}
-	addCounts(t.categories, m)
+	addCounts(t.Categories, m)
 }
 
-func (t *toolAcc) day(d string) *callGroup {
-	if t.days == nil {
-		t.days = map[string]*callGroup{}
+func (t *toolAcc) day(d string) *CallCounts {
+	if t.Days == nil {
+		t.Days = map[string]*CallCounts{}
 	}
-	return getOrNew(t.days, d)
+	return getOrNew(t.Days, d)
 }
 
 type agentAcc struct {
-	runs int64
-	callGroup
-	usage usage
+	Runs int64
+	CallCounts
+	Usage usage
 }
 
 // groupAcc is the runs of one format or one project.
 type groupAcc struct {
-	runs, success, decided int64
-	callGroup
-	tokens model.Tokens
-	usage  usage
+	Runs, Success, Decided int64
+	CallCounts
+	Tokens model.Tokens
+	Usage  usage
 }
 
 func (g *groupAcc) merge(o *groupAcc) {
-	g.runs += o.runs
-	g.success += o.success
-	g.decided += o.decided
-	g.callGroup.merge(o.callGroup)
-	g.tokens.Add(o.tokens)
-	g.usage.merge(o.usage)
+	g.Runs += o.Runs
+	g.Success += o.Success
+	g.Decided += o.Decided
+	g.CallCounts.merge(o.CallCounts)
+	g.Tokens.Add(o.Tokens)
+	g.Usage.merge(o.Usage)
 }
 
 type modelAcc struct {
-	runs, requests int64
-	tokens         model.Tokens
+	Runs, Requests int64
+	Tokens         model.Tokens
 }
 
 type dayAcc struct {
-	runs, success, decided int64
-	byStatus               map[model.Status]int64
-	callGroup
-	dur    Dist
-	tokens model.Tokens // by the day each request was made
-	usage  usage
+	Runs, Success, Decided int64
+	ByStatus               gobMap[model.Status, int64]
+	CallCounts
+	Dur    Dist
+	Tokens model.Tokens // by the day each request was made
+	Usage  usage
 }
 
-type qualityGroup struct {
-	scores              Dist
-	validTrue, validAll int64
+type QualityScores struct {
+	Scores              Dist
+	ValidTrue, ValidAll int64
 }
 
 type qualityAcc struct {
-	qualityGroup
-	bins    [10]int64
-	byPhase map[string]*qualityGroup
-	byTool  map[string]*qualityGroup
+	QualityScores
+	Bins    [10]int64
+	ByPhase gobMap[string, *QualityScores]
+	ByTool  gobMap[string, *QualityScores]
 }
 
 type errorAcc struct {
-	count             int64
-	tools             map[string]int64
-	exSource, exRunID string
+	Count             int64
+	Tools             gobMap[string, int64]
+	ExSource, ExRunID string
 }
 
 func (q *qualityAcc) add(e model.Evaluation) {
-	groups := []*qualityGroup{&q.qualityGroup, getOrNew(q.byPhase, orUnspecified(e.Phase))}
+	groups := []*QualityScores{&q.QualityScores, getOrNew(q.ByPhase, orUnspecified(e.Phase))}
 	if e.Tool != "" {
-		groups = append(groups, getOrNew(q.byTool, e.Tool))
+		groups = append(groups, getOrNew(q.ByTool, e.Tool))
 	}
 	for _, g := range groups {
 		if e.HasScore {
-			g.scores.Add(e.Score)
+			g.Scores.Add(e.Score)
 		}
 		if e.Valid != model.TriUnknown {
-			g.validAll++
+			g.ValidAll++
 			if e.Valid == model.TriTrue {
-				g.validTrue++
+				g.ValidTrue++
 			}
 		}
 	}
 	if e.HasScore {
-		q.bins[min(9, max(0, int(e.Score)))]++
+		q.Bins[min(9, max(0, int(e.Score)))]++
 	}
 }
 
-func (g *qualityGroup) merge(o *qualityGroup) {
-	g.scores.Merge(&o.scores)
-	g.validTrue += o.validTrue
-	g.validAll += o.validAll
+func (g *QualityScores) merge(o *QualityScores) {
+	g.Scores.Merge(&o.Scores)
+	g.ValidTrue += o.ValidTrue
+	g.ValidAll += o.ValidAll
+}
+
+// subagentAcc counts the subagents the runs started (SubagentSummary less
+// its cost, which is priced from SubUsage when the report is made).
+type subagentAcc struct {
+	Invocations, Calls, Tokens, Requests int64
+	ByType                               gobMap[string, int64]
 }

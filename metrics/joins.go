@@ -133,7 +133,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 			if kept {
 				acc.addKept(j.r, nil, false)
 			} else {
-				acc.runsFiltered++
+				acc.RunsFiltered++
 			}
 			*j.r = model.Run{} // folded: what it holds goes now, though the join may still point at it
 		}
@@ -164,7 +164,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 		kept := acc.scope.Keeps(r)
 		folded(r, from, kept)
 		if !kept {
-			acc.runsFiltered++
+			acc.RunsFiltered++
 			return
 		}
 		nextFile()
@@ -180,12 +180,12 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 	for _, src := range pending {
 		switch fates[src].fate {
 		case parsed:
-			acc.filesParsed++
+			acc.FilesParsed++
 			for _, format := range fates[src].formats {
-				acc.filesByFormat[format]++
+				acc.FilesByFormat[format]++
 			}
 		case filtered:
-			acc.filesFiltered++
+			acc.FilesFiltered++
 		default: // it fed no run
 			acc.skip(src, logformat.ReasonOrphan, "no plan in the scanned tree names it")
 		}
@@ -237,7 +237,7 @@ func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Ru
 		add(j.r, j.from)
 		handed.give(n)
 	}
-	addCounts(acc.warnings, warns.counts)
+	addCounts(acc.Warnings, warns.counts)
 }
 
 // callBudget bounds how many calls a producer has handed over and the

@@ -2,112 +2,112 @@ package metrics
 
 // Merge adds everything o holds to a.
 func (a *Accumulator) Merge(o *Accumulator) {
-	a.redacted += o.redacted
-	a.filesSeen += o.filesSeen
-	a.filesParsed += o.filesParsed
-	a.filesFiltered += o.filesFiltered
-	a.runsFiltered += o.runsFiltered
-	addCounts(a.filesByFormat, o.filesByFormat)
-	a.skipped = append(a.skipped, o.skipped...)
-	addCounts(a.warnings, o.warnings)
-	addFirst(a.warnFiles, o.warnFiles)
-	a.runs += o.runs
-	addCounts(a.runsByStatus, o.runsByStatus)
-	a.runDur.Merge(&o.runDur)
-	a.steps += o.steps
-	addCounts(a.stepsBy, o.stepsBy)
-	a.calls.merge(o.calls)
-	a.callDur.Merge(&o.callDur)
-	for k, v := range o.tools {
-		t := a.tools[k]
+	a.Redacted += o.Redacted
+	a.FilesSeen += o.FilesSeen
+	a.FilesParsed += o.FilesParsed
+	a.FilesFiltered += o.FilesFiltered
+	a.RunsFiltered += o.RunsFiltered
+	addCounts(a.FilesByFormat, o.FilesByFormat)
+	a.Skipped = append(a.Skipped, o.Skipped...)
+	addCounts(a.Warnings, o.Warnings)
+	addFirst(a.WarnFiles, o.WarnFiles)
+	a.Runs += o.Runs
+	addCounts(a.RunsByStatus, o.RunsByStatus)
+	a.RunDur.Merge(&o.RunDur)
+	a.Steps += o.Steps
+	addCounts(a.StepsBy, o.StepsBy)
+	a.Calls.merge(o.Calls)
+	a.CallDur.Merge(&o.CallDur)
+	for k, v := range o.Tools {
+		t := a.Tools[k]
 		if t == nil {
 			t = &toolAcc{}
-			a.tools[k] = t
+			a.Tools[k] = t
 		}
-		t.callGroup.merge(v.callGroup)
-		t.dur.Merge(&v.dur)
-		for i, n := range v.hist {
-			t.hist[i] += n
+		t.CallCounts.merge(v.CallCounts)
+		t.Dur.Merge(&v.Dur)
+		for i, n := range v.Hist {
+			t.Hist[i] += n
 		}
-		for d, g := range v.days {
+		for d, g := range v.Days {
 			t.day(d).merge(*g)
 		}
-		t.addCategories(v.categories)
+		t.addCategories(v.Categories)
 	}
-	for k, v := range o.agents {
-		t := getOrNew(a.agents, k)
-		t.runs += v.runs
-		t.callGroup.merge(v.callGroup)
-		t.usage.merge(v.usage)
+	for k, v := range o.Agents {
+		t := getOrNew(a.Agents, k)
+		t.Runs += v.Runs
+		t.CallCounts.merge(v.CallCounts)
+		t.Usage.merge(v.Usage)
 	}
-	for _, g := range [...][2]map[string]*groupAcc{{a.formats, o.formats}, {a.projects, o.projects}} {
+	for _, g := range [...][2]map[string]*groupAcc{{a.Formats, o.Formats}, {a.Projects, o.Projects}} {
 		for k, v := range g[1] {
 			getOrNew(g[0], k).merge(v)
 		}
 	}
-	for k, v := range o.models {
-		t := getOrNew(a.models, k)
-		t.runs += v.runs
-		t.requests += v.requests
-		t.tokens.Add(v.tokens)
+	for k, v := range o.Models {
+		t := getOrNew(a.Models, k)
+		t.Runs += v.Runs
+		t.Requests += v.Requests
+		t.Tokens.Add(v.Tokens)
 	}
-	for k, v := range o.days {
+	for k, v := range o.Days {
 		t := a.dayAcc(k)
-		t.runs += v.runs
-		t.success += v.success
-		t.decided += v.decided
-		addCounts(t.byStatus, v.byStatus)
-		t.callGroup.merge(v.callGroup)
-		t.dur.Merge(&v.dur)
-		t.tokens.Add(v.tokens)
-		t.usage.merge(v.usage)
+		t.Runs += v.Runs
+		t.Success += v.Success
+		t.Decided += v.Decided
+		addCounts(t.ByStatus, v.ByStatus)
+		t.CallCounts.merge(v.CallCounts)
+		t.Dur.Merge(&v.Dur)
+		t.Tokens.Add(v.Tokens)
+		t.Usage.merge(v.Usage)
 	}
-	a.quality.qualityGroup.merge(&o.quality.qualityGroup)
-	for i, n := range o.quality.bins {
-		a.quality.bins[i] += n
+	a.Quality.QualityScores.merge(&o.Quality.QualityScores)
+	for i, n := range o.Quality.Bins {
+		a.Quality.Bins[i] += n
 	}
-	for k, v := range o.quality.byPhase {
-		getOrNew(a.quality.byPhase, k).merge(v)
+	for k, v := range o.Quality.ByPhase {
+		getOrNew(a.Quality.ByPhase, k).merge(v)
 	}
-	for k, v := range o.quality.byTool {
-		getOrNew(a.quality.byTool, k).merge(v)
+	for k, v := range o.Quality.ByTool {
+		getOrNew(a.Quality.ByTool, k).merge(v)
 	}
-	a.tokens.Add(o.tokens)
-	a.tokensPerRun.Merge(&o.tokensPerRun)
-	a.usage.merge(o.usage)
-	a.runCost.Merge(&o.runCost)
-	a.window.merge(&o.window)
-	addCounts(a.refsByType, o.refsByType)
-	addCounts(a.refsByRel, o.refsByRel)
-	addCounts(a.refsByUsage, o.refsByUsage)
-	addCounts(a.contribs, o.contribs)
-	a.subagents.Invocations += o.subagents.Invocations
-	a.subagents.Calls += o.subagents.Calls
-	a.subagents.Tokens += o.subagents.Tokens
-	a.subagents.Requests += o.subagents.Requests
-	a.subUsage.merge(o.subUsage)
-	addCounts(a.subagents.ByType, o.subagents.ByType)
-	a.budgetTool.Merge(&o.budgetTool)
-	a.budgetDur.Merge(&o.budgetDur)
-	a.budgetStep.Merge(&o.budgetStep)
-	a.budgetWarn += o.budgetWarn
-	a.budgetExceed += o.budgetExceed
-	a.retries += o.retries
-	for k, v := range o.errors {
-		e := a.errors[k]
+	a.Tokens.Add(o.Tokens)
+	a.TokensPerRun.Merge(&o.TokensPerRun)
+	a.Usage.merge(o.Usage)
+	a.RunCost.Merge(&o.RunCost)
+	a.Window.merge(&o.Window)
+	addCounts(a.RefsByType, o.RefsByType)
+	addCounts(a.RefsByRel, o.RefsByRel)
+	addCounts(a.RefsByUsage, o.RefsByUsage)
+	addCounts(a.Contribs, o.Contribs)
+	a.Subagents.Invocations += o.Subagents.Invocations
+	a.Subagents.Calls += o.Subagents.Calls
+	a.Subagents.Tokens += o.Subagents.Tokens
+	a.Subagents.Requests += o.Subagents.Requests
+	a.SubUsage.merge(o.SubUsage)
+	addCounts(a.Subagents.ByType, o.Subagents.ByType)
+	a.BudgetTool.Merge(&o.BudgetTool)
+	a.BudgetDur.Merge(&o.BudgetDur)
+	a.BudgetStep.Merge(&o.BudgetStep)
+	a.BudgetWarn += o.BudgetWarn
+	a.BudgetExceed += o.BudgetExceed
+	a.Retries += o.Retries
+	for k, v := range o.Errors {
+		e := a.Errors[k]
 		if e == nil {
-			e = &errorAcc{tools: map[string]int64{}, exSource: v.exSource, exRunID: v.exRunID}
-			a.errors[k] = e
+			e = &errorAcc{Tools: map[string]int64{}, ExSource: v.ExSource, ExRunID: v.ExRunID}
+			a.Errors[k] = e
 		}
-		e.count += v.count
-		addCounts(e.tools, v.tools)
-		e.example(v.exSource, v.exRunID)
+		e.Count += v.Count
+		addCounts(e.Tools, v.Tools)
+		e.example(v.ExSource, v.ExRunID)
 	}
-	a.index.merge(&o.index)
-	a.ids = append(a.ids, o.ids...)
-	for i := range a.runHist {
-		a.runHist[i] += o.runHist[i]
-		a.callHist[i] += o.callHist[i]
+	a.Index.merge(&o.Index)
+	a.IDs = append(a.IDs, o.IDs...)
+	for i := range a.RunHist {
+		a.RunHist[i] += o.RunHist[i]
+		a.CallHist[i] += o.CallHist[i]
 	}
 }
 

@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"compress/gzip"
 	"crypto/sha256"
@@ -60,123 +61,6 @@ type partialHeader struct {
 	digest [sha256.Size]byte // the file's SHA-256, computed as it is read (not written)
 }
 
-type distWire struct {
-	N            int64
-	SumHi, SumLo uint64
-	Min, Max     float64
-	Exact        []float64
-	Sketch       []byte // DDSketch encoding, without its index mapping (always sketchAccuracy)
-}
-
-type callWire struct{ Calls, Known, Errors, Cancelled int64 }
-
-type toolWire struct {
-	Calls      callWire
-	Dur        distWire
-	Categories gobMap[string, int64]
-	Hist       []int64
-	Days       gobMap[string, callWire]
-}
-
-type agentWire struct {
-	Runs  int64
-	Calls callWire
-	Usage usage
-}
-
-type groupWire struct {
-	Runs, Success, Decided int64
-	Calls                  callWire
-	Tokens                 model.Tokens
-	Usage                  usage
-}
-
-func (w groupWire) acc() *groupAcc {
-	return &groupAcc{runs: w.Runs, success: w.Success, decided: w.Decided, callGroup: callFromWire(w.Calls), tokens: w.Tokens, usage: w.Usage}
-}
-
-type modelWire struct {
-	Runs, Requests int64
-	Tokens         model.Tokens
-}
-
-type dayWire struct {
-	Runs, Success, Decided int64
-	ByStatus               gobMap[model.Status, int64]
-	Calls                  callWire
-	Dur                    distWire
-	Tokens                 model.Tokens
-	Usage                  usage
-}
-
-type windowWire struct {
-	Runs, Over90             int64
-	Peak, Share, Compactions distWire
-}
-
-type qualityWire struct {
-	Scores              distWire
-	ValidTrue, ValidAll int64
-}
-
-type errorWire struct {
-	Count             int64
-	Tools             gobMap[string, int64]
-	ExSource, ExRunID string
-}
-
-// partialState mirrors Accumulator field for field. Its maps are gobMaps
-// and its lists are sorted, so that the same state is the same bytes.
-type partialState struct {
-	FilesSeen, FilesParsed, FilesFiltered, RunsFiltered int64
-	FilesByFormat                                       gobMap[string, int64]
-	Skipped                                             []SkippedFile
-	Warnings                                            gobMap[string, int64]
-	WarnFiles                                           gobMap[string, string]
-
-	Runs          int64
-	RunsByStatus  gobMap[model.Status, int64]
-	RunDur        distWire
-	Steps         int64
-	StepsBy       gobMap[model.StepStatus, int64]
-	Calls         callWire
-	CallDur       distWire
-	Tools         gobMap[string, toolWire]
-	Agents        gobMap[string, agentWire]
-	Formats       gobMap[string, groupWire]
-	Models        gobMap[string, modelWire]
-	Projects      gobMap[string, groupWire]
-	Days          gobMap[string, dayWire]
-	Quality       qualityWire
-	QualityBins   [10]int64
-	ByPhase       gobMap[string, qualityWire]
-	ByTool        gobMap[string, qualityWire]
-	Tokens        model.Tokens
-	TokensPerRun  distWire
-	Usage         usage
-	RunCost       distWire
-	Window        windowWire
-	RefsByType    gobMap[string, int64]
-	RefsByRel     gobMap[string, int64]
-	RefsByUsage   gobMap[string, int64]
-	Contribs      gobMap[string, int64]
-	Subagents     SubagentSummary // its ByType travels as SubagentTypes
-	SubagentTypes gobMap[string, int64]
-	SubUsage      usage
-	BudgetTool    distWire
-	BudgetDur     distWire
-	BudgetStep    distWire
-	BudgetWarn    int64
-	BudgetExceed  int64
-	Retries       int64
-	Errors        gobMap[string, errorWire]
-	Index         []RunRow
-	IDs           []runID
-	RunHist       []int64
-	CallHist      []int64
-	Redacted      int64
-}
-
 // PartialInfo describes how the runs of a partial were chosen.
 type PartialInfo struct {
 	Agentstat string // version of the writer
@@ -200,7 +84,7 @@ func (a *Accumulator) WritePartial(w io.Writer, info PartialInfo) error {
 	enc := gob.NewEncoder(bw)
 	h := partialHeader{Schema: PartialSchema, Agentstat: info.Agentstat, TZ: a.loc.String(), Since: a.scope.Since, Until: a.scope.Until, Shard: info.Shard, Pricing: a.prices.Digest(), Project: a.scope.Project, NoText: a.noText, NoRedact: a.keepSecrets}
 	if a.spill != nil {
-		h.Details = int64(a.index.Len())
+		h.Details = int64(a.Index.Len())
 	}
 	if w := a.waiting; w != nil {
 		// Workers hand these over in the order they read their files: sorted, the same state is the same bytes.
@@ -211,11 +95,12 @@ func (a *Accumulator) WritePartial(w io.Writer, info PartialInfo) error {
 	if err := enc.Encode(&h); err != nil {
 		return err
 	}
-	st, err := a.wire()
-	if err != nil {
-		return err
-	}
-	if err := enc.Encode(st); err != nil {
+	// Workers hand these over in the order they finish: sorted, the same tally is the same bytes.
+	slices.SortFunc(a.Skipped, func(x, y SkippedFile) int {
+		return cmp.Or(strings.Compare(x.Path, y.Path), strings.Compare(x.Reason, y.Reason), strings.Compare(x.Detail, y.Detail))
+	})
+	slices.SortFunc(a.IDs, func(x, y runID) int { return bytes.Compare(x[:], y[:]) })
+	if err := enc.Encode(&a.tally); err != nil {
 		return err
 	}
 	if a.spill != nil {
@@ -356,7 +241,7 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 			shards[s.Index] = p
 			covered = append(covered, s)
 		}
-		if keepDetails && h.Details != int64(acc.index.Len()) {
+		if keepDetails && h.Details != int64(acc.Index.Len()) {
 			return nil, fmt.Errorf("%s: %w: it holds no run details (written by a run that kept none)", p, ErrPartial)
 		}
 		m.Acc.Merge(acc)
@@ -429,16 +314,16 @@ func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor 
 	if h.Schema != PartialSchema {
 		return fail(schemaRefused(h.Schema))
 	}
-	var st partialState
-	if err := dec.Decode(&st); err != nil {
+	acc := NewAccumulator(Settings{Location: time.UTC, Prices: prices})
+	acc.tally = tally{} // gob leaves what the partial holds empty as nil: acc is only merged from
+	if err := dec.Decode(&acc.tally); err != nil {
 		return fail(corrupt("state", err))
 	}
-	acc, err := fromWire(&st, prices)
-	if err != nil {
-		return fail(corrupt("state", err))
+	if n := int64(acc.Index.Len()); n != acc.Runs {
+		return fail(corrupt("state", fmt.Errorf("%d runs indexed for a count of %d", n, acc.Runs)))
 	}
-	if h.Details != 0 && h.Details != int64(acc.index.Len()) {
-		return fail(corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, acc.index.Len())))
+	if h.Details != 0 && h.Details != int64(acc.Index.Len()) {
+		return fail(corrupt("run details", fmt.Errorf("%d for %d runs", h.Details, acc.Index.Len())))
 	}
 	for range h.Details {
 		if err := readPartialRun(dec, dw); err != nil {

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -301,5 +302,42 @@ func TestPartialRefused(t *testing.T) {
 		t.Errorf("good partial refused: %v", err)
 	} else {
 		m.Acc.spill.Close()
+	}
+}
+
+// Every map the tally holds is a gobMap (or writes itself in order): gob
+// writes a plain map in Go's random order, and a partial would differ in
+// its bytes from one run to the next.
+func TestTallyMapsInOrder(t *testing.T) {
+	encoder := reflect.TypeFor[gob.GobEncoder]()
+	seen := map[reflect.Type]bool{}
+	var walk func(ty reflect.Type, path string)
+	walk = func(ty reflect.Type, path string) {
+		if seen[ty] {
+			return
+		}
+		seen[ty] = true
+		if ty.Implements(encoder) || reflect.PointerTo(ty).Implements(encoder) {
+			if ty.Kind() == reflect.Map {
+				walk(ty.Elem(), path+"[k]")
+			}
+			return
+		}
+		switch ty.Kind() {
+		case reflect.Map:
+			t.Errorf("%s is a %s, which gob writes in random order: make it a gobMap", path, ty)
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			walk(ty.Elem(), path+"[]")
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if f := ty.Field(i); f.IsExported() {
+					walk(f.Type, path+"."+f.Name)
+				}
+			}
+		}
+	}
+	walk(reflect.TypeFor[tally](), "tally")
+	if !seen[reflect.TypeFor[CallCounts]()] {
+		t.Error("the walk did not reach a tool's calls by day")
 	}
 }

@@ -77,17 +77,17 @@ func projectLabels(projects []string) map[string]string {
 
 // projectRows are summary.json's projects[], by runs, then project.
 func (a *Accumulator) projectRows() []ProjectRow {
-	keys := make([]string, 0, len(a.projects))
-	for k := range a.projects {
+	keys := make([]string, 0, len(a.Projects))
+	for k := range a.Projects {
 		keys = append(keys, k)
 	}
 	labels := projectLabels(keys)
 	rows := make([]ProjectRow, 0, len(keys))
 	for _, k := range keys {
-		p := a.projects[k]
-		rows = append(rows, ProjectRow{Project: k, Label: labels[k], Runs: p.runs, SuccessRate: rate(p.success, p.decided),
-			ToolCalls: p.calls, Errors: p.errors, ErrorRate: rate(p.errors, p.known), Cancelled: p.cancelled,
-			Tokens: tokenCounts(p.tokens), CostUSD: a.cost(p.usage)})
+		p := a.Projects[k]
+		rows = append(rows, ProjectRow{Project: k, Label: labels[k], Runs: p.Runs, SuccessRate: rate(p.Success, p.Decided),
+			ToolCalls: p.Calls, Errors: p.Errors, ErrorRate: rate(p.Errors, p.Known), Cancelled: p.Cancelled,
+			Tokens: tokenCounts(p.Tokens), CostUSD: a.cost(p.Usage)})
 	}
 	slices.SortFunc(rows, func(x, y ProjectRow) int {
 		return cmp.Or(cmp.Compare(y.Runs, x.Runs), cmp.Compare(x.Project, y.Project))

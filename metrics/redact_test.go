@@ -78,7 +78,7 @@ func TestRedactRun(t *testing.T) {
 		r.ToolCalls[1].Error = "401 for Bearer abcdefghijklmnopqrstuvwxyz"
 		r.ToolCalls = append(r.ToolCalls, r.ToolCalls[1]) // the same text twice: redacted and counted twice
 		a.addKept(r, nil, false)                          // as a file's run is folded: redacted first, in place
-		if n := a.redacted; n != 3*int64(i+1) || strings.Contains(r.Title+r.ToolCalls[1].Error+r.ToolCalls[len(r.ToolCalls)-1].Error, "abcdefghij") {
+		if n := a.Redacted; n != 3*int64(i+1) || strings.Contains(r.Title+r.ToolCalls[1].Error+r.ToolCalls[len(r.ToolCalls)-1].Error, "abcdefghij") {
 			t.Errorf("run %d: redacted %d: %q %q", i, n, r.Title, r.ToolCalls[1].Error)
 		}
 	}

@@ -107,9 +107,9 @@ func RequestsCost(prices *pricing.Table, requests []model.Request) *float64 {
 // windowAcc is context-window use: each run's largest prompt, its share of
 // the model's window, and how often the run was compacted.
 type windowAcc struct {
-	runs, over90 int64
-	peak, share  Dist
-	compactions  Dist
+	Runs, Over90 int64
+	Peak, Share  Dist
+	Compactions  Dist
 }
 
 // addUsage folds r's requests: tokens by model, by the day each request was
@@ -117,11 +117,11 @@ type windowAcc struct {
 // cost (priced is false when no request of it was); its context-window use.
 func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay *dayAcc) (cost float64, priced bool) {
 	if runDay != nil {
-		runDay.tokens.Unspecified += r.Tokens.Unspecified
+		runDay.Tokens.Unspecified += r.Tokens.Unspecified
 	}
 	var agent *agentAcc
 	if r.Agent != "" {
-		agent = getOrNew(a.agents, r.Agent)
+		agent = getOrNew(a.Agents, r.Agent)
 	}
 	var models []string // the models of this run, each once
 	var peak int64
@@ -139,27 +139,27 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 				a.warnIn(logformat.WarnPriceFallback, r.Source)
 			}
 		}
-		a.usage.add(k, q.Tokens)
-		f.usage.add(k, q.Tokens)
-		proj.usage.add(k, q.Tokens)
+		a.Usage.add(k, q.Tokens)
+		f.Usage.add(k, q.Tokens)
+		proj.Usage.add(k, q.Tokens)
 		if agent != nil {
-			agent.usage.add(k, q.Tokens)
+			agent.Usage.add(k, q.Tokens)
 		}
 		day := runDay
 		if !q.At.IsZero() {
 			day = a.dayAcc(a.day(q.At))
 		}
 		if day != nil {
-			day.tokens.Add(q.Tokens)
-			day.usage.add(k, q.Tokens)
+			day.Tokens.Add(q.Tokens)
+			day.Usage.add(k, q.Tokens)
 		}
 		if q.Model != "" {
-			m := getOrNew(a.models, q.Model)
-			m.requests++
-			m.tokens.Add(q.Tokens)
+			m := getOrNew(a.Models, q.Model)
+			m.Requests++
+			m.Tokens.Add(q.Tokens)
 			if !slices.Contains(models, q.Model) {
 				models = append(models, q.Model)
-				m.runs++
+				m.Runs++
 			}
 		}
 		if prompt > peak {
@@ -170,28 +170,28 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 		}
 	}
 	if len(r.Requests) > 0 {
-		w := &a.window
-		w.runs++
-		w.peak.Add(float64(peak))
+		w := &a.Window
+		w.Runs++
+		w.Peak.Add(float64(peak))
 		if share >= 0 {
-			w.share.Add(share)
+			w.Share.Add(share)
 			if share >= 0.9 {
-				w.over90++
+				w.Over90++
 			}
 		}
-		w.compactions.Add(float64(r.Context.Compactions))
+		w.Compactions.Add(float64(r.Context.Compactions))
 	}
 	if priced {
 		cost = RoundUSD(cost)
-		a.runCost.Add(cost)
+		a.RunCost.Add(cost)
 	}
 	return cost, priced
 }
 
 func (w *windowAcc) merge(o *windowAcc) {
-	w.runs += o.runs
-	w.over90 += o.over90
-	w.peak.Merge(&o.peak)
-	w.share.Merge(&o.share)
-	w.compactions.Merge(&o.compactions)
+	w.Runs += o.Runs
+	w.Over90 += o.Over90
+	w.Peak.Merge(&o.Peak)
+	w.Share.Merge(&o.Share)
+	w.Compactions.Merge(&o.Compactions)
 }
