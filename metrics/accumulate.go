@@ -39,9 +39,10 @@ type Accumulator struct {
 	waiting *waiting      // records not joined yet: Join folds them
 }
 
-// tally is the accumulator's counted state. Merge adds two tallies field by
-// field (merge.go); a partial is its gob encoding, whose maps (gobMap) and
-// lists are written in order, so that the same tally is the same bytes.
+// tally is the accumulator's counted state. Merge adds two tallies by one
+// rule for every field (merge.go); a partial is its gob encoding, whose maps
+// (gobMap) and lists are written in order, so that the same tally is the
+// same bytes. A new figure's state is a field here, and nothing else.
 type tally struct {
 	FilesSeen, FilesParsed, FilesFiltered, RunsFiltered int64
 	FilesByFormat                                       gobMap[string, int64]
@@ -175,10 +176,13 @@ func keepFirst(m map[string]string, k, p string) {
 	}
 }
 
-// addFirst keeps in m, for each key of o, the path that sorts first.
-func addFirst(m, o map[string]string) {
-	for k, p := range o {
-		keepFirst(m, k, p)
+// Merge keeps, for each kind, the path of f and o that sorts first.
+func (f *firstFiles) Merge(o *firstFiles) {
+	if *f == nil {
+		*f = firstFiles{}
+	}
+	for k, p := range *o {
+		keepFirst(*f, k, p)
 	}
 }
 

@@ -109,6 +109,19 @@ func (a *Accumulator) addError(key string, c *model.ToolCall, r *model.Run) {
 	e.example(r.Source, r.ID)
 }
 
+// Merge adds o's count and tools, and keeps the example that sorts first.
+func (e *errorAcc) Merge(o *errorAcc) {
+	if e.Count == 0 {
+		e.ExSource, e.ExRunID = o.ExSource, o.ExRunID
+	}
+	e.Count += o.Count
+	if e.Tools == nil {
+		e.Tools = gobMap[string, int64]{}
+	}
+	addCounts(e.Tools, o.Tools)
+	e.example(o.ExSource, o.ExRunID)
+}
+
 // example keeps the smallest (source, id) as the example, whatever the order.
 func (e *errorAcc) example(source, id string) {
 	if source < e.ExSource || (source == e.ExSource && id < e.ExRunID) {

@@ -3,7 +3,8 @@ package metrics
 import "github.com/agentstat/agentstat/model"
 
 // What the accumulator keeps per tool, agent, format or project, model, day
-// and evaluation group, and how each adds and merges.
+// and evaluation group, and how each adds (merge.go merges them all by one
+// rule).
 
 // CallCounts counts calls by outcome; known counts the ok and the failed,
 // the error rate's denominator.
@@ -22,29 +23,12 @@ func (g *CallCounts) add(o model.Outcome) {
 	}
 }
 
-func (g *CallCounts) merge(o CallCounts) {
-	g.Calls += o.Calls
-	g.Known += o.Known
-	g.Errors += o.Errors
-	g.Cancelled += o.Cancelled
-}
-
 type toolAcc struct {
 	CallCounts
 	Dur        Dist
 	Hist       [len(HistogramEdgesMS) + 1]int64
 	Days       gobMap[string, *CallCounts] // its calls by day, for its page
 	Categories gobMap[string, int64]       // nil until the tool's calls name one
-}
-
-func (t *toolAcc) addCategories(m map[string]int64) {
-	if len(m) == 0 {
-		return
-	}
-	if t.Categories == nil {
-		t.Categories = make(map[string]int64, len(m))
-	}
-	addCounts(t.Categories, m)
 }
 
 func (t *toolAcc) day(d string) *CallCounts {
@@ -66,15 +50,6 @@ type groupAcc struct {
 	CallCounts
 	Tokens model.Tokens
 	Usage  usage
-}
-
-func (g *groupAcc) merge(o *groupAcc) {
-	g.Runs += o.Runs
-	g.Success += o.Success
-	g.Decided += o.Decided
-	g.CallCounts.merge(o.CallCounts)
-	g.Tokens.Add(o.Tokens)
-	g.Usage.merge(o.Usage)
 }
 
 type modelAcc struct {
@@ -128,12 +103,6 @@ func (q *qualityAcc) add(e model.Evaluation) {
 	if e.HasScore {
 		q.Bins[min(9, max(0, int(e.Score)))]++
 	}
-}
-
-func (g *QualityScores) merge(o *QualityScores) {
-	g.Scores.Merge(&o.Scores)
-	g.ValidTrue += o.ValidTrue
-	g.ValidAll += o.ValidAll
 }
 
 // subagentAcc counts the subagents the runs started (SubagentSummary less

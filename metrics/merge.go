@@ -1,113 +1,64 @@
 package metrics
 
-// Merge adds everything o holds to a.
+import (
+	"fmt"
+	"reflect"
+)
+
+// Merge adds everything o has counted to a.
 func (a *Accumulator) Merge(o *Accumulator) {
-	a.Redacted += o.Redacted
-	a.FilesSeen += o.FilesSeen
-	a.FilesParsed += o.FilesParsed
-	a.FilesFiltered += o.FilesFiltered
-	a.RunsFiltered += o.RunsFiltered
-	addCounts(a.FilesByFormat, o.FilesByFormat)
-	a.Skipped = append(a.Skipped, o.Skipped...)
-	addCounts(a.Warnings, o.Warnings)
-	addFirst(a.WarnFiles, o.WarnFiles)
-	a.Runs += o.Runs
-	addCounts(a.RunsByStatus, o.RunsByStatus)
-	a.RunDur.Merge(&o.RunDur)
-	a.Steps += o.Steps
-	addCounts(a.StepsBy, o.StepsBy)
-	a.Calls.merge(o.Calls)
-	a.CallDur.Merge(&o.CallDur)
-	for k, v := range o.Tools {
-		t := a.Tools[k]
-		if t == nil {
-			t = &toolAcc{}
-			a.Tools[k] = t
+	mergeInto(reflect.ValueOf(&a.tally).Elem(), reflect.ValueOf(&o.tally).Elem())
+}
+
+// mergeInto adds src to dst, both of one type, by one rule for every part
+// of a tally, so that a new figure's state merges without code of its own:
+// a type with a Merge method merges itself (Dist, RunIndex, and the
+// examples that keep the first by path); otherwise numbers add, arrays and
+// structs add field by field, maps key by key (a key dst lacks starts from
+// zero), and lists append. Floats have no rule: their sum would depend on
+// the order of the merges (a Dist sums in fixed point).
+func mergeInto(dst, src reflect.Value) {
+	if m := dst.Addr().MethodByName("Merge"); m.IsValid() {
+		m.Call([]reflect.Value{src.Addr()})
+		return
+	}
+	switch dst.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		dst.SetInt(dst.Int() + src.Int())
+	case reflect.Array:
+		for i := range dst.Len() {
+			mergeInto(dst.Index(i), src.Index(i))
 		}
-		t.CallCounts.merge(v.CallCounts)
-		t.Dur.Merge(&v.Dur)
-		for i, n := range v.Hist {
-			t.Hist[i] += n
+	case reflect.Struct:
+		for i := range dst.NumField() {
+			mergeInto(dst.Field(i), src.Field(i))
 		}
-		for d, g := range v.Days {
-			t.day(d).merge(*g)
+	case reflect.Map:
+		if dst.IsNil() { // made even for an empty src: code that adds to it expects a map
+			dst.Set(reflect.MakeMap(dst.Type()))
 		}
-		t.addCategories(v.Categories)
-	}
-	for k, v := range o.Agents {
-		t := getOrNew(a.Agents, k)
-		t.Runs += v.Runs
-		t.CallCounts.merge(v.CallCounts)
-		t.Usage.merge(v.Usage)
-	}
-	for _, g := range [...][2]map[string]*groupAcc{{a.Formats, o.Formats}, {a.Projects, o.Projects}} {
-		for k, v := range g[1] {
-			getOrNew(g[0], k).merge(v)
+		elem := dst.Type().Elem()
+		for it := src.MapRange(); it.Next(); {
+			k, cur := it.Key(), dst.MapIndex(it.Key())
+			if elem.Kind() == reflect.Pointer {
+				if !cur.IsValid() {
+					cur = reflect.New(elem.Elem())
+					dst.SetMapIndex(k, cur)
+				}
+				mergeInto(cur.Elem(), it.Value().Elem())
+				continue
+			}
+			v := reflect.New(elem).Elem()
+			if cur.IsValid() {
+				v.Set(cur)
+			}
+			mergeInto(v, it.Value())
+			dst.SetMapIndex(k, v)
 		}
-	}
-	for k, v := range o.Models {
-		t := getOrNew(a.Models, k)
-		t.Runs += v.Runs
-		t.Requests += v.Requests
-		t.Tokens.Add(v.Tokens)
-	}
-	for k, v := range o.Days {
-		t := a.dayAcc(k)
-		t.Runs += v.Runs
-		t.Success += v.Success
-		t.Decided += v.Decided
-		addCounts(t.ByStatus, v.ByStatus)
-		t.CallCounts.merge(v.CallCounts)
-		t.Dur.Merge(&v.Dur)
-		t.Tokens.Add(v.Tokens)
-		t.Usage.merge(v.Usage)
-	}
-	a.Quality.QualityScores.merge(&o.Quality.QualityScores)
-	for i, n := range o.Quality.Bins {
-		a.Quality.Bins[i] += n
-	}
-	for k, v := range o.Quality.ByPhase {
-		getOrNew(a.Quality.ByPhase, k).merge(v)
-	}
-	for k, v := range o.Quality.ByTool {
-		getOrNew(a.Quality.ByTool, k).merge(v)
-	}
-	a.Tokens.Add(o.Tokens)
-	a.TokensPerRun.Merge(&o.TokensPerRun)
-	a.Usage.merge(o.Usage)
-	a.RunCost.Merge(&o.RunCost)
-	a.Window.merge(&o.Window)
-	addCounts(a.RefsByType, o.RefsByType)
-	addCounts(a.RefsByRel, o.RefsByRel)
-	addCounts(a.RefsByUsage, o.RefsByUsage)
-	addCounts(a.Contribs, o.Contribs)
-	a.Subagents.Invocations += o.Subagents.Invocations
-	a.Subagents.Calls += o.Subagents.Calls
-	a.Subagents.Tokens += o.Subagents.Tokens
-	a.Subagents.Requests += o.Subagents.Requests
-	a.SubUsage.merge(o.SubUsage)
-	addCounts(a.Subagents.ByType, o.Subagents.ByType)
-	a.BudgetTool.Merge(&o.BudgetTool)
-	a.BudgetDur.Merge(&o.BudgetDur)
-	a.BudgetStep.Merge(&o.BudgetStep)
-	a.BudgetWarn += o.BudgetWarn
-	a.BudgetExceed += o.BudgetExceed
-	a.Retries += o.Retries
-	for k, v := range o.Errors {
-		e := a.Errors[k]
-		if e == nil {
-			e = &errorAcc{Tools: map[string]int64{}, ExSource: v.ExSource, ExRunID: v.ExRunID}
-			a.Errors[k] = e
-		}
-		e.Count += v.Count
-		addCounts(e.Tools, v.Tools)
-		e.example(v.ExSource, v.ExRunID)
-	}
-	a.Index.merge(&o.Index)
-	a.IDs = append(a.IDs, o.IDs...)
-	for i := range a.RunHist {
-		a.RunHist[i] += o.RunHist[i]
-		a.CallHist[i] += o.CallHist[i]
+	case reflect.Slice:
+		dst.Set(reflect.AppendSlice(dst, src))
+	default:
+		panic(fmt.Sprintf("metrics: a tally holds a %s, which merges by no rule", dst.Type()))
 	}
 }
 

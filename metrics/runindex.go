@@ -183,7 +183,8 @@ func (x *RunIndex) zone(t time.Time) int {
 }
 
 // merge appends o's rows.
-func (x *RunIndex) merge(o *RunIndex) {
+// Merge adds o's rows.
+func (x *RunIndex) Merge(o *RunIndex) {
 	for _, r := range o.All() {
 		x.add(&r)
 	}

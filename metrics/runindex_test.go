@@ -90,8 +90,8 @@ func TestRunIndexRoundTrip(t *testing.T) {
 			b.add(&rows[i])
 		}
 	}
-	merged.merge(&a)
-	merged.merge(&b)
+	merged.Merge(&a)
+	merged.Merge(&b)
 	want := slices.Concat(a.Rows(), b.Rows())
 	if got := merged.Rows(); !reflect.DeepEqual(got, want) {
 		t.Error("a merge changes the rows")

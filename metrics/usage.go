@@ -42,12 +42,6 @@ func (u usage) byModel() map[string]usage {
 	return by
 }
 
-func (u *usage) merge(o usage) {
-	for k, t := range o {
-		u.add(k, t)
-	}
-}
-
 // usageKey is the model and price tier q is billed at.
 func (a *Accumulator) usageKey(q model.Request) usageKey {
 	k := usageKey{Model: q.Model}
@@ -186,12 +180,4 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 		a.RunCost.Add(cost)
 	}
 	return cost, priced
-}
-
-func (w *windowAcc) merge(o *windowAcc) {
-	w.Runs += o.Runs
-	w.Over90 += o.Over90
-	w.Peak.Merge(&o.Peak)
-	w.Share.Merge(&o.Share)
-	w.Compactions.Merge(&o.Compactions)
 }
