@@ -41,7 +41,7 @@ func BenchmarkRead(b *testing.B) {
 					b.Fatal("no runs")
 				}
 				if len(c.frags) > 0 {
-					if runs, _ := Join(c.frags, c); len(runs) == 0 {
+					if runs, _ := joinAll(c.frags, c); len(runs) == 0 {
 						b.Fatal("no joined runs")
 					}
 				}

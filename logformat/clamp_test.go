@@ -387,7 +387,7 @@ func TestClampBrokenLineCostsOneLine(t *testing.T) {
 		if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
 			t.Fatalf("%.40s…: %v", cut, err)
 		}
-		runs, _ := Join(c.frags, c)
+		runs, _ := joinAll(c.frags, c)
 		if c.warnings[WarnInvalidLine] != 1 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 || runs[0].Request == "" {
 			t.Errorf("%.40s…: warnings %v, %d runs", cut, c.warnings, len(runs))
 		}
@@ -494,7 +494,7 @@ func TestLoneSurrogatesRead(t *testing.T) {
 	if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	if len(c.warnings) != 0 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 {
 		t.Fatalf("warnings %v, %d runs", c.warnings, len(runs))
 	}

@@ -80,8 +80,8 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					}
 					f.release()
 				}
-				memRuns, _ := Join(mem.frags, mem)
-				spillRuns, _ := Join(spilled.frags, spilled)
+				memRuns, _ := joinAll(mem.frags, mem)
+				spillRuns, _ := joinAll(spilled.frags, spilled)
 				if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 					t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
 				}
@@ -120,8 +120,8 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			}
 		}
 		spill.f = good
-		memRuns, _ := Join(mem.frags, mem)
-		spillRuns, _ := Join(spilled.frags, spilled)
+		memRuns, _ := joinAll(mem.frags, mem)
+		spillRuns, _ := joinAll(spilled.frags, spilled)
 		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
 		}
@@ -162,8 +162,8 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 	if split == 0 {
 		t.Fatal("no fragment has segments on the spill and its end in memory")
 	}
-	memRuns, _ := Join(mem.frags, mem)
-	spillRuns, _ := Join(spilled.frags, spilled)
+	memRuns, _ := joinAll(mem.frags, mem)
+	spillRuns, _ := joinAll(spilled.frags, spilled)
 	if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("runs differ (%v)", spill.Err())
 	}
@@ -333,8 +333,8 @@ func TestJoinLongSessionFirst(t *testing.T) {
 	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < longSession {
 		t.Fatalf("not one long session: %v", s.size)
 	}
-	memRuns, _ := Join(mem.frags, mem)
-	spillRuns, _ := Join(spilled.frags, spilled)
+	memRuns, _ := joinAll(mem.frags, mem)
+	spillRuns, _ := joinAll(spilled.frags, spilled)
 	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
 	}

@@ -149,8 +149,8 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 				allMem.frags = append(allMem.frags, mem.frags...)
 				allSpilled.frags = append(allSpilled.frags, spilled.frags...)
 			}
-			memRuns, memOwners := Join(allMem.frags, allMem)
-			spillRuns, spillOwners := Join(allSpilled.frags, allSpilled)
+			memRuns, memOwners := joinAll(allMem.frags, allMem)
+			spillRuns, spillOwners := joinAll(allSpilled.frags, allSpilled)
 			if spill.Err() != nil || len(memRuns) < len(inputs)/2 || !reflect.DeepEqual(memRuns, spillRuns) {
 				t.Fatalf("%s: %d runs, %d after the spill (%v)", loc, len(memRuns), len(spillRuns), spill.Err())
 			}
@@ -198,8 +198,8 @@ func TestPlanagentSpillRoundTrip(t *testing.T) {
 	if onDisk < 3 {
 		t.Fatalf("only %d logs on the spill", onDisk)
 	}
-	memRuns, _ := Join(mem.frags, mem)
-	spillRuns, _ := Join(spilled.frags, spilled)
+	memRuns, _ := joinAll(mem.frags, mem)
+	spillRuns, _ := joinAll(spilled.frags, spilled)
 	if spill.Err() != nil || len(memRuns) < 3 || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("%d runs, %d after the spill (%v)", len(memRuns), len(spillRuns), spill.Err())
 	}
@@ -234,7 +234,7 @@ func TestOtelFragmentFeedsEveryRun(t *testing.T) {
 	if len(frags) != 2 {
 		t.Fatalf("%d fragments, want one per file", len(frags))
 	}
-	runs, owners := Join(frags, c)
+	runs, owners := joinAll(frags, c)
 	if len(runs) != 2 || len(owners[frags[0]]) != 2 || len(owners[frags[1]]) != 2 {
 		t.Fatalf("%d runs; the files feed %d and %d", len(runs), len(owners[frags[0]]), len(owners[frags[1]]))
 	}
@@ -262,7 +262,7 @@ func TestCodexSpillFailures(t *testing.T) {
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{}, mem); err != nil {
 		t.Fatal(err)
 	}
-	memRuns, _ := Join(mem.frags, mem)
+	memRuns, _ := joinAll(mem.frags, mem)
 
 	spill, err := NewRecordSpill(time.UTC)
 	if err != nil {
@@ -281,7 +281,7 @@ func TestCodexSpillFailures(t *testing.T) {
 			t.Fatalf("fragment %d: %d segments after a failed write", i, len(f.codex.segments))
 		}
 	}
-	if runs, _ := Join(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
+	if runs, _ := joinAll(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
 		t.Fatalf("runs differ after a failed write (%v)", spill.Err())
 	}
 
@@ -293,7 +293,7 @@ func TestCodexSpillFailures(t *testing.T) {
 	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}
-	Join(spilled.frags, spilled)
+	joinAll(spilled.frags, spilled)
 	if !errors.Is(spill.Err(), errSpillCorrupt) {
 		t.Fatalf("a damaged segment read back as %v", spill.Err())
 	}

@@ -365,7 +365,7 @@ func TestPlanagentCopies(t *testing.T) {
 				all = append(all, c.frags...)
 			}
 		}
-		rs, _ := Join(all, w)
+		rs, _ := joinAll(all, w)
 		for _, r := range rs {
 			n += len(r.ToolCalls)
 		}
@@ -396,7 +396,7 @@ func TestPlanagentJoin(t *testing.T) {
 			w.warnings[k] += n
 		}
 	}
-	runs, owner := Join(all, w)
+	runs, owner := joinAll(all, w)
 	for _, f := range all {
 		if orphan := f.Source == "planagent/plan_agent-progress-plan-nobody.json"; orphan != (len(owner[f]) == 0) {
 			t.Errorf("%s: owner %v", f.Source, owner[f])
@@ -531,7 +531,7 @@ func TestClaudeCodeJoin(t *testing.T) {
 		all = append(all, c.frags...)
 		checkWarnings(t, name, c.warnings, nil) // the summary line is Claude Code's own, not unknown
 	}
-	runs, owner := Join(all, w)
+	runs, owner := joinAll(all, w)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want one per session", len(runs))
 	}
@@ -572,7 +572,7 @@ func TestClaudeCodeHugeLine(t *testing.T) {
 	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.frags) != 1 {
 		t.Fatalf("%v, %d fragments (want one per file and session)", err, len(c.frags))
 	}
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	if len(runs) != 1 || runs[0].Tokens.Total() != 10 || len([]rune(runs[0].Request)) > 2001 {
 		t.Errorf("run = %+v", runs)
 	}
@@ -592,7 +592,7 @@ func TestCodexJoin(t *testing.T) {
 		all = append(all, c.frags...)
 	}
 	w := newCollector()
-	runs, _ := Join(all, w)
+	runs, _ := joinAll(all, w)
 	if len(runs) != 2 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -649,7 +649,7 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 	if perFile["a/rollout-1.jsonl"] != 2 || perFile["b/rollout-2.jsonl"] != 1 {
 		t.Errorf("fragments per file %v, want one per file and session", perFile)
 	}
-	runs, _ := Join(all, newCollector())
+	runs, _ := joinAll(all, newCollector())
 	if len(runs) != 2 || runs[0].ID != "s1" || runs[1].ID != "s2" {
 		t.Fatalf("runs %+v", runs)
 	}
@@ -669,7 +669,7 @@ func TestOtelJoin(t *testing.T) {
 		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.frags))
 	}
 	checkWarnings(t, "otel", c.warnings, nil)
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want the one invoke_agent span", len(runs))
 	}
@@ -704,7 +704,7 @@ func TestOtelUnsetIsOK(t *testing.T) {
 	if err := Read(strings.NewReader(doc), "trace.json", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -721,7 +721,7 @@ func TestGemini(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkWarnings(t, "gemini", c.warnings, nil)
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -932,7 +932,7 @@ func TestCodexCallInput(t *testing.T) {
 	if err := Read(strings.NewReader(lines), "rollout.jsonl", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	if len(runs) != 1 || len(runs[0].ToolCalls) != 4 {
 		t.Fatalf("%d runs", len(runs))
 	}

@@ -80,7 +80,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 			}
 			defer src.Close()
 		}
-		want, _ := Join(fragmentsOf(t, src), newCollector())
+		want, _ := joinAll(fragmentsOf(t, src), newCollector())
 		frags := fragmentsOf(t, src)
 		data := encodeFragments(t, frags, false)
 		dst, err := NewRecordSpill(time.UTC)
@@ -92,7 +92,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 		if err != nil || len(back) != len(frags) {
 			t.Fatalf("spilled %v: %d of %d fragments back: %v", spilled, len(back), len(frags), err)
 		}
-		got, _ := Join(back, newCollector())
+		got, _ := joinAll(back, newCollector())
 		if len(want) < 5 || !reflect.DeepEqual(runsOf(got), runsOf(want)) {
 			t.Errorf("spilled %v: %d runs joined from the fragments read back, %d from those read", spilled, len(got), len(want))
 		}
@@ -134,7 +134,7 @@ func FuzzDecodeFragment(f *testing.F) {
 		if err != nil && !errors.Is(err, ErrFragment) && !strings.HasPrefix(err.Error(), "record spill") {
 			t.Fatalf("error not marked: %v", err)
 		}
-		runs, _ := Join(back, newCollector())
+		runs, _ := joinAll(back, newCollector())
 		for _, r := range runs {
 			checkRunInvariants(t, r)
 		}

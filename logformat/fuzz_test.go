@@ -30,7 +30,7 @@ func fuzzRead(f *testing.F, dir, name string) {
 		if err != nil && reason(err) == "" {
 			t.Fatalf("non-skip error from an in-memory reader: %v", err)
 		}
-		runs, _ := Join(c.frags, c)
+		runs, _ := joinAll(c.frags, c)
 		for _, r := range append(c.runs, runs...) {
 			checkRunInvariants(t, r)
 		}

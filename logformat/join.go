@@ -43,27 +43,13 @@ type Fragment struct {
 	refs   []spillRef   // its segments on the spill, the last with the file's header
 }
 
-// Join resolves the fragments gathered from the whole scanned tree into
-// runs. A BatchResult belongs to the plan whose plannedBatches names it, else
-// it is a run of its own; PlanProgress and ExecutionMetrics belong to a plan
-// by planId / sessionId, else they are orphans. Runs come out format by
-// format (plans, Codex, OTel, Gemini, Claude Code), each in source order;
-// owners maps every fragment to the runs it fed or joined (none for an
-// orphan): one, but for a file's spans of a trace with several agents.
-func Join(frags []*Fragment, w Warner) (runs []*model.Run, owners map[*Fragment][]*model.Run) {
-	owners = map[*Fragment][]*model.Run{}
-	JoinEach(frags, w, func(r *model.Run, from []*Fragment) {
-		runs = append(runs, r)
-		for _, f := range from {
-			owners[f] = append(owners[f], r)
-		}
-	}, nil)
-	return runs, owners
-}
-
-// JoinEach is Join handing each run to emit as soon as it is complete,
-// rather than holding every joined run (and its calls) to the end: one
-// session or trace at a time, plans all at once. Emitted runs are no
+// JoinEach resolves the fragments gathered from the whole scanned tree into
+// runs, handing each to emit as soon as it is complete: one session or
+// trace at a time, plans all at once. A BatchResult belongs to the plan
+// whose plannedBatches names it, else it is a run of its own; PlanProgress
+// and ExecutionMetrics belong to a plan by planId / sessionId, else they
+// are orphans. Runs come out format by format (plans, Codex, OTel, Gemini,
+// Claude Code), each in source order. Emitted runs are no
 // longer read by the join, so emit may keep, fold or empty them. Each
 // comes with the fragments that fed it (from, in source order), and the
 // join keeps no run once emitted (a run is ~500 bytes, and there is one

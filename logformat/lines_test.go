@@ -45,7 +45,7 @@ func referenceReadLines(br *bufio.Reader, c *readCtx) error {
 func readAll(name string, data []byte, read func(io.Reader, string, Emitter) error) string {
 	c := newCollector()
 	err := read(bytes.NewReader(data), name, c)
-	runs, _ := Join(c.frags, c)
+	runs, _ := joinAll(c.frags, c)
 	runs = append(c.runs, runs...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "err=%v warnings=%v runs=%d\n", err, c.warnings, len(runs))

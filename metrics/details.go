@@ -58,12 +58,6 @@ const (
 	clipText  = 64 << 10
 )
 
-// write writes a run and its calls.
-func (w *detailWriter) write(r *model.Run) {
-	w.writeRun(r, len(r.ToolCalls))
-	w.writeCalls(r.ToolCalls)
-}
-
 // writeRun writes a run without its calls, which follow through
 // writeCalls: n of them.
 func (w *detailWriter) writeRun(r *model.Run, n int) {

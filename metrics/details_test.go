@@ -139,3 +139,9 @@ func FuzzSafeName(f *testing.F) {
 		}
 	})
 }
+
+// write writes a run and its calls.
+func (w *detailWriter) write(r *model.Run) {
+	w.writeRun(r, len(r.ToolCalls))
+	w.writeCalls(r.ToolCalls)
+}

@@ -76,10 +76,6 @@ type xlsxWriter struct {
 	pages  bool // the run pages are beside the workbook
 }
 
-// XLSX writes report.xlsx: the Summary sheet with native charts, then a
-// sheet per table, every one with a frozen header and a filter.
-func XLSX(w io.Writer, r *metrics.Report) error { return xlsxOf(w, r, false, "") }
-
 // xlsxOf writes the workbook; with pages, the run pages are beside it
 // (runs/) and the Runs sheet links each run to its own. excelize's scratch
 // files, which have names, go to scratch (the report's temporary
