@@ -3,68 +3,11 @@ package logformat
 import (
 	"bufio"
 	"cmp"
-	"io"
-	"slices"
-	"sync"
-	"time"
-
-	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
-// RecordSpill keeps Claude Code line records (and the entries of the other
-// formats joined across files, see entryLog) on disk from when they are
-// read (in segments of segmentLines, and the rest at the end of their file)
-// to their session's join, so that memory follows the largest session
-// rather than every line of every transcript read (a heavy user's projects
-// hold gigabytes of them). Records come back exactly as they went, so the
-// join gives the same runs. The spill takes about a tenth of the
-// transcripts' size in the temporary directory.
-type RecordSpill struct {
-	mu     sync.Mutex
-	f      *tempfile.File
-	off    int64
-	loc    *time.Location
-	w      *bufio.Writer // the writer's buffer, reused
-	win    []byte        // what the spill read ahead, from winOff
-	winOff int64
-	err    error // the first failure to read back; the run cannot be trusted after it
-}
-
-// NewRecordSpill makes an empty spill in the temporary directory; loc is the
-// zone the records' times were read in (Options.Location).
-func NewRecordSpill(loc *time.Location) (*RecordSpill, error) {
-	f, err := tempfile.New("agentstat-records-")
-	if err != nil {
-		return nil, err
-	}
-	if loc == nil {
-		loc = time.UTC
-	}
-	return &RecordSpill{f: f, loc: loc}, nil
-}
-
-// Err reports a record that could not be read back.
-func (s *RecordSpill) Err() error {
-	if s == nil {
-		return nil
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
-}
-
-// Close removes the spill.
-func (s *RecordSpill) Close() error {
-	if s == nil {
-		return nil
-	}
-	return s.f.Close()
-}
-
-type spillRef struct {
-	off, n int64
-	tables [5]int32 // entries of each table a Claude Code record holds (tableSizes)
-}
+// A Claude Code file's records on the record spill: written a segment at a
+// time while the file is read, and read back, in whole or only the tables
+// a step of the join needs, when its session is joined.
 
 // tableSizes is how many lines, usages, uses, results and prompts f holds.
 func (f *claudeFile) tableSizes() [5]int32 {
@@ -75,28 +18,6 @@ func (f *claudeFile) tableSizes() [5]int32 {
 // writes them out as a segment (a variable for tests): with their usages,
 // uses and results, about 0.75 MB for a long transcript while it is read.
 var segmentLines = 1 << 12
-
-// write appends one record to the spill through a small buffer: a long
-// session's records are tens of MB.
-// A write error sticks in the buffer and comes out of its Flush.
-func (s *RecordSpill) write(encode func(*bufio.Writer)) (spillRef, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ow := io.NewOffsetWriter(s.f, s.off)
-	if s.w == nil {
-		s.w = bufio.NewWriterSize(ow, 64<<10)
-	}
-	bw := s.w // one buffer for every record: writes hold the lock
-	bw.Reset(ow)
-	encode(bw)
-	if err := bw.Flush(); err != nil {
-		return spillRef{}, false
-	}
-	n, _ := ow.Seek(0, io.SeekCurrent) // bytes written
-	ref := spillRef{off: s.off, n: n}
-	s.off += n
-	return ref, true
-}
 
 // flush writes the tables f holds as a segment and empties them, while its
 // file is still being read; on failure the rest stays in memory.
@@ -212,71 +133,6 @@ func withRoom[T any](n int) []T {
 	return make([]T, 0, n)
 }
 
-// reader reads one record; its buffer is no larger than the record, since
-// most sessions are a few KB and the join reads every record twice. A
-// small record comes from a window of the file read ahead: the join reads
-// records in about the order they were written, and a tree of small files
-// (a PlanAgent store) has tens of thousands of them, a read each.
-// Readers are reused (spillReaders): done, or release, hands one back.
-func (s *RecordSpill) reader(ref spillRef) *spillReader {
-	r := spillReaders.Get().(*spillReader)
-	if ref.n <= spillWindow/4 && s.fromWindow(ref, r) {
-		return r // in memory already
-	}
-	r.src, r.rest = io.NewSectionReader(s.f, ref.off, ref.n), ref.n
-	r.buf = slices.Grow(r.buf[:0], int(min(ref.n, 64<<10)))
-	return r
-}
-
-// spillReaders are the readers of records, with their buffers, reused from
-// record to record: a join reads tens of thousands back, and a reader and
-// buffer made for each (or a copy of the window's bytes) would be 56 MB of
-// allocation at 1 GB of logs. Nothing read keeps a reader's bytes: what
-// it decodes is copied out.
-var spillReaders = sync.Pool{New: func() any { return new(spillReader) }}
-
-// release hands r back for the next record.
-func (r *spillReader) release() {
-	clear(r.strs)
-	clear(r.zones)
-	*r = spillReader{buf: r.buf[:0], strs: r.strs, zones: r.zones}
-	spillReaders.Put(r)
-}
-
-// spillWindow is how much the spill reads ahead for small records.
-const spillWindow = 256 << 10
-
-// fromWindow copies the record at ref into r's buffer, read through the
-// window (the window is reused by the next read, whichever goroutine makes
-// it); false when it cannot be read (the caller's reader then reports it).
-func (s *RecordSpill) fromWindow(ref spillRef, r *spillReader) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if end := s.winOff + int64(len(s.win)); ref.off < s.winOff || ref.off+ref.n > end {
-		if s.win == nil {
-			s.win = make([]byte, spillWindow)
-		}
-		// Read ahead only when reading on from the window's end: a join
-		// that jumps about (plans naming batches anywhere) would read a
-		// whole window for every small record.
-		size := int64(cap(s.win))
-		if ref.off < end || ref.off > end+size {
-			size = max(ref.n, 4<<10)
-		}
-		n, err := s.f.ReadAt(s.win[:size], ref.off)
-		if int64(n) < ref.n {
-			s.win, s.winOff = s.win[:0], 0
-			return false
-		}
-		_ = err // io.EOF at the spill's end, with the record read
-		s.win, s.winOff = s.win[:n], ref.off
-	}
-	at := ref.off - s.winOff
-	r.buf = append(r.buf[:0], s.win[at:at+ref.n]...)
-	r.b = r.buf
-	return true
-}
-
 // read appends one record's tables of keep to cf, and its header (a file's
 // last record holds one) with the lines.
 func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool, keep tableSet) {
@@ -365,24 +221,6 @@ func stretch[T any](room []T, at int, n int32) []T {
 		return nil
 	}
 	return room[at : at : at+int(n)]
-}
-
-// done checks that a record was read to its end, and keeps the first failure.
-func (s *RecordSpill) done(r *spillReader) {
-	if r.err == nil && r.left() != 0 {
-		r.err = errSpillCorrupt
-	}
-	if r.err != nil {
-		s.fail(r.err)
-	}
-	r.release()
-}
-
-// fail keeps the first failure to read back.
-func (s *RecordSpill) fail(err error) {
-	s.mu.Lock()
-	s.err = cmp.Or(s.err, err)
-	s.mu.Unlock()
 }
 
 // recordSpill is where the fragment's records are, nil for none.
