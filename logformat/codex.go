@@ -2,6 +2,8 @@ package logformat
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"reflect"
 	"strconv"
 	"strings"
@@ -260,7 +262,7 @@ type codexEntry struct {
 // the first time it appears.
 func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
 	logFor(c, &st.logs, session, codexCodec, func(l *codexLog) *Fragment {
-		return &Fragment{Kind: FragmentCodex, key: session, codex: l}
+		return &Fragment{Kind: FragmentCodex, key: session, log: l}
 	}).add(c, e)
 }
 
@@ -330,7 +332,7 @@ func readCodex(d *document, c *readCtx) {
 // joinCodex builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
 func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	for fs, entries := range loaded(frags, func(f *Fragment) *codexLog { return f.codex }) {
+	for fs, entries := range loaded[codexEntry](frags) {
 		id := fs[0].key
 		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
@@ -408,3 +410,34 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 }
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+func init() { joinedBy(FragmentCodex, codexCodec, joinCodex) }
+
+var codexCodec = &entryCodec[codexEntry]{
+	encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
+		b = appendTime(b, e.at, loc)
+		b = append(b, byte(e.kind))
+		b = appendString(b, e.model)
+		b = appendString(b, e.name)
+		b = appendString(b, e.callID)
+		b = appendBool(b, e.exitCode.Set)
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.exitCode.V))
+		b = appendTokens(b, &e.tokens)
+		b = appendString(b, e.cwd)
+		b = appendString(b, e.branch)
+		b = appendString(b, e.input)
+		return appendString(b, e.prompt)
+	},
+	decode: func(r *spillReader, loc *time.Location) (e codexEntry) {
+		e.at = r.time(loc)
+		e.kind = codexKind(r.take(1)[0])
+		e.model, e.name, e.callID = r.string(), r.string(), r.string()
+		e.exitCode.Set = r.bool()
+		e.exitCode.V = math.Float64frombits(r.u64())
+		e.tokens = r.tokens()
+		e.cwd, e.branch, e.input = r.string(), r.string(), r.string()
+		e.prompt = r.string()
+		return e
+	},
+	withhold: func(e *codexEntry) { withholdText(&e.prompt, &e.input) },
+}

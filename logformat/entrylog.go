@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"encoding/binary"
 	"iter"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/agentstat/agentstat/model"
@@ -39,6 +37,38 @@ type entryCodec[T any] struct {
 	decode   func(r *spillReader, loc *time.Location) T
 	withhold func(e *T)
 }
+
+// fragmentLog is the entries a fragment of a format in joinedFormats
+// carries: an *entryLog of the format's entry type.
+type fragmentLog interface {
+	wireSegments(loc *time.Location, noText bool) ([]segment, int)
+}
+
+// joinedFormat is a format whose fragments carry an entryLog and are joined
+// by a join of its own.
+type joinedFormat struct {
+	spilled func(spill *RecordSpill, segs []spillRef, entries int) fragmentLog // a log copied from a partial
+	join    func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
+}
+
+// joinedFormats are those formats by the kind of their fragments; each
+// registers itself, beside its reader, with joinedBy. JoinEach joins them
+// in the order of their kinds, after the plans and before Claude Code.
+var joinedFormats = map[FragmentKind]joinedFormat{}
+
+// joinedBy registers a format whose fragments of kind carry entries that
+// codec writes, and join joins.
+func joinedBy[T any](kind FragmentKind, codec *entryCodec[T], join func([]*Fragment, Warner, func(*model.Run, []*Fragment))) {
+	joinedFormats[kind] = joinedFormat{
+		spilled: func(spill *RecordSpill, segs []spillRef, entries int) fragmentLog {
+			return spilledLog(spill, segs, entries, codec)
+		},
+		join: join,
+	}
+}
+
+// logOf is the entries f carries, of a format registered with joinedBy.
+func logOf[T any](f *Fragment) *entryLog[T] { return f.log.(*entryLog[T]) }
 
 // logFlusher is an entryLog of any kind, for the end of its file.
 type logFlusher interface {
@@ -171,7 +201,7 @@ func (l *entryLog[T]) all() []T {
 // fragments' entries read back, the next groups read on another goroutine
 // while the caller joins one: the join is serial, and reading back is
 // about half of its time.
-func loaded[T any](frags []*Fragment, logOf func(*Fragment) *entryLog[T]) iter.Seq2[[]*Fragment, [][]T] {
+func loaded[T any](frags []*Fragment) iter.Seq2[[]*Fragment, [][]T] {
 	return func(yield func([]*Fragment, [][]T) bool) {
 		order, groups := groupFragments(frags)
 		type group struct {
@@ -185,7 +215,7 @@ func loaded[T any](frags []*Fragment, logOf func(*Fragment) *entryLog[T]) iter.S
 			for _, key := range order {
 				g := group{fs: groups[key], entries: make([][]T, len(groups[key]))}
 				for i, f := range g.fs {
-					g.entries[i] = logOf(f).all()
+					g.entries[i] = logOf[T](f).all()
 				}
 				select {
 				case next <- g:
@@ -200,169 +230,4 @@ func loaded[T any](frags []*Fragment, logOf func(*Fragment) *entryLog[T]) iter.S
 			}
 		}
 	}
-}
-
-func appendTokens(b []byte, t *model.Tokens) []byte {
-	for _, v := range []int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified, t.CacheCreation1h} {
-		b = binary.AppendVarint(b, v)
-	}
-	return b
-}
-
-func (r *spillReader) tokens() (t model.Tokens) {
-	for _, p := range []*int64{&t.Input, &t.Output, &t.CacheRead, &t.CacheCreation, &t.Unspecified, &t.CacheCreation1h} {
-		*p = r.varint()
-	}
-	return t
-}
-
-var codexCodec = &entryCodec[codexEntry]{
-	encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
-		b = appendTime(b, e.at, loc)
-		b = append(b, byte(e.kind))
-		b = appendString(b, e.model)
-		b = appendString(b, e.name)
-		b = appendString(b, e.callID)
-		b = appendBool(b, e.exitCode.Set)
-		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.exitCode.V))
-		b = appendTokens(b, &e.tokens)
-		b = appendString(b, e.cwd)
-		b = appendString(b, e.branch)
-		b = appendString(b, e.input)
-		return appendString(b, e.prompt)
-	},
-	decode: func(r *spillReader, loc *time.Location) (e codexEntry) {
-		e.at = r.time(loc)
-		e.kind = codexKind(r.take(1)[0])
-		e.model, e.name, e.callID = r.string(), r.string(), r.string()
-		e.exitCode.Set = r.bool()
-		e.exitCode.V = math.Float64frombits(r.u64())
-		e.tokens = r.tokens()
-		e.cwd, e.branch, e.input = r.string(), r.string(), r.string()
-		e.prompt = r.string()
-		return e
-	},
-	withhold: func(e *codexEntry) { withholdText(&e.prompt, &e.input) },
-}
-
-var otelCodec = &entryCodec[otelSpan]{
-	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
-		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project, s.input} {
-			b = appendString(b, v)
-		}
-		b = appendTime(b, s.start, loc)
-		b = appendTime(b, s.end, loc)
-		b = appendBool(b, s.failed)
-		b = appendBool(b, s.ok)
-		return appendTokens(b, &s.tokens)
-	},
-	decode: func(r *spillReader, loc *time.Location) (s otelSpan) {
-		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project, &s.input} {
-			*p = r.string()
-		}
-		s.start, s.end = r.time(loc), r.time(loc)
-		s.failed, s.ok = r.bool(), r.bool()
-		s.tokens = r.tokens()
-		return s
-	},
-	withhold: func(s *otelSpan) { withholdText(&s.errText, &s.input) },
-}
-
-var geminiCodec = &entryCodec[geminiEntry]{
-	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
-		b = appendTime(b, e.start, loc)
-		b = appendTime(b, e.at, loc)
-		b = appendTime(b, e.lastUpdated, loc)
-		b = appendString(b, e.kind)
-		b = appendString(b, e.model)
-		b = appendTokens(b, &e.tokens)
-		b = appendBool(b, e.hasTokens)
-		b = appendString(b, e.prompt)
-		b = appendString(b, e.project)
-		b = binary.AppendUvarint(b, uint64(len(e.calls)))
-		for _, c := range e.calls {
-			b = appendString(b, c.name)
-			b = appendString(b, c.status)
-			b = appendString(b, c.input)
-		}
-		return b
-	},
-	decode: func(r *spillReader, loc *time.Location) (e geminiEntry) {
-		e.start, e.at, e.lastUpdated = r.time(loc), r.time(loc), r.time(loc)
-		e.kind, e.model = r.string(), r.string()
-		e.tokens = r.tokens()
-		e.hasTokens = r.bool()
-		e.prompt = r.string()
-		e.project = r.string()
-		if n := r.uvarint(); n > 0 {
-			e.calls = make([]geminiCall, n)
-			for i := range e.calls {
-				e.calls[i] = geminiCall{name: r.string(), status: r.string(), input: r.string()}
-			}
-		}
-		return e
-	},
-	withhold: func(e *geminiEntry) {
-		withholdText(&e.prompt)
-		e.calls = slices.Clone(e.calls)
-		for i := range e.calls {
-			withholdText(&e.calls[i].input)
-		}
-	},
-}
-
-func appendStr(b []byte, s Str) []byte { return appendBool(appendString(b, s.V), s.Set) }
-func (r *spillReader) str() Str        { return Str{V: r.string(), Set: r.bool()} }
-
-func appendNum(b []byte, n Num) []byte {
-	return binary.LittleEndian.AppendUint64(appendBool(b, n.Set), math.Float64bits(n.V))
-}
-func (r *spillReader) num() Num { return Num{Set: r.bool(), V: math.Float64frombits(r.u64())} }
-
-var taskRecordCodec = &entryCodec[taskRecord]{
-	encode: func(b []byte, t *taskRecord, _ *time.Location) []byte {
-		for _, s := range []Str{t.TaskID, t.ID, t.ToolName, t.Tool, t.Name, t.Status, t.Error} {
-			b = appendStr(b, s)
-		}
-		return appendNum(b, t.ExecutionTime)
-	},
-	decode: func(r *spillReader, _ *time.Location) (t taskRecord) {
-		for _, p := range []*Str{&t.TaskID, &t.ID, &t.ToolName, &t.Tool, &t.Name, &t.Status, &t.Error} {
-			*p = r.str()
-		}
-		t.ExecutionTime = r.num()
-		return t
-	},
-	withhold: func(t *taskRecord) { withholdText(&t.Error.V) },
-}
-
-// A batch's tasks are written as a count plus one (0: no tasks array at all).
-var taskBatchCodec = &entryCodec[taskBatch]{
-	encode: func(b []byte, t *taskBatch, loc *time.Location) []byte {
-		b = appendStr(appendStr(b, t.BatchID), t.Status)
-		if t.Tasks == nil {
-			return append(b, 0)
-		}
-		b = binary.AppendUvarint(b, uint64(len(t.Tasks))+1)
-		for i := range t.Tasks {
-			b = taskRecordCodec.encode(b, &t.Tasks[i], loc)
-		}
-		return b
-	},
-	decode: func(r *spillReader, loc *time.Location) (t taskBatch) {
-		t.BatchID, t.Status = r.str(), r.str()
-		if n := r.uvarint(); n > 0 {
-			t.Tasks = make([]taskRecord, n-1)
-			for i := range t.Tasks {
-				t.Tasks[i] = taskRecordCodec.decode(r, loc)
-			}
-		}
-		return t
-	},
-	withhold: func(t *taskBatch) {
-		t.Tasks = slices.Clone(t.Tasks)
-		for i := range t.Tasks {
-			taskRecordCodec.withhold(&t.Tasks[i])
-		}
-	},
 }

@@ -92,10 +92,10 @@ func otelInputs(t *testing.T) map[string][]byte {
 // sessions and traces spread over several files too.
 func TestEntrySpillRoundTrip(t *testing.T) {
 	t.Run("codex", func(t *testing.T) {
-		testSpillRoundTrip(t, codexInputs(t), func(f *Fragment) *entryLog[codexEntry] { return f.codex })
+		testSpillRoundTrip(t, codexInputs(t), func(f *Fragment) *entryLog[codexEntry] { return logOf[codexEntry](f) })
 	})
 	t.Run("otel", func(t *testing.T) {
-		testSpillRoundTrip(t, otelInputs(t), func(f *Fragment) *entryLog[otelSpan] { return f.otel })
+		testSpillRoundTrip(t, otelInputs(t), func(f *Fragment) *entryLog[otelSpan] { return logOf[otelSpan](f) })
 	})
 	t.Run("gemini", func(t *testing.T) {
 		inputs := generatedAndFound(t, "gemini", "gemini/*.json*")
@@ -108,7 +108,7 @@ func TestEntrySpillRoundTrip(t *testing.T) {
 		inputs["resumed-2.jsonl"] = []byte(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T11:00:00+02:00"}
 {"id":"3","timestamp":"2026-03-07T11:00:05+02:00","type":"gemini","toolCalls":[{"name":"cat","status":"error"}]}
 `)
-		testSpillRoundTrip(t, inputs, func(f *Fragment) *entryLog[geminiEntry] { return f.gemini })
+		testSpillRoundTrip(t, inputs, func(f *Fragment) *entryLog[geminiEntry] { return logOf[geminiEntry](f) })
 	})
 }
 
@@ -277,8 +277,8 @@ func TestCodexSpillFailures(t *testing.T) {
 	}
 	spill.f = good
 	for i, f := range failed.frags {
-		if len(f.codex.segments) != 0 || !f.codex.noFlush {
-			t.Fatalf("fragment %d: %d segments after a failed write", i, len(f.codex.segments))
+		if len(logOf[codexEntry](f).segments) != 0 || !logOf[codexEntry](f).noFlush {
+			t.Fatalf("fragment %d: %d segments after a failed write", i, len(logOf[codexEntry](f).segments))
 		}
 	}
 	if runs, _ := joinAll(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
@@ -289,7 +289,7 @@ func TestCodexSpillFailures(t *testing.T) {
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, spilled); err != nil {
 		t.Fatal(err)
 	}
-	seg := spilled.frags[0].codex.segments[1]
+	seg := logOf[codexEntry](spilled.frags[0]).segments[1]
 	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}

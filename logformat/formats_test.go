@@ -665,7 +665,7 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 
 func TestOtelJoin(t *testing.T) {
 	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
-	if err != nil || len(c.frags) != 1 || len(c.frags[0].otel.all()) != 6 {
+	if err != nil || len(c.frags) != 1 || len(logOf[otelSpan](c.frags[0]).all()) != 6 {
 		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.frags))
 	}
 	checkWarnings(t, "otel", c.warnings, nil)

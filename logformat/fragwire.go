@@ -57,7 +57,7 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 		head = appendString(appendString(appendString(head, p.id), p.sessionID), p.status)
 		head = appendTime(appendTime(head, p.span.Started, loc), p.span.Ended, loc)
 		head = appendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
-		segs, entries = logSegments(p.batches, loc, noText)
+		segs, entries = p.batches.wireSegments(loc, noText)
 	case FragmentBatch:
 		b := f.batch
 		head = appendNum(appendString(appendString(head, b.id), b.status), b.duration)
@@ -65,15 +65,13 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 		if b.metrics != nil {
 			head = appendNum(appendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
 		}
-		segs, entries = logSegments(b.tasks, loc, noText)
+		segs, entries = b.tasks.wireSegments(loc, noText)
 	case FragmentClaude:
 		segs = claudeSegments(f, loc, noText)
-	case FragmentCodex:
-		segs, entries = logSegments(f.codex, loc, noText)
-	case FragmentOtel:
-		segs, entries = logSegments(f.otel, loc, noText)
-	case FragmentGemini:
-		segs, entries = logSegments(f.gemini, loc, noText)
+	default:
+		if f.log != nil {
+			segs, entries = f.log.wireSegments(loc, noText)
+		}
 	}
 	head = binary.AppendUvarint(head, uint64(len(segs)))
 	for _, s := range segs {
@@ -99,10 +97,10 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 	return nil
 }
 
-// logSegments are a log's segments on the spill, then its entries in memory
+// wireSegments are a log's segments on the spill, then its entries in memory
 // as one more, and how many entries they hold; with noText, all its
 // entries, their texts withheld, as one segment.
-func logSegments[T any](l *entryLog[T], loc *time.Location, noText bool) ([]segment, int) {
+func (l *entryLog[T]) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
 	withhold := noText && l.codec.withhold != nil
 	var segs []segment
 	entries := l.entries
@@ -270,14 +268,12 @@ func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
 		setLog = func([]spillRef, int) {}
 	case FragmentClaude:
 		setLog = func(s []spillRef, _ int) { f.refs, f.spill = s, spill }
-	case FragmentCodex:
-		setLog = func(s []spillRef, n int) { f.codex = spilledLog(spill, s, n, codexCodec) }
-	case FragmentOtel:
-		setLog = func(s []spillRef, n int) { f.otel = spilledLog(spill, s, n, otelCodec) }
-	case FragmentGemini:
-		setLog = func(s []spillRef, n int) { f.gemini = spilledLog(spill, s, n, geminiCodec) }
 	default:
-		return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
+		joined, ok := joinedFormats[f.Kind]
+		if !ok {
+			return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
+		}
+		setLog = func(s []spillRef, n int) { f.log = joined.spilled(spill, s, n) }
 	}
 	segs := make([]spillRef, h.uvarint()) // each takes a byte of the head at least
 	for i := range segs {

@@ -1,6 +1,8 @@
 package logformat
 
 import (
+	"encoding/binary"
+	"slices"
 	"strings"
 	"time"
 	"unsafe"
@@ -92,7 +94,7 @@ func readGemini(d *document, c *readCtx) {
 func (c *readCtx) geminiLog() *geminiLog {
 	session := c.gemini
 	return logFor(c, &c.geminiLogs, session, geminiCodec, func(l *geminiLog) *Fragment {
-		return &Fragment{Kind: FragmentGemini, key: session, gemini: l}
+		return &Fragment{Kind: FragmentGemini, key: session, log: l}
 	})
 }
 
@@ -183,7 +185,7 @@ func (g *geminiMsg) entry(loc *time.Location) geminiEntry {
 }
 
 func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	for fs, entries := range loaded(frags, func(f *Fragment) *geminiLog { return f.gemini }) {
+	for fs, entries := range loaded[geminiEntry](frags) {
 		id := fs[0].key
 		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
@@ -222,4 +224,49 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 		r.Title = cmpOr(clipString(strings.TrimSpace(r.Request), 120), id)
 		emit(r, fs)
 	}
+}
+
+func init() { joinedBy(FragmentGemini, geminiCodec, joinGemini) }
+
+var geminiCodec = &entryCodec[geminiEntry]{
+	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
+		b = appendTime(b, e.start, loc)
+		b = appendTime(b, e.at, loc)
+		b = appendTime(b, e.lastUpdated, loc)
+		b = appendString(b, e.kind)
+		b = appendString(b, e.model)
+		b = appendTokens(b, &e.tokens)
+		b = appendBool(b, e.hasTokens)
+		b = appendString(b, e.prompt)
+		b = appendString(b, e.project)
+		b = binary.AppendUvarint(b, uint64(len(e.calls)))
+		for _, c := range e.calls {
+			b = appendString(b, c.name)
+			b = appendString(b, c.status)
+			b = appendString(b, c.input)
+		}
+		return b
+	},
+	decode: func(r *spillReader, loc *time.Location) (e geminiEntry) {
+		e.start, e.at, e.lastUpdated = r.time(loc), r.time(loc), r.time(loc)
+		e.kind, e.model = r.string(), r.string()
+		e.tokens = r.tokens()
+		e.hasTokens = r.bool()
+		e.prompt = r.string()
+		e.project = r.string()
+		if n := r.uvarint(); n > 0 {
+			e.calls = make([]geminiCall, n)
+			for i := range e.calls {
+				e.calls[i] = geminiCall{name: r.string(), status: r.string(), input: r.string()}
+			}
+		}
+		return e
+	},
+	withhold: func(e *geminiEntry) {
+		withholdText(&e.prompt)
+		e.calls = slices.Clone(e.calls)
+		for i := range e.calls {
+			withholdText(&e.calls[i].input)
+		}
+	},
 }

@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"maps"
 	"slices"
 	"sort"
 
@@ -14,7 +15,8 @@ import (
 // FragmentKind tells which record a fragment holds.
 type FragmentKind int8
 
-// Fragment kinds.
+// Fragment kinds. A kind's value is written in partials: a new kind takes
+// the next one.
 const (
 	FragmentPlan FragmentKind = iota
 	FragmentBatch
@@ -34,9 +36,7 @@ type Fragment struct {
 	plan   *planRecord
 	batch  *batchRecord
 	claude *claudeFile
-	codex  *codexLog
-	otel   *otelLog
-	gemini *geminiLog
+	log    fragmentLog  // the entries of a format in joinedFormats
 	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
 	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
 	spill  *RecordSpill // where claude is while nobody needs it (nil: in memory)
@@ -60,17 +60,14 @@ type Fragment struct {
 // of the join's memory, and emitParts may fold them a part at a time.
 func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragment), emitParts func(r *model.Run, calls *CallParts, from []*Fragment)) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
-	var claude, codex, otel, gemini, plan []*Fragment
+	var claude, plan []*Fragment
+	byKind := map[FragmentKind][]*Fragment{}
 	for _, f := range frags {
-		switch f.Kind {
-		case FragmentClaude:
+		switch _, joined := joinedFormats[f.Kind]; {
+		case f.Kind == FragmentClaude:
 			claude = append(claude, f)
-		case FragmentCodex:
-			codex = append(codex, f)
-		case FragmentOtel:
-			otel = append(otel, f)
-		case FragmentGemini:
-			gemini = append(gemini, f)
+		case joined:
+			byKind[f.Kind] = append(byKind[f.Kind], f)
 		default:
 			plan = append(plan, f)
 		}
@@ -82,11 +79,11 @@ func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragm
 	sessions := orderClaude(claude)
 	sessions.joinFirst(w)
 	emitPlans(plan, w, emit)
-	joinCodex(codex, w, emit)
-	joinOtel(otel, w, emit)
-	joinGemini(gemini, w, emit)
-	for _, f := range slices.Concat(codex, otel, gemini) {
-		f.codex, f.otel, f.gemini = nil, nil, nil // joined: only Source and Kind are read after
+	for _, kind := range slices.Sorted(maps.Keys(joinedFormats)) {
+		joinedFormats[kind].join(byKind[kind], w, emit)
+		for _, f := range byKind[kind] {
+			f.log = nil // joined: only Source and Kind are read after
+		}
 	}
 	joinClaude(sessions, w, emit, emitParts)
 }

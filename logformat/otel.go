@@ -214,7 +214,7 @@ func readOtel(d *document, c *readCtx) {
 					key = c.fallbackID()
 				}
 				logFor(c, &c.otel, key, otelCodec, func(l *otelLog) *Fragment {
-					return &Fragment{Kind: FragmentOtel, key: key, otel: l}
+					return &Fragment{Kind: FragmentOtel, key: key, log: l}
 				}).add(c, s)
 			}
 		}
@@ -235,7 +235,7 @@ func (s *otelSpan) isModelCall() bool {
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 // A fragment holds a file's spans of one trace, which may feed several runs.
 func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	for fs, held := range loaded(frags, func(f *Fragment) *otelLog { return f.otel }) {
+	for fs, held := range loaded[otelSpan](frags) {
 		trace := fs[0].key
 		var runs []*model.Run
 		spans := map[string]*otelSpan{}
@@ -355,4 +355,29 @@ func cmpOrInt(a, b int) int {
 		return a
 	}
 	return b
+}
+
+func init() { joinedBy(FragmentOtel, otelCodec, joinOtel) }
+
+var otelCodec = &entryCodec[otelSpan]{
+	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
+		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project, s.input} {
+			b = appendString(b, v)
+		}
+		b = appendTime(b, s.start, loc)
+		b = appendTime(b, s.end, loc)
+		b = appendBool(b, s.failed)
+		b = appendBool(b, s.ok)
+		return appendTokens(b, &s.tokens)
+	},
+	decode: func(r *spillReader, loc *time.Location) (s otelSpan) {
+		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project, &s.input} {
+			*p = r.string()
+		}
+		s.start, s.end = r.time(loc), r.time(loc)
+		s.failed, s.ok = r.bool(), r.bool()
+		s.tokens = r.tokens()
+		return s
+	},
+	withhold: func(s *otelSpan) { withholdText(&s.errText, &s.input) },
 }

@@ -1,6 +1,10 @@
 package logformat
 
 import (
+	"encoding/binary"
+	"slices"
+	"time"
+
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -264,4 +268,52 @@ func taskCall(t *taskRecord, w Warner) model.ToolCall {
 		call.Error = t.Error.V
 	}
 	return call
+}
+
+var taskRecordCodec = &entryCodec[taskRecord]{
+	encode: func(b []byte, t *taskRecord, _ *time.Location) []byte {
+		for _, s := range []Str{t.TaskID, t.ID, t.ToolName, t.Tool, t.Name, t.Status, t.Error} {
+			b = appendStr(b, s)
+		}
+		return appendNum(b, t.ExecutionTime)
+	},
+	decode: func(r *spillReader, _ *time.Location) (t taskRecord) {
+		for _, p := range []*Str{&t.TaskID, &t.ID, &t.ToolName, &t.Tool, &t.Name, &t.Status, &t.Error} {
+			*p = r.str()
+		}
+		t.ExecutionTime = r.num()
+		return t
+	},
+	withhold: func(t *taskRecord) { withholdText(&t.Error.V) },
+}
+
+// A batch's tasks are written as a count plus one (0: no tasks array at all).
+var taskBatchCodec = &entryCodec[taskBatch]{
+	encode: func(b []byte, t *taskBatch, loc *time.Location) []byte {
+		b = appendStr(appendStr(b, t.BatchID), t.Status)
+		if t.Tasks == nil {
+			return append(b, 0)
+		}
+		b = binary.AppendUvarint(b, uint64(len(t.Tasks))+1)
+		for i := range t.Tasks {
+			b = taskRecordCodec.encode(b, &t.Tasks[i], loc)
+		}
+		return b
+	},
+	decode: func(r *spillReader, loc *time.Location) (t taskBatch) {
+		t.BatchID, t.Status = r.str(), r.str()
+		if n := r.uvarint(); n > 0 {
+			t.Tasks = make([]taskRecord, n-1)
+			for i := range t.Tasks {
+				t.Tasks[i] = taskRecordCodec.decode(r, loc)
+			}
+		}
+		return t
+	},
+	withhold: func(t *taskBatch) {
+		t.Tasks = slices.Clone(t.Tasks)
+		for i := range t.Tasks {
+			taskRecordCodec.withhold(&t.Tasks[i])
+		}
+	},
 }

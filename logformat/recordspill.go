@@ -6,12 +6,14 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
+	"github.com/agentstat/agentstat/model"
 )
 
 // The record spill: a scratch file that keeps the records of runs spread
@@ -411,3 +413,27 @@ func (r *spillReader) string() string {
 	}
 	return s
 }
+
+func appendTokens(b []byte, t *model.Tokens) []byte {
+	for _, v := range []int64{t.Input, t.Output, t.CacheRead, t.CacheCreation, t.Unspecified, t.CacheCreation1h} {
+		b = binary.AppendVarint(b, v)
+	}
+	return b
+}
+
+func (r *spillReader) tokens() (t model.Tokens) {
+	for _, p := range []*int64{&t.Input, &t.Output, &t.CacheRead, &t.CacheCreation, &t.Unspecified, &t.CacheCreation1h} {
+		*p = r.varint()
+	}
+	return t
+}
+
+func appendStr(b []byte, s Str) []byte { return appendBool(appendString(b, s.V), s.Set) }
+
+func (r *spillReader) str() Str { return Str{V: r.string(), Set: r.bool()} }
+
+func appendNum(b []byte, n Num) []byte {
+	return binary.LittleEndian.AppendUint64(appendBool(b, n.Set), math.Float64bits(n.V))
+}
+
+func (r *spillReader) num() Num { return Num{Set: r.bool(), V: math.Float64frombits(r.u64())} }
