@@ -18,7 +18,8 @@ func (a *Accumulator) Merge(o *Accumulator) {
 // zero), and lists append. Floats have no rule: their sum would depend on
 // the order of the merges (a Dist sums in fixed point).
 func mergeInto(dst, src reflect.Value) {
-	if m := dst.Addr().MethodByName("Merge"); m.IsValid() {
+	// Its own Merge, taking its own type: one promoted from an embedded field would merge that field alone.
+	if m := dst.Addr().MethodByName("Merge"); m.IsValid() && m.Type().NumIn() == 1 && m.Type().In(0) == dst.Addr().Type() {
 		m.Call([]reflect.Value{src.Addr()})
 		return
 	}

@@ -337,7 +337,7 @@ func TestTallyMapsInOrder(t *testing.T) {
 		}
 	}
 	walk(reflect.TypeFor[tally](), "tally")
-	if !seen[reflect.TypeFor[CallCounts]()] {
-		t.Error("the walk did not reach a tool's calls by day")
+	if !seen[reflect.TypeFor[toolAcc]()] {
+		t.Error("the walk did not reach the values of a gobMap (a tool's figures)")
 	}
 }

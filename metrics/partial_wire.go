@@ -24,61 +24,54 @@ import (
 // Go's random iteration order, so the same state would not be the same bytes.
 type gobMap[K cmp.Ordered, V any] map[K]V
 
-func (m gobMap[K, V]) GobEncode() ([]byte, error) {
-	keys := slices.Sorted(maps.Keys(m))
-	vals := make([]V, len(keys))
-	for i, k := range keys {
-		vals[i] = m[k]
-	}
-	return encodePairs(keys, vals)
-}
+func (m gobMap[K, V]) GobEncode() ([]byte, error) { return encodeSorted(m, cmp.Compare[K]) }
 
-func (m *gobMap[K, V]) GobDecode(b []byte) error {
-	keys, vals, err := decodePairs[K, V](b)
-	*m = make(gobMap[K, V], len(keys))
-	for i, k := range keys {
-		(*m)[k] = vals[i]
-	}
+func (m *gobMap[K, V]) GobDecode(b []byte) (err error) {
+	*m, err = decodeMap[K, V](b)
 	return err
 }
 
 // GobEncode writes token use in the order of its keys, as gobMap does.
 func (u usage) GobEncode() ([]byte, error) {
-	keys := slices.SortedFunc(maps.Keys(u), func(a, b usageKey) int {
+	return encodeSorted(u, func(a, b usageKey) int {
 		return cmp.Or(strings.Compare(a.Model, b.Model), cmp.Compare(a.Tier, b.Tier))
 	})
-	vals := make([]model.Tokens, len(keys))
-	for i, k := range keys {
-		vals[i] = u[k]
-	}
-	return encodePairs(keys, vals)
 }
 
-func (u *usage) GobDecode(b []byte) error {
-	keys, vals, err := decodePairs[usageKey, model.Tokens](b)
-	*u = make(usage, len(keys))
-	for i, k := range keys {
-		(*u)[k] = vals[i]
-	}
+func (u *usage) GobDecode(b []byte) (err error) {
+	*u, err = decodeMap[usageKey, model.Tokens](b)
 	return err
 }
 
-func encodePairs[K, V any](keys []K, vals []V) ([]byte, error) {
+// encodeSorted writes m as its keys in the order compare gives, then their values.
+func encodeSorted[M ~map[K]V, K comparable, V any](m M, compare func(a, b K) int) ([]byte, error) {
+	keys := slices.SortedFunc(maps.Keys(m), compare)
+	vals := make([]V, len(keys))
+	for i, k := range keys {
+		vals[i] = m[k]
+	}
 	var b bytes.Buffer
 	enc := gob.NewEncoder(&b)
 	err := errors.Join(enc.Encode(keys), enc.Encode(vals))
 	return b.Bytes(), err
 }
 
-func decodePairs[K, V any](b []byte) (keys []K, vals []V, err error) {
+// decodeMap reads what encodeSorted wrote.
+func decodeMap[K comparable, V any](b []byte) (map[K]V, error) {
+	var keys []K
+	var vals []V
 	dec := gob.NewDecoder(bytes.NewReader(b))
 	if err := errors.Join(dec.Decode(&keys), dec.Decode(&vals)); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if len(keys) != len(vals) {
-		return nil, nil, fmt.Errorf("%d keys for %d values", len(keys), len(vals))
+		return nil, fmt.Errorf("%d keys for %d values", len(keys), len(vals))
 	}
-	return keys, vals, nil
+	m := make(map[K]V, len(keys))
+	for i, k := range keys {
+		m[k] = vals[i]
+	}
+	return m, nil
 }
 
 // distWire is a Dist as a partial holds it.
