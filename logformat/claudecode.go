@@ -24,6 +24,22 @@ var claudeFormat = &Format{
 	read: readClaude,
 }
 
+// claudeFields are the members only a Claude Code transcript entry has.
+type claudeFields struct {
+	UUID          Str                `json:"uuid"`
+	LeafUUID      Str                `json:"leafUuid"`
+	RequestID     Str                `json:"requestId"`
+	ToolUseResult toolUseResultField `json:"toolUseResult"`
+	IsSidechain   *bool              `json:"isSidechain"`
+	IsAPIError    *bool              `json:"isApiErrorMessage"`
+	IsMeta        bool               `json:"isMeta"`
+	AgentID       Str                `json:"agentId"`
+	Subtype       Str                `json:"subtype"` // system entries: compact_boundary
+	Cwd           Str                `json:"cwd"`
+	GitBranch     Str                `json:"gitBranch"`
+	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
+}
+
 type claudeMessage struct {
 	ID      Str               `json:"id"`
 	Model   Str               `json:"model"`
@@ -466,8 +482,8 @@ func readClaude(d *document, c *readCtx) {
 func readSubagentProgress(d *document, c *readCtx) {
 	n := d.Data.P.Message
 	side := true
-	sub := document{Type: n.Type, SessionIDCamel: d.SessionIDCamel, UUID: n.UUID, RequestID: n.RequestID,
-		Timestamp: n.Timestamp, Message: n.Message, IsSidechain: &side, AgentID: d.Data.P.AgentID}
+	sub := document{Type: n.Type, SessionIDCamel: d.SessionIDCamel, Timestamp: n.Timestamp, Message: n.Message,
+		claudeFields: claudeFields{UUID: n.UUID, RequestID: n.RequestID, IsSidechain: &side, AgentID: d.Data.P.AgentID}}
 	if !sub.Timestamp.Set {
 		sub.Timestamp = d.Timestamp
 	}

@@ -39,6 +39,15 @@ var codexFormat = &Format{
 	read: readCodex,
 }
 
+// codexFields are the members only a Codex rollout line has.
+type codexFields struct {
+	Instructions Str         `json:"instructions"`
+	Name         Str         `json:"name"`
+	CallID       Str         `json:"call_id"`
+	Role         Str         `json:"role"`
+	Output       codexOutput `json:"output"`
+}
+
 // codexItem is a response item or event: a payload, or a pre-envelope line.
 type codexItem struct {
 	Type      Str         `json:"type"`

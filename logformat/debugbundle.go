@@ -35,6 +35,12 @@ var bundleFormat = &Format{
 	read: readBundle,
 }
 
+// bundleFields are the members only a debug bundle has.
+type bundleFields struct {
+	State  *bundleState `json:"state"`
+	Events eventsField  `json:"events"`
+}
+
 type bundleState struct {
 	ID   Str `json:"id"`
 	Task *struct {

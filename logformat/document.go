@@ -5,105 +5,42 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// document is the union of the top-level fields of every document format.
-// A file is decoded once into it, keeping only what metrics need: values
-// of any other key (tool outputs, file contents, payloads, checkpoints) are
-// skipped by the decoder without being materialised. Signatures are then
-// tested on which fields were present, in any key order.
+// document is the union of the top-level members of every format's
+// documents: the members several formats read, then each format's own
+// (its <format>Fields, beside its reader), embedded so that the decoders
+// read them as the document's. A file is decoded once into it, keeping
+// only what metrics need: values of any other key (tool outputs, file
+// contents, payloads, checkpoints) are skipped by the decoder without being
+// materialised. Signatures are then tested on which fields were present,
+// in any key order. A member name belongs to one field only.
 type document struct {
-	// planexec (and id/title/summary/status, shared by several formats)
-	ID                     Str              `json:"id"`
-	PlanID                 Str              `json:"planId"`
-	Title                  Str              `json:"title"`
-	UserRequest            Str              `json:"userRequest"`
-	StartTime              Time             `json:"startTime"`
-	EndTime                Time             `json:"endTime"`
-	Completed              *bool            `json:"completed"`
-	Summary                summaryField     `json:"summary"`
-	Steps                  stepList         `json:"steps"`
-	StepStatuses           []Str            `json:"stepStatuses"`
-	StepAgents             []Str            `json:"stepAgents"`
-	AgentExecutionSequence []agentExecution `json:"agentExecutionSequence"`
-	StatusCounts           map[string]Num   `json:"statusCounts"`
-	Status                 Str              `json:"status"`
-
-	// session (STD-001)
-	SessionID        Str               `json:"session_id"`
-	TaskTitle        Str               `json:"task_title"`
-	TaskDescription  Str               `json:"task_description"`
-	UserPrompt       Str               `json:"user_prompt"`
-	CreatedAt        Time              `json:"created_at"`
-	StartedAt        Time              `json:"started_at"`
-	CompletedAt      Time              `json:"completed_at"`
-	Agent            agentField        `json:"agent"`
-	ToolCalls        sessionCalls      `json:"tool_calls"`
-	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
-	Phases           []phase           `json:"phases"` // session v2.x, and structmsg
-
-	// debugbundle
-	State     *bundleState `json:"state"`
-	Events    eventsField  `json:"events"`
-	Timestamp Time         `json:"timestamp"`
-
-	// planagent
-	SessionIDCamel     Str           `json:"sessionId"`
-	PlannedBatches     []taskBatch   `json:"plannedBatches"`
-	CreatedAtCamel     Time          `json:"createdAt"`
-	UpdatedAtCamel     Time          `json:"updatedAt"`
-	BatchID            Str           `json:"batchId"`
-	ExecutedTasks      []taskRecord  `json:"executedTasks"`
-	ExecutionTime      Num           `json:"executionTime"`
-	Metrics            *batchMetrics `json:"metrics"`
-	TotalBatches       Num           `json:"totalBatches"`
-	CompletedBatches   Num           `json:"completedBatches"`
-	FailedBatches      Num           `json:"failedBatches"`
-	OverallSuccessRate Num           `json:"overallSuccessRate"`
-	AverageBatchTime   Num           `json:"averageBatchTime"`
-	TotalExecutionTime Num           `json:"totalExecutionTime"`
-	ErrorRate          Num           `json:"errorRate"`
-
-	// claudecode: one transcript entry per line
-	Type          Str                `json:"type"`
-	UUID          Str                `json:"uuid"`
-	LeafUUID      Str                `json:"leafUuid"`
-	Message       *claudeMessage     `json:"message"`
-	RequestID     Str                `json:"requestId"`
-	ToolUseResult toolUseResultField `json:"toolUseResult"`
-	IsSidechain   *bool              `json:"isSidechain"`
-	IsAPIError    *bool              `json:"isApiErrorMessage"`
-	IsMeta        bool               `json:"isMeta"`
-	AgentID       Str                `json:"agentId"`
-	Subtype       Str                `json:"subtype"` // system entries: compact_boundary
-	Cwd           Str                `json:"cwd"`
-	GitBranch     Str                `json:"gitBranch"`
-	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
-
-	// gemini: a session document, or a JSONL header, message or $set line
-	ProjectHash     Str              `json:"projectHash"`
-	LastUpdated     Time             `json:"lastUpdated"`
-	SetUpdate       presence         `json:"$set"`
-	Model           Str              `json:"model"`
-	Tokens          *geminiTokens    `json:"tokens"`
-	Content         claudeContent    `json:"content"`
-	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
-
-	// otel: an OTLP/JSON trace export
-	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
-
-	// codex: envelope lines carry a payload; pre-envelope lines are items
-	Payload      *codexItem  `json:"payload"`
-	Instructions Str         `json:"instructions"`
-	Name         Str         `json:"name"`
-	CallID       Str         `json:"call_id"`
-	Role         Str         `json:"role"`
-	Output       codexOutput `json:"output"`
-
-	// structmsg, bare or embedded in conversation messages
-	Architecture      Str            `json:"architecture"`
-	Request           *structRequest `json:"request"`
+	ID                Str            `json:"id"`
+	PlanID            Str            `json:"planId"`
+	Title             Str            `json:"title"`
+	StartTime         Time           `json:"startTime"`
+	Summary           summaryField   `json:"summary"`
+	Steps             stepList       `json:"steps"`
+	Status            Str            `json:"status"`
+	CreatedAt         Time           `json:"created_at"`
+	ToolCalls         sessionCalls   `json:"tool_calls"`
+	Phases            []phase        `json:"phases"` // session v2.x, and structmsg
+	Timestamp         Time           `json:"timestamp"`
+	SessionIDCamel    Str            `json:"sessionId"`
+	Type              Str            `json:"type"`
+	Message           *claudeMessage `json:"message"`
+	Payload           *codexItem     `json:"payload"`
 	StructuredContext embedded       `json:"structured_context"`
-	ContextMessages   []document     `json:"context_messages"`
 	Messages          messages       `json:"messages"`
+
+	claudeFields
+	codexFields
+	otelFields
+	geminiFields
+	bundleFields
+	structmsgFields
+	planagentFields
+	planexecFields
+	sessionFields
 }
 
 // decodeTextOrObject decodes a value written as a string (text) or as an

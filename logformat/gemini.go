@@ -37,6 +37,17 @@ var geminiFormat = &Format{
 	read: readGemini,
 }
 
+// geminiFields are the members only a Gemini CLI session or JSONL line has.
+type geminiFields struct {
+	ProjectHash     Str              `json:"projectHash"`
+	LastUpdated     Time             `json:"lastUpdated"`
+	SetUpdate       presence         `json:"$set"`
+	Model           Str              `json:"model"`
+	Tokens          *geminiTokens    `json:"tokens"`
+	Content         claudeContent    `json:"content"`
+	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
+}
+
 type geminiTokens struct {
 	Input    Num `json:"input"`
 	Output   Num `json:"output"`

@@ -26,6 +26,11 @@ var otelFormat = &Format{
 	read:      readOtel,
 }
 
+// otelFields are the members only an OTLP/JSON trace export has.
+type otelFields struct {
+	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
+}
+
 type otlpResourceSpans struct {
 	Resource   *otlpResource    `json:"resource"`
 	ScopeSpans []otlpScopeSpans `json:"scopeSpans"`

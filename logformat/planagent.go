@@ -23,6 +23,24 @@ var planagentFormat = &Format{
 	read: readPlanagent,
 }
 
+// planagentFields are the members only PlanAgent documents have (its plan, batch results, progress and metrics).
+type planagentFields struct {
+	PlannedBatches     []taskBatch   `json:"plannedBatches"`
+	CreatedAtCamel     Time          `json:"createdAt"`
+	UpdatedAtCamel     Time          `json:"updatedAt"`
+	BatchID            Str           `json:"batchId"`
+	ExecutedTasks      []taskRecord  `json:"executedTasks"`
+	ExecutionTime      Num           `json:"executionTime"`
+	Metrics            *batchMetrics `json:"metrics"`
+	TotalBatches       Num           `json:"totalBatches"`
+	CompletedBatches   Num           `json:"completedBatches"`
+	FailedBatches      Num           `json:"failedBatches"`
+	OverallSuccessRate Num           `json:"overallSuccessRate"`
+	AverageBatchTime   Num           `json:"averageBatchTime"`
+	TotalExecutionTime Num           `json:"totalExecutionTime"`
+	ErrorRate          Num           `json:"errorRate"`
+}
+
 type taskBatch struct {
 	BatchID Str          `json:"batchId"`
 	Tasks   []taskRecord `json:"tasks"`

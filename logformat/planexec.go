@@ -18,6 +18,17 @@ var planexecFormat = &Format{
 	read: readPlanexec,
 }
 
+// planexecFields are the members only a planexec document has.
+type planexecFields struct {
+	UserRequest            Str              `json:"userRequest"`
+	EndTime                Time             `json:"endTime"`
+	Completed              *bool            `json:"completed"`
+	StepStatuses           []Str            `json:"stepStatuses"`
+	StepAgents             []Str            `json:"stepAgents"`
+	AgentExecutionSequence []agentExecution `json:"agentExecutionSequence"`
+	StatusCounts           map[string]Num   `json:"statusCounts"`
+}
+
 type agentExecution struct {
 	ID            Str            `json:"id"`
 	AgentName     Str            `json:"agentName"`

@@ -61,19 +61,34 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 	}
 	p := &rawStruct{}
 	rawPlans[t] = p // before its fields: a document holds documents
+	p.addFields(t, 0)
+	return p
+}
+
+// addFields adds struct type t's fields, at off in the planned struct; an
+// embedded struct's fields are the planned struct's own, as the reflective
+// decoder reads them.
+func (p *rawStruct) addFields(t reflect.Type, off uintptr) {
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+			p.addFields(f.Type, off+f.Offset)
+			continue
+		}
 		if f.Anonymous && name == "" {
 			panic("logformat: " + t.String() + " embeds " + f.Type.String() + ", which a plan does not read")
 		}
 		if name == "" || name == "-" || !f.IsExported() {
 			continue
 		}
+		if slices.ContainsFunc(p.fields, func(g rawField) bool { return g.name == name }) {
+			panic("logformat: two fields are named " + name + ": the reflective decoder would read neither")
+		}
 		if len(p.fields) == 255 { // bySlot's and read's bounds
 			panic("logformat: " + t.String() + " has too many fields for a plan")
 		}
-		p.fields = append(p.fields, rawField{name: name, off: f.Offset, read: rawReaderOf(f.Type)})
+		p.fields = append(p.fields, rawField{name: name, off: off + f.Offset, read: rawReaderOf(f.Type)})
 		if st := f.Type; st.Kind() == reflect.Struct || st.Kind() == reflect.Pointer && st.Elem().Kind() == reflect.Struct {
 			if st.Kind() == reflect.Pointer {
 				st = st.Elem()
@@ -83,7 +98,6 @@ func rawPlanOf(t reflect.Type) *rawStruct {
 			}
 		}
 	}
-	return p
 }
 
 // init indexes every name the plans match (fieldKeys, keyIndex) and gives

@@ -25,6 +25,18 @@ var sessionFormat = &Format{
 	read: readSession,
 }
 
+// sessionFields are the members only a session document has.
+type sessionFields struct {
+	SessionID        Str               `json:"session_id"`
+	TaskTitle        Str               `json:"task_title"`
+	TaskDescription  Str               `json:"task_description"`
+	UserPrompt       Str               `json:"user_prompt"`
+	StartedAt        Time              `json:"started_at"`
+	CompletedAt      Time              `json:"completed_at"`
+	Agent            agentField        `json:"agent"`
+	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
+}
+
 type sessionToolCall struct {
 	CallID              Str           `json:"call_id"`
 	ID                  Str           `json:"id"`

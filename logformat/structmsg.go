@@ -20,6 +20,13 @@ var structmsgFormat = &Format{
 	read: readStructmsg,
 }
 
+// structmsgFields are the members only a structmsg document has.
+type structmsgFields struct {
+	Architecture    Str            `json:"architecture"`
+	Request         *structRequest `json:"request"`
+	ContextMessages []document     `json:"context_messages"`
+}
+
 type structRequest struct {
 	OriginalInput Str `json:"original_input"`
 	CoreGoal      Str `json:"core_goal"`
