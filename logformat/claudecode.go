@@ -389,7 +389,7 @@ func readClaude(d *document, c *readCtx) {
 	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
 		return // a summary or snapshot line: nothing to count
 	}
-	f := c.claudeFile(d.SessionIDCamel.V)
+	f := claudeFileOf(c, d.SessionIDCamel.V)
 	if f.cwd == "" {
 		f.cwd = d.Cwd.V
 	}
@@ -521,22 +521,29 @@ func claudeErrorText(s string) bool {
 	return strings.HasPrefix(s, "User rejected") || strings.HasPrefix(s, "Error")
 }
 
-// claudeFile returns the current file's record of a session, emitting it as
-// a fragment the first time the session appears in the file.
-func (c *readCtx) claudeFile(session string) *claudeFile {
-	if f := c.claude[session]; f != nil {
+// claudeFileOf returns the current file's record of a session, emitting it
+// as a fragment the first time the session appears in the file.
+func claudeFileOf(c *readCtx, session string) *claudeFile {
+	sessions := *fileState(c, func() *claudeFileSessions { return &claudeFileSessions{} })
+	if f := sessions[session]; f != nil {
 		return f
 	}
-	if c.claude == nil {
-		c.claude = map[string]*claudeFile{}
-	}
 	f := &claudeFile{spill: c.spill, loc: c.loc}
-	c.claude[session] = f
+	sessions[session] = f
 	frag := &Fragment{Kind: FragmentClaude, key: session, claude: f}
-	c.claudeFrags = append(c.claudeFrags, frag)
+	c.atEnd = append(c.atEnd, claudeAtEnd{frag})
 	c.fragment(frag)
 	return f
 }
+
+// claudeFileSessions are the Claude Code sessions of the file being read.
+type claudeFileSessions map[string]*claudeFile
+
+// claudeAtEnd puts a session's fragment, and with it the records the file
+// holds still, on the spill at the file's end.
+type claudeAtEnd struct{ frag *Fragment }
+
+func (e claudeAtEnd) flushTo(s *RecordSpill, _ bool) { s.put(e.frag) }
 
 // groupFragments groups fragments by key, keys in order of first appearance.
 func groupFragments(frags []*Fragment) (order []string, groups map[string][]*Fragment) {

@@ -276,10 +276,7 @@ func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
 }
 
 func readCodex(d *document, c *readCtx) {
-	if c.codex == nil {
-		c.codex = &codexFile{session: c.fallbackID()}
-	}
-	st := c.codex
+	st := fileState(c, func() *codexFile { return &codexFile{session: c.fallbackID()} })
 	at := d.Timestamp.In(c.loc)
 	item := d.Payload
 	if item == nil { // a pre-envelope line is the item itself

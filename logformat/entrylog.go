@@ -70,7 +70,8 @@ func joinedBy[T any](kind FragmentKind, codec *entryCodec[T], join func([]*Fragm
 // logOf is the entries f carries, of a format registered with joinedBy.
 func logOf[T any](f *Fragment) *entryLog[T] { return f.log.(*entryLog[T]) }
 
-// logFlusher is an entryLog of any kind, for the end of its file.
+// logFlusher is what a file's reader holds for the spill until the file's
+// end: an entryLog of any kind, or a Claude Code session's fragment.
 type logFlusher interface {
 	flushTo(s *RecordSpill, last bool)
 }
@@ -87,7 +88,7 @@ func logFor[T any](c *readCtx, logs *map[string]*entryLog[T], key string, codec 
 	}
 	l := &entryLog[T]{codec: codec}
 	(*logs)[key] = l
-	c.logs = append(c.logs, l)
+	c.atEnd = append(c.atEnd, l)
 	c.fragment(frag(l))
 	return l
 }

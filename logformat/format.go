@@ -204,19 +204,30 @@ func skip(reason, detail string) error { return &SkipError{Reason: reason, Detai
 
 // readCtx carries what a reader needs while turning one document into runs.
 type readCtx struct {
-	source      string // path relative to the scanned root, '/'-separated
-	loc         *time.Location
-	em          Emitter
-	ord         int // index of the document within the file, for generated ids
-	emits       int
-	codex       *codexFile             // what a Codex rollout's earlier lines said
-	gemini      string                 // the session a Gemini JSONL header named
-	claude      map[string]*claudeFile // this file's Claude Code sessions
-	claudeFrags []*Fragment            // their fragments, in order
-	spill       *RecordSpill           // where their records wait for the join (nil: in memory)
-	logs        []logFlusher           // this file's entry logs (Codex, OTel, Gemini, PlanAgent), spilled at its end
-	otel        map[string]*otelLog    // this file's spans, by trace
-	geminiLogs  map[string]*geminiLog  // this file's Gemini entries, by session
+	source string // path relative to the scanned root, '/'-separated
+	loc    *time.Location
+	em     Emitter
+	ord    int // index of the document within the file, for generated ids
+	emits  int
+	spill  *RecordSpill // where records wait for the join (nil: in memory)
+	atEnd  []logFlusher // what goes to the spill at the file's end, in order
+	states map[any]any  // each format's state of this file, by its type (fileState)
+}
+
+// fileState is the state of type T a format keeps while it reads one file
+// (the session a header named, the file's logs by session), made by start
+// when the format first asks.
+func fileState[T any](c *readCtx, start func() *T) *T {
+	key := any((*T)(nil))
+	if s, ok := c.states[key]; ok {
+		return s.(*T)
+	}
+	if c.states == nil {
+		c.states = map[any]any{}
+	}
+	s := start()
+	c.states[key] = s
+	return s
 }
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }

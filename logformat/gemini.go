@@ -83,35 +83,44 @@ type geminiCall struct {
 	name, status, input string
 }
 
+// geminiFile is what a Gemini CLI file's reader keeps: the session its
+// JSONL header named (else the file's), and its entries by session.
+type geminiFile struct {
+	session string
+	logs    map[string]*geminiLog
+}
+
+func geminiFileOf(c *readCtx) *geminiFile {
+	return fileState(c, func() *geminiFile { return &geminiFile{session: c.fallbackID()} })
+}
+
 func readGemini(d *document, c *readCtx) {
-	if c.gemini == "" {
-		c.gemini = c.fallbackID()
-	}
+	st := geminiFileOf(c)
 	if d.SetUpdate.Present {
 		return // an update of the header's lastUpdated: the messages carry their own times
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
-		c.gemini = cmpOr(d.SessionIDCamel.V, c.gemini)
-		c.geminiLog().add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
+		st.session = cmpOr(d.SessionIDCamel.V, st.session)
+		st.log(c).add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
 		for i := range d.Messages.gemini {
-			c.geminiLog().add(c, d.Messages.gemini[i].entry(c.loc))
+			st.log(c).add(c, d.Messages.gemini[i].entry(c.loc))
 		}
 		return
 	}
 	geminiMessage(d, c)
 }
 
-// geminiLog is the file's log of the current session.
-func (c *readCtx) geminiLog() *geminiLog {
-	session := c.gemini
-	return logFor(c, &c.geminiLogs, session, geminiCodec, func(l *geminiLog) *Fragment {
+// log is the file's log of the current session.
+func (st *geminiFile) log(c *readCtx) *geminiLog {
+	session := st.session
+	return logFor(c, &st.logs, session, geminiCodec, func(l *geminiLog) *Fragment {
 		return &Fragment{Kind: FragmentGemini, key: session, log: l}
 	})
 }
 
 func geminiMessage(m *document, c *readCtx) {
 	g := geminiMessageOf(m)
-	c.geminiLog().add(c, g.entry(c.loc))
+	geminiFileOf(c).log(c).add(c, g.entry(c.loc))
 }
 
 // messages is a document's messages, each kept as the little a reader

@@ -116,6 +116,9 @@ func (v *otlpValue) rawFlex(s *rawScan, w *warnList) bool {
 // otelLog is a file's spans of one trace.
 type otelLog = entryLog[otelSpan]
 
+// newOtelFileLogs starts the logs of the file being read, by trace.
+func newOtelFileLogs() *map[string]*otelLog { return new(map[string]*otelLog) }
+
 // otelSpan is one span, kept compact.
 type otelSpan struct {
 	trace, id, parent string
@@ -218,7 +221,7 @@ func readOtel(d *document, c *readCtx) {
 				if key == "" {
 					key = c.fallbackID()
 				}
-				logFor(c, &c.otel, key, otelCodec, func(l *otelLog) *Fragment {
+				logFor(c, fileState(c, newOtelFileLogs), key, otelCodec, func(l *otelLog) *Fragment {
 					return &Fragment{Kind: FragmentOtel, key: key, log: l}
 				}).add(c, s)
 			}

@@ -84,7 +84,7 @@ type batchRecord struct {
 // spilled is a log holding entries, which go to the spill with the file's end.
 func spilled[T any](c *readCtx, entries []T, codec *entryCodec[T]) *entryLog[T] {
 	l := &entryLog[T]{entries: entries, codec: codec}
-	c.logs = append(c.logs, l)
+	c.atEnd = append(c.atEnd, l)
 	return l
 }
 

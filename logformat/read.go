@@ -237,10 +237,7 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 		}
 	}
 	if c.spill != nil && err == nil {
-		for _, f := range c.claudeFrags {
-			c.spill.put(f)
-		}
-		for _, l := range c.logs {
+		for _, l := range c.atEnd {
 			l.flushTo(c.spill, true)
 		}
 	}
