@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
-	"github.com/zeebo/xxh3"
 
 	"github.com/agentstat/agentstat/model"
 )
@@ -44,7 +43,7 @@ type claudeMessage struct {
 	ID      Str               `json:"id"`
 	Model   Str               `json:"model"`
 	Role    Str               `json:"role"`
-	Content claudeContent     `json:"content"`
+	Content messageContent    `json:"content"`
 	Usage   *claudeUsageField `json:"usage"`
 }
 
@@ -90,91 +89,6 @@ type claudeNested struct {
 	Message   *claudeMessage `json:"message"`
 }
 
-type claudeBlock struct {
-	Type      Str              `json:"type"`
-	ID        Str              `json:"id"`
-	Name      Str              `json:"name"`
-	ToolUseID Str              `json:"tool_use_id"`
-	IsError   *bool            `json:"is_error"`
-	Text      promptText       `json:"text"`
-	Input     *claudeToolInput `json:"input"`
-}
-
-// promptText is a content block's text, which is only ever shown as a
-// prompt clipped to promptClip bytes: only what that needs is kept.
-type promptText struct{ Str }
-
-func (t *promptText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	return decodeStrPrefix(dec, &t.Str, w, promptClip+1)
-}
-
-// promptClip is how much of a prompt is kept; a tool's error text is kept
-// to errorClip.
-const (
-	promptClip = 2000
-	errorClip  = 500
-)
-
-// claudeToolInput is what a tool call's input says of it: a Task's
-// subagent type, and the argument a reader looks for first (inputText).
-type claudeToolInput struct {
-	SubagentType Str       `json:"subagent_type"`
-	Command      inputText `json:"command"`
-	FilePath     inputText `json:"file_path"`
-	AbsolutePath inputText `json:"absolute_path"` // Gemini CLI's read_file
-	NotebookPath inputText `json:"notebook_path"`
-	Path         inputText `json:"path"`
-	Pattern      inputText `json:"pattern"`
-	URL          inputText `json:"url"`
-	Query        inputText `json:"query"`
-	Description  inputText `json:"description"`
-}
-
-// inputText is a tool input's argument, kept to inputClip bytes.
-type inputText struct{ Str }
-
-func (t *inputText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	return decodeStrPrefix(dec, &t.Str, w, inputClip+1)
-}
-
-// inputClip is how much of a call's key argument is kept.
-const inputClip = 300
-
-// key is the argument that tells the call apart: the command, the file, the
-// pattern, the URL or the query, else what the call was asked to do.
-func (in *claudeToolInput) key() string {
-	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
-		if v.V != "" {
-			return clipString(v.V, inputClip)
-		}
-	}
-	return ""
-}
-
-// claudeContent is a message's content: plain text, or a list of blocks.
-type claudeContent struct {
-	Text   string
-	Blocks []claudeBlock
-}
-
-func (c *claudeContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	switch dec.PeekKind() {
-	case '"':
-		text, err := readStringPrefix(dec, promptClip+1)
-		if err != nil {
-			return err
-		}
-		c.Text = clipString(text, promptClip)
-		return nil
-	case '[':
-		return json.UnmarshalDecode(dec, &c.Blocks, opts)
-	case 'n':
-		return dec.SkipValue()
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
-}
-
 // toolUseResultField is an entry's toolUseResult: an object, or a string
 // (an error text, or "User rejected tool use").
 type toolUseResultField struct {
@@ -215,17 +129,6 @@ func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts js
 		return nil
 	}
 	return dec.SkipValue()
-}
-
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
 }
 
 // claudeFile is what one file says about one session. A transcript can run
@@ -345,30 +248,6 @@ func (e claudeEntry) promptOf() string {
 		return ""
 	}
 	return e.f.prompts[e.prompt-1]
-}
-
-// digest stands for an id compared only for equality; 128 bits make a
-// collision between the ids of one tree vanishingly unlikely.
-type digest [16]byte
-
-// idDigest is the digest of an id, zero for none.
-func idDigest(id string) digest {
-	if id == "" {
-		return digest{}
-	}
-	return digestOf(id)
-}
-
-// digestOf is the digest of parts, each ended by a zero byte: XXH3's
-// 128 bits, which hash an id ten times as fast as FNV did a byte at a time.
-func digestOf(parts ...string) digest {
-	var buf [96]byte // an id or two: on the stack
-	b := buf[:0]
-	for _, p := range parts {
-		b = append(append(b, p...), 0)
-	}
-	h := xxh3.Hash128(b).Bytes()
-	return digest(h)
 }
 
 // Tool-use ids only pair calls with results: they are kept as digests (zero
@@ -555,22 +434,4 @@ func groupFragments(frags []*Fragment) (order []string, groups map[string][]*Fra
 		groups[f.key] = append(groups[f.key], f)
 	}
 	return order, groups
-}
-
-// topModel is the named model with the most tokens, the smallest name on a tie.
-func topModel(tokens map[string]int64) string {
-	top, best := "", int64(-1)
-	for m, n := range tokens {
-		if m != "" && (n > best || (n == best && m < top)) {
-			top, best = m, n
-		}
-	}
-	return top
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

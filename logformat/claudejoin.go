@@ -332,7 +332,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		id := e.agentID()
 		sub := subs[id]
 		if sub == nil {
-			sub = &model.Subagent{Type: cmpOr(agentType[id], "subagent")}
+			sub = &model.Subagent{Type: cmp.Or(agentType[id], "subagent")}
 			subs[id] = sub
 			subOrder = append(subOrder, id)
 		}
@@ -367,7 +367,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 // files name, in their order.
 func sessionProject(files []*claudeFile) (cwd, branch string) {
 	for _, f := range files {
-		cwd, branch = cmpOr(cwd, f.cwd), cmpOr(branch, f.branch)
+		cwd, branch = cmp.Or(cwd, f.cwd), cmp.Or(branch, f.branch)
 	}
 	return cwd, branch
 }

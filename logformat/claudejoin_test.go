@@ -255,7 +255,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 		id := e.agentID()
 		s := subs[id]
 		if s == nil {
-			s = &model.Subagent{Type: cmpOr(agentType[id], "subagent")}
+			s = &model.Subagent{Type: cmp.Or(agentType[id], "subagent")}
 			subs[id] = s
 			subOrder = append(subOrder, id)
 		}

@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"math"
 	"reflect"
@@ -81,37 +82,6 @@ func (a *argsText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) e
 	s, err := readStringPrefix(dec, argsClip)
 	a.V = s
 	return err
-}
-
-// argsInput is a call's key argument from its arguments as a JSON object
-// in a string (Codex's function calls, OTel's gen_ai.tool.call.arguments):
-// its command (a list of words or a string, under command or cmd), else its
-// path, pattern, URL or query, clipped.
-func argsInput(args string) string {
-	if args == "" {
-		return ""
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(args), &m); err != nil {
-		return ""
-	}
-	for _, k := range [...]string{"command", "cmd", "file_path", "absolute_path", "path", "pattern", "url", "query"} {
-		switch v := m[k].(type) {
-		case string:
-			return clipString(v, inputClip)
-		case []any:
-			words := make([]string, 0, len(v))
-			for _, w := range v {
-				if s, ok := w.(string); ok {
-					words = append(words, s)
-				}
-			}
-			if len(words) > 0 {
-				return clipString(strings.Join(words, " "), inputClip)
-			}
-		}
-	}
-	return ""
 }
 
 // codexGit is session_meta's git: the branch the session worked on.
@@ -310,8 +280,8 @@ func readCodex(d *document, c *readCtx) {
 	e := codexEntry{model: st.model, at: at}
 	switch item.Type.V {
 	case "function_call", "custom_tool_call", "local_shell_call":
-		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmpOr(item.CallID.V, item.ID.V)
-		e.input = argsInput(cmpOr(item.Arguments.V, item.Input.V))
+		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmp.Or(item.CallID.V, item.ID.V)
+		e.input = argsInput(cmp.Or(item.Arguments.V, item.Input.V))
 		if e.name == "" {
 			e.name = item.Type.V
 		}
@@ -365,7 +335,7 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 				case codexCompactedEntry:
 					r.Context.Compactions++
 				case codexMetaEntry:
-					r.Project, r.Branch = cmpOr(r.Project, e.cwd), cmpOr(r.Branch, e.branch)
+					r.Project, r.Branch = cmp.Or(r.Project, e.cwd), cmp.Or(r.Branch, e.branch)
 				case codexPromptEntry:
 					if r.Request == "" {
 						r.Request = e.prompt

@@ -173,7 +173,7 @@ func (k *eventKeeper) add(e *bundleEvent) {
 	}
 	kept.tool = k.str(tool)
 	if model.Fold(e.Type.V) == "tool_result" && model.Fold(e.Status.V) == "failure" {
-		if text := cmpOr(metaErr, e.Summary.V); text != "" {
+		if text := cmp.Or(metaErr, e.Summary.V); text != "" {
 			k.list.errs = append(k.list.errs, text)
 			kept.errText = int32(len(k.list.errs))
 		}

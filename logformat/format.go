@@ -322,3 +322,14 @@ func setDuration(s *model.Span, ms Num, w Warner) {
 	}
 	s.DurationMS, s.HasDuration = ms.V, true
 }
+
+// topModel is the named model with the most tokens, the smallest name on a tie.
+func topModel(tokens map[string]int64) string {
+	top, best := "", int64(-1)
+	for m, n := range tokens {
+		if m != "" && (n > best || (n == best && m < top)) {
+			top, best = m, n
+		}
+	}
+	return top
+}

@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"strings"
@@ -44,7 +45,7 @@ type geminiFields struct {
 	SetUpdate       presence         `json:"$set"`
 	Model           Str              `json:"model"`
 	Tokens          *geminiTokens    `json:"tokens"`
-	Content         claudeContent    `json:"content"`
+	Content         messageContent   `json:"content"`
 	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
 }
 
@@ -59,9 +60,9 @@ type geminiTokens struct {
 // geminiToolCall is what a Gemini message's tool call tells: its name,
 // status and the key argument of its args (its results are payload).
 type geminiToolCall struct {
-	Name   Str              `json:"name"`
-	Status Str              `json:"status"`
-	Args   *claudeToolInput `json:"args"`
+	Name   Str        `json:"name"`
+	Status Str        `json:"status"`
+	Args   *toolInput `json:"args"`
 }
 
 // geminiLog is a file's entries of one session.
@@ -100,7 +101,7 @@ func readGemini(d *document, c *readCtx) {
 		return // an update of the header's lastUpdated: the messages carry their own times
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
-		st.session = cmpOr(d.SessionIDCamel.V, st.session)
+		st.session = cmp.Or(d.SessionIDCamel.V, st.session)
 		st.log(c).add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
 		for i := range d.Messages.gemini {
 			st.log(c).add(c, d.Messages.gemini[i].entry(c.loc))
@@ -241,7 +242,7 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 		}
 		r.Model = topModel(perModel)
 		r.Span = spanOf(first, last, w)
-		r.Title = cmpOr(clipString(strings.TrimSpace(r.Request), 120), id)
+		r.Title = cmp.Or(clipString(strings.TrimSpace(r.Request), 120), id)
 		emit(r, fs)
 	}
 }

@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"cmp"
 	"reflect"
 	"slices"
 	"strconv"
@@ -157,8 +158,8 @@ func atoi(s string) int64 {
 	return n
 }
 
-// first returns the value of the first key present (current names before deprecated ones).
-func first(m map[string]string, keys ...string) string {
+// firstAttr returns the value of the first of keys present (current names before deprecated ones).
+func firstAttr(m map[string]string, keys ...string) string {
 	for _, k := range keys {
 		if v, ok := m[k]; ok && v != "" {
 			return v
@@ -173,7 +174,7 @@ func readOtel(d *document, c *readCtx) {
 		if rs.Resource != nil {
 			res := attrs(rs.Resource.Attributes)
 			service = res["service.name"]
-			project = cmpOr(res["process.cwd"], service)
+			project = cmp.Or(res["process.cwd"], service)
 		}
 		for _, ss := range rs.ScopeSpans {
 			for i := range ss.Spans {
@@ -181,9 +182,9 @@ func readOtel(d *document, c *readCtx) {
 				a := attrs(sp.Attributes)
 				s := otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
 					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service, project: project,
-					op:    first(a, "gen_ai.operation.name"),
-					agent: first(a, "gen_ai.agent.name"), toolName: first(a, "gen_ai.tool.name", "tool_name", "tool.name"),
-					model: first(a, "gen_ai.response.model", "gen_ai.request.model", "model"), input: argsInput(a["gen_ai.tool.call.arguments"])}
+					op:    firstAttr(a, "gen_ai.operation.name"),
+					agent: firstAttr(a, "gen_ai.agent.name"), toolName: firstAttr(a, "gen_ai.tool.name", "tool_name", "tool.name"),
+					model: firstAttr(a, "gen_ai.response.model", "gen_ai.request.model", "model"), input: argsInput(a["gen_ai.tool.call.arguments"])}
 				switch {
 				case s.op == "" && strings.HasPrefix(s.name, "claude_code.llm_request"):
 					s.op = "chat"
@@ -199,9 +200,9 @@ func readOtel(d *document, c *readCtx) {
 					code = strings.ToUpper(sp.Status.Code.V)
 					s.errText = sp.Status.Message.V
 				}
-				errType := first(a, "error.type")
-				s.failed = code == "2" || code == "STATUS_CODE_ERROR" || errType != "" || first(a, "gen_ai.tool.status") == "error"
-				s.ok = !s.failed && (code == "1" || code == "STATUS_CODE_OK" || first(a, "gen_ai.tool.status") == "success")
+				errType := firstAttr(a, "error.type")
+				s.failed = code == "2" || code == "STATUS_CODE_ERROR" || errType != "" || firstAttr(a, "gen_ai.tool.status") == "error"
+				s.ok = !s.failed && (code == "1" || code == "STATUS_CODE_OK" || firstAttr(a, "gen_ai.tool.status") == "success")
 				if s.errText == "" {
 					s.errText = errType
 				}
@@ -210,11 +211,11 @@ func readOtel(d *document, c *readCtx) {
 					s.tokens = model.Tokens{Input: atoi(a["input_tokens"]), Output: atoi(a["output_tokens"]),
 						CacheRead: atoi(a["cache_read_tokens"]), CacheCreation: atoi(a["cache_creation_tokens"])}
 				} else {
-					cacheRead := atoi(first(a, "gen_ai.usage.cache_read_input_tokens", "gen_ai.usage.cache_read.input_tokens"))
-					cacheWrite := atoi(first(a, "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write_input_tokens"))
-					input := atoi(first(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"))
+					cacheRead := atoi(firstAttr(a, "gen_ai.usage.cache_read_input_tokens", "gen_ai.usage.cache_read.input_tokens"))
+					cacheWrite := atoi(firstAttr(a, "gen_ai.usage.cache_creation_input_tokens", "gen_ai.usage.cache_creation.input_tokens", "gen_ai.usage.cache_write_input_tokens"))
+					input := atoi(firstAttr(a, "gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens"))
 					// GenAI input tokens include the cached ones: take them out so kinds never overlap.
-					s.tokens = model.Tokens{Input: max(0, input-cacheRead-cacheWrite), Output: atoi(first(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
+					s.tokens = model.Tokens{Input: max(0, input-cacheRead-cacheWrite), Output: atoi(firstAttr(a, "gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens")),
 						CacheRead: cacheRead, CacheCreation: cacheWrite}
 				}
 				key := s.trace
@@ -263,7 +264,7 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 		newRun := func(id string, s *otelSpan) *model.Run {
 			r := &model.Run{ID: id, Format: "otel", Source: fs[0].Source, Status: model.StatusUnknown}
 			if s != nil {
-				r.Agent, r.Title = cmpOr(s.agent, s.service), cmpOr(s.agent, s.name)
+				r.Agent, r.Title = cmp.Or(s.agent, s.service), cmp.Or(s.agent, s.name)
 				r.Project = s.project
 				r.Span = spanOf(s.start, s.end, w)
 				switch {
@@ -309,7 +310,7 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 			r := find(s)
 			switch {
 			case s.op == "execute_tool":
-				call := model.ToolCall{Name: cmpOr(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w), Input: s.input}
+				call := model.ToolCall{Name: cmp.Or(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w), Input: s.input}
 				// A tool span left UNSET succeeded: instrumentation sets ERROR on failure
 				// and leaves OK for an explicit verdict (a run's status needs one).
 				call.Outcome = model.OutcomeOK

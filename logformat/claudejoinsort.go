@@ -8,36 +8,7 @@ import (
 	"sort"
 )
 
-// The Claude Code join's building blocks: bit sets of lines, and the sort of
-// ids by their bytes on both cores.
-
-// bitset marks line numbers.
-type bitset []uint64
-
-func newBitset(n int32) bitset    { return make(bitset, (n+63)/64) }
-func (b bitset) set(i int32)      { b[i/64] |= 1 << (i % 64) }
-func (b bitset) has(i int32) bool { return b[i/64]&(1<<(i%64)) != 0 }
-
-// count is how many numbers in [lo, hi) are marked.
-func (b bitset) count(lo, hi int32) int {
-	n := 0
-	for i := lo; i < hi; i++ {
-		if b.has(i) {
-			n++
-		}
-	}
-	return n
-}
-
-// any reports whether any number is marked.
-func (b bitset) any() bool {
-	for _, w := range b {
-		if w != 0 {
-			return true
-		}
-	}
-	return false
-}
+// The Claude Code join's sort of ids by their bytes, on both cores.
 
 // both runs f and g at once when they work on bothMin items or more: the
 // join is serial, and its sorts are most of a long session's join. Every

@@ -1,0 +1,220 @@
+package logformat
+
+import (
+	"reflect"
+	"strings"
+	"unsafe"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// A message's content as Anthropic's API writes it (a text, or a list of
+// blocks), which Claude Code transcripts and Gemini CLI sessions share, the
+// input of a tool call, and how much of each text a reader keeps.
+
+// messageContent is a message's content: plain text, or a list of blocks.
+type messageContent struct {
+	Text   string
+	Blocks []contentBlock
+}
+
+func (c *messageContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	switch dec.PeekKind() {
+	case '"':
+		text, err := readStringPrefix(dec, promptClip+1)
+		if err != nil {
+			return err
+		}
+		c.Text = clipString(text, promptClip)
+		return nil
+	case '[':
+		return json.UnmarshalDecode(dec, &c.Blocks, opts)
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// rawFlex reads a message's content as decodeFlex does: text (clipped),
+// blocks or null; any other kind gives up.
+func (c *messageContent) rawFlex(s *rawScan, w *warnList) bool {
+	switch s.peek() {
+	case '[':
+		return s.blocks(&c.Blocks, w)
+	case '"':
+		text, ok := s.prefix(promptClip + 1)
+		c.Text = clipString(text, promptClip)
+		return ok
+	}
+	return s.null()
+}
+
+// contentBlock is one block of a message's content: a text, a tool's use
+// or a tool's result.
+type contentBlock struct {
+	Type      Str        `json:"type"`
+	ID        Str        `json:"id"`
+	Name      Str        `json:"name"`
+	ToolUseID Str        `json:"tool_use_id"`
+	IsError   *bool      `json:"is_error"`
+	Text      promptText `json:"text"`
+	Input     *toolInput `json:"input"`
+}
+
+var blockPlan = rawPlanOf(reflect.TypeFor[contentBlock]())
+
+// blocks reads a content's blocks (the scanner at its '['), into the line
+// arena when there is one.
+func (s *rawScan) blocks(blocks *[]contentBlock, w *warnList) bool {
+	s.i++ // '['
+	if *blocks == nil {
+		*blocks = []contentBlock{}
+	}
+	*blocks = (*blocks)[:0]
+	start := 0 // where this line's blocks begin in the arena
+	if s.arena != nil {
+		if s.arena.blocks == nil {
+			s.arena.blocks = make([]contentBlock, 0, 1024)
+		}
+		start, *blocks = len(s.arena.blocks), s.arena.blocks
+	}
+	for first := true; ; first = false {
+		if s.ws(); s.peek() == ']' {
+			s.i++
+			if s.arena != nil {
+				s.arena.blocks = *blocks
+				*blocks = (*blocks)[start:len(*blocks):len(*blocks)] // an append would not reach the next line's
+			}
+			return true
+		}
+		if !first && !s.comma() {
+			return false
+		}
+		switch *blocks = append(*blocks, contentBlock{}); s.peek() { // read in place: a block on the stack would escape
+		case '{':
+			if !blockPlan.read(s, unsafe.Pointer(&(*blocks)[len(*blocks)-1]), w) {
+				return false
+			}
+		case 'n':
+			if !s.null() {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+}
+
+// promptText is a content block's text, which is only ever shown as a
+// prompt clipped to promptClip bytes: only what that needs is kept.
+type promptText struct{ Str }
+
+func (t *promptText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return decodeStrPrefix(dec, &t.Str, w, promptClip+1)
+}
+
+// rawFlex reads a block's text as decodeFlex does.
+func (t *promptText) rawFlex(s *rawScan, _ *warnList) bool { return s.clipped(&t.Str, promptClip+1) }
+
+// promptClip is how much of a prompt is kept; a tool's error text is kept
+// to errorClip.
+const (
+	promptClip = 2000
+	errorClip  = 500
+)
+
+// clipString is s cut to at most n bytes on a character's boundary, with
+// an ellipsis if anything was cut.
+func clipString(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && s[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
+// toolInput is what a tool call's input says of it: a Task's
+// subagent type, and the argument a reader looks for first (inputText).
+type toolInput struct {
+	SubagentType Str       `json:"subagent_type"`
+	Command      inputText `json:"command"`
+	FilePath     inputText `json:"file_path"`
+	AbsolutePath inputText `json:"absolute_path"` // Gemini CLI's read_file
+	NotebookPath inputText `json:"notebook_path"`
+	Path         inputText `json:"path"`
+	Pattern      inputText `json:"pattern"`
+	URL          inputText `json:"url"`
+	Query        inputText `json:"query"`
+	Description  inputText `json:"description"`
+}
+
+// key is the argument that tells the call apart: the command, the file, the
+// pattern, the URL or the query, else what the call was asked to do.
+func (in *toolInput) key() string {
+	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
+		if v.V != "" {
+			return clipString(v.V, inputClip)
+		}
+	}
+	return ""
+}
+
+// inputText is a tool input's argument, kept to inputClip bytes.
+type inputText struct{ Str }
+
+func (t *inputText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return decodeStrPrefix(dec, &t.Str, w, inputClip+1)
+}
+
+// rawFlex reads a tool input's argument as decodeFlex does.
+func (t *inputText) rawFlex(s *rawScan, _ *warnList) bool { return s.clipped(&t.Str, inputClip+1) }
+
+// inputClip is how much of a call's key argument is kept.
+const inputClip = 300
+
+// clipped reads a string's first n bytes as decodeStrPrefix does; a value
+// of another kind as str does.
+func (s *rawScan) clipped(p *Str, n int) bool {
+	if s.peek() != '"' {
+		return s.str(p)
+	}
+	text, ok := s.prefix(n)
+	*p = Str{V: text, Set: true}
+	return ok
+}
+
+// argsInput is a call's key argument from its arguments as a JSON object
+// in a string (Codex's function calls, OTel's gen_ai.tool.call.arguments):
+// its command (a list of words or a string, under command or cmd), else its
+// path, pattern, URL or query, clipped.
+func argsInput(args string) string {
+	if args == "" {
+		return ""
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(args), &m); err != nil {
+		return ""
+	}
+	for _, k := range [...]string{"command", "cmd", "file_path", "absolute_path", "path", "pattern", "url", "query"} {
+		switch v := m[k].(type) {
+		case string:
+			return clipString(v, inputClip)
+		case []any:
+			words := make([]string, 0, len(v))
+			for _, w := range v {
+				if s, ok := w.(string); ok {
+					words = append(words, s)
+				}
+			}
+			if len(words) > 0 {
+				return clipString(strings.Join(words, " "), inputClip)
+			}
+		}
+	}
+	return ""
+}

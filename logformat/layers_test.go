@@ -1,0 +1,116 @@
+package logformat
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// formatOfFile is the format whose files a file name begins with, "" for
+// the core every format reads by.
+func formatOfFile(name string) string {
+	for _, f := range registry {
+		if strings.HasPrefix(name, f.Name) {
+			return f.Name
+		}
+	}
+	if strings.HasPrefix(name, "claude") { // claudejoin.go, claudespill.go …
+		return "claudecode"
+	}
+	return ""
+}
+
+// A format's files use the core's names and their own, never another
+// format's: what two formats share is in the core (content.go, status.go,
+// digest.go …), so that a format can be read, changed or moved alone.
+func TestFormatsUseOnlyTheCore(t *testing.T) {
+	// phase, a document's phases, is the union of a session v2.x phase
+	// (session's) and a structmsg phase, whose rounds are structmsg's.
+	allowed := map[string]bool{"session round": true}
+
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*ast.File{}
+	declaredBy := map[string]string{} // a top-level name's format, "" for the core's
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = f
+		for _, d := range f.Decls {
+			for _, id := range topLevelNames(d) {
+				declaredBy[id] = formatOfFile(name)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(func(yield func(string) bool) {
+		for n := range files {
+			if !yield(n) {
+				return
+			}
+		}
+	}) {
+		own := formatOfFile(name)
+		if own == "" {
+			continue
+		}
+		seen := map[string]bool{}
+		ast.Inspect(files[name], func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok { // a field or method: its type says whose it is
+				ast.Inspect(sel.X, func(n ast.Node) bool { return inspectUse(n, own, declaredBy, seen) })
+				return false
+			}
+			return inspectUse(n, own, declaredBy, seen)
+		})
+		for use := range seen {
+			if !allowed[own+" "+use] {
+				t.Errorf("%s uses %s, declared by %s: move what two formats share to the core", name, use, declaredBy[use])
+			}
+		}
+	}
+}
+
+func inspectUse(n ast.Node, own string, declaredBy map[string]string, seen map[string]bool) bool {
+	if id, ok := n.(*ast.Ident); ok {
+		if by, ok := declaredBy[id.Name]; ok && by != "" && by != own {
+			seen[id.Name] = true
+		}
+	}
+	return true
+}
+
+// topLevelNames are the names a declaration gives at the package's level:
+// its functions (not methods), types, variables and constants.
+func topLevelNames(d ast.Decl) []string {
+	var names []string
+	switch d := d.(type) {
+	case *ast.FuncDecl:
+		if d.Recv == nil {
+			names = append(names, d.Name.Name)
+		}
+	case *ast.GenDecl:
+		for _, s := range d.Specs {
+			switch s := s.(type) {
+			case *ast.TypeSpec:
+				names = append(names, s.Name.Name)
+			case *ast.ValueSpec:
+				for _, id := range s.Names {
+					names = append(names, id.Name)
+				}
+			}
+		}
+	}
+	return names
+}
