@@ -423,15 +423,3 @@ type claudeFileSessions map[string]*claudeFile
 type claudeAtEnd struct{ frag *Fragment }
 
 func (e claudeAtEnd) flushTo(s *RecordSpill, _ bool) { s.put(e.frag) }
-
-// groupFragments groups fragments by key, keys in order of first appearance.
-func groupFragments(frags []*Fragment) (order []string, groups map[string][]*Fragment) {
-	groups = map[string][]*Fragment{}
-	for _, f := range frags {
-		if _, seen := groups[f.key]; !seen {
-			order = append(order, f.key)
-		}
-		groups[f.key] = append(groups[f.key], f)
-	}
-	return order, groups
-}

@@ -14,11 +14,6 @@ func (f *claudeFile) tableSizes() [5]int32 {
 	return [5]int32{int32(len(f.lines)), int32(len(f.usages)), int32(len(f.uses)), int32(len(f.results)), int32(len(f.prompts))}
 }
 
-// segmentLines is how many line records a file keeps in memory before it
-// writes them out as a segment (a variable for tests): with their usages,
-// uses and results, about 0.75 MB for a long transcript while it is read.
-var segmentLines = 1 << 12
-
 // flush writes the tables f holds as a segment and empties them, while its
 // file is still being read; on failure the rest stays in memory.
 func (s *RecordSpill) flush(f *claudeFile) {

@@ -142,65 +142,6 @@ func (s *stepList) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options
 	return err
 }
 
-// eventsField is a debug bundle's {events, payloads} object, or the bare
-// events array of an EventsExport, kept compact (see keptEvent).
-type eventsField struct {
-	List    eventList
-	Strs    []string // what the events' string indexes name
-	Present bool
-}
-
-func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	switch dec.PeekKind() {
-	case '[':
-		e.Present = true
-		return decodeEvents(dec, e, w, opts)
-	case '{':
-		var events *eventsField
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		for dec.PeekKind() != '}' {
-			name, err := dec.ReadToken()
-			if err != nil {
-				return err
-			}
-			switch {
-			case name.String() != "events":
-				err = dec.SkipValue()
-			case dec.PeekKind() == 'n':
-				events = nil
-				err = dec.SkipValue()
-			case dec.PeekKind() == '[':
-				if events == nil {
-					events = new(eventsField)
-				}
-				err = decodeEvents(dec, events, w, opts)
-			default:
-				if events == nil {
-					events = new(eventsField)
-				}
-				w.Warn(WarnTypeMismatch)
-				err = dec.SkipValue()
-			}
-			if err != nil {
-				return err
-			}
-		}
-		if _, err := dec.ReadToken(); err != nil {
-			return err
-		}
-		if events != nil {
-			e.Present, e.List, e.Strs = true, events.List, events.Strs
-		}
-		return nil
-	case 'n':
-		return dec.SkipValue()
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
-}
-
 // decodeEvents decodes an events array token by token (a bundle can hold
 // hundreds of thousands), exactly as the general decoder decodes
 // []bundleEvent, and keeps each event compact.

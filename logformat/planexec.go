@@ -163,32 +163,3 @@ func (l *stepList) rawFlex(s *rawScan, w *warnList) bool {
 		return false
 	})
 }
-
-// numMap reads an object of numbers into p as the general decoder does:
-// null clears it, an object makes it (empty, not nil, for {}); an escaped
-// or repeated name, or any other kind, gives up.
-func (s *rawScan) numMap(p *map[string]Num, w *warnList) bool {
-	if s.null() {
-		*p = nil
-		return true
-	}
-	if s.peek() != '{' || *p != nil {
-		return false
-	}
-	m := map[string]Num{}
-	ok := s.members(func(name []byte) bool {
-		if _, dup := m[string(name)]; dup {
-			return false
-		}
-		var n Num
-		if !s.num(&n, w) {
-			return false
-		}
-		m[string(name)] = n
-		return true
-	})
-	if ok {
-		*p = m
-	}
-	return ok
-}
