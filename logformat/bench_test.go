@@ -131,20 +131,20 @@ func BenchmarkRecordSpill(b *testing.B) {
 	if err := Read(bytes.NewReader(data), "long.jsonl", Options{Spill: spill}, c); err != nil {
 		b.Fatal(err)
 	}
-	if len(c.frags) != 1 || len(c.frags[0].refs) < 4 || c.frags[0].refs[0].tables[0] < 1<<10 {
+	if len(c.frags) != 1 || len(claudeLogOf(c.frags[0]).refs) < 4 || claudeLogOf(c.frags[0]).refs[0].tables[0] < 1<<10 {
 		b.Fatalf("%d fragments, not one long session in segments", len(c.frags))
 	}
 	var size int64
 	for _, f := range c.frags {
-		size += f.recordSize()
+		size += claudeLogOf(f).recordSize()
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, f := range c.frags {
-			f.loadRecords(linesAndUsages)
-			f.loadRecords(usesAndResults)
-			f.release()
+			claudeLogOf(f).loadRecords(linesAndUsages)
+			claudeLogOf(f).loadRecords(usesAndResults)
+			claudeLogOf(f).release()
 		}
 	}
 	if spill.Err() != nil {

@@ -409,17 +409,51 @@ func claudeFileOf(c *readCtx, session string) *claudeFile {
 	}
 	f := &claudeFile{spill: c.spill, loc: c.loc}
 	sessions[session] = f
-	frag := &Fragment{Kind: FragmentClaude, key: session, claude: f}
-	c.atEnd = append(c.atEnd, claudeAtEnd{frag})
-	c.fragment(frag)
+	log := &claudeLog{claude: f}
+	c.atEnd = append(c.atEnd, claudeAtEnd{log})
+	c.fragment(&Fragment{Kind: FragmentClaude, key: session, log: log})
 	return f
 }
 
 // claudeFileSessions are the Claude Code sessions of the file being read.
 type claudeFileSessions map[string]*claudeFile
 
-// claudeAtEnd puts a session's fragment, and with it the records the file
-// holds still, on the spill at the file's end.
-type claudeAtEnd struct{ frag *Fragment }
+// claudeAtEnd puts the records the file holds still of a session on the
+// spill at the file's end.
+type claudeAtEnd struct{ log *claudeLog }
 
-func (e claudeAtEnd) flushTo(s *RecordSpill, _ bool) { s.put(e.frag) }
+func (e claudeAtEnd) flushTo(s *RecordSpill, _ bool) { s.put(e.log) }
+
+// claudeLog is a Claude Code fragment's records: the file's record of its
+// session in memory, or, once the file's end was put on the spill, its
+// segments there.
+type claudeLog struct {
+	claude *claudeFile  // nil while its records are all on the spill
+	spill  *RecordSpill // where they are while nobody needs them (nil: in memory)
+	refs   []spillRef   // its segments on the spill, the last with the file's header
+}
+
+func claudeLogOf(f *Fragment) *claudeLog { return f.log.(*claudeLog) }
+
+// wireSegments are the records of a transcript file, the last with its
+// header, whether its end reached the spill or stayed in memory; with
+// noText, all of them (their texts withheld) as one.
+func (l *claudeLog) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
+	if noText {
+		cf := l.wholeClaude()
+		withholdClaude(cf)
+		return []segment{claudeRecord(cf, loc)}, 0
+	}
+	var segs []segment
+	if l.spill != nil {
+		for _, ref := range l.refs {
+			segs = append(segs, segment{ref: ref, from: l.spill})
+		}
+		return segs, 0
+	}
+	cf := l.claude
+	for _, ref := range cf.segments {
+		segs = append(segs, segment{ref: ref, from: cf.spill})
+	}
+	return append(segs, claudeRecord(cf, loc)), 0
+}

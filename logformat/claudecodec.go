@@ -2,8 +2,10 @@ package logformat
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/binary"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -231,3 +233,61 @@ func checkTables(cf *claudeFile, keep tableSet) bool {
 
 // within reports whether [lo, lo+n) lies in a table of size entries.
 func within(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
+
+// withholdClaude replaces the texts of cf's records (withholdText): its
+// prompts, and the words its tool inputs and result texts point to.
+func withholdClaude(cf *claudeFile) {
+	for i := range cf.prompts {
+		withholdText(&cf.prompts[i])
+	}
+	// Inputs and result texts point to a withheld copy of their word: a
+	// word may also be a tool's or an agent's name.
+	cf.words = slices.Clone(cf.words)
+	texts := map[int32]int32{}
+	text := func(i *int32) {
+		if *i <= 0 || int(*i) >= len(cf.words) {
+			return
+		}
+		if _, ok := texts[*i]; !ok {
+			w := cf.words[*i]
+			withholdText(&w)
+			texts[*i] = int32(len(cf.words))
+			cf.words = append(cf.words, w)
+		}
+		*i = texts[*i]
+	}
+	for i := range cf.uses {
+		text(&cf.uses[i].input)
+	}
+	for i := range cf.results {
+		text(&cf.results[i].text)
+	}
+	named := map[int32]bool{} // the words names still point to
+	for _, l := range cf.lines {
+		named[l.agent] = true
+	}
+	for _, u := range cf.usages {
+		named[u.model] = true
+	}
+	for _, u := range cf.uses {
+		named[u.name], named[u.subagent] = true, true
+	}
+	for _, r := range cf.results {
+		named[r.agentID] = true
+	}
+	for i := range texts {
+		if !named[i] {
+			cf.words[i] = ""
+		}
+	}
+}
+
+// claudeRecord is cf's header and tables as one record.
+func claudeRecord(cf *claudeFile, loc *time.Location) segment {
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	encodeHeader(bw, cf, loc)
+	encodeTables(bw, cf, loc)
+	bw.Flush()
+	return segment{ref: spillRef{tables: cf.tableSizes()}, bytes: buf.Bytes()}
+}

@@ -10,6 +10,27 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
+// Claude Code's sessions are joined largest first, and the first one's
+// join (the peak of memory) is made ahead on another goroutine while the
+// joins before it emit their runs.
+func init() {
+	joinedBy(&joinedFormat{
+		tables: true,
+		readHead: func(FragmentKind, *spillReader, *time.Location) (recordsFromPartial, bool) {
+			return func(spill *RecordSpill, segs []spillRef, _ int) (fragmentLog, bool) {
+				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
+			}, true
+		},
+		join: func(frags []*Fragment, w Warner) runEmitter {
+			sessions := orderClaude(frags)
+			sessions.joinFirst(w)
+			return func(emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
+				joinClaude(sessions, w, emit, emitParts)
+			}
+		},
+	}, FragmentClaude)
+}
+
 // joinClaude builds one run per session from every entry of the tree: each
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
@@ -34,7 +55,7 @@ func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), 
 		}
 		calls.Drain() // the calls emitParts left
 		for _, f := range fs {
-			f.release() // one session's records in memory at a time
+			claudeLogOf(f).release() // one session's records in memory at a time
 		}
 		if emitParts == nil {
 			emit(r, fs)
@@ -64,7 +85,7 @@ func orderClaude(frags []*Fragment) claudeSessions {
 	s.order, s.bySession = groupFragments(frags)
 	for _, id := range s.order {
 		for _, f := range s.bySession[id] {
-			s.size[id] += f.recordSize()
+			s.size[id] += claudeLogOf(f).recordSize()
 		}
 	}
 	slices.SortStableFunc(s.order, func(a, b string) int { return cmp.Compare(s.size[b], s.size[a]) })
@@ -166,7 +187,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {
-		s.start[i+1] = s.start[i] + f.lineCount()
+		s.start[i+1] = s.start[i] + claudeLogOf(f).lineCount()
 	}
 	n := s.start[len(fs)]
 
@@ -178,9 +199,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	var first, last time.Time
 	quiet := false
 	for i, f := range fs {
-		spill := f.recordSpill()
-		f.loadRecords(linesAndUsages)
-		cf := f.claude
+		spill := claudeLogOf(f).recordSpill()
+		claudeLogOf(f).loadRecords(linesAndUsages)
+		cf := claudeLogOf(f).claude
 		s.files[i] = cf
 		if !checkTables(cf, linesAndUsages) && spill != nil {
 			spill.fail(errSpillCorrupt)
@@ -256,7 +277,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	r.Model = topModel(perModel)
 	r.Project, r.Branch = sessionProject(s.files)
 	for i, f := range fs {
-		if f.spill != nil { // records read back for this join alone (release)
+		if claudeLogOf(f).spill != nil { // records read back for this join alone (release)
 			s.files[i].usages = nil
 		}
 	}
@@ -299,9 +320,9 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	byTime = nil
 
 	for _, f := range fs {
-		f.loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
-		if !checkTables(f.claude, usesAndResults) && f.recordSpill() != nil {
-			f.recordSpill().fail(errSpillCorrupt)
+		claudeLogOf(f).loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
+		if !checkTables(claudeLogOf(f).claude, usesAndResults) && claudeLogOf(f).recordSpill() != nil {
+			claudeLogOf(f).recordSpill().fail(errSpillCorrupt)
 		}
 	}
 
@@ -413,7 +434,7 @@ func repeatedLines(fs []*Fragment, start []int32) bitset {
 	repeated := newBitset(n)
 	byUUID := make([]idKey, n)
 	for i, f := range fs {
-		f.uuidKeys(start[i], byUUID[start[i]:start[i+1]])
+		claudeLogOf(f).uuidKeys(start[i], byUUID[start[i]:start[i+1]])
 	}
 	sortIDKeys(byUUID)
 	for i := 1; i < len(byUUID); i++ {

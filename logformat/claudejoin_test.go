@@ -148,7 +148,7 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 		if pick(3) == 0 {
 			f.quiet, f.first, f.last = true, at(), at()
 		}
-		frags = append(frags, &Fragment{Kind: FragmentClaude, key: "s", claude: f, Source: fmt.Sprint("file", i)})
+		frags = append(frags, &Fragment{Kind: FragmentClaude, key: "s", log: &claudeLog{claude: f}, Source: fmt.Sprint("file", i)})
 	}
 	return frags
 }
@@ -159,7 +159,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	// or slice that grows holds its old and new arrays together.
 	nLines, nUsages, nResults := 0, 0, 0
 	for _, f := range fs {
-		nLines, nUsages, nResults = nLines+len(f.claude.lines), nUsages+len(f.claude.usages), nResults+len(f.claude.results)
+		nLines, nUsages, nResults = nLines+len(claudeLogOf(f).claude.lines), nUsages+len(claudeLogOf(f).claude.usages), nResults+len(claudeLogOf(f).claude.results)
 	}
 	seen := make(map[digest]struct{}, nLines)
 	usage := make(map[digest]claudeEntry, nUsages)
@@ -168,7 +168,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	var first, last time.Time
 	quiet := false
 	for _, f := range fs {
-		cf := f.claude
+		cf := claudeLogOf(f).claude
 		if cf.quiet {
 			if !quiet || cf.first.Before(first) {
 				first = cf.first
@@ -216,8 +216,8 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	// Tokens: once per message, requests in line order; the model with most tokens names the run.
 	perModel := map[string]int64{}
 	for _, f := range fs {
-		for i := range f.claude.lines {
-			e := claudeEntry{f.claude, &f.claude.lines[i]}
+		for i := range claudeLogOf(f).claude.lines {
+			e := claudeEntry{claudeLogOf(f).claude, &claudeLogOf(f).claude.lines[i]}
 			if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
 				r.AddRequest(model.Request{Model: e.f.wordAt(u.model), At: e.at(), Tokens: u.tokens})
 				perModel[e.f.wordAt(u.model)] += u.tokens.Total()
@@ -227,7 +227,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 	r.Model = topModel(perModel)
 	files := make([]*claudeFile, len(fs))
 	for i, f := range fs {
-		files[i] = f.claude
+		files[i] = claudeLogOf(f).claude
 	}
 	r.Project, r.Branch = sessionProject(files)
 
@@ -417,8 +417,8 @@ func TestClaudeJoinSpilled(t *testing.T) {
 		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		for _, f := range spilled {
-			spill.put(f)
-			if f.spill == nil {
+			spill.put(claudeLogOf(f))
+			if claudeLogOf(f).spill == nil {
 				t.Fatal("not spilled")
 			}
 		}
@@ -460,13 +460,13 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 			// A session of several files, the first's miscounted, so that the
 			// others' lines are numbered wrong too.
 			var fs []*Fragment
-			for seed := uint64(1); len(fs) < 3 || len(fs[0].claude.lines) < 200; seed++ {
+			for seed := uint64(1); len(fs) < 3 || len(claudeLogOf(fs[0]).claude.lines) < 200; seed++ {
 				fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
 			}
 			for _, f := range fs {
-				spill.put(f)
+				spill.put(claudeLogOf(f))
 			}
-			fs[0].refs[0].tables[0] = miscount(fs[0].refs[0].tables[0])
+			claudeLogOf(fs[0]).refs[0].tables[0] = miscount(claudeLogOf(fs[0]).refs[0].tables[0])
 			spill.err = nil
 			if r, calls := claudeRun("s", fs, newCollector()); r == nil || calls == nil {
 				t.Fatal("no run")
@@ -491,8 +491,8 @@ func TestClaudeJoinDamaged(t *testing.T) {
 		spillInSegments(spill, fs)
 		// Damage one line's fixed fields (past its uuid and time): the
 		// indexes into the record's tables and the words.
-		ref := fs[0].refs[0]
-		if len(fs[0].refs) < 2 || ref.tables[0] == 0 { // the first record, with no header before its tables
+		ref := claudeLogOf(fs[0]).refs[0]
+		if len(claudeLogOf(fs[0]).refs) < 2 || ref.tables[0] == 0 { // the first record, with no header before its tables
 			continue
 		}
 		var counts []byte
@@ -528,7 +528,7 @@ func TestClaudeJoinDamaged(t *testing.T) {
 // would: a segment every segmentLines lines, the rest with the header.
 func spillInSegments(spill *RecordSpill, fs []*Fragment) {
 	for _, frag := range fs {
-		f := frag.claude
+		f := claudeLogOf(frag).claude
 		out := &claudeFile{spill: spill, loc: f.loc, words: f.words, quiet: f.quiet, first: f.first, last: f.last}
 		for i, l := range f.lines {
 			uses, results := f.uses[l.usesLo:l.usesLo+l.nUses], f.results[l.resultsLo:l.resultsLo+l.nResults]
@@ -547,8 +547,8 @@ func spillInSegments(spill *RecordSpill, fs []*Fragment) {
 				spill.flush(out)
 			}
 		}
-		frag.claude = out
-		spill.put(frag)
+		claudeLogOf(frag).claude = out
+		spill.put(claudeLogOf(frag))
 	}
 }
 

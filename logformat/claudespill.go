@@ -36,7 +36,7 @@ func (s *RecordSpill) flush(f *claudeFile) {
 
 // put writes the rest of a file's records, with the file's header, once
 // the file is read; on failure they stay in memory.
-func (s *RecordSpill) put(frag *Fragment) {
+func (s *RecordSpill) put(frag *claudeLog) {
 	f := frag.claude
 	ref, ok := s.write(func(w *bufio.Writer) {
 		encodeHeader(w, f, s.loc)
@@ -64,7 +64,7 @@ const (
 // second half then adds nothing). A long session is joined in three
 // steps, so that its uuids (uuidKeys) are gone before its lines and
 // usages come, and its usages before its uses and results.
-func (frag *Fragment) loadRecords(keep tableSet) {
+func (frag *claudeLog) loadRecords(keep tableSet) {
 	switch {
 	case frag.spill != nil:
 		cf := frag.claude
@@ -80,7 +80,7 @@ func (frag *Fragment) loadRecords(keep tableSet) {
 
 // wholeClaude is every record of a Claude Code fragment, its lines' uuids
 // included, in one file in memory, wherever they are.
-func (frag *Fragment) wholeClaude() *claudeFile {
+func (frag *claudeLog) wholeClaude() *claudeFile {
 	cf := &claudeFile{}
 	if frag.spill != nil {
 		for i, ref := range frag.refs {
@@ -219,7 +219,7 @@ func stretch[T any](room []T, at int, n int32) []T {
 }
 
 // recordSpill is where the fragment's records are, nil for none.
-func (frag *Fragment) recordSpill() *RecordSpill {
+func (frag *claudeLog) recordSpill() *RecordSpill {
 	if frag.spill == nil && frag.claude != nil {
 		return frag.claude.spill // nil unless a segment went there
 	}
@@ -227,7 +227,7 @@ func (frag *Fragment) recordSpill() *RecordSpill {
 }
 
 // lineCount is how many lines the fragment's records hold, in memory or not.
-func (frag *Fragment) lineCount() int32 {
+func (frag *claudeLog) lineCount() int32 {
 	var n int32
 	for _, ref := range frag.refs {
 		n += ref.tables[0]
@@ -246,7 +246,7 @@ func (frag *Fragment) lineCount() int32 {
 // record on the spill is read for its uuids alone: a long session's dedupe
 // comes before its other tables are read back, so that they are not live
 // together. A long fragment's records are read on both cores.
-func (frag *Fragment) uuidKeys(start int32, keys []idKey) {
+func (frag *claudeLog) uuidKeys(start int32, keys []idKey) {
 	switch f := frag.claude; {
 	case frag.spill != nil: // what is in memory (loadRecords) holds no uuids
 		refs, at := frag.refs, make([]int, len(frag.refs)+1) // at[i]: keys of the records before refs[i]
@@ -295,7 +295,7 @@ func (s *RecordSpill) readUUIDs(ref spillRef, header bool, keys []idKey, g int32
 }
 
 // recordSize is about how many bytes a fragment's records take on the spill.
-func (frag *Fragment) recordSize() int64 {
+func (frag *claudeLog) recordSize() int64 {
 	var n int64
 	for _, ref := range frag.refs {
 		n += ref.n
@@ -310,7 +310,7 @@ func (frag *Fragment) recordSize() int64 {
 }
 
 // release drops records loaded from the spill once their session is joined.
-func (frag *Fragment) release() {
+func (frag *claudeLog) release() {
 	if frag.spill != nil {
 		frag.claude = nil
 	}

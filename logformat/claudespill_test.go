@@ -61,24 +61,24 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
 				}
 				for i, f := range spilled.frags {
-					if f.spill == nil || f.claude != nil {
+					if claudeLogOf(f).spill == nil || claudeLogOf(f).claude != nil {
 						t.Fatalf("%s: fragment %d was not spilled", name, i)
 					}
-					if segment == 5 && name == "synth.jsonl" && len(f.refs) < 10 {
-						t.Fatalf("%s: %d segments", name, len(f.refs))
+					if segment == 5 && name == "synth.jsonl" && len(claudeLogOf(f).refs) < 10 {
+						t.Fatalf("%s: %d segments", name, len(claudeLogOf(f).refs))
 					}
 					// The uuids come back alone, before the other tables.
 					if got, want := uuidsOf(f, 3), uuidsOf(mem.frags[i], 3); !reflect.DeepEqual(got, want) || len(want) == 0 {
 						t.Fatalf("%s (%s): fragment %d's uuids differ after the spill: %d, want %d", name, loc, i, len(got), len(want))
 					}
-					f.loadRecords(allTables)
-					want := *mem.frags[i].claude
+					claudeLogOf(f).loadRecords(allTables)
+					want := *claudeLogOf(mem.frags[i]).claude
 					want.wordIdx = nil // used while reading only
 					want.uuids = nil   // read back by uuidKeys alone
-					if !reflect.DeepEqual(*f.claude, want) {
+					if !reflect.DeepEqual(*claudeLogOf(f).claude, want) {
 						t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
 					}
-					f.release()
+					claudeLogOf(f).release()
 				}
 				memRuns, _ := joinAll(mem.frags, mem)
 				spillRuns, _ := joinAll(spilled.frags, spilled)
@@ -115,7 +115,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			t.Fatalf("seed %d: no fragments", seed)
 		}
 		for i, f := range spilled.frags {
-			if onDisk := f.spill != nil && f.claude == nil; onDisk == failing {
+			if onDisk := claudeLogOf(f).spill != nil && claudeLogOf(f).claude == nil; onDisk == failing {
 				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
 			}
 		}
@@ -152,7 +152,7 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 	spill.f = good
 	split := 0
 	for i, f := range spilled.frags {
-		if f.spill == nil && f.claude != nil && len(f.claude.segments) > 0 {
+		if claudeLogOf(f).spill == nil && claudeLogOf(f).claude != nil && len(claudeLogOf(f).claude.segments) > 0 {
 			split++
 		}
 		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
@@ -171,8 +171,8 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 
 // uuidsOf is the uuid keys of a fragment's lines, numbered from start.
 func uuidsOf(f *Fragment, start int32) []idKey {
-	keys := make([]idKey, f.lineCount())
-	f.uuidKeys(start, keys)
+	keys := make([]idKey, claudeLogOf(f).lineCount())
+	claudeLogOf(f).uuidKeys(start, keys)
 	return keys
 }
 
@@ -245,7 +245,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	}
 	long := 0
 	for i, f := range spilled.frags {
-		for _, ref := range f.refs {
+		for _, ref := range claudeLogOf(f).refs {
 			if ref.n > spillWindow/4 {
 				long++
 			}
@@ -253,11 +253,11 @@ func TestRecordSpillLongRecord(t *testing.T) {
 		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
 			t.Fatalf("fragment %d: uuids differ", i)
 		}
-		f.loadRecords(linesAndUsages)
-		f.loadRecords(usesAndResults)
-		want := *mem.frags[i].claude
+		claudeLogOf(f).loadRecords(linesAndUsages)
+		claudeLogOf(f).loadRecords(usesAndResults)
+		want := *claudeLogOf(mem.frags[i]).claude
 		want.wordIdx, want.uuids = nil, nil
-		if !reflect.DeepEqual(*f.claude, want) {
+		if !reflect.DeepEqual(*claudeLogOf(f).claude, want) {
 			t.Fatalf("fragment %d differs after the spill", i)
 		}
 	}

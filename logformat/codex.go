@@ -387,7 +387,7 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-func init() { joinedBy(FragmentCodex, codexCodec, joinCodex) }
+func init() { joinedEntries(FragmentCodex, codexCodec, joinCodex) }
 
 var codexCodec = &entryCodec[codexEntry]{
 	encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {

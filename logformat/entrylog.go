@@ -38,36 +38,24 @@ type entryCodec[T any] struct {
 	withhold func(e *T)
 }
 
-// fragmentLog is the entries a fragment of a format in joinedFormats
-// carries: an *entryLog of the format's entry type.
-type fragmentLog interface {
-	wireSegments(loc *time.Location, noText bool) ([]segment, int)
-}
-
-// joinedFormat is a format whose fragments carry an entryLog and are joined
-// by a join of its own.
-type joinedFormat struct {
-	spilled func(spill *RecordSpill, segs []spillRef, entries int) fragmentLog // a log copied from a partial
-	join    func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
-}
-
-// joinedFormats are those formats by the kind of their fragments; each
-// registers itself, beside its reader, with joinedBy. JoinEach joins them
-// in the order of their kinds, after the plans and before Claude Code.
-var joinedFormats = map[FragmentKind]joinedFormat{}
-
-// joinedBy registers a format whose fragments of kind carry entries that
-// codec writes, and join joins.
-func joinedBy[T any](kind FragmentKind, codec *entryCodec[T], join func([]*Fragment, Warner, func(*model.Run, []*Fragment))) {
-	joinedFormats[kind] = joinedFormat{
-		spilled: func(spill *RecordSpill, segs []spillRef, entries int) fragmentLog {
-			return spilledLog(spill, segs, entries, codec)
+// joinedEntries registers a format whose fragments of kind carry an
+// entryLog of entries that codec writes, and join joins.
+func joinedEntries[T any](kind FragmentKind, codec *entryCodec[T], join func([]*Fragment, Warner, func(*model.Run, []*Fragment))) {
+	joinedBy(&joinedFormat{
+		readHead: func(FragmentKind, *spillReader, *time.Location) (recordsFromPartial, bool) {
+			return func(spill *RecordSpill, segs []spillRef, entries int) (fragmentLog, bool) {
+				return spilledLog(spill, segs, entries, codec), true
+			}, true
 		},
-		join: join,
-	}
+		join: func(frags []*Fragment, w Warner) runEmitter {
+			return func(emit func(*model.Run, []*Fragment), _ func(*model.Run, *CallParts, []*Fragment)) {
+				join(frags, w, emit)
+			}
+		},
+	}, kind)
 }
 
-// logOf is the entries f carries, of a format registered with joinedBy.
+// logOf is the entries f carries, of a format registered with joinedEntries.
 func logOf[T any](f *Fragment) *entryLog[T] { return f.log.(*entryLog[T]) }
 
 // logFlusher is what a file's reader holds for the spill until the file's

@@ -188,11 +188,11 @@ func TestPlanagentSpillRoundTrip(t *testing.T) {
 	onDisk := 0
 	for i, f := range spilled.frags {
 		m := mem.frags[i]
-		switch {
-		case f.plan != nil:
-			onDisk += checkSpilledLog(t, f.Source, f.plan.batches, m.plan.batches.entries)
-		case f.batch != nil:
-			onDisk += checkSpilledLog(t, f.Source, f.batch.tasks, m.batch.tasks.entries)
+		switch l := f.log.(type) {
+		case *planRecord:
+			onDisk += checkSpilledLog(t, f.Source, l.batches, m.log.(*planRecord).batches.entries)
+		case *batchRecord:
+			onDisk += checkSpilledLog(t, f.Source, l.tasks, m.log.(*batchRecord).tasks.entries)
 		}
 	}
 	if onDisk < 3 {

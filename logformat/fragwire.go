@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strings"
 	"time"
 )
@@ -49,34 +48,19 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 	head = appendString(head, f.Source)
 	head = appendString(head, f.key)
 	head = appendNum(head, f.count)
+	if h, ok := f.log.(headAppender); ok {
+		head = h.appendHead(head, loc)
+	}
 	var segs []segment
 	entries := 0
-	switch f.Kind {
-	case FragmentPlan:
-		p := f.plan
-		head = appendString(appendString(appendString(head, p.id), p.sessionID), p.status)
-		head = appendTime(appendTime(head, p.span.Started, loc), p.span.Ended, loc)
-		head = appendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
-		segs, entries = p.batches.wireSegments(loc, noText)
-	case FragmentBatch:
-		b := f.batch
-		head = appendNum(appendString(appendString(head, b.id), b.status), b.duration)
-		head = appendBool(head, b.metrics != nil)
-		if b.metrics != nil {
-			head = appendNum(appendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
-		}
-		segs, entries = b.tasks.wireSegments(loc, noText)
-	case FragmentClaude:
-		segs = claudeSegments(f, loc, noText)
-	default:
-		if f.log != nil {
-			segs, entries = f.log.wireSegments(loc, noText)
-		}
+	if f.log != nil {
+		segs, entries = f.log.wireSegments(loc, noText)
 	}
+	tables := joinedFormats[f.Kind].tables
 	head = binary.AppendUvarint(head, uint64(len(segs)))
 	for _, s := range segs {
 		head = binary.AppendUvarint(head, uint64(s.size()))
-		if f.Kind == FragmentClaude {
+		if tables {
 			for _, n := range s.ref.tables {
 				head = binary.AppendUvarint(head, uint64(n))
 			}
@@ -124,87 +108,6 @@ func (l *entryLog[T]) wireSegments(loc *time.Location, noText bool) ([]segment, 
 	return segs, l.len()
 }
 
-// claudeSegments are a transcript file's records, the last with its
-// header, whether its end reached the spill or stayed in memory; with
-// noText, all of them (their texts withheld) as one.
-func claudeSegments(f *Fragment, loc *time.Location, noText bool) []segment {
-	if noText {
-		cf := f.wholeClaude()
-		withholdClaude(cf)
-		return []segment{claudeRecord(cf, loc)}
-	}
-	var segs []segment
-	if f.spill != nil {
-		for _, ref := range f.refs {
-			segs = append(segs, segment{ref: ref, from: f.spill})
-		}
-		return segs
-	}
-	cf := f.claude
-	for _, ref := range cf.segments {
-		segs = append(segs, segment{ref: ref, from: cf.spill})
-	}
-	return append(segs, claudeRecord(cf, loc))
-}
-
-// withholdClaude replaces the texts of cf's records (withholdText): its
-// prompts, and the words its tool inputs and result texts point to.
-func withholdClaude(cf *claudeFile) {
-	for i := range cf.prompts {
-		withholdText(&cf.prompts[i])
-	}
-	// Inputs and result texts point to a withheld copy of their word: a
-	// word may also be a tool's or an agent's name.
-	cf.words = slices.Clone(cf.words)
-	texts := map[int32]int32{}
-	text := func(i *int32) {
-		if *i <= 0 || int(*i) >= len(cf.words) {
-			return
-		}
-		if _, ok := texts[*i]; !ok {
-			w := cf.words[*i]
-			withholdText(&w)
-			texts[*i] = int32(len(cf.words))
-			cf.words = append(cf.words, w)
-		}
-		*i = texts[*i]
-	}
-	for i := range cf.uses {
-		text(&cf.uses[i].input)
-	}
-	for i := range cf.results {
-		text(&cf.results[i].text)
-	}
-	named := map[int32]bool{} // the words names still point to
-	for _, l := range cf.lines {
-		named[l.agent] = true
-	}
-	for _, u := range cf.usages {
-		named[u.model] = true
-	}
-	for _, u := range cf.uses {
-		named[u.name], named[u.subagent] = true, true
-	}
-	for _, r := range cf.results {
-		named[r.agentID] = true
-	}
-	for i := range texts {
-		if !named[i] {
-			cf.words[i] = ""
-		}
-	}
-}
-
-// claudeRecord is cf's header and tables as one record.
-func claudeRecord(cf *claudeFile, loc *time.Location) segment {
-	var buf bytes.Buffer
-	bw := bufio.NewWriter(&buf)
-	encodeHeader(bw, cf, loc)
-	encodeTables(bw, cf, loc)
-	bw.Flush()
-	return segment{ref: spillRef{tables: cf.tableSizes()}, bytes: buf.Bytes()}
-}
-
 // withheld stands for a log's text a partial made with --no-text leaves
 // out. The fold withholds every such text before it counts or shows
 // anything; the joins read only whether one is there, and whether a
@@ -249,44 +152,22 @@ func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
 	f := &Fragment{Kind: FragmentKind(h.take(1)[0])}
 	f.Source, f.key = h.string(), h.string()
 	f.count = h.num()
-	var setLog func(segs []spillRef, entries int)
-	switch f.Kind {
-	case FragmentPlan:
-		p := &planRecord{id: h.string(), sessionID: h.string(), status: h.string()}
-		p.span.Started, p.span.Ended = h.time(loc), h.time(loc)
-		p.span.DurationMS, p.span.HasDuration = math.Float64frombits(h.u64()), h.bool()
-		f.plan = p
-		setLog = func(s []spillRef, n int) { p.batches = spilledLog(spill, s, n, taskBatchCodec) }
-	case FragmentBatch:
-		b := &batchRecord{id: h.string(), status: h.string(), duration: h.num()}
-		if h.bool() {
-			b.metrics = &batchMetrics{SuccessCount: h.num(), FailureCount: h.num()}
-		}
-		f.batch = b
-		setLog = func(s []spillRef, n int) { b.tasks = spilledLog(spill, s, n, taskRecordCodec) }
-	case FragmentProgress, FragmentMetrics:
-		setLog = func([]spillRef, int) {}
-	case FragmentClaude:
-		setLog = func(s []spillRef, _ int) { f.refs, f.spill = s, spill }
-	default:
-		joined, ok := joinedFormats[f.Kind]
-		if !ok {
-			return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
-		}
-		setLog = func(s []spillRef, n int) { f.log = joined.spilled(spill, s, n) }
+	jf := joinedFormats[f.Kind]
+	if jf == nil {
+		return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
 	}
+	records, ok := jf.readHead(f.Kind, h, loc)
 	segs := make([]spillRef, h.uvarint()) // each takes a byte of the head at least
 	for i := range segs {
 		segs[i].n = int64(headCount(h, math.MaxInt64))
-		if f.Kind == FragmentClaude {
+		if jf.tables {
 			for k := range segs[i].tables {
 				segs[i].tables[k] = int32(headCount(h, math.MaxInt32))
 			}
 		}
 	}
 	entries := int(headCount(h, math.MaxInt32))
-	// What a reader never makes is refused: a plan without an id, a transcript without records.
-	if h.err != nil || h.left() != 0 || f.Kind == FragmentClaude && len(segs) == 0 || f.Kind == FragmentPlan && f.plan.id == "" {
+	if h.err != nil || h.left() != 0 || !ok {
 		return nil, fmt.Errorf("%w: head of %q", ErrFragment, f.Source)
 	}
 	for i, s := range segs {
@@ -301,7 +182,9 @@ func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
 		ref.tables = s.tables
 		segs[i] = ref
 	}
-	setLog(segs, entries)
+	if f.log, ok = records(spill, segs, entries); !ok { // what no reader makes: a transcript without records
+		return nil, fmt.Errorf("%w: head of %q", ErrFragment, f.Source)
+	}
 	return f, nil
 }
 

@@ -247,7 +247,7 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 	}
 }
 
-func init() { joinedBy(FragmentGemini, geminiCodec, joinGemini) }
+func init() { joinedEntries(FragmentGemini, geminiCodec, joinGemini) }
 
 var geminiCodec = &entryCodec[geminiEntry]{
 	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {

@@ -4,6 +4,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/agentstat/agentstat/model"
 )
@@ -33,14 +34,52 @@ const (
 type Fragment struct {
 	Kind   FragmentKind
 	Source string
-	plan   *planRecord
-	batch  *batchRecord
-	claude *claudeFile
-	log    fragmentLog  // the entries of a format in joinedFormats
-	key    string       // planId (plan, progress), batchId (batch) or sessionId (metrics)
-	count  Num          // completedBatches of a PlanProgress or ExecutionMetrics
-	spill  *RecordSpill // where claude is while nobody needs it (nil: in memory)
-	refs   []spillRef   // its segments on the spill, the last with the file's header
+	log    fragmentLog // its records, kept as its format keeps them; nil for none
+	key    string      // what its join groups by: a session, trace, plan (plan, progress) or batch id, or a PlanAgent metrics' session
+	count  Num         // completedBatches of a PlanProgress or ExecutionMetrics
+}
+
+// fragmentLog is a fragment's records: each format's own type, which the
+// format's join reads and which travel in partials as segments.
+type fragmentLog interface {
+	// wireSegments are the records as segments of a partial, and how many
+	// entries they hold; with noText, their texts withheld (withholdText).
+	wireSegments(loc *time.Location, noText bool) ([]segment, int)
+}
+
+// headAppender is a fragmentLog with fields of its own in a fragment's
+// head in a partial (readHead reads them back).
+type headAppender interface {
+	appendHead(head []byte, loc *time.Location) []byte
+}
+
+// A joinedFormat is a format whose runs span files, registered with
+// joinedBy beside its reader: how its fragments come back from a partial,
+// and its join.
+type joinedFormat struct {
+	tables bool // each segment's table sizes travel in the head (Claude Code's)
+	// readHead reads what appendHead wrote, and returns what makes the
+	// fragment's records of its segments once they are copied to a spill;
+	// either refuses a fragment no reader makes.
+	readHead func(kind FragmentKind, h *spillReader, loc *time.Location) (recordsFromPartial, bool)
+	// join takes the format's fragments, in source order, and returns what
+	// emits their runs; every format's join is taken before any emits, so
+	// that one may work ahead on another goroutine.
+	join func(frags []*Fragment, w Warner) runEmitter
+}
+
+type recordsFromPartial func(spill *RecordSpill, segs []spillRef, entries int) (fragmentLog, bool)
+
+type runEmitter func(emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment))
+
+// joinedFormats are the joined formats by the kinds of their fragments.
+var joinedFormats = map[FragmentKind]*joinedFormat{}
+
+// joinedBy registers f as the format of fragments of kinds.
+func joinedBy(f *joinedFormat, kinds ...FragmentKind) {
+	for _, k := range kinds {
+		joinedFormats[k] = f
+	}
 }
 
 // JoinEach resolves the fragments gathered from the whole scanned tree into
@@ -48,8 +87,8 @@ type Fragment struct {
 // trace at a time, plans all at once. A BatchResult belongs to the plan
 // whose plannedBatches names it, else it is a run of its own; PlanProgress
 // and ExecutionMetrics belong to a plan by planId / sessionId, else they
-// are orphans. Runs come out format by format (plans, Codex, OTel, Gemini,
-// Claude Code), each in source order. Emitted runs are no
+// are orphans. Runs come out format by format, in the order of their
+// fragments' kinds, each in source order. Emitted runs are no
 // longer read by the join, so emit may keep, fold or empty them. Each
 // comes with the fragments that fed it (from, in source order), and the
 // join keeps no run once emitted (a run is ~500 bytes, and there is one
@@ -60,30 +99,25 @@ type Fragment struct {
 // of the join's memory, and emitParts may fold them a part at a time.
 func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragment), emitParts func(r *model.Run, calls *CallParts, from []*Fragment)) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
-	var claude, plan []*Fragment
-	byKind := map[FragmentKind][]*Fragment{}
+	byFormat := map[*joinedFormat][]*Fragment{}
 	for _, f := range frags {
-		switch _, joined := joinedFormats[f.Kind]; {
-		case f.Kind == FragmentClaude:
-			claude = append(claude, f)
-		case joined:
-			byKind[f.Kind] = append(byKind[f.Kind], f)
-		default:
-			plan = append(plan, f)
+		jf := joinedFormats[f.Kind]
+		byFormat[jf] = append(byFormat[jf], f)
+	}
+	var formats []*joinedFormat
+	for _, kind := range slices.Sorted(maps.Keys(joinedFormats)) {
+		if jf := joinedFormats[kind]; !slices.Contains(formats, jf) {
+			formats = append(formats, jf)
 		}
 	}
-	// Claude Code's runs come last, the longest session's first, and its
-	// join (the peak of memory) is made meanwhile on another goroutine:
-	// the other formats' joins leave a core to spare, and hold little (their
-	// records come back a session at a time).
-	sessions := orderClaude(claude)
-	sessions.joinFirst(w)
-	emitPlans(plan, w, emit)
-	for _, kind := range slices.Sorted(maps.Keys(joinedFormats)) {
-		joinedFormats[kind].join(byKind[kind], w, emit)
-		for _, f := range byKind[kind] {
+	emitters := make([]runEmitter, len(formats))
+	for i, jf := range formats {
+		emitters[i] = jf.join(byFormat[jf], w)
+	}
+	for i, jf := range formats {
+		emitters[i](emit, emitParts)
+		for _, f := range byFormat[jf] {
 			f.log = nil // joined: only Source and Kind are read after
 		}
 	}
-	joinClaude(sessions, w, emit, emitParts)
 }

@@ -366,7 +366,7 @@ func cmpOrInt(a, b int) int {
 	return b
 }
 
-func init() { joinedBy(FragmentOtel, otelCodec, joinOtel) }
+func init() { joinedEntries(FragmentOtel, otelCodec, joinOtel) }
 
 var otelCodec = &entryCodec[otelSpan]{
 	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {

@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"encoding/binary"
+	"math"
 	"slices"
 	"time"
 
@@ -81,6 +82,67 @@ type batchRecord struct {
 	metrics    *batchMetrics
 }
 
+func (p *planRecord) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
+	return p.batches.wireSegments(loc, noText)
+}
+
+func (b *batchRecord) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
+	return b.tasks.wireSegments(loc, noText)
+}
+
+// appendHead writes a plan's fields in its fragment's head.
+func (p *planRecord) appendHead(head []byte, loc *time.Location) []byte {
+	head = appendString(appendString(appendString(head, p.id), p.sessionID), p.status)
+	head = appendTime(appendTime(head, p.span.Started, loc), p.span.Ended, loc)
+	return appendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
+}
+
+// appendHead writes a batch's fields in its fragment's head.
+func (b *batchRecord) appendHead(head []byte, _ *time.Location) []byte {
+	head = appendNum(appendString(appendString(head, b.id), b.status), b.duration)
+	head = appendBool(head, b.metrics != nil)
+	if b.metrics != nil {
+		head = appendNum(appendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
+	}
+	return head
+}
+
+// readPlanagentHead reads what appendHead wrote of a plan or a batch; a
+// PlanProgress or ExecutionMetrics fragment has no records.
+func readPlanagentHead(kind FragmentKind, h *spillReader, loc *time.Location) (recordsFromPartial, bool) {
+	switch kind {
+	case FragmentPlan:
+		p := &planRecord{id: h.string(), sessionID: h.string(), status: h.string()}
+		p.span.Started, p.span.Ended = h.time(loc), h.time(loc)
+		p.span.DurationMS, p.span.HasDuration = math.Float64frombits(h.u64()), h.bool()
+		return func(spill *RecordSpill, segs []spillRef, n int) (fragmentLog, bool) {
+			p.batches = spilledLog(spill, segs, n, taskBatchCodec)
+			return p, true
+		}, p.id != "" // no reader makes a plan without an id
+	case FragmentBatch:
+		b := &batchRecord{id: h.string(), status: h.string(), duration: h.num()}
+		if h.bool() {
+			b.metrics = &batchMetrics{SuccessCount: h.num(), FailureCount: h.num()}
+		}
+		return func(spill *RecordSpill, segs []spillRef, n int) (fragmentLog, bool) {
+			b.tasks = spilledLog(spill, segs, n, taskRecordCodec)
+			return b, true
+		}, true
+	}
+	return func(*RecordSpill, []spillRef, int) (fragmentLog, bool) { return nil, true }, true
+}
+
+func init() {
+	joinedBy(&joinedFormat{
+		readHead: readPlanagentHead,
+		join: func(frags []*Fragment, w Warner) runEmitter {
+			return func(emit func(*model.Run, []*Fragment), _ func(*model.Run, *CallParts, []*Fragment)) {
+				emitPlans(frags, w, emit)
+			}
+		},
+	}, FragmentPlan, FragmentBatch, FragmentProgress, FragmentMetrics)
+}
+
 // spilled is a log holding entries, which go to the spill with the file's end.
 func spilled[T any](c *readCtx, entries []T, codec *entryCodec[T]) *entryLog[T] {
 	l := &entryLog[T]{entries: entries, codec: codec}
@@ -101,10 +163,10 @@ func readPlanagent(d *document, c *readCtx) {
 			end = d.UpdatedAtCamel
 		}
 		p.span = c.span(d.CreatedAtCamel, end)
-		c.fragment(&Fragment{Kind: FragmentPlan, plan: p, key: p.id})
+		c.fragment(&Fragment{Kind: FragmentPlan, log: p, key: p.id})
 	case d.BatchID.Set && d.ExecutedTasks != nil:
 		b := &batchRecord{id: d.BatchID.V, status: model.Fold(d.Status.V), duration: d.ExecutionTime, tasks: spilled(c, d.ExecutedTasks, taskRecordCodec), metrics: d.Metrics}
-		c.fragment(&Fragment{Kind: FragmentBatch, batch: b, key: b.id})
+		c.fragment(&Fragment{Kind: FragmentBatch, log: b, key: b.id})
 	case d.PlanID.Set:
 		c.fragment(&Fragment{Kind: FragmentProgress, key: d.PlanID.V, count: d.CompletedBatches})
 	default:
@@ -141,7 +203,7 @@ func joinPlans(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) (run
 			if _, dup := plansByID[f.key]; !dup {
 				plansByID[f.key] = f
 			}
-			if s := f.plan.sessionID; s != "" {
+			if s := f.log.(*planRecord).sessionID; s != "" {
 				if _, dup := plansBySession[s]; !dup {
 					plansBySession[s] = f
 				}
@@ -183,7 +245,7 @@ func joinPlans(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) (run
 }
 
 func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*model.Run, w Warner) (*model.Run, int64) {
-	p := f.plan
+	p := f.log.(*planRecord)
 	r := &model.Run{ID: p.id, Format: "planagent", Source: f.Source, Title: p.id, Span: p.span}
 	switch p.status {
 	case "completed":
@@ -207,10 +269,10 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 				continue // a BatchResult belongs to one plan: the first, in source order, that names it
 			}
 			owner[rf] = r
-			if rf.batch.status == "completed" {
+			if rf.log.(*batchRecord).status == "completed" {
 				completedBatches++
 			}
-			tasks := rf.batch.tasks.all() // back from the spill: each batch for its one plan
+			tasks := rf.log.(*batchRecord).tasks.all() // back from the spill: each batch for its one plan
 			for i := range tasks {
 				t := &tasks[i]
 				byTask[t.id()] = t // a later result for the same task wins
@@ -238,7 +300,7 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 }
 
 func batchRun(f *Fragment, w Warner) *model.Run {
-	b := f.batch
+	b := f.log.(*batchRecord)
 	id := b.id
 	if id == "" { // an empty batchId names nothing: the file names the run
 		id = (&readCtx{source: f.Source}).fallbackID()
