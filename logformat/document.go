@@ -22,7 +22,6 @@ type document struct {
 	Steps             stepList       `json:"steps"`
 	Status            Str            `json:"status"`
 	CreatedAt         Time           `json:"created_at"`
-	ToolCalls         sessionCalls   `json:"tool_calls"`
 	Phases            []phase        `json:"phases"` // session v2.x, and structmsg
 	Timestamp         Time           `json:"timestamp"`
 	SessionIDCamel    Str            `json:"sessionId"`

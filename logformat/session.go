@@ -35,6 +35,7 @@ type sessionFields struct {
 	CompletedAt      Time              `json:"completed_at"`
 	Agent            agentField        `json:"agent"`
 	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
+	ToolCalls        sessionCalls      `json:"tool_calls"` // read.go gives it the file's spill before a document is decoded
 }
 
 type sessionToolCall struct {
