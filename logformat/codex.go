@@ -161,12 +161,12 @@ func (o *codexOutput) rawFlex(s *rawScan, w *warnList) bool {
 	if s.peek() != '"' {
 		return s.skip()
 	}
-	start := s.i
-	if !s.skipString() {
+	quoted, ok := s.quoted()
+	if !ok {
 		return false
 	}
 	read := true
-	err := outputDocument(s.b[start:s.i], func(text []byte) {
+	err := outputDocument(quoted, func(text []byte) {
 		code, warns, ok := rawExitCode(text)
 		if read = ok; ok {
 			for _, kind := range warns {
@@ -193,10 +193,8 @@ func rawExitCode(text []byte) (code Num, warns []string, ok bool) {
 	s := rawScan{b: text}
 	var w warnList
 	var doc codexOutputDoc
-	s.ws()
-	ok = outputDocPlan.read(&s, unsafe.Pointer(&doc), &w)
-	s.ws()
-	return doc.Metadata.ExitCode, w.kinds, ok && s.i == len(s.b)
+	ok = s.whole(outputDocPlan, unsafe.Pointer(&doc), &w)
+	return doc.Metadata.ExitCode, w.kinds, ok
 }
 
 // outputDocPlan reads an output document, whose output text may repeat a name.

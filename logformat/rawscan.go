@@ -44,7 +44,13 @@ func decodeLineRaw(line []byte, d *document, w *warnList, a *lineArena) bool {
 // decodeRaw is decodeLineRaw with s set up by the caller.
 func decodeRaw(s rawScan, d *document, w *warnList) bool {
 	w.kinds = w.kinds[:0]
-	if s.ws(); !documentPlan.read(&s, unsafe.Pointer(d), w) {
+	return s.whole(documentPlan, unsafe.Pointer(d), w)
+}
+
+// whole reads what s holds, one object and nothing after it but space,
+// into p by plan.
+func (s *rawScan) whole(plan *rawStruct, p unsafe.Pointer, w *warnList) bool {
+	if s.ws(); !plan.read(s, p, w) {
 		return false
 	}
 	s.ws()

@@ -94,6 +94,14 @@ func (s *rawScan) skipNumber() bool {
 	return true
 }
 
+// quoted consumes a string as skipString does, and is its bytes, quotes
+// and escapes included (valid until the scanner moves on).
+func (s *rawScan) quoted() ([]byte, bool) {
+	start := s.i
+	ok := s.skipString()
+	return s.b[start:s.i], ok
+}
+
 // skipString validates and consumes a string (the scanner at its quote):
 // escapes as JSON has them (none a surrogate half: those are left to
 // jsontext), no control byte, UTF-8 only.
