@@ -39,28 +39,6 @@ type claudeFields struct {
 	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
 }
 
-type claudeMessage struct {
-	ID      Str               `json:"id"`
-	Model   Str               `json:"model"`
-	Role    Str               `json:"role"`
-	Content messageContent    `json:"content"`
-	Usage   *claudeUsageField `json:"usage"`
-}
-
-type claudeUsageField struct {
-	Input         Num                  `json:"input_tokens"`
-	Output        Num                  `json:"output_tokens"`
-	CacheCreation Num                  `json:"cache_creation_input_tokens"`
-	CacheRead     Num                  `json:"cache_read_input_tokens"`
-	CacheTTL      *claudeCacheCreation `json:"cache_creation"`
-}
-
-// claudeCacheCreation splits cache writes by TTL; the rest of
-// cache_creation_input_tokens is 5-minute writes.
-type claudeCacheCreation struct {
-	OneHour Num `json:"ephemeral_1h_input_tokens"`
-}
-
 // claudeProgress is a progress entry's data: with type agent_progress, one
 // message of a subagent as its own transcript has it.
 type claudeProgress struct {
@@ -82,11 +60,11 @@ func (p *progressData) decodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Opt
 }
 
 type claudeNested struct {
-	Type      Str            `json:"type"`
-	UUID      Str            `json:"uuid"`
-	Timestamp Time           `json:"timestamp"`
-	RequestID Str            `json:"requestId"`
-	Message   *claudeMessage `json:"message"`
+	Type      Str         `json:"type"`
+	UUID      Str         `json:"uuid"`
+	Timestamp Time        `json:"timestamp"`
+	RequestID Str         `json:"requestId"`
+	Message   *apiMessage `json:"message"`
 }
 
 // toolUseResultField is an entry's toolUseResult: an object, or a string

@@ -9,9 +9,37 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// A message's content as Anthropic's API writes it (a text, or a list of
-// blocks), which Claude Code transcripts and Gemini CLI sessions share, the
-// input of a tool call, and how much of each text a reader keeps.
+// Messages and their content as Anthropic's API writes them (a content is
+// a text, or a list of blocks), which Claude Code transcripts and Gemini
+// CLI sessions share, the input of a tool call, how much of each text a
+// reader keeps, and the arena the raw scanner takes messages and blocks
+// from.
+
+// apiMessage is a message as Anthropic's Messages API writes it, in a
+// Claude Code transcript line (and, by its presence, what tells such a
+// line from a Gemini CLI message).
+type apiMessage struct {
+	ID      Str            `json:"id"`
+	Model   Str            `json:"model"`
+	Role    Str            `json:"role"`
+	Content messageContent `json:"content"`
+	Usage   *apiUsage      `json:"usage"`
+}
+
+// apiUsage is a message's token usage.
+type apiUsage struct {
+	Input         Num               `json:"input_tokens"`
+	Output        Num               `json:"output_tokens"`
+	CacheCreation Num               `json:"cache_creation_input_tokens"`
+	CacheRead     Num               `json:"cache_read_input_tokens"`
+	CacheTTL      *apiCacheCreation `json:"cache_creation"`
+}
+
+// apiCacheCreation splits cache writes by TTL; the rest of
+// cache_creation_input_tokens is 5-minute writes.
+type apiCacheCreation struct {
+	OneHour Num `json:"ephemeral_1h_input_tokens"`
+}
 
 // messageContent is a message's content: plain text, or a list of blocks.
 type messageContent struct {
@@ -217,4 +245,30 @@ func argsInput(args string) string {
 		}
 	}
 	return ""
+}
+
+// lineArena holds the messages and content blocks the raw path decodes
+// for a chunk's lines, in slabs reused chunk after chunk: a new message
+// and a block slice grown from nothing, for each of a transcript's lines,
+// were half the bytes the raw path allocated. The documents that point
+// into it must be done with before reset (see lineChunk.reset).
+type lineArena struct {
+	msgs   []apiMessage
+	blocks []contentBlock
+}
+
+func (a *lineArena) reset() {
+	clear(a.msgs)
+	clear(a.blocks)
+	a.msgs, a.blocks = a.msgs[:0], a.blocks[:0]
+}
+
+// message is a zero message of the arena.
+func (a *lineArena) message() *apiMessage {
+	if len(a.msgs) == cap(a.msgs) {
+		// A new slab, not a copy: earlier lines point into the last one.
+		a.msgs = make([]apiMessage, 0, max(256, 2*cap(a.msgs)))
+	}
+	a.msgs = a.msgs[:len(a.msgs)+1]
+	return &a.msgs[len(a.msgs)-1]
 }

@@ -14,22 +14,22 @@ import (
 // materialised. Signatures are then tested on which fields were present,
 // in any key order. A member name belongs to one field only.
 type document struct {
-	ID                Str            `json:"id"`
-	PlanID            Str            `json:"planId"`
-	Title             Str            `json:"title"`
-	StartTime         Time           `json:"startTime"`
-	Summary           summaryField   `json:"summary"`
-	Steps             stepList       `json:"steps"`
-	Status            Str            `json:"status"`
-	CreatedAt         Time           `json:"created_at"`
-	Phases            []phase        `json:"phases"` // session v2.x, and structmsg
-	Timestamp         Time           `json:"timestamp"`
-	SessionIDCamel    Str            `json:"sessionId"`
-	Type              Str            `json:"type"`
-	Message           *claudeMessage `json:"message"`
-	Payload           *codexItem     `json:"payload"`
-	StructuredContext embedded       `json:"structured_context"`
-	Messages          messages       `json:"messages"`
+	ID                Str          `json:"id"`
+	PlanID            Str          `json:"planId"`
+	Title             Str          `json:"title"`
+	StartTime         Time         `json:"startTime"`
+	Summary           summaryField `json:"summary"`
+	Steps             stepList     `json:"steps"`
+	Status            Str          `json:"status"`
+	CreatedAt         Time         `json:"created_at"`
+	Phases            []phase      `json:"phases"` // session v2.x, and structmsg
+	Timestamp         Time         `json:"timestamp"`
+	SessionIDCamel    Str          `json:"sessionId"`
+	Type              Str          `json:"type"`
+	Message           *apiMessage  `json:"message"`
+	Payload           *codexItem   `json:"payload"`
+	StructuredContext embedded     `json:"structured_context"`
+	Messages          messages     `json:"messages"`
 
 	claudeFields
 	codexFields

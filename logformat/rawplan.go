@@ -144,7 +144,7 @@ var (
 	numType         = reflect.TypeFor[Num]()
 	timeType        = reflect.TypeFor[Time]()
 	rawFlexibleType = reflect.TypeFor[rawFlexible]()
-	messageType     = reflect.TypeFor[claudeMessage]()
+	messageType     = reflect.TypeFor[apiMessage]()
 	flexibleType    = reflect.TypeFor[flexible]()
 )
 
