@@ -10,9 +10,6 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// Claude Code's sessions are joined largest first, and the first one's
-// join (the peak of memory) is made ahead on another goroutine while the
-// joins before it emit their runs.
 func init() {
 	joinedBy(&joinedFormat{
 		tables: true,
@@ -21,12 +18,8 @@ func init() {
 				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
 			}, true
 		},
-		join: func(frags []*Fragment, w Warner) runEmitter {
-			sessions := orderClaude(frags)
-			sessions.joinFirst(w)
-			return func(emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
-				joinClaude(sessions, w, emit, emitParts)
-			}
+		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
+			joinClaude(orderClaude(frags), w, emit, emitParts)
 		},
 	}, FragmentClaude)
 }
@@ -37,17 +30,9 @@ func init() {
 // ones first), and sidechain entries (subagents) are subagent work.
 func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
 	order, bySession := s.order, s.bySession
-	for i, id := range order {
+	for _, id := range order {
 		fs := bySession[id]
-		var r *model.Run
-		var calls *CallParts
-		if i == 0 && s.first != nil {
-			first := <-s.first
-			r, calls = first.r, first.calls
-			first.warns.hand()
-		} else {
-			r, calls = claudeRun(id, fs, w) // it reads the records back
-		}
+		r, calls := claudeRun(id, fs, w) // it reads the records back
 		if emitParts != nil {
 			emitParts(r, calls, fs)
 		} else {
@@ -69,15 +54,7 @@ func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), 
 type claudeSessions struct {
 	order     []string
 	bySession map[string][]*Fragment
-	size      map[string]int64   // the size of each session's records
-	first     chan joinedSession // if set, the first session's join, made ahead (joinFirst)
-}
-
-// joinedSession is a session's run and its calls still to be made.
-type joinedSession struct {
-	r     *model.Run
-	calls *CallParts
-	warns *aheadWarner
+	size      map[string]int64 // the size of each session's records
 }
 
 func orderClaude(frags []*Fragment) claudeSessions {
@@ -91,52 +68,6 @@ func orderClaude(frags []*Fragment) claudeSessions {
 	slices.SortStableFunc(s.order, func(a, b string) int { return cmp.Compare(s.size[b], s.size[a]) })
 	return s
 }
-
-// joinFirst joins the first session on another goroutine, if it is a
-// long one, up to its calls (made as they are folded, in joinClaude's
-// order): the other formats' joins before it leave a core to spare.
-func (s *claudeSessions) joinFirst(w Warner) {
-	if len(s.order) == 0 || s.size[s.order[0]] < longSession {
-		return
-	}
-	s.first = make(chan joinedSession, 1)
-	go func() {
-		id := s.order[0]
-		fs := s.bySession[id]
-		warns := &aheadWarner{w: w}
-		r, calls := claudeRun(id, fs, warns)
-		s.first <- joinedSession{r, calls, warns}
-	}()
-}
-
-// aheadWarner keeps the warnings of a join made ahead on another goroutine
-// until it is handed over, then passes them on (its calls are made on the
-// joining goroutine): w is then only ever called from one.
-type aheadWarner struct {
-	w      Warner
-	kept   []string
-	handed bool
-}
-
-func (a *aheadWarner) Warn(kind string) {
-	if a.handed {
-		a.w.Warn(kind)
-		return
-	}
-	a.kept = append(a.kept, kind)
-}
-
-// hand passes on what was kept; it is called on the joining goroutine.
-func (a *aheadWarner) hand() {
-	for _, kind := range a.kept {
-		a.w.Warn(kind)
-	}
-	a.kept, a.handed = nil, true
-}
-
-// longSession is the size of a session's records (on the spill) from which
-// it is long: joined first, on a goroutine of its own.
-const longSession = 1 << 20
 
 // claudeSession numbers the lines of one session's files one after another
 // (g), so that the join can sort and mark lines through small integers: the

@@ -62,15 +62,12 @@ type joinedFormat struct {
 	// fragment's records of its segments once they are copied to a spill;
 	// either refuses a fragment no reader makes.
 	readHead func(kind FragmentKind, h *spillReader, loc *time.Location) (recordsFromPartial, bool)
-	// join takes the format's fragments, in source order, and returns what
-	// emits their runs; every format's join is taken before any emits, so
-	// that one may work ahead on another goroutine.
-	join func(frags []*Fragment, w Warner) runEmitter
+	// join joins the format's fragments, in source order, and emits their
+	// runs (to emitParts, if set and the format makes its calls in parts).
+	join func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment))
 }
 
 type recordsFromPartial func(spill *RecordSpill, segs []spillRef, entries int) (fragmentLog, bool)
-
-type runEmitter func(emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment))
 
 // joinedFormats are the joined formats by the kinds of their fragments.
 var joinedFormats = map[FragmentKind]*joinedFormat{}
@@ -110,12 +107,8 @@ func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragm
 			formats = append(formats, jf)
 		}
 	}
-	emitters := make([]runEmitter, len(formats))
-	for i, jf := range formats {
-		emitters[i] = jf.join(byFormat[jf], w)
-	}
-	for i, jf := range formats {
-		emitters[i](emit, emitParts)
+	for _, jf := range formats {
+		jf.join(byFormat[jf], w, emit, emitParts)
 		for _, f := range byFormat[jf] {
 			f.log = nil // joined: only Source and Kind are read after
 		}

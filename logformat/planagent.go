@@ -135,10 +135,8 @@ func readPlanagentHead(kind FragmentKind, h *spillReader, loc *time.Location) (r
 func init() {
 	joinedBy(&joinedFormat{
 		readHead: readPlanagentHead,
-		join: func(frags []*Fragment, w Warner) runEmitter {
-			return func(emit func(*model.Run, []*Fragment), _ func(*model.Run, *CallParts, []*Fragment)) {
-				emitPlans(frags, w, emit)
-			}
+		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), _ func(*model.Run, *CallParts, []*Fragment)) {
+			emitPlans(frags, w, emit)
 		},
 	}, FragmentPlan, FragmentBatch, FragmentProgress, FragmentMetrics)
 }
