@@ -3,8 +3,10 @@ package logformat
 import (
 	"bufio"
 	"encoding/binary"
+	"reflect"
 	"slices"
 	"time"
+	"unsafe"
 )
 
 // eventList is a document's kept events, in blocks of eventBlock: grown as
@@ -172,4 +174,70 @@ func (l *eventList) errOf(e *keptEvent) string {
 		return ""
 	}
 	return l.errs[e.errText-1]
+}
+
+// streamFrom reads a document's events from the raw document path's window
+// as decodeFlex does: an array, or an object holding one under "events".
+func (e *eventsField) streamFrom(r *rawStream, w *warnList) bool {
+	switch r.peekKind() {
+	case '[':
+		e.Present = true
+		return r.eventArray(e, w)
+	case '{':
+		var events *eventsField
+		ok := r.members(false, func(key string) bool {
+			if key != "events" {
+				return r.skipAny(0)
+			}
+			switch r.peekKind() {
+			case 'n':
+				events = nil
+				return r.step(func(s *rawScan) bool { return s.null() })
+			case '[':
+				if events == nil {
+					events = new(eventsField)
+				}
+				return r.eventArray(events, w)
+			}
+			return false
+		})
+		if ok && events != nil {
+			e.Present, e.List, e.Strs = true, events.List, events.Strs
+		}
+		return ok
+	case 'n':
+		return r.step(func(s *rawScan) bool { return s.null() })
+	}
+	return false
+}
+
+// eventArray reads an events array as decodeEvents does, one event a step.
+func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
+	keep := newEventKeeper(r.spill)
+	if !r.elements(func() bool {
+		var e bundleEvent
+		mark := len(w.kinds)
+		if !r.step(func(s *rawScan) bool {
+			e, w.kinds = bundleEvent{}, w.kinds[:mark]
+			return s.bundleEvent(&e, w)
+		}) {
+			return false
+		}
+		keep.add(&e)
+		return true
+	}) {
+		return false
+	}
+	keep.into(list)
+	return true
+}
+
+// eventPlan reads an event; its names written twice are read as the
+// general decoder reads them, the last value over the first.
+var eventPlan = dupOK(rawPlanOf(reflect.TypeFor[bundleEvent]()))
+
+// bundleEvent reads one element of an events array: an object or null. Any
+// other kind gives up.
+func (s *rawScan) bundleEvent(e *bundleEvent, w *warnList) bool {
+	return s.null() || eventPlan.read(s, unsafe.Pointer(e), w)
 }

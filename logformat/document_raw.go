@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"reflect"
+	"slices"
 	"unsafe"
 
 	"github.com/go-json-experiment/json"
@@ -12,10 +12,11 @@ import (
 
 // A debug bundle is one document, most of it an events array whose
 // metadata payloads jsontext skips token by token at 400-500 MB/s.
-// readRawDocument reads a large document as readValues does, but takes the
-// events array straight from the bytes with the raw scanner (see rawScan),
-// over a window that slides along the stream; every other member is
-// decoded by the general decoder as it is. Like decodeLineRaw it accepts
+// readRawDocument reads a large document as readValues does, but a member
+// whose type streams itself (rawStreamed: a bundle's events) reads itself
+// straight from the bytes with the raw scanner (see rawScan), over a window
+// that slides along the stream; every other member is decoded by the
+// general decoder as it is. Like decodeLineRaw it accepts
 // only what it is sure of, and it emits nothing until the document has
 // ended: when in doubt it returns errRawGaveUp, with nothing emitted, and
 // the caller reads the file again through the token path (Options.Reread).
@@ -225,22 +226,23 @@ func readRawAsIs(in io.Reader, c *readCtx) error {
 func rawDocument(r *rawStream, c *readCtx) error {
 	r.spill = c.spill
 	var (
-		d      document
-		w      warnList
-		member []byte
-		events bool
+		d        document
+		w        warnList
+		member   []byte
+		streamed []string
 	)
 	opts := decodeOptions(&w)
 	ok := r.members(false, func(key string) bool {
-		if key == "events" {
-			if events {
+		f := documentPlan.field(key)
+		if f == nil { // the general decoder skips it too
+			return r.skipAny(0)
+		}
+		if f.stream != nil {
+			if slices.Contains(streamed, key) {
 				return false // written twice: left to the token path
 			}
-			events = true
-			return r.eventsValue(&d.Events, &w)
-		}
-		if !documentPlan.has(key) { // the general decoder skips it too
-			return r.skipAny(0)
+			streamed = append(streamed, key)
+			return f.stream(r, unsafe.Add(unsafe.Pointer(&d), f.off), &w)
 		}
 		// A long member gives up: the document is not a bundle, and the
 		// general decoder would scan its bytes a second time.
@@ -271,62 +273,6 @@ func rawDocument(r *rawStream, c *readCtx) error {
 	return verdict(dispatch(&d, c), c)
 }
 
-// eventsValue reads a document's events as eventsField.decodeFlex does: an
-// array, or an object holding one under "events".
-func (r *rawStream) eventsValue(e *eventsField, w *warnList) bool {
-	switch r.peekKind() {
-	case '[':
-		e.Present = true
-		return r.eventArray(e, w)
-	case '{':
-		var events *eventsField
-		ok := r.members(false, func(key string) bool {
-			if key != "events" {
-				return r.skipAny(0)
-			}
-			switch r.peekKind() {
-			case 'n':
-				events = nil
-				return r.step(func(s *rawScan) bool { return s.null() })
-			case '[':
-				if events == nil {
-					events = new(eventsField)
-				}
-				return r.eventArray(events, w)
-			}
-			return false
-		})
-		if ok && events != nil {
-			e.Present, e.List, e.Strs = true, events.List, events.Strs
-		}
-		return ok
-	case 'n':
-		return r.step(func(s *rawScan) bool { return s.null() })
-	}
-	return false
-}
-
-// eventArray reads an events array as decodeEvents does, one event a step.
-func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
-	keep := newEventKeeper(r.spill)
-	if !r.elements(func() bool {
-		var e bundleEvent
-		mark := len(w.kinds)
-		if !r.step(func(s *rawScan) bool {
-			e, w.kinds = bundleEvent{}, w.kinds[:mark]
-			return s.bundleEvent(&e, w)
-		}) {
-			return false
-		}
-		keep.add(&e)
-		return true
-	}) {
-		return false
-	}
-	keep.into(list)
-	return true
-}
-
 // next moves to a container's next member or element: past the comma
 // after the first, or past the closing bracket end (closed).
 func (s *rawScan) next(end byte, first bool) (closed, ok bool) {
@@ -335,14 +281,4 @@ func (s *rawScan) next(end byte, first bool) (closed, ok bool) {
 		return true, true
 	}
 	return false, first || s.comma()
-}
-
-// eventPlan reads an event; its names written twice are read as the
-// general decoder reads them, the last value over the first.
-var eventPlan = dupOK(rawPlanOf(reflect.TypeFor[bundleEvent]()))
-
-// bundleEvent reads one element of an events array: an object or null. Any
-// other kind gives up.
-func (s *rawScan) bundleEvent(e *bundleEvent, w *warnList) bool {
-	return s.null() || eventPlan.read(s, unsafe.Pointer(e), w)
 }

@@ -39,9 +39,17 @@ type rawStruct struct {
 }
 
 type rawField struct {
-	name string
-	off  uintptr
-	read rawReader
+	name   string
+	off    uintptr
+	read   rawReader
+	stream func(r *rawStream, p unsafe.Pointer, w *warnList) bool // a rawStreamed type's; nil for others
+}
+
+// rawStreamed is a type whose values may be as large as a whole document
+// (a debug bundle's events): the raw document path reads a member of it
+// from its window, a step at a time (rawStream), not whole.
+type rawStreamed interface {
+	streamFrom(r *rawStream, w *warnList) bool
 }
 
 var (
@@ -88,7 +96,14 @@ func (p *rawStruct) addFields(t reflect.Type, off uintptr) {
 		if len(p.fields) == 255 { // bySlot's and read's bounds
 			panic("logformat: " + t.String() + " has too many fields for a plan")
 		}
-		p.fields = append(p.fields, rawField{name: name, off: off + f.Offset, read: rawReaderOf(f.Type)})
+		field := rawField{name: name, off: off + f.Offset, read: rawReaderOf(f.Type)}
+		if reflect.PointerTo(f.Type).Implements(rawStreamedType) {
+			ft := f.Type
+			field.stream = func(r *rawStream, p unsafe.Pointer, w *warnList) bool {
+				return reflect.NewAt(ft, p).Interface().(rawStreamed).streamFrom(r, w)
+			}
+		}
+		p.fields = append(p.fields, field)
 		if st := f.Type; st.Kind() == reflect.Struct || st.Kind() == reflect.Pointer && st.Elem().Kind() == reflect.Struct {
 			if st.Kind() == reflect.Pointer {
 				st = st.Elem()
@@ -144,6 +159,7 @@ var (
 	numType         = reflect.TypeFor[Num]()
 	timeType        = reflect.TypeFor[Time]()
 	rawFlexibleType = reflect.TypeFor[rawFlexible]()
+	rawStreamedType = reflect.TypeFor[rawStreamed]()
 	messageType     = reflect.TypeFor[apiMessage]()
 	flexibleType    = reflect.TypeFor[flexible]()
 )
@@ -250,10 +266,13 @@ func rawSliceOf(t reflect.Type) rawReader {
 	}
 }
 
-// has reports whether the plan's struct has a field of that name.
-func (plan *rawStruct) has(name string) bool {
+// field is the plan's field of that name, nil for none.
+func (plan *rawStruct) field(name string) *rawField {
 	slot, ok := fieldSlot(name)
-	return ok && plan.bySlot[slot] != 0
+	if !ok || plan.bySlot[slot] == 0 {
+		return nil
+	}
+	return &plan.fields[plan.bySlot[slot]-1]
 }
 
 // read reads an object into the struct at p: each member with a field of
