@@ -7,6 +7,9 @@ import (
 	"slices"
 	"time"
 	"unsafe"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // eventList is a document's kept events, in blocks of eventBlock: grown as
@@ -240,4 +243,37 @@ var eventPlan = dupOK(rawPlanOf(reflect.TypeFor[bundleEvent]()))
 // other kind gives up.
 func (s *rawScan) bundleEvent(e *bundleEvent, w *warnList) bool {
 	return s.null() || eventPlan.read(s, unsafe.Pointer(e), w)
+}
+
+// decodeEvents decodes an events array token by token (a bundle can hold
+// hundreds of thousands), exactly as the general decoder decodes
+// []bundleEvent, and keeps each event compact.
+func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.Options) error {
+	if _, err := dec.ReadToken(); err != nil {
+		return err
+	}
+	keep := newEventKeeper(spillOf(w)) // a long list's blocks wait there while the document is read
+	for dec.PeekKind() != ']' {
+		var e bundleEvent
+		switch dec.PeekKind() {
+		case '{':
+			err := json.UnmarshalDecode(dec, &e, opts)
+			if err != nil {
+				return err
+			}
+		case 'n':
+			if _, err := dec.ReadToken(); err != nil {
+				return err
+			}
+		default:
+			w.Warn(WarnTypeMismatch)
+			if err := dec.SkipValue(); err != nil {
+				return err
+			}
+		}
+		keep.add(&e)
+	}
+	keep.into(list)
+	_, err := dec.ReadToken()
+	return err
 }

@@ -141,43 +141,6 @@ func (s *stepList) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options
 	return err
 }
 
-// decodeEvents decodes an events array token by token (a bundle can hold
-// hundreds of thousands), exactly as the general decoder decodes
-// []bundleEvent, and keeps each event compact.
-func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.Options) error {
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	var spill *RecordSpill // where a long list's blocks go while the document is read
-	if c, ok := w.(*readCtx); ok {
-		spill = c.spill
-	}
-	keep := newEventKeeper(spill)
-	for dec.PeekKind() != ']' {
-		var e bundleEvent
-		switch dec.PeekKind() {
-		case '{':
-			err := json.UnmarshalDecode(dec, &e, opts)
-			if err != nil {
-				return err
-			}
-		case 'n':
-			if _, err := dec.ReadToken(); err != nil {
-				return err
-			}
-		default:
-			w.Warn(WarnTypeMismatch)
-			if err := dec.SkipValue(); err != nil {
-				return err
-			}
-		}
-		keep.add(&e)
-	}
-	keep.into(list)
-	_, err := dec.ReadToken()
-	return err
-}
-
 // agentField is a session's agent: an object naming the model, or a bare name.
 type agentField struct {
 	Name, Model string

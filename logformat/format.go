@@ -232,6 +232,16 @@ func fileState[T any](c *readCtx, start func() *T) *T {
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
 
+// spillOf is the file's record spill, for a decodeFlex handed the file's
+// read context as its warner (as the token path does); nil otherwise, which
+// keeps what it decodes in memory.
+func spillOf(w Warner) *RecordSpill {
+	if c, ok := w.(*readCtx); ok {
+		return c.spill
+	}
+	return nil
+}
+
 func (c *readCtx) run(r *model.Run) {
 	r.Source = c.source
 	c.emits++

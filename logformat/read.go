@@ -438,7 +438,6 @@ func classify(err error) error {
 // signature it matches. ok reports that some format matched.
 func readDocument(dec *jsontext.Decoder, opts json.Options, c *readCtx) (ok bool, err error) {
 	var d document
-	d.ToolCalls.spill = c.spill // a long session's calls wait there, not in memory
 	if err := json.UnmarshalDecode(dec, &d, opts); err != nil {
 		return false, err
 	}

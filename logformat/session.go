@@ -35,7 +35,7 @@ type sessionFields struct {
 	CompletedAt      Time              `json:"completed_at"`
 	Agent            agentField        `json:"agent"`
 	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
-	ToolCalls        sessionCalls      `json:"tool_calls"` // read.go gives it the file's spill before a document is decoded
+	ToolCalls        sessionCalls      `json:"tool_calls"`
 }
 
 type sessionToolCall struct {
@@ -202,7 +202,7 @@ func readSession(d *document, c *readCtx) {
 // made from the log as they are taken (sessionParts).
 type sessionCalls struct {
 	log      entryLog[sessionCall]
-	spill    *RecordSpill // set before the document is decoded; nil keeps the calls in memory
+	spill    *RecordSpill // the file's, on the token path (spillOf); nil keeps the calls in memory
 	errors   int          // entries whose output says they failed
 	contribs []string
 	subs     []model.Subagent
@@ -319,7 +319,7 @@ func (r *spillReader) writtenTime(loc *time.Location) Time {
 
 // decodeFlex decodes tool_calls one entry at a time.
 func (s *sessionCalls) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return decodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: s.spill} }, s.add)
+	return decodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: spillOf(w)} }, s.add)
 }
 
 var sessionCallPlan = rawPlanOf(reflect.TypeFor[sessionToolCall]())
@@ -327,7 +327,7 @@ var sessionCallPlan = rawPlanOf(reflect.TypeFor[sessionToolCall]())
 // rawFlex reads tool_calls as decodeFlex does: null clears them, an array
 // of objects makes them; anything else gives up.
 func (p *sessionCalls) rawFlex(s *rawScan, w *warnList) bool {
-	return rawEach(s, func(array bool) { *p = sessionCalls{array: array, spill: p.spill} },
+	return rawEach(s, func(array bool) { *p = sessionCalls{array: array} },
 		func(t *sessionToolCall) bool { return sessionCallPlan.read(s, unsafe.Pointer(t), w) }, p.add)
 }
 
