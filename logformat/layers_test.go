@@ -137,3 +137,82 @@ func topLevelNames(d ast.Decl) []string {
 	}
 	return names
 }
+
+// A member in a format's <name>Fields is read by that format alone: through
+// a *document, no other file names it (a member two formats read belongs
+// in document itself).
+func TestFormatsReadTheirOwnMembers(t *testing.T) {
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*ast.File{}
+	memberOf := map[string]string{} // a Fields member's Go name: its format
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = f
+		ast.Inspect(f, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !strings.HasSuffix(ts.Name.Name, "Fields") || formatOfFile(name) == "" {
+				return true
+			}
+			for _, field := range ts.Type.(*ast.StructType).Fields.List {
+				for _, id := range field.Names {
+					memberOf[id.Name] = formatOfFile(name)
+				}
+			}
+			return false
+		})
+	}
+	if len(memberOf) < 40 {
+		t.Fatalf("found %d members of formats' Fields: the test no longer finds them", len(memberOf))
+	}
+	reported := map[token.Pos]bool{}
+	for name, f := range files {
+		own := formatOfFile(name)
+		check := func(ft *ast.FuncType, body *ast.BlockStmt) {
+			docs := map[string]bool{} // the function's parameters of type *document
+			for _, p := range ft.Params.List {
+				if star, ok := p.Type.(*ast.StarExpr); ok {
+					if id, ok := star.X.(*ast.Ident); ok && id.Name == "document" {
+						for _, n := range p.Names {
+							docs[n.Name] = true
+						}
+					}
+				}
+			}
+			ast.Inspect(body, func(n ast.Node) bool {
+				sel, ok := n.(*ast.SelectorExpr)
+				if !ok || reported[sel.Pos()] {
+					return true
+				}
+				if x, ok := sel.X.(*ast.Ident); ok && docs[x.Name] {
+					if by := memberOf[sel.Sel.Name]; by != "" && by != own {
+						reported[sel.Pos()] = true
+						t.Errorf("%s reads %s.%s, a member of %s's Fields", fset.Position(sel.Pos()), x.Name, sel.Sel.Name, by)
+					}
+				}
+				return true
+			})
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncDecl:
+				if n.Body != nil {
+					check(n.Type, n.Body)
+				}
+			case *ast.FuncLit: // a signature's match, a decoder's callback
+				check(n.Type, n.Body)
+			}
+			return true
+		})
+	}
+}
