@@ -101,7 +101,7 @@ type Span struct {
 type Run struct {
 	ID, Format, Source      string
 	Seq                     int // position among the runs its source yielded
-	FileOrd                 int // discovery order of its source (planagent joins come last)
+	FileOrd                 int // discovery order of its source; runs joined across files come after every other
 	Title, Request, Summary string
 	Agent, Model            string
 	Project, Branch         string // the directory the agent worked in, and its git branch, where the log says
