@@ -388,19 +388,13 @@ func claudeFileOf(c *readCtx, session string) *claudeFile {
 	f := &claudeFile{spill: c.spill, loc: c.loc}
 	sessions[session] = f
 	log := &claudeLog{claude: f}
-	c.atEnd = append(c.atEnd, claudeAtEnd{log})
+	c.atEnd = append(c.atEnd, log)
 	c.fragment(&Fragment{Kind: FragmentClaude, key: session, log: log})
 	return f
 }
 
 // claudeFileSessions are the Claude Code sessions of the file being read.
 type claudeFileSessions map[string]*claudeFile
-
-// claudeAtEnd puts the records the file holds still of a session on the
-// spill at the file's end.
-type claudeAtEnd struct{ log *claudeLog }
-
-func (e claudeAtEnd) flushTo(s *RecordSpill, _ bool) { s.put(e.log) }
 
 // claudeLog is a Claude Code fragment's records: the file's record of its
 // session in memory, or, once the file's end was put on the spill, its
@@ -412,6 +406,10 @@ type claudeLog struct {
 }
 
 func claudeLogOf(f *Fragment) *claudeLog { return f.log.(*claudeLog) }
+
+// flushTo puts the records the file still holds of the session on the spill,
+// at the file's end.
+func (l *claudeLog) flushTo(s *RecordSpill, _ bool) { s.put(l) }
 
 // wireSegments are the records of a transcript file, the last with its
 // header, whether its end reached the spill or stayed in memory; with

@@ -57,7 +57,7 @@ func joinedEntries[T any](kind FragmentKind, codec *entryCodec[T], join func([]*
 func logOf[T any](f *Fragment) *entryLog[T] { return f.log.(*entryLog[T]) }
 
 // logFlusher is what a file's reader holds for the spill until the file's
-// end: an entryLog of any kind, or a Claude Code session's fragment.
+// end: an entryLog of any kind, or a Claude Code session's records.
 type logFlusher interface {
 	flushTo(s *RecordSpill, last bool)
 }
