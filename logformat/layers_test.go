@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -46,36 +47,16 @@ func TestFormatsUseOnlyTheCore(t *testing.T) {
 		return false
 	}
 
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]*ast.File{}
+	_, files := parsePackage(t)
 	declaredBy := map[string]string{} // a top-level name's format, "" for the core's
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = f
+	for name, f := range files {
 		for _, d := range f.Decls {
 			for _, id := range topLevelNames(d) {
 				declaredBy[id] = formatOfFile(name)
 			}
 		}
 	}
-	for _, name := range slices.Sorted(func(yield func(string) bool) {
-		for n := range files {
-			if !yield(n) {
-				return
-			}
-		}
-	}) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		own := formatOfFile(name)
 		seen := map[string]bool{}
 		var walk func(n ast.Node) bool
@@ -115,12 +96,12 @@ func inspectUse(n ast.Node, own string, declaredBy map[string]string, seen map[s
 }
 
 // topLevelNames are the names a declaration gives at the package's level:
-// its functions (not methods), types, variables and constants.
+// its functions (not methods, not init), types, variables and constants.
 func topLevelNames(d ast.Decl) []string {
 	var names []string
 	switch d := d.(type) {
 	case *ast.FuncDecl:
-		if d.Recv == nil {
+		if d.Recv == nil && d.Name.Name != "init" { // every file may have an init; none is named
 			names = append(names, d.Name.Name)
 		}
 	case *ast.GenDecl:
@@ -130,7 +111,9 @@ func topLevelNames(d ast.Decl) []string {
 				names = append(names, s.Name.Name)
 			case *ast.ValueSpec:
 				for _, id := range s.Names {
-					names = append(names, id.Name)
+					if id.Name != "_" {
+						names = append(names, id.Name)
+					}
 				}
 			}
 		}
@@ -142,23 +125,9 @@ func topLevelNames(d ast.Decl) []string {
 // a *document, no other file names it (a member two formats read belongs
 // in document itself).
 func TestFormatsReadTheirOwnMembers(t *testing.T) {
-	fset := token.NewFileSet()
-	entries, err := os.ReadDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]*ast.File{}
+	fset, files := parsePackage(t)
 	memberOf := map[string]string{} // a Fields member's Go name: its format
-	for _, e := range entries {
-		name := e.Name()
-		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[name] = f
+	for name, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			ts, ok := n.(*ast.TypeSpec)
 			if !ok || !strings.HasSuffix(ts.Name.Name, "Fields") || formatOfFile(name) == "" {
@@ -215,4 +184,27 @@ func TestFormatsReadTheirOwnMembers(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// parsePackage parses the package's non-test files, by file name.
+func parsePackage(t *testing.T) (*token.FileSet, map[string]*ast.File) {
+	t.Helper()
+	fset := token.NewFileSet()
+	entries, err := os.ReadDir(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]*ast.File{}
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[name] = f
+	}
+	return fset, files
 }
