@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/clamp"
 )
 
 // readBothWays reads doc through the raw path (with a tiny window when
@@ -234,8 +235,8 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 		"\ufeff" + session, session + "\n\n", session + " x", session + session, session[:len(session)/2],
 		session[:len(session)-1], `{"session_id":"s","x":NaN}`, `{"session_id":"s","x":"\ud83d"}`,
 		`{}`, `{"a":1}`, ` {"session_id":"s"} `, `{"session_id":"` + strings.Repeat("é", maxSmallDocument/2) + `"}`,
-		`{"session_id":"s","n":` + strings.Repeat("1", maxBareToken+1) + `}`, // the clamp refuses it mid-read
-		`{"session_id":"` + strings.Repeat("x", maxString+10) + `"}`,         // the clamp cuts it
+		`{"session_id":"s","n":` + strings.Repeat("1", clamp.MaxBareToken+1) + `}`, // the clamp refuses it mid-read
+		`{"session_id":"` + strings.Repeat("x", clamp.MaxString+10) + `"}`,         // the clamp cuts it
 	} {
 		docs = append(docs, []byte(d))
 	}
@@ -351,23 +352,23 @@ func asIsCases() []struct {
 		doc   string
 		reads int
 	}{
-		{event(`"` + strings.Repeat("s", maxString) + `"`), 1},    // as long as the clamp lets a string be
-		{event(`"` + strings.Repeat("s", maxString+1) + `"`), 2},  // cut by the clamp
-		{event(`"` + strings.Repeat(`\n`, maxString/2) + `"`), 1}, // escapes counted as written
-		{event(`"` + strings.Repeat(`\n`, maxString/2) + `x"`), 2},
-		{event(`"` + strings.Repeat("中", maxString/3) + `"`), 1}, // bytes, not characters
-		{event(`"` + strings.Repeat("中", maxString/3+1) + `"`), 2},
-		{event(`"\ud83d"`), 2},                          // a lone surrogate the clamp replaces
-		{event(`NaN`), 2},                               // a NaN the clamp makes null
-		{event(strings.Repeat("1", maxBareToken)), 1},   // as long as the clamp lets a number be
-		{event(strings.Repeat("1", maxBareToken+1)), 3}, // refused by the clamp: the token path says so
-		{`{"state":{"id":"` + strings.Repeat("r", maxString+1) + `"},"events":[]}`, 2}, // a member the general decoder reads
-		{`{"` + strings.Repeat("k", maxString+1) + `":1,"events":[]}`, 2},              // a key
-		{`{"events":[{"id":"e1","` + strings.Repeat("k", maxString) + `":1}]}`, 1},     // an event's key, as long as the clamp lets it be
-		{`{"events":[{"id":"e1","` + strings.Repeat("k", maxString+1) + `":1}]}`, 2},   // cut by the clamp
-		{"\ufeff" + event(`"x"`), 1}, // a byte-order mark
-		{session(`"` + strings.Repeat("t", maxString) + `"`), 1},
-		{session(`"` + strings.Repeat("t", maxString+1) + `"`), 2},
+		{event(`"` + strings.Repeat("s", clamp.MaxString) + `"`), 1},    // as long as the clamp lets a string be
+		{event(`"` + strings.Repeat("s", clamp.MaxString+1) + `"`), 2},  // cut by the clamp
+		{event(`"` + strings.Repeat(`\n`, clamp.MaxString/2) + `"`), 1}, // escapes counted as written
+		{event(`"` + strings.Repeat(`\n`, clamp.MaxString/2) + `x"`), 2},
+		{event(`"` + strings.Repeat("中", clamp.MaxString/3) + `"`), 1}, // bytes, not characters
+		{event(`"` + strings.Repeat("中", clamp.MaxString/3+1) + `"`), 2},
+		{event(`"\ud83d"`), 2}, // a lone surrogate the clamp replaces
+		{event(`NaN`), 2},      // a NaN the clamp makes null
+		{event(strings.Repeat("1", clamp.MaxBareToken)), 1},                                  // as long as the clamp lets a number be
+		{event(strings.Repeat("1", clamp.MaxBareToken+1)), 3},                                // refused by the clamp: the token path says so
+		{`{"state":{"id":"` + strings.Repeat("r", clamp.MaxString+1) + `"},"events":[]}`, 2}, // a member the general decoder reads
+		{`{"` + strings.Repeat("k", clamp.MaxString+1) + `":1,"events":[]}`, 2},              // a key
+		{`{"events":[{"id":"e1","` + strings.Repeat("k", clamp.MaxString) + `":1}]}`, 1},     // an event's key, as long as the clamp lets it be
+		{`{"events":[{"id":"e1","` + strings.Repeat("k", clamp.MaxString+1) + `":1}]}`, 2},   // cut by the clamp
+		{"\ufeff" + event(`"x"`), 1},                                                         // a byte-order mark
+		{session(`"` + strings.Repeat("t", clamp.MaxString) + `"`), 1},
+		{session(`"` + strings.Repeat("t", clamp.MaxString+1) + `"`), 2},
 		{session(`"\ud83d\ude80"`), 3},              // a surrogate pair: only the token path reads it
 		{session(`"t"`) + "\n" + session(`"u"`), 0}, // one value per line: read as lines, never as a document
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -199,7 +200,7 @@ func withUnquoted(raw []byte, use func(text []byte)) error {
 	buf := unquoteBufs.Get().(*[]byte)
 	defer unquoteBufs.Put(buf)
 	text, err := appendUnquoted((*buf)[:0], raw)
-	if cap(text) <= maxString { // the clamp bounds strings: this is the usual case
+	if cap(text) <= clamp.MaxString { // the clamp bounds strings: this is the usual case
 		*buf = text[:0]
 	}
 	if err != nil {
@@ -265,7 +266,7 @@ func appendUnescapedUpTo(dst, s []byte, limit int) ([]byte, bool) {
 		case 'u':
 			v, ok := 0, false
 			if i+6 <= len(s) {
-				v, ok = hex4(s[i+2 : i+6])
+				v, ok = clamp.Hex4(s[i+2 : i+6])
 			}
 			if !ok || 0xD800 <= v && v < 0xE000 {
 				return dst, false

@@ -11,6 +11,19 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
+// pieces are string fragments, escaped and not: lone surrogates, which
+// JavaScript writes, and pairs.
+var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z",
+	`\ud83d`, `\uDE00`, `\uD83D\uDE00`, `\udbff\udfff`}
+
+func randString(rng *rand.Rand) string {
+	var b strings.Builder
+	for n := rng.IntN(30); n > 0; n-- {
+		b.WriteString(pieces[rng.IntN(len(pieces))])
+	}
+	return b.String()
+}
+
 func TestParseTimestamp(t *testing.T) {
 	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
 		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -111,12 +112,12 @@ type lineDecoder struct {
 	rawWarns    *warnList // the raw path's, counted only when it takes a line
 	rawOK, miss int       // lines the raw path took and gave up on, in this file
 	clampEach   bool      // lines come as written: clamp each (see read)
-	clamp       *clampReader
+	clamp       *clamp.Reader
 	clamped     []byte // the last clamped line's bytes, reused
 }
 
 func newLineDecoder() *lineDecoder {
-	d := &lineDecoder{rawWarns: &warnList{}, clamp: newClampReader()}
+	d := &lineDecoder{rawWarns: &warnList{}, clamp: clamp.NewReader()}
 	d.dec = jsontext.NewDecoder(&d.buf)
 	return d
 }
@@ -145,7 +146,7 @@ func (d *lineDecoder) decode(k *lineChunk) {
 			// would cut, taken whole by the raw path (which refuses what
 			// else the clamp changes: surrogate escapes, NaN, Infinity), is
 			// one the clamp leaves as it is: most of a transcript's.
-			if fast && shortAndQuoted(line, maxString, maxBareToken) {
+			if fast && clamp.ShortAndQuoted(line, clamp.MaxString, clamp.MaxBareToken) {
 				if decodeLineRaw(line, doc, d.rawWarns, &k.arena) {
 					d.rawDecoded(k, doc)
 					continue
@@ -178,10 +179,10 @@ func (d *lineDecoder) decode(k *lineChunk) {
 }
 
 // clampLine is line as the clamp makes it in the stream (see
-// clampReader.clampLine), its NaN and Infinity counted; copied reports
+// clamp.Reader.Line), its NaN and Infinity counted; copied reports
 // new bytes.
 func (d *lineDecoder) clampLine(k *lineChunk, line []byte, ended bool) (out []byte, copied bool) {
-	out, nulls, copied := d.clamp.clampLine(line, d.clamped, ended)
+	out, nulls, copied := d.clamp.Line(line, d.clamped, ended)
 	if copied {
 		d.clamped = out[:0]
 	}
@@ -324,18 +325,18 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 			consume(0)
 			lr := &lineReader{br: br, inLine: true}
 			var in io.Reader = io.MultiReader(bytes.NewReader(long), lr)
-			var lc *clampReader
+			var lc *clamp.Reader
 			if clampEach { // the clamp sees the line's newline, as in the stream; the decoder does not
-				lc = clamps.Get().(*clampReader)
-				lc.reset(io.MultiReader(in, &newlineAfter{lr: lr}))
-				lc.lines, in = true, &beforeNewline{r: lc}
+				lc = clamps.Get().(*clamp.Reader)
+				lc.Reset(io.MultiReader(in, &newlineAfter{lr: lr}))
+				lc.Lines, in = true, &beforeNewline{r: lc}
 			}
 			line := decodeLine(jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true)), decodeOptions(c), nil)
 			if lc != nil {
-				for range lc.nonFinite {
+				for range lc.NonFinite {
 					c.Warn(WarnBadNumber)
 				}
-				lc.reset(nil)
+				lc.Reset(nil)
 				clamps.Put(lc)
 			}
 			if lr.err != nil {

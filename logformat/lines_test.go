@@ -16,6 +16,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/clamp"
+	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
 )
 
 // referenceReadLines is the line reader as it was before chunks, with
@@ -248,9 +250,9 @@ func TestClampEachLineSameAsStream(t *testing.T) {
 	tricky := []string{
 		user("plain") + "\n" + assistant + "\n",
 		user(`cut emoji \ud83d`) + "\n" + user(`pair \ud83d\ude00 and \\ud800 as text`) + "\n",
-		user(strings.Repeat("x", maxString+10)) + "\n" + user("after") + "\n",
+		user(strings.Repeat("x", clamp.MaxString+10)) + "\n" + user("after") + "\n",
 		user(strings.Repeat("日本", maxChunkLine/3)+`\ud83d`) + "\n" + assistant + "\n",
-		`{"n":` + strings.Repeat("1", maxBareToken+1) + "}\n" + user("next") + "\n",
+		`{"n":` + strings.Repeat("1", clamp.MaxBareToken+1) + "}\n" + user("next") + "\n",
 		"\xef\xbb\xbf" + user("marked") + "\n",
 		"[" + user("in an array") + ",NaN]\n",
 		"{\n  \"type\": \"user\"\n}\n",
@@ -261,7 +263,7 @@ func TestClampEachLineSameAsStream(t *testing.T) {
 		longBroken + `\uX` + "\n" + longBroken + `\u1`, // the same in long lines
 		`{"n":NaN,"a":[` + strings.Repeat(`"`+strings.Repeat("z", 100<<10)+`",`, maxChunkLine/(100<<10)+1) + `"z"]}` + "\n",
 	}
-	for _, s := range clampTricky {
+	for _, s := range clamptest.Tricky {
 		tricky = append(tricky, s+"\n"+s)
 	}
 	for _, s := range tricky {

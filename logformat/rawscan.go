@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"unsafe"
+
+	"github.com/agentstat/agentstat/logformat/clamp"
 )
 
 // The raw scanner reads a line or a small document straight from its
@@ -163,7 +165,7 @@ func (s *rawScan) memberName() ([]byte, bool) {
 	for i < len(s.b) && s.b[i] != '"' && s.b[i] != '\\' && 0x20 <= s.b[i] && s.b[i] < 0x80 {
 		i++
 	}
-	if i < len(s.b) && s.b[i] == '"' && !(s.asIs && i-start-1 > maxString) {
+	if i < len(s.b) && s.b[i] == '"' && !(s.asIs && i-start-1 > clamp.MaxString) {
 		s.i = i + 1
 	} else if !s.skipString() || bytes.IndexByte(s.b[start+1:s.i-1], '\\') >= 0 {
 		return nil, false

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf8"
+
+	"github.com/agentstat/agentstat/logformat/clamp"
 )
 
 // The raw scanner's skipping of the values no reader reads: most of a
@@ -87,7 +89,7 @@ func (s *rawScan) skipNumber() bool {
 			return false
 		}
 	}
-	if !s.delimited(i) || s.asIs && i-s.i > maxBareToken {
+	if !s.delimited(i) || s.asIs && i-s.i > clamp.MaxBareToken {
 		return false
 	}
 	s.i = i
@@ -127,7 +129,7 @@ func (s *rawScan) skipString() bool {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			if s.asIs && i-s.i-1 > maxString { // the clamp would cut it
+			if s.asIs && i-s.i-1 > clamp.MaxString { // the clamp would cut it
 				return false
 			}
 			s.i = i + 1
@@ -213,7 +215,7 @@ func escapeLen(b []byte) int {
 		if len(b) < 6 {
 			return 0
 		}
-		if v, ok := hex4(b[2:6]); !ok || 0xD800 <= v && v < 0xE000 {
+		if v, ok := clamp.Hex4(b[2:6]); !ok || 0xD800 <= v && v < 0xE000 {
 			return 0
 		}
 		return 6

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/text/encoding"
@@ -58,7 +59,7 @@ func asUTF8(r io.Reader) (io.Reader, error) {
 // spend its time allocating and clearing them.
 var (
 	readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 64<<10) }}
-	clamps  = sync.Pool{New: func() any { return newClampReader() }}
+	clamps  = sync.Pool{New: func() any { return clamp.NewReader() }}
 )
 
 // maxDurationMS is the longest duration believed: ten years. Longer ones come
@@ -71,7 +72,7 @@ const maxDurationMS = 10 * 365.25 * 24 * 3600 * 1000
 // nothing returns a *SkipError; I/O errors from r are returned as they are.
 func Read(r io.Reader, name string, opt Options, em Emitter) error {
 	err := read(r, name, opt, em)
-	if errors.Is(err, ErrTokenTooLong) {
+	if errors.Is(err, clamp.ErrTokenTooLong) {
 		return skip(ReasonInvalidJSON, err.Error())
 	}
 	return err
@@ -157,13 +158,13 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 // readAs reads r the way w says; held is the file's bytes for heldAsIs.
 func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byte) error {
 	asIs := w == heldAsIs || w == streamAsIs
-	cr := clamps.Get().(*clampReader)
-	cr.reset(r)
-	cr.lines = jsonLinesName(name)
+	cr := clamps.Get().(*clamp.Reader)
+	cr.Reset(r)
+	cr.Lines = jsonLinesName(name)
 	// JSON Lines are read as they are and clamped line by line (readLines):
 	// the lines the raw path takes skip the clamp. Any other file, and a
 	// .jsonl file read whole after all, is clamped as one stream.
-	eachLine := cr.lines && !opt.streamClamp && !asIs
+	eachLine := cr.Lines && !opt.streamClamp && !asIs
 	br := readers.Get().(*bufio.Reader)
 	if eachLine || asIs {
 		br.Reset(r)
@@ -172,8 +173,8 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 	}
 	var clamped *bufio.Reader
 	clampStream := func() {
-		cr.reset(br)
-		cr.lines, eachLine = true, false
+		cr.Reset(br)
+		cr.Lines, eachLine = true, false
 		clamped = readers.Get().(*bufio.Reader)
 		clamped.Reset(cr)
 		br = clamped
@@ -186,7 +187,7 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 				readers.Put(b)
 			}
 		}
-		cr.reset(nil)
+		cr.Reset(nil)
 		clamps.Put(cr)
 	}()
 	if head, _ := br.Peek(3); bytes.Equal(head, bom) {
@@ -231,8 +232,8 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 	if errors.Is(err, errRawGaveUp) { // nothing was emitted: the next way reads the file
 		return err
 	}
-	if !errors.Is(cr.err, ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before
-		for range cr.nonFinite { // each a value read as null
+	if !errors.Is(cr.Err(), clamp.ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before
+		for range cr.NonFinite { // each a value read as null
 			c.Warn(WarnBadNumber)
 		}
 	}
@@ -420,7 +421,7 @@ func classify(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return skip(ReasonTruncated, err.Error())
 	}
-	if errors.Is(err, ErrTokenTooLong) {
+	if errors.Is(err, clamp.ErrTokenTooLong) {
 		return skip(ReasonInvalidJSON, err.Error())
 	}
 	var syn *jsontext.SyntacticError

@@ -1,4 +1,4 @@
-package logformat
+package clamp
 
 import (
 	"bytes"
@@ -16,9 +16,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
 	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/agentstat/agentstat/model"
 )
 
 var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z",
@@ -54,8 +53,8 @@ func randDoc(rng *rand.Rand, depth int) string {
 }
 
 func clampAll(t *testing.T, doc string, limit int, wrap func(io.Reader) io.Reader) []byte {
-	c := newClampReader()
-	c.reset(wrap(strings.NewReader(doc)))
+	c := NewReader()
+	c.Reset(wrap(strings.NewReader(doc)))
 	c.limit = limit
 	out, err := io.ReadAll(c)
 	if err != nil {
@@ -192,35 +191,28 @@ func TestSurrogateEscape(t *testing.T) {
 	}
 }
 
-// clampTricky are lines the clamp changes, or nearly does, at a string
-// limit of 8 or 64 and a bare-token limit of 5 (clampLimits).
-var clampLimits = [][2]int{{8, 5}, {64, 5}, {8, maxBareToken}, {maxString, maxBareToken}}
-
-var clampTricky = []string{
-	`123456`, `12345`, `[""," ",NaN,""]`, `[""," ","\ud83d",""]`, `["","1234567","123456789",""]`, `["1","2","3","4"]`,
-	`["12345"]`, `["123456789"]`, `[12345]`, `[123456]`, `{"a":"x","b":12345,"c":"y"}`, `[NaN,1]`, `[-Infinity]`, `["NaN"]`,
-	`["\ud83d\ude00"]`, `["\ud83d"]`, `["x\ude00"]`, `["\uD83D"]`, `["a\"b\\c"]`, `["ab\u00e9cd"]`, `["日本語日本語"]`,
-	`{"k":"` + "\x00" + `"}`, "NaN\xde00", "[Infinity\xe6\x97]", `[1, 2, 3, 4, 5, 6]`, `"open`, `[true,false,null]`, ` `, ``, `["\`, `[1234,"a",123456789,"b"]`,
-}
+// clampLimits are string and bare-token limits at which clamptest.Tricky
+// are edges.
+var clampLimits = [][2]int{{8, 5}, {64, 5}, {8, MaxBareToken}, {MaxString, MaxBareToken}}
 
 // A line plainLine passes is one the clamp's state machine leaves as it is
 // (clamped from the start of input, newline and all).
 func TestClampPlainLines(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	lines := slices.Clone(clampTricky)
+	lines := slices.Clone(clamptest.Tricky)
 	for range 3000 {
 		var b strings.Builder
 		for k := rng.IntN(8); k > 0; k-- {
-			b.WriteString(clampTricky[rng.IntN(len(clampTricky))])
+			b.WriteString(clamptest.Tricky[rng.IntN(len(clamptest.Tricky))])
 		}
 		lines = append(lines, b.String())
 	}
 	plain := 0
 	for _, line := range lines {
 		for _, lim := range clampLimits {
-			c := newClampReader()
-			c.reset(nil)
-			c.limit, c.bareLimit, c.lines = lim[0], lim[1], true
+			c := NewReader()
+			c.Reset(nil)
+			c.limit, c.bareLimit, c.Lines = lim[0], lim[1], true
 			if !c.plainLine([]byte(line)) {
 				continue
 			}
@@ -251,19 +243,19 @@ func TestClampPlainRuns(t *testing.T) {
 		var doc strings.Builder
 		for k := rng.IntN(200); k > 0; k-- {
 			if rng.IntN(30) == 0 {
-				doc.WriteString(clampTricky[rng.IntN(len(clampTricky))])
+				doc.WriteString(clamptest.Tricky[rng.IntN(len(clamptest.Tricky))])
 			} else {
 				doc.WriteString(plainLines[rng.IntN(len(plainLines))])
 			}
 			doc.WriteByte('\n')
 		}
-		for _, lim := range append(slices.Clone(clampLimits), [2]int{500, maxBareToken}, [2]int{maxString, 5}) {
+		for _, lim := range append(slices.Clone(clampLimits), [2]int{500, MaxBareToken}, [2]int{MaxString, 5}) {
 			for _, lines := range []bool{false, true} {
 				clamp := func(runs bool) ([]byte, error) {
 					plainRuns = runs
-					c := newClampReader()
-					c.reset(&randomReads{r: strings.NewReader(doc.String()), rng: rand.New(rand.NewPCG(uint64(lim[0]), uint64(lim[1])))})
-					c.limit, c.bareLimit, c.lines = lim[0], lim[1], lines
+					c := NewReader()
+					c.Reset(&randomReads{r: strings.NewReader(doc.String()), rng: rand.New(rand.NewPCG(uint64(lim[0]), uint64(lim[1])))})
+					c.limit, c.bareLimit, c.Lines = lim[0], lim[1], lines
 					return io.ReadAll(c)
 				}
 				got, err := clamp(true)
@@ -291,10 +283,10 @@ func (r *randomReads) Read(p []byte) (int, error) {
 // a held surrogate) is what a whole line passed at once must not skip.
 func TestClampAnySplit(t *testing.T) {
 	defer func(n int) { minPlainLine = n }(minPlainLine)
-	doc := strings.Join(clampTricky, "\n") + "\n" + strings.Join(clampTricky, "")
+	doc := strings.Join(clamptest.Tricky, "\n") + "\n" + strings.Join(clamptest.Tricky, "")
 	for _, lim := range clampLimits {
 		minPlainLine = 0 // every line is looked at as a whole first
-		if lim[0] == maxString {
+		if lim[0] == MaxString {
 			minPlainLine = 64 // and short lines in runs
 		}
 		for _, lines := range []bool{false, true} {
@@ -303,9 +295,9 @@ func TestClampAnySplit(t *testing.T) {
 				for i, p := range parts {
 					rs[i] = strings.NewReader(p)
 				}
-				c := newClampReader()
-				c.reset(io.MultiReader(rs...))
-				c.limit, c.bareLimit, c.lines = lim[0], lim[1], lines
+				c := NewReader()
+				c.Reset(io.MultiReader(rs...))
+				c.limit, c.bareLimit, c.Lines = lim[0], lim[1], lines
 				return io.ReadAll(c)
 			}
 			whole, werr := run(doc)
@@ -319,87 +311,12 @@ func TestClampAnySplit(t *testing.T) {
 	}
 }
 
-// Short lines are clamped in runs that end at a newline, never inside a
-// word the clamp replaces or a character it must not cut: a document of
-// them comes out as its lines do one by one.
-func TestClampShortLineRuns(t *testing.T) {
-	defer func(n int) { minPlainLine = n }(minPlainLine)
-	minPlainLine = 8 // runs of ~128 bytes, ending anywhere in a line but for the newline search
-	var doc strings.Builder
-	for i := range 300 {
-		doc.WriteString([]string{`[1,NaN,"日本",-Infinity]`, `{"a":"\ud83d","b":Infinity}`, `["é",NaN]`, `[` + strconv.Itoa(i) + `]`}[i%4] + "\n")
-	}
-	clamp := func(s string) string {
-		c := newClampReader()
-		c.reset(strings.NewReader(s))
-		c.lines = true
-		out, err := io.ReadAll(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return string(out)
-	}
-	var byLine strings.Builder
-	for _, line := range strings.SplitAfter(doc.String(), "\n") {
-		byLine.WriteString(clamp(line))
-	}
-	if got := clamp(doc.String()); got != byLine.String() {
-		t.Fatalf("as one document:\n%.300s\nline by line:\n%.300s", got, byLine.String())
-	}
-}
-
-func TestClampBounds(t *testing.T) {
-	long := `{"session_id": "s", "payload": "` + strings.Repeat("é", 400000) + `", "status": "success", "tool_calls": []}`
-	c := newCollector()
-	if err := Read(strings.NewReader(long), "x.json", Options{}, c); err != nil || len(c.runs) != 1 || c.runs[0].Status != "success" {
-		t.Fatalf("a long payload string: %v", err)
-	}
-	digits := `{"session_id": "s", "n": ` + strings.Repeat("9", 10000) + `}`
-	if err := Read(strings.NewReader(digits), "x.json", Options{}, newCollector()); reason(err) != ReasonInvalidJSON {
-		t.Fatalf("a 10,000-digit number: %v", err)
-	}
-	// Refused whole: the NaN read before the number is not a warning of its
-	// own (it was one or not as the reads fell around it).
-	c = newCollector()
-	nan := "{\"session_id\": \"s\",\n\"x\": NaN,\n\"n\": " + strings.Repeat("9", 10000) + "}"
-	if err := Read(strings.NewReader(nan), "x.json", Options{}, c); reason(err) != ReasonInvalidJSON || c.warnings[WarnBadNumber] != 0 {
-		t.Fatalf("a NaN, then a 10,000-digit number: %v, warnings %v", err, c.warnings)
-	}
-}
-
-// A line cut inside a string (a writer killed mid-line, then appended to),
-// or holding an over-long bare token (NUL bytes, a runaway number), costs
-// that line only: the lines after it are read, even one holding a string
-// with no space in it longer than any bare token (a base64 image).
-func TestClampBrokenLineCostsOneLine(t *testing.T) {
-	long := strings.Repeat("QUJD", 2000)
-	for _, cut := range []string{
-		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"cut here`,
-		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"cut in an escape \u00`,
-		`{"type":"user","sessionId":"s1","uuid":"u0","message":{"role":"user","content":"` + strings.Repeat("x", maxString+10),
-		strings.Repeat("\x00", 3*maxBareToken), // a crash's zero-filled tail, here mid-file
-		`{"type":"user","sessionId":"s1","uuid":"u0","n":` + strings.Repeat("9", 2*maxBareToken) + `}`,
-	} {
-		data := cut + "\n" +
-			`{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-03-05T10:00:01Z","message":{"role":"user","content":"hi ` + long + `"}}` + "\n" +
-			`{"type":"assistant","sessionId":"s1","uuid":"u2","timestamp":"2026-03-05T10:00:02Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}]}}` + "\n"
-		c := newCollector()
-		if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
-			t.Fatalf("%.40s…: %v", cut, err)
-		}
-		runs, _ := joinAll(c.frags, c)
-		if c.warnings[WarnInvalidLine] != 1 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 || runs[0].Request == "" {
-			t.Errorf("%.40s…: warnings %v, %d runs", cut, c.warnings, len(runs))
-		}
-	}
-}
-
 func BenchmarkClamp(b *testing.B) {
 	doc := []byte(strings.Repeat(`{"type":"assistant","message":{"content":[{"type":"text","text":"`+strings.Repeat("lorem ipsum \\n dolor ", 50)+`"}]},"n":12345}`+"\n", 200))
 	b.SetBytes(int64(len(doc)))
-	c := newClampReader()
+	c := NewReader()
 	for b.Loop() {
-		c.reset(bytes.NewReader(doc))
+		c.Reset(bytes.NewReader(doc))
 		io.Copy(io.Discard, c)
 	}
 }
@@ -416,11 +333,11 @@ func FuzzClamp(f *testing.F) {
 	f.Add([]byte("[NaN, -Infinity,Infinity, \"NaN\", NaNa]\n{\"a\":-Infinity}\n"), uint8(7))
 	f.Fuzz(func(t *testing.T, doc []byte, limit uint8) {
 		// The low five bits set the string limit, the high three the bare-token limit.
-		strLimit, bareLimit := int(limit%32)+1, []int{maxBareToken, 2, 5, 16, maxBareToken, 3, 8, 1}[limit/32]
+		strLimit, bareLimit := int(limit%32)+1, []int{MaxBareToken, 2, 5, 16, MaxBareToken, 3, 8, 1}[limit/32]
 		clampWith := func(data []byte, lines bool, read func(io.Reader) io.Reader) ([]byte, error) {
-			c := newClampReader()
-			c.reset(read(bytes.NewReader(data)))
-			c.limit, c.bareLimit, c.lines = strLimit, bareLimit, lines
+			c := NewReader()
+			c.Reset(read(bytes.NewReader(data)))
+			c.limit, c.bareLimit, c.Lines = strLimit, bareLimit, lines
 			return io.ReadAll(c)
 		}
 		clamp := func(data []byte, lines bool, half bool) ([]byte, error) {
@@ -482,94 +399,52 @@ func FuzzClamp(f *testing.F) {
 	})
 }
 
-// A transcript line holding a lone surrogate escape (JavaScript writes one
-// when it cuts a string inside an emoji) is read like any other: its tool
-// result and its prompt count, the lone half read as U+FFFD. A document
-// holding one is read too.
-func TestLoneSurrogatesRead(t *testing.T) {
-	data := `{"type":"user","sessionId":"s1","uuid":"u1","timestamp":"2026-03-05T10:00:00Z","message":{"role":"user","content":"deploy \ud83d"}}` + "\n" +
-		`{"type":"assistant","sessionId":"s1","uuid":"u2","timestamp":"2026-03-05T10:00:01Z","message":{"id":"m1","model":"claude-x","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{}}],"usage":{"input_tokens":10,"output_tokens":5}}}` + "\n" +
-		`{"type":"user","sessionId":"s1","uuid":"u3","timestamp":"2026-03-05T10:00:03Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"cut \ud83d"}]},"toolUseResult":"Error: cut \ud83d\ude00 \ude00","durationMs":2000}` + "\n"
-	c := newCollector()
-	if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
-		t.Fatal(err)
-	}
-	runs, _ := joinAll(c.frags, c)
-	if len(c.warnings) != 0 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 {
-		t.Fatalf("warnings %v, %d runs", c.warnings, len(runs))
-	}
-	r, call := runs[0], runs[0].ToolCalls[0]
-	if r.Request != "deploy \uFFFD" || call.Outcome != model.OutcomeError || call.Error != "Error: cut 😀 \uFFFD" {
-		t.Errorf("request %q, call %+v", r.Request, call)
-	}
-
-	doc := `{"session_id": "s\udc00", "status": "success", "tool_calls": [{"call_id": "1", "tool_name": "Read\ud800", "duration_ms": 5, "output": {"status": "success"}}]}`
-	c = newCollector()
-	if err := Read(strings.NewReader(doc), "x.json", Options{}, c); err != nil || len(c.runs) != 1 {
-		t.Fatalf("a document: %v", err)
-	}
-	if r := c.runs[0]; r.ID != "s\uFFFD" || len(r.ToolCalls) != 1 || r.ToolCalls[0].Name != "Read\uFFFD" {
-		t.Errorf("a document: %+v", r)
-	}
-}
-
-// NaN, Infinity and -Infinity (Python's json writes them) are read as null
-// with a bad_number warning each, in a document and in JSON Lines, however
-// the input is cut into reads; text that merely holds the words is kept.
-func TestNonFiniteNumbers(t *testing.T) {
-	doc := `{"session_id": "NaN Infinity", "status": "success", "created_at": "2026-03-05T10:00:00Z", "quality_score": NaN,` +
-		` "tool_calls": [{"call_id": "1", "tool_name": "-Infinity", "duration_ms": Infinity, "output": {"status": "success"}},` +
-		` {"call_id": "2", "tool_name": "Read", "duration_ms":-Infinity,"output": {"status": "success"}}]}`
-	line := strings.ReplaceAll(doc, "\n", "")
-	for _, tc := range []struct {
-		name, data string
-		runs       int
-	}{
-		{"s.json", doc, 1},
-		{"s.jsonl", line + "\n" + strings.Replace(line, `"NaN Infinity"`, `"two"`, 1) + "\n", 2},
-	} {
-		for _, wrap := range []func(io.Reader) io.Reader{func(r io.Reader) io.Reader { return r }, iotest.OneByteReader, iotest.HalfReader} {
-			c := newCollector()
-			if err := Read(wrap(strings.NewReader(tc.data)), tc.name, Options{}, c); err != nil {
-				t.Fatalf("%s: %v", tc.name, err)
-			}
-			if len(c.runs) != tc.runs || c.warnings[WarnBadNumber] != 3*tc.runs || len(c.warnings) != 1 {
-				t.Fatalf("%s: %d runs, warnings %v", tc.name, len(c.runs), c.warnings)
-			}
-			r := c.runs[0]
-			if r.ID != "NaN Infinity" || len(r.ToolCalls) != 2 || r.ToolCalls[0].Name != "-Infinity" || r.ToolCalls[0].HasDuration || r.ToolCalls[1].HasDuration {
-				t.Errorf("%s: %+v", tc.name, r)
-			}
-		}
-	}
-	// Only a word standing alone is a number, however the reads cut it;
-	// anything else stays invalid JSON.
-	for _, bad := range []string{`{"session_id": "s", "n": NaNa}`, `{"session_id": "s", "n": 1NaN}`, `{"session_id": "s", "n": -NaN}`} {
-		for _, r := range []io.Reader{strings.NewReader(bad), iotest.OneByteReader(strings.NewReader(bad))} {
-			if err := Read(r, "x.json", Options{}, newCollector()); reason(err) != ReasonInvalidJSON {
-				t.Errorf("%s: %v", bad, err)
-			}
-		}
-	}
-}
-
-// clampLine hands back a plain line as it is, from a clamp's first use on,
+// Line hands back a plain line as it is, from a clamp's first use on,
 // and clamps the others as the stream clamp does.
 func TestClampLine(t *testing.T) {
 	plain := []byte(`{"type":"user","message":{"content":"` + strings.Repeat("ok ", 100) + `"}}`)
-	if out, nulls, copied := newClampReader().clampLine(plain, nil, true); copied || nulls != 0 || !bytes.Equal(out, plain) {
+	if out, nulls, copied := NewReader().Line(plain, nil, true); copied || nulls != 0 || !bytes.Equal(out, plain) {
 		t.Fatalf("a plain line came back copied (%v) or changed: %q", copied, out)
 	}
-	c := newClampReader()
+	c := NewReader()
 	for _, tc := range []struct{ line, want string }{
 		{`[NaN,"\ud83d"]`, `[null,"\ufffd"]`},
 		{`{"a":"x` + `\uX`, `{"a":"x` + `\uX`}, // before its newline the escape is kept
 	} {
-		if out, _, _ := c.clampLine([]byte(tc.line), nil, true); string(out) != tc.want {
+		if out, _, _ := c.Line([]byte(tc.line), nil, true); string(out) != tc.want {
 			t.Errorf("%q: %q, want %q", tc.line, out, tc.want)
 		}
 	}
-	if out, _, _ := c.clampLine([]byte(`{"a":"x\uX`), nil, false); string(out) != `{"a":"x` {
+	if out, _, _ := c.Line([]byte(`{"a":"x\uX`), nil, false); string(out) != `{"a":"x` {
 		t.Errorf("at the end of the file the broken escape is dropped, got %q", out)
+	}
+}
+
+// Short lines are clamped in runs that end at a newline, never inside a
+// word the clamp replaces or a character it must not cut: a document of
+// them comes out as its lines do one by one.
+func TestClampShortLineRuns(t *testing.T) {
+	defer func(n int) { minPlainLine = n }(minPlainLine)
+	minPlainLine = 8 // runs of ~128 bytes, ending anywhere in a line but for the newline search
+	var doc strings.Builder
+	for i := range 300 {
+		doc.WriteString([]string{`[1,NaN,"日本",-Infinity]`, `{"a":"\ud83d","b":Infinity}`, `["é",NaN]`, `[` + strconv.Itoa(i) + `]`}[i%4] + "\n")
+	}
+	clamp := func(s string) string {
+		c := NewReader()
+		c.Reset(strings.NewReader(s))
+		c.Lines = true
+		out, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	var byLine strings.Builder
+	for _, line := range strings.SplitAfter(doc.String(), "\n") {
+		byLine.WriteString(clamp(line))
+	}
+	if got := clamp(doc.String()); got != byLine.String() {
+		t.Fatalf("as one document:\n%.300s\nline by line:\n%.300s", got, byLine.String())
 	}
 }

@@ -1,20 +1,12 @@
-package logformat
-
-import (
-	"bytes"
-	"encoding/binary"
-	"errors"
-	"io"
-	"math/bits"
-)
-
+// Package clamp bounds untrusted JSON text before it is decoded.
+//
 // A JSON decoder must hold a whole token to read it, so one string of a
 // gigabyte (a file body in a transcript, a gzip bomb) would cost a gigabyte
-// of memory even though metrics never look at it. clampReader sits in front
-// of the decoder and truncates every string literal past maxString bytes,
+// of memory even though metrics never look at it. A Reader sits in front
+// of the decoder and truncates every string literal past MaxString bytes,
 // keeping the JSON valid: it never cuts inside an escape, between the two
 // halves of a surrogate pair, or inside a UTF-8 sequence. A bare token (a
-// number, a literal, or garbage) longer than maxBareToken is an error.
+// number, a literal, or garbage) longer than MaxBareToken is an error.
 // Strings metrics need (names, ids, statuses, error texts) are far shorter.
 //
 // A raw newline ends any string: JSON strings hold none, and in JSON Lines it
@@ -23,7 +15,7 @@ import (
 // In JSON Lines an over-long bare token costs its line only: the clamp drops
 // it and writes a NUL in its place, which no decoder takes for JSON (a crash
 // can leave a log's tail as kilobytes of NUL bytes). A .jsonl file's lines
-// are clamped one by one as they are decoded (clampLine), and a line the
+// are clamped one by one as they are decoded (Reader.Line), and a line the
 // raw path takes whole, with no room for a string or token the clamp would
 // cut, is not clamped at all: the clamp would leave it as it is.
 //
@@ -34,16 +26,31 @@ import (
 // refuses it, which cost the whole line. Raw bytes that are not UTF-8 are
 // left for the decoder to refuse: that file is not UTF-8. Likewise a bare
 // NaN, Infinity or -Infinity becomes null (see nonFinite).
+package clamp
 
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math/bits"
+)
+
+// The clamp's bounds: a longer string is cut, a longer bare token refused.
 const (
-	maxString    = 256 << 10
-	maxBareToken = 4 << 10
+	MaxString    = 256 << 10
+	MaxBareToken = 4 << 10
 )
 
 // ErrTokenTooLong is returned for a number or other bare token of absurd length.
 var ErrTokenTooLong = errors.New("a JSON token longer than 4 KiB outside any string")
 
-type clampReader struct {
+// Reader clamps what it reads from another reader; NewReader makes one and
+// Reset points it at its input.
+type Reader struct {
+	Lines     bool // JSON Lines: an over-long bare token spoils its line, not the file
+	NonFinite int  // NaN and Infinity tokens written as null
+
 	r                        io.Reader
 	buf                      []byte // what is read from r
 	outBuf                   []byte // backing array of out when a chunk was changed, reused
@@ -52,26 +59,28 @@ type clampReader struct {
 	err                      error
 	inStr, dropping, needLow bool // needLow: high holds a kept high surrogate escape, not written yet
 	high                     [6]byte
-	lines                    bool // JSON Lines: an over-long bare token spoils its line, not the file
 	clean                    bool // the clamp is as at the start of input: outside strings, no bare token begun
 	strLen, bare             int
-	nonFinite                int    // NaN and Infinity tokens written as null
-	limit                    int    // maxString, smaller in tests
-	bareLimit                int    // maxBareToken, smaller in tests
+	limit                    int    // MaxString, smaller in tests
+	bareLimit                int    // MaxBareToken, smaller in tests
 	esc                      []byte // an escape sequence being collected
 	carry                    []byte // an incomplete UTF-8 sequence held for the next chunk
 }
 
-func newClampReader() *clampReader {
-	return &clampReader{buf: make([]byte, 64<<10), esc: make([]byte, 0, 6)}
+// NewReader is a Reader with its buffers, to be Reset before use.
+func NewReader() *Reader {
+	return &Reader{buf: make([]byte, 64<<10), esc: make([]byte, 0, 6)}
 }
 
-// reset makes the reader read r from the start.
-func (c *clampReader) reset(r io.Reader) {
-	*c = clampReader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: maxString, bareLimit: maxBareToken, clean: true}
+// Reset makes the reader read r from the start.
+func (c *Reader) Reset(r io.Reader) {
+	*c = Reader{r: r, buf: c.buf, outBuf: c.outBuf, esc: c.esc[:0], limit: MaxString, bareLimit: MaxBareToken, clean: true}
 }
 
-func (c *clampReader) Read(p []byte) (int, error) {
+// Err is the error that ended the reading, io.EOF at the end of the input.
+func (c *Reader) Err() error { return c.err }
+
+func (c *Reader) Read(p []byte) (int, error) {
 	for len(c.out) == 0 {
 		if c.err != nil {
 			return 0, c.err
@@ -92,7 +101,7 @@ func (c *clampReader) Read(p []byte) (int, error) {
 }
 
 // process filters one chunk into c.out.
-func (c *clampReader) process(in []byte) error {
+func (c *Reader) process(in []byte) error {
 	// Hold back a UTF-8 sequence cut by the chunk's end: a string is never
 	// truncated inside a character. So is what may be the start of a NaN or
 	// an Infinity, which is only replaced whole. (Holding back bytes is
@@ -161,7 +170,7 @@ func (c *clampReader) process(in []byte) error {
 }
 
 // finish makes what process wrote the output to read.
-func (c *clampReader) finish(out *clampOut) {
+func (c *Reader) finish(out *clampOut) {
 	c.out = out.finish()
 	if out.changed {
 		c.outBuf = c.out
@@ -179,17 +188,17 @@ var plainRuns = true
 // run of bytes without a quote is long enough to be an over-long bare
 // token, and it holds no surrogate escape and no NaN or Infinity, in or
 // out of strings. It may say no to a line the clamp would leave alone.
-func (c *clampReader) plainLine(line []byte) bool {
+func (c *Reader) plainLine(line []byte) bool {
 	// What the clamp may change but for long strings and bare tokens: any
 	// surrogate escape, bare NaN or Infinity.
-	return shortAndQuoted(line, c.limit, c.bareLimit) &&
+	return ShortAndQuoted(line, c.limit, c.bareLimit) &&
 		!surrogateEscape(line) && !bytes.Contains(line, []byte("NaN")) && !bytes.Contains(line, []byte("Infinity"))
 }
 
-// shortAndQuoted reports whether line can hold no string longer than limit
+// ShortAndQuoted reports whether line can hold no string longer than limit
 // and no bare token longer than bareLimit: it is no longer than limit, and
 // each stretch of bareLimit+1 bytes of it holds a quote.
-func shortAndQuoted(line []byte, limit, bareLimit int) bool {
+func ShortAndQuoted(line []byte, limit, bareLimit int) bool {
 	if len(line) > limit {
 		return false
 	}
@@ -203,14 +212,14 @@ func shortAndQuoted(line []byte, limit, bareLimit int) bool {
 	return true
 }
 
-// clampLine returns what the clamp makes of one line of JSON Lines, given
+// Line returns what the clamp makes of one line of JSON Lines, given
 // without its newline (ended tells whether it had one: only the last line
 // of a file has none): the line itself when it is plain, else the clamped
 // bytes in buf (copied). nulls counts the NaN and Infinity tokens written
 // as null.
-func (c *clampReader) clampLine(line, buf []byte, ended bool) (out []byte, nulls int, copied bool) {
+func (c *Reader) Line(line, buf []byte, ended bool) (out []byte, nulls int, copied bool) {
 	// plainLine reads the limits, and its test is for a line with its newline.
-	c.reset(nil)
+	c.Reset(nil)
 	if ended && c.plainLine(line) {
 		return line, 0, false
 	}
@@ -218,8 +227,8 @@ func (c *clampReader) clampLine(line, buf []byte, ended bool) (out []byte, nulls
 	if ended {
 		in = io.MultiReader(in, bytes.NewReader(newline))
 	}
-	c.reset(in)
-	c.lines = true
+	c.Reset(in)
+	c.Lines = true
 	out = buf[:0]
 	for {
 		if len(out) == cap(out) {
@@ -231,7 +240,7 @@ func (c *clampReader) clampLine(line, buf []byte, ended bool) (out []byte, nulls
 			if ended {
 				out = bytes.TrimSuffix(out, newline) // the clamp keeps a newline as it is
 			}
-			return out, c.nonFinite, true
+			return out, c.NonFinite, true
 		}
 	}
 }
@@ -255,7 +264,7 @@ func surrogateEscape(line []byte) bool {
 
 // machine clamps in from pos to its end, byte by byte as the grammar
 // goes, and returns where it stopped.
-func (c *clampReader) machine(in []byte, pos int, out *clampOut) (int, error) {
+func (c *Reader) machine(in []byte, pos int, out *clampOut) (int, error) {
 	for pos < len(in) {
 		if len(c.esc) > 0 { // finishing an escape sequence begun earlier
 			pos += c.escape(in[pos:], out)
@@ -270,7 +279,7 @@ func (c *clampReader) machine(in []byte, pos int, out *clampOut) (int, error) {
 			seg, bare := in[pos:q], c.bare
 			if c.checkBare(seg) != nil {
 				c.bare = bare // as before the check
-				if !c.lines {
+				if !c.Lines {
 					// What precedes the byte past the limit comes out first, as
 					// it does when the input comes a byte at a time: a decoder
 					// reads the same bytes before the error however the file
@@ -414,7 +423,7 @@ var isStructural = func() (t [256]bool) {
 }()
 
 // countBare counts b into the current run of bare bytes and returns its length.
-func (c *clampReader) countBare(b byte) int {
+func (c *Reader) countBare(b byte) int {
 	switch b {
 	case '{', '}', '[', ']', ',', ':', ' ', '\t', '\r', '\n':
 		c.bare = 0
@@ -424,9 +433,9 @@ func (c *clampReader) countBare(b byte) int {
 	return c.bare
 }
 
-// checkBare fails on a run of more than maxBareToken bytes outside strings
+// checkBare fails on a run of more than MaxBareToken bytes outside strings
 // that holds no structural character or white space.
-func (c *clampReader) checkBare(seg []byte) error {
+func (c *Reader) checkBare(seg []byte) error {
 	if c.bare+len(seg) <= c.bareLimit {
 		i := len(seg) - 1 // the last structural byte: LastIndexAny builds its byte set on every call
 		for i >= 0 && !isStructural[seg[i]] {
@@ -493,6 +502,7 @@ func (o *clampOut) finish() []byte {
 // bytes at a time: strings are most of a log's bytes, and their runs between
 // escapes are a dozen bytes, too short for three calls to IndexByte to pay.
 func stringEnd(b []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
 		w := binary.LittleEndian.Uint64(b[i:])

@@ -1,4 +1,4 @@
-package logformat
+package clamp
 
 // The clamp's repairs inside strings: lone surrogates, escapes and UTF-8
 // cut at a chunk's end.
@@ -10,7 +10,7 @@ var replacementEscape = []byte(`\ufffd`)
 // follows it at in[pos] is known not to be an escape: only an escape (taken
 // by escape, never by the common-escape shortcut while one is held) can be
 // its low half.
-func (c *clampReader) unpaired(out *clampOut, in []byte, pos int) {
+func (c *Reader) unpaired(out *clampOut, in []byte, pos int) {
 	if c.needLow && pos < len(in) && in[pos] != '\\' {
 		c.loneHigh(out)
 	}
@@ -18,7 +18,7 @@ func (c *clampReader) unpaired(out *clampOut, in []byte, pos int) {
 
 // loneHigh writes the replacement for a high surrogate escape held back,
 // when what follows it is not its low half.
-func (c *clampReader) loneHigh(out *clampOut) {
+func (c *Reader) loneHigh(out *clampOut) {
 	if c.needLow {
 		c.needLow = false
 		out.add(replacementEscape...)
@@ -31,15 +31,15 @@ func surrogate(esc []byte) (high, low bool) {
 	if len(esc) != 6 || esc[1] != 'u' {
 		return false, false
 	}
-	v, ok := hex4(esc[2:])
+	v, ok := Hex4(esc[2:])
 	if !ok {
 		return false, false // not an escape: the decoder refuses it
 	}
 	return 0xD800 <= v && v < 0xDC00, 0xDC00 <= v && v < 0xE000
 }
 
-// hex4 reads four hexadecimal digits.
-func hex4(h []byte) (v int, ok bool) {
+// Hex4 reads four hexadecimal digits.
+func Hex4(h []byte) (v int, ok bool) {
 	for _, c := range h {
 		switch l := c | 0x20; {
 		case '0' <= c && c <= '9':
@@ -85,7 +85,7 @@ func seqLen(c byte) int {
 
 // escape collects the rest of an escape sequence (\x, or \uXXXX), emits it
 // whole or drops it whole, and returns how many bytes of in it used.
-func (c *clampReader) escape(in []byte, out *clampOut) int {
+func (c *Reader) escape(in []byte, out *clampOut) int {
 	used := 0
 	for used < len(in) {
 		if in[used] == '\n' { // the line ends inside the escape: keep what there is, the string ends
@@ -140,12 +140,12 @@ func (c *clampReader) escape(in []byte, out *clampOut) int {
 // length of the run seg continues, and is left at the length of the run it
 // ends in, counting the words as written: so that a stretch gives what its
 // lines give one by one, however it is cut.
-func (c *clampReader) appendBare(out *clampOut, seg []byte, past int) int {
+func (c *Reader) appendBare(out *clampOut, seg []byte, past int) int {
 	for i := 0; i < len(seg); i++ {
 		if c.bare == 0 {
 			if n := nonFiniteAt(seg[i:]); n > 0 && n <= c.bareLimit {
 				out.add([]byte("null")...)
-				c.nonFinite++
+				c.NonFinite++
 				c.bare = n
 				i += n - 1
 				continue
