@@ -11,9 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 // BenchmarkRead measures each reader on a realistic generated file (payload
@@ -166,43 +165,6 @@ func longTranscript(b *testing.B) []byte {
 	return data
 }
 
-// BenchmarkUnquote measures unquoting a Codex tool output (a JSON document
-// escaped in a string, English and Chinese text): jsontext's, and the one
-// the readers use for strings already validated.
-func BenchmarkUnquote(b *testing.B) {
-	data, err := logsynth.File("codex", 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var raw []byte
-	for l := range bytes.Lines(data) {
-		if i := bytes.Index(l, []byte(`"output":"`)); i >= 0 && len(l) > len(raw) {
-			s := rawScan{b: l, i: i + len(`"output":`)}
-			if !s.skipString() {
-				b.Fatal("not a string")
-			}
-			raw = l[i+len(`"output":`) : s.i]
-		}
-	}
-	if len(raw) < 1000 {
-		b.Fatalf("no long tool output (%d bytes)", len(raw))
-	}
-	for _, c := range []struct {
-		name    string
-		unquote func(dst, raw []byte) ([]byte, error)
-	}{{"jsontext", func(dst, raw []byte) ([]byte, error) { return jsontext.AppendUnquote(dst, raw) }}, {"validated", appendUnquoted}} {
-		b.Run(c.name, func(b *testing.B) {
-			b.SetBytes(int64(len(raw)))
-			var buf []byte
-			for b.Loop() {
-				if buf, err = c.unquote(buf[:0], raw); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
 // BenchmarkDecodeLineRaw measures the raw path alone, on one core, over a
 // generated transcript's lines: most of what a long transcript costs.
 func BenchmarkDecodeLineRaw(b *testing.B) {
@@ -215,7 +177,7 @@ func BenchmarkDecodeLineRaw(b *testing.B) {
 	b.SetBytes(int64(size))
 	b.ReportAllocs()
 	docs := make([]document, len(lines))
-	w := &warnList{}
+	w := &jsonscan.WarnList{}
 	var a lineArena
 	for b.Loop() {
 		clear(docs)

@@ -7,6 +7,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -25,25 +26,25 @@ var claudeFormat = &Format{
 
 // claudeFields are the members only a Claude Code transcript entry has.
 type claudeFields struct {
-	UUID          Str                `json:"uuid"`
-	LeafUUID      Str                `json:"leafUuid"`
-	RequestID     Str                `json:"requestId"`
+	UUID          jsonscan.Str       `json:"uuid"`
+	LeafUUID      jsonscan.Str       `json:"leafUuid"`
+	RequestID     jsonscan.Str       `json:"requestId"`
 	ToolUseResult toolUseResultField `json:"toolUseResult"`
 	IsSidechain   *bool              `json:"isSidechain"`
 	IsAPIError    *bool              `json:"isApiErrorMessage"`
 	IsMeta        bool               `json:"isMeta"`
-	AgentID       Str                `json:"agentId"`
-	Subtype       Str                `json:"subtype"` // system entries: compact_boundary
-	Cwd           Str                `json:"cwd"`
-	GitBranch     Str                `json:"gitBranch"`
+	AgentID       jsonscan.Str       `json:"agentId"`
+	Subtype       jsonscan.Str       `json:"subtype"` // system entries: compact_boundary
+	Cwd           jsonscan.Str       `json:"cwd"`
+	GitBranch     jsonscan.Str       `json:"gitBranch"`
 	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
 }
 
 // claudeProgress is a progress entry's data: with type agent_progress, one
 // message of a subagent as its own transcript has it.
 type claudeProgress struct {
-	Type    Str           `json:"type"`
-	AgentID Str           `json:"agentId"`
+	Type    jsonscan.Str  `json:"type"`
+	AgentID jsonscan.Str  `json:"agentId"`
 	Message *claudeNested `json:"message"`
 }
 
@@ -51,7 +52,7 @@ type claudeProgress struct {
 // is an object, passed over silently otherwise (other formats use the name).
 type progressData struct{ P *claudeProgress }
 
-func (p *progressData) decodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Options) error {
+func (p *progressData) DecodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Options) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -60,18 +61,18 @@ func (p *progressData) decodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Opt
 }
 
 type claudeNested struct {
-	Type      Str         `json:"type"`
-	UUID      Str         `json:"uuid"`
-	Timestamp Time        `json:"timestamp"`
-	RequestID Str         `json:"requestId"`
-	Message   *apiMessage `json:"message"`
+	Type      jsonscan.Str  `json:"type"`
+	UUID      jsonscan.Str  `json:"uuid"`
+	Timestamp jsonscan.Time `json:"timestamp"`
+	RequestID jsonscan.Str  `json:"requestId"`
+	Message   *apiMessage   `json:"message"`
 }
 
 // toolUseResultField is an entry's toolUseResult: an object, or a string
 // (an error text, or "User rejected tool use").
 type toolUseResultField struct {
 	Text        string
-	DurationMS  Num
+	DurationMS  jsonscan.Num
 	Interrupted bool
 	AgentID     string // the subagent a Task call started
 	Set         bool
@@ -80,19 +81,19 @@ type toolUseResultField struct {
 // toolResultObject is what a toolUseResult object tells; the rest of it
 // is the tool's output.
 type toolResultObject struct {
-	DurationMS  Num   `json:"durationMs"`
-	Interrupted *bool `json:"interrupted"`
-	AgentID     Str   `json:"agentId"`
+	DurationMS  jsonscan.Num `json:"durationMs"`
+	Interrupted *bool        `json:"interrupted"`
+	AgentID     jsonscan.Str `json:"agentId"`
 }
 
 func (t *toolUseResultField) set(o *toolResultObject) {
 	t.DurationMS, t.Interrupted, t.AgentID, t.Set = o.DurationMS, o.Interrupted != nil && *o.Interrupted, o.AgentID.V, true
 }
 
-func (t *toolUseResultField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
-		text, err := readStringPrefix(dec, errorClip+1)
+		text, err := jsonscan.ReadStringPrefix(dec, errorClip+1)
 		if err != nil {
 			return err
 		}

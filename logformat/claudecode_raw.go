@@ -3,33 +3,35 @@ package logformat
 import (
 	"reflect"
 	"unsafe"
+
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 var (
-	progressReader = rawPointer(reflect.TypeFor[claudeProgress]())
-	toolResultPlan = dupOK(rawPlanOf(reflect.TypeFor[toolResultObject]())) // a tool's output may repeat a name
+	progressReader = jsonscan.PointerReader(reflect.TypeFor[claudeProgress]())
+	toolResultPlan = jsonscan.DupOK(jsonscan.PlanOf(reflect.TypeFor[toolResultObject]())) // a tool's output may repeat a name
 )
 
-// rawFlex reads a progress entry's data as decodeFlex does.
-func (p *progressData) rawFlex(s *rawScan, w *warnList) bool {
-	if s.peek() != '{' {
-		return s.skip()
+// ScanFlex reads a progress entry's data as DecodeFlex does.
+func (p *progressData) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	if s.Peek() != '{' {
+		return s.Skip()
 	}
 	return progressReader(s, unsafe.Pointer(&p.P), w)
 }
 
-// rawFlex reads a toolUseResult as decodeFlex does.
-func (t *toolUseResultField) rawFlex(s *rawScan, w *warnList) bool {
-	switch s.peek() {
+// ScanFlex reads a toolUseResult as DecodeFlex does.
+func (t *toolUseResultField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	switch s.Peek() {
 	case '"':
-		text, ok := s.prefix(errorClip + 1)
+		text, ok := s.Prefix(errorClip + 1)
 		t.Text, t.Set = clipString(text, errorClip), true
 		return ok
 	case '{':
 		var o toolResultObject
-		ok := toolResultPlan.read(s, unsafe.Pointer(&o), w)
+		ok := toolResultPlan.Read(s, unsafe.Pointer(&o), w)
 		t.set(&o)
 		return ok
 	}
-	return s.skip()
+	return s.Skip()
 }

@@ -15,6 +15,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 // jsonlFiles is every JSON Lines file of the test data and the corpus.
@@ -38,19 +40,19 @@ func jsonlFiles() [][]byte {
 
 // generalLine decodes a line as readLines does, with its warnings.
 func generalLine(line []byte) (decodedLine, []string) {
-	w := &warnList{}
+	w := &jsonscan.WarnList{}
 	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
-	return decodeLine(dec, decodeOptions(w), nil), w.kinds
+	return decodeLine(dec, jsonscan.DecodeOptions(w), nil), w.Kinds
 }
 
 // checkRawLine fails when the raw path accepts a line and gives anything
 // but what the general decoder gives; it reports whether it accepted it.
 func checkRawLine(t *testing.T, line []byte) (raw bool) {
 	t.Helper()
-	d, w := new(document), &warnList{}
+	d, w := new(document), &jsonscan.WarnList{}
 	raw = decodeLineRaw(line, d, w, nil)
 	if raw {
-		sameAsGeneral(t, "raw", line, d, w.kinds)
+		sameAsGeneral(t, "raw", line, d, w.Kinds)
 	}
 	return raw
 }
@@ -167,13 +169,13 @@ func checkArena(t *testing.T, lines [][]byte) {
 			docs := make([]document, len(chunk))
 			ok := make([]bool, len(chunk))
 			for i, l := range chunk {
-				if ok[i] = decodeLineRaw(l, &docs[i], &warnList{}, a); !ok[i] {
+				if ok[i] = decodeLineRaw(l, &docs[i], &jsonscan.WarnList{}, a); !ok[i] {
 					docs[i] = document{}
 				}
 			}
 			for i, l := range chunk {
 				want := new(document)
-				if decodeLineRaw(l, want, &warnList{}, nil) != ok[i] {
+				if decodeLineRaw(l, want, &jsonscan.WarnList{}, nil) != ok[i] {
 					t.Fatalf("the arena changed whether the raw path reads %.300s", l)
 				}
 				if ok[i] && !reflect.DeepEqual(&docs[i], want) {
@@ -242,7 +244,7 @@ var codexLines = []string{
 // escaped or not, and clipping it gives what clipping the whole gives.
 func TestReadStringPrefix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	valid := slices.DeleteFunc(slices.Clone(pieces), func(p string) bool { // lone halves: the clamp replaces them first
+	valid := slices.DeleteFunc(slices.Clone(clamptest.Pieces), func(p string) bool { // lone halves: the clamp replaces them first
 		return json.Unmarshal([]byte(`"`+p+`"`), new(string)) != nil
 	})
 	for range 2000 {
@@ -257,55 +259,13 @@ func TestReadStringPrefix(t *testing.T) {
 		}
 		n := rng.IntN(len(whole) + 3)
 		dec := jsontext.NewDecoder(strings.NewReader(quoted))
-		got, err := readStringPrefix(dec, n)
+		got, err := jsonscan.ReadStringPrefix(dec, n)
 		if err != nil || got != whole[:min(n, len(whole))] {
 			t.Fatalf("%s, %d bytes: %q (%v)", quoted, n, got, err)
 		}
 		if n > 3 && clipString(got, n-1) != clipString(whole, n-1) {
 			t.Fatalf("%s: clipped at %d: %q, not %q", quoted, n-1, clipString(got, n-1), clipString(whole, n-1))
 		}
-	}
-}
-
-// fieldSlot finds exactly the keys of fieldKeys: each key, and names near
-// one (cut, grown, a byte changed), which share its slot or the next.
-func TestFieldKey(t *testing.T) {
-	check := func(name string) {
-		t.Helper()
-		want, wantOK := fieldKeys[name]
-		got, ok := "", false
-		if slot, found := fieldSlot([]byte(name)); found {
-			got, ok = keyIndex[slot], true
-		}
-		if got != want || ok != wantOK {
-			t.Fatalf("fieldSlot(%q) finds %q, %v; the map has %q, %v", name, got, ok, want, wantOK)
-		}
-	}
-	check("")
-	maxProbe := 0
-	for k := range fieldKeys {
-		check(k)
-		check(k + "x")
-		check(k[:len(k)-1])
-		for i := range len(k) {
-			check(k[:i] + "_" + k[i+1:])
-		}
-		probe := 0
-		for i := keySlot(k); keyIndex[i] != k; i = (i + 1) % keySlots {
-			probe++
-		}
-		maxProbe = max(maxProbe, probe)
-	}
-	if maxProbe > 3 {
-		t.Errorf("a key sits %d slots past its own: choose keySlot's factors anew", maxProbe)
-	}
-	rng := rand.New(rand.NewPCG(5, 6))
-	for range 100000 {
-		b := make([]byte, 1+rng.IntN(20))
-		for i := range b {
-			b[i] = "abcdefgilmnoprstuyIST_"[rng.IntN(22)]
-		}
-		check(string(b))
 	}
 }
 
@@ -402,46 +362,10 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 				t.Errorf("the raw path took %d of %d lines", raw, n)
 			}
 			for _, l := range c.refused {
-				if decodeLineRaw([]byte(l), new(document), &warnList{}, nil) {
+				if decodeLineRaw([]byte(l), new(document), &jsonscan.WarnList{}, nil) {
 					t.Errorf("the raw path read %s", l)
 				}
 			}
 		})
-	}
-}
-
-// time reads a string as timeText reads str's, escapes, null and other
-// kinds included.
-func TestRawTimeAsStr(t *testing.T) {
-	for _, in := range []string{`"user"`, `"us\u0065r"`, `"claude-x"`, `""`, `"\""`,
-		`null`, `1`, `"2026-08-23T16:47:15.670Z"`, `"2026-08-23T16:47:15\u002e670Z"`, `"yesterday"`, `"user`, `"中文"`} {
-		b := []byte(in + ",")
-		var want Str
-		ws := rawScan{b: b}
-		wantOK := ws.str(&want)
-		var wantTime Time
-		if wantOK && want.Set {
-			timeText(want.V, &wantTime, &warnList{})
-		}
-		var got Time
-		s := rawScan{b: b}
-		if ok := s.time(&got, &warnList{}); wantOK && in[0] == '"' && (!ok || got != wantTime || s.i != ws.i) {
-			t.Errorf("time(%s) = %+v, %v at %d; timeText of str: %+v at %d", in, got, ok, s.i, wantTime, ws.i)
-		}
-	}
-}
-
-// A line's time is read without allocating.
-func TestRawTimeAllocatesNothing(t *testing.T) {
-	var at Time
-	var w warnList
-	b, s := []byte(`"2026-08-23T16:47:15.670Z"`), new(rawScan)
-	got := testing.AllocsPerRun(100, func() {
-		if *s = (rawScan{b: b}); !s.time(&at, &w) {
-			t.Fatal("not read")
-		}
-	})
-	if got != 0 {
-		t.Errorf("%v allocations, want 0", got)
 	}
 }

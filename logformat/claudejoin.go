@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -484,7 +485,7 @@ func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string
 		call.Span = spanOf(e.at(), re.at(), w)
 		if res.hasDuration {
 			call.HasDuration = false
-			setDuration(&call.Span, Num{V: res.durationMS, Set: true}, w)
+			setDuration(&call.Span, jsonscan.Num{V: res.durationMS, Set: true}, w)
 		}
 		switch {
 		// The user saying no is no failure of the tool: cancelled, with why.

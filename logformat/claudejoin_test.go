@@ -18,6 +18,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -305,7 +306,7 @@ func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
 				call.Span = spanOf(e.at(), claudeEntry{got.f, got.line}.at(), w)
 				if got.res.hasDuration {
 					call.HasDuration = false
-					setDuration(&call.Span, Num{V: got.res.durationMS, Set: true}, w)
+					setDuration(&call.Span, jsonscan.Num{V: got.res.durationMS, Set: true}, w)
 				}
 				text := got.f.wordAt(got.res.text)
 				switch {

@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -42,31 +43,31 @@ var codexFormat = &Format{
 
 // codexFields are the members only a Codex rollout line has.
 type codexFields struct {
-	Instructions Str         `json:"instructions"`
-	Name         Str         `json:"name"`
-	CallID       Str         `json:"call_id"`
-	Role         Str         `json:"role"`
-	Output       codexOutput `json:"output"`
+	Instructions jsonscan.Str `json:"instructions"`
+	Name         jsonscan.Str `json:"name"`
+	CallID       jsonscan.Str `json:"call_id"`
+	Role         jsonscan.Str `json:"role"`
+	Output       codexOutput  `json:"output"`
 }
 
 // codexItem is a response item or event: a payload, or a pre-envelope line.
 type codexItem struct {
-	Type      Str         `json:"type"`
-	ID        Str         `json:"id"`
-	Timestamp Time        `json:"timestamp"`
-	Model     Str         `json:"model"`
-	Name      Str         `json:"name"`
-	CallID    Str         `json:"call_id"`
-	Role      Str         `json:"role"`
-	Output    codexOutput `json:"output"`
-	Status    Str         `json:"status"`
-	ExitCode  Num         `json:"exit_code"`
-	Message   Str         `json:"message"`
-	Info      *codexInfo  `json:"info"`
-	Cwd       Str         `json:"cwd"`
-	Git       *codexGit   `json:"git"`
-	Arguments argsText    `json:"arguments"` // a function call's arguments, JSON in a string
-	Input     argsText    `json:"input"`     // a custom tool call's
+	Type      jsonscan.Str  `json:"type"`
+	ID        jsonscan.Str  `json:"id"`
+	Timestamp jsonscan.Time `json:"timestamp"`
+	Model     jsonscan.Str  `json:"model"`
+	Name      jsonscan.Str  `json:"name"`
+	CallID    jsonscan.Str  `json:"call_id"`
+	Role      jsonscan.Str  `json:"role"`
+	Output    codexOutput   `json:"output"`
+	Status    jsonscan.Str  `json:"status"`
+	ExitCode  jsonscan.Num  `json:"exit_code"`
+	Message   jsonscan.Str  `json:"message"`
+	Info      *codexInfo    `json:"info"`
+	Cwd       jsonscan.Str  `json:"cwd"`
+	Git       *codexGit     `json:"git"`
+	Arguments argsText      `json:"arguments"` // a function call's arguments, JSON in a string
+	Input     argsText      `json:"input"`     // a custom tool call's
 }
 
 // argsText is a call's arguments as the log writes them, a JSON document in
@@ -75,18 +76,18 @@ type argsText struct{ V string }
 
 const argsClip = 4096
 
-func (a *argsText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+func (a *argsText) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
 	if dec.PeekKind() != '"' {
 		return dec.SkipValue()
 	}
-	s, err := readStringPrefix(dec, argsClip)
+	s, err := jsonscan.ReadStringPrefix(dec, argsClip)
 	a.V = s
 	return err
 }
 
 // codexGit is session_meta's git: the branch the session worked on.
 type codexGit struct {
-	Branch Str `json:"branch"`
+	Branch jsonscan.Str `json:"branch"`
 }
 
 type codexInfo struct {
@@ -94,19 +95,19 @@ type codexInfo struct {
 }
 
 type codexUsage struct {
-	Input     Num `json:"input_tokens"`
-	Cached    Num `json:"cached_input_tokens"`
-	Output    Num `json:"output_tokens"`
-	Reasoning Num `json:"reasoning_output_tokens"`
+	Input     jsonscan.Num `json:"input_tokens"`
+	Cached    jsonscan.Num `json:"cached_input_tokens"`
+	Output    jsonscan.Num `json:"output_tokens"`
+	Reasoning jsonscan.Num `json:"reasoning_output_tokens"`
 }
 
 // codexOutput is a tool output: text (older CLIs put a JSON document with
 // metadata.exit_code in it), or structured content. Only the exit code matters.
 type codexOutput struct {
-	ExitCode Num
+	ExitCode jsonscan.Num
 }
 
-func (o *codexOutput) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (o *codexOutput) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	if dec.PeekKind() != '"' {
 		return dec.SkipValue()
 	}
@@ -138,30 +139,30 @@ func outputDocument(raw []byte, use func(text []byte)) error {
 	if !bytes.Contains(raw, []byte("exit_code")) && !bytes.Contains(raw, []byte(`\u`)) {
 		return nil
 	}
-	return withUnquoted(raw, func(text []byte) {
+	return jsonscan.WithUnquoted(raw, func(text []byte) {
 		if bytes.HasPrefix(bytes.TrimSpace(text), []byte("{")) && bytes.Contains(text, []byte("exit_code")) {
 			use(text)
 		}
 	})
 }
 
-// rawFlex reads a call's arguments as decodeFlex does.
-func (a *argsText) rawFlex(s *rawScan, _ *warnList) bool {
-	if s.peek() != '"' {
-		return s.skip()
+// ScanFlex reads a call's arguments as DecodeFlex does.
+func (a *argsText) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
+	if s.Peek() != '"' {
+		return s.Skip()
 	}
-	text, ok := s.prefix(argsClip)
+	text, ok := s.Prefix(argsClip)
 	a.V = text
 	return ok
 }
 
-// rawFlex reads a tool output as decodeFlex does; an output document only
+// ScanFlex reads a tool output as DecodeFlex does; an output document only
 // the general decoder can read gives up.
-func (o *codexOutput) rawFlex(s *rawScan, w *warnList) bool {
-	if s.peek() != '"' {
-		return s.skip()
+func (o *codexOutput) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	if s.Peek() != '"' {
+		return s.Skip()
 	}
-	quoted, ok := s.quoted()
+	quoted, ok := s.Quoted()
 	if !ok {
 		return false
 	}
@@ -181,7 +182,7 @@ func (o *codexOutput) rawFlex(s *rawScan, w *warnList) bool {
 // codexOutputDoc is the JSON document older CLIs wrote as a tool's output.
 type codexOutputDoc struct {
 	Metadata struct {
-		ExitCode Num `json:"exit_code"`
+		ExitCode jsonscan.Num `json:"exit_code"`
 	} `json:"metadata"`
 }
 
@@ -189,16 +190,16 @@ type codexOutputDoc struct {
 // from its bytes, as the general decoder reads codexOutputDoc: the output
 // text around it (kilobytes) is only validated. Anything else than objects
 // down to a number or null gives up (ok false), with no warning given.
-func rawExitCode(text []byte) (code Num, warns []string, ok bool) {
-	s := rawScan{b: text}
-	var w warnList
+func rawExitCode(text []byte) (code jsonscan.Num, warns []string, ok bool) {
+	s := jsonscan.Scanner{B: text}
+	var w jsonscan.WarnList
 	var doc codexOutputDoc
-	ok = s.whole(outputDocPlan, unsafe.Pointer(&doc), &w)
-	return doc.Metadata.ExitCode, w.kinds, ok
+	ok = s.Whole(outputDocPlan, unsafe.Pointer(&doc), &w)
+	return doc.Metadata.ExitCode, w.Kinds, ok
 }
 
 // outputDocPlan reads an output document, whose output text may repeat a name.
-var outputDocPlan = dupOK(rawPlanOf(reflect.TypeFor[codexOutputDoc]()))
+var outputDocPlan = jsonscan.DupOK(jsonscan.PlanOf(reflect.TypeFor[codexOutputDoc]()))
 
 // codexFile carries what one rollout's earlier lines said to its later ones.
 type codexFile struct {
@@ -228,7 +229,7 @@ type codexEntry struct {
 	kind         codexKind
 	model        string
 	name, callID string
-	exitCode     Num
+	exitCode     jsonscan.Num
 	tokens       model.Tokens // running total, for kind tokens
 	prompt       string
 	cwd, branch  string // session_meta's
@@ -312,7 +313,7 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 		var first, last time.Time
 		var prev model.Tokens
 		perModel := map[string]int64{}
-		exits := map[string]Num{}
+		exits := map[string]jsonscan.Num{}
 		outputs := map[string]time.Time{}
 		for _, es := range entries {
 			for i := range es {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -19,26 +20,26 @@ import (
 // Claude Code transcript line (and, by its presence, what tells such a
 // line from a Gemini CLI message).
 type apiMessage struct {
-	ID      Str            `json:"id"`
-	Model   Str            `json:"model"`
-	Role    Str            `json:"role"`
+	ID      jsonscan.Str   `json:"id"`
+	Model   jsonscan.Str   `json:"model"`
+	Role    jsonscan.Str   `json:"role"`
 	Content messageContent `json:"content"`
 	Usage   *apiUsage      `json:"usage"`
 }
 
 // apiUsage is a message's token usage.
 type apiUsage struct {
-	Input         Num               `json:"input_tokens"`
-	Output        Num               `json:"output_tokens"`
-	CacheCreation Num               `json:"cache_creation_input_tokens"`
-	CacheRead     Num               `json:"cache_read_input_tokens"`
+	Input         jsonscan.Num      `json:"input_tokens"`
+	Output        jsonscan.Num      `json:"output_tokens"`
+	CacheCreation jsonscan.Num      `json:"cache_creation_input_tokens"`
+	CacheRead     jsonscan.Num      `json:"cache_read_input_tokens"`
 	CacheTTL      *apiCacheCreation `json:"cache_creation"`
 }
 
 // apiCacheCreation splits cache writes by TTL; the rest of
 // cache_creation_input_tokens is 5-minute writes.
 type apiCacheCreation struct {
-	OneHour Num `json:"ephemeral_1h_input_tokens"`
+	OneHour jsonscan.Num `json:"ephemeral_1h_input_tokens"`
 }
 
 // messageContent is a message's content: plain text, or a list of blocks.
@@ -47,10 +48,10 @@ type messageContent struct {
 	Blocks []contentBlock
 }
 
-func (c *messageContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (c *messageContent) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
-		text, err := readStringPrefix(dec, promptClip+1)
+		text, err := jsonscan.ReadStringPrefix(dec, promptClip+1)
 		if err != nil {
 			return err
 		}
@@ -65,86 +66,77 @@ func (c *messageContent) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.O
 	return dec.SkipValue()
 }
 
-// rawFlex reads a message's content as decodeFlex does: text (clipped),
+// ScanFlex reads a message's content as DecodeFlex does: text (clipped),
 // blocks or null; any other kind gives up.
-func (c *messageContent) rawFlex(s *rawScan, w *warnList) bool {
-	switch s.peek() {
+func (c *messageContent) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	switch s.Peek() {
 	case '[':
-		return s.blocks(&c.Blocks, w)
+		return scanBlocks(s, &c.Blocks, w)
 	case '"':
-		text, ok := s.prefix(promptClip + 1)
+		text, ok := s.Prefix(promptClip + 1)
 		c.Text = clipString(text, promptClip)
 		return ok
 	}
-	return s.null()
+	return s.Null()
 }
 
 // contentBlock is one block of a message's content: a text, a tool's use
 // or a tool's result.
 type contentBlock struct {
-	Type      Str        `json:"type"`
-	ID        Str        `json:"id"`
-	Name      Str        `json:"name"`
-	ToolUseID Str        `json:"tool_use_id"`
-	IsError   *bool      `json:"is_error"`
-	Text      promptText `json:"text"`
-	Input     *toolInput `json:"input"`
+	Type      jsonscan.Str `json:"type"`
+	ID        jsonscan.Str `json:"id"`
+	Name      jsonscan.Str `json:"name"`
+	ToolUseID jsonscan.Str `json:"tool_use_id"`
+	IsError   *bool        `json:"is_error"`
+	Text      promptText   `json:"text"`
+	Input     *toolInput   `json:"input"`
 }
 
-var blockPlan = rawPlanOf(reflect.TypeFor[contentBlock]())
+var blockPlan = jsonscan.PlanOf(reflect.TypeFor[contentBlock]())
 
-// blocks reads a content's blocks (the scanner at its '['), into the line
-// arena when there is one.
-func (s *rawScan) blocks(blocks *[]contentBlock, w *warnList) bool {
-	s.i++ // '['
+// scanBlocks reads a content's blocks (the scanner at its '['), into the
+// line arena when there is one.
+func scanBlocks(s *jsonscan.Scanner, blocks *[]contentBlock, w *jsonscan.WarnList) bool {
 	if *blocks == nil {
 		*blocks = []contentBlock{}
 	}
 	*blocks = (*blocks)[:0]
+	a, _ := s.Arena.(*lineArena)
 	start := 0 // where this line's blocks begin in the arena
-	if s.arena != nil {
-		if s.arena.blocks == nil {
-			s.arena.blocks = make([]contentBlock, 0, 1024)
+	if a != nil {
+		if a.blocks == nil {
+			a.blocks = make([]contentBlock, 0, 1024)
 		}
-		start, *blocks = len(s.arena.blocks), s.arena.blocks
+		start, *blocks = len(a.blocks), a.blocks
 	}
-	for first := true; ; first = false {
-		if s.ws(); s.peek() == ']' {
-			s.i++
-			if s.arena != nil {
-				s.arena.blocks = *blocks
-				*blocks = (*blocks)[start:len(*blocks):len(*blocks)] // an append would not reach the next line's
-			}
-			return true
-		}
-		if !first && !s.comma() {
-			return false
-		}
-		switch *blocks = append(*blocks, contentBlock{}); s.peek() { // read in place: a block on the stack would escape
+	ok := s.Elements(func() bool {
+		switch *blocks = append(*blocks, contentBlock{}); s.Peek() { // read in place: a block on the stack would escape
 		case '{':
-			if !blockPlan.read(s, unsafe.Pointer(&(*blocks)[len(*blocks)-1]), w) {
-				return false
-			}
+			return blockPlan.Read(s, unsafe.Pointer(&(*blocks)[len(*blocks)-1]), w)
 		case 'n':
-			if !s.null() {
-				return false
-			}
-		default:
-			return false
+			return s.Null()
 		}
+		return false
+	})
+	if ok && a != nil {
+		a.blocks = *blocks
+		*blocks = (*blocks)[start:len(*blocks):len(*blocks)] // an append would not reach the next line's
 	}
+	return ok
 }
 
 // promptText is a content block's text, which is only ever shown as a
 // prompt clipped to promptClip bytes: only what that needs is kept.
-type promptText struct{ Str }
+type promptText struct{ jsonscan.Str }
 
-func (t *promptText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	return decodeStrPrefix(dec, &t.Str, w, promptClip+1)
+func (t *promptText) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return jsonscan.DecodeStrPrefix(dec, &t.Str, w, promptClip+1)
 }
 
-// rawFlex reads a block's text as decodeFlex does.
-func (t *promptText) rawFlex(s *rawScan, _ *warnList) bool { return s.clipped(&t.Str, promptClip+1) }
+// ScanFlex reads a block's text as DecodeFlex does.
+func (t *promptText) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
+	return scanClipped(s, &t.Str, promptClip+1)
+}
 
 // promptClip is how much of a prompt is kept; a tool's error text is kept
 // to errorClip.
@@ -169,22 +161,22 @@ func clipString(s string, n int) string {
 // toolInput is what a tool call's input says of it: a Task's
 // subagent type, and the argument a reader looks for first (inputText).
 type toolInput struct {
-	SubagentType Str       `json:"subagent_type"`
-	Command      inputText `json:"command"`
-	FilePath     inputText `json:"file_path"`
-	AbsolutePath inputText `json:"absolute_path"` // Gemini CLI's read_file
-	NotebookPath inputText `json:"notebook_path"`
-	Path         inputText `json:"path"`
-	Pattern      inputText `json:"pattern"`
-	URL          inputText `json:"url"`
-	Query        inputText `json:"query"`
-	Description  inputText `json:"description"`
+	SubagentType jsonscan.Str `json:"subagent_type"`
+	Command      inputText    `json:"command"`
+	FilePath     inputText    `json:"file_path"`
+	AbsolutePath inputText    `json:"absolute_path"` // Gemini CLI's read_file
+	NotebookPath inputText    `json:"notebook_path"`
+	Path         inputText    `json:"path"`
+	Pattern      inputText    `json:"pattern"`
+	URL          inputText    `json:"url"`
+	Query        inputText    `json:"query"`
+	Description  inputText    `json:"description"`
 }
 
 // key is the argument that tells the call apart: the command, the file, the
 // pattern, the URL or the query, else what the call was asked to do.
 func (in *toolInput) key() string {
-	for _, v := range [...]Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
+	for _, v := range [...]jsonscan.Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
 		if v.V != "" {
 			return clipString(v.V, inputClip)
 		}
@@ -193,26 +185,28 @@ func (in *toolInput) key() string {
 }
 
 // inputText is a tool input's argument, kept to inputClip bytes.
-type inputText struct{ Str }
+type inputText struct{ jsonscan.Str }
 
-func (t *inputText) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	return decodeStrPrefix(dec, &t.Str, w, inputClip+1)
+func (t *inputText) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+	return jsonscan.DecodeStrPrefix(dec, &t.Str, w, inputClip+1)
 }
 
-// rawFlex reads a tool input's argument as decodeFlex does.
-func (t *inputText) rawFlex(s *rawScan, _ *warnList) bool { return s.clipped(&t.Str, inputClip+1) }
+// ScanFlex reads a tool input's argument as DecodeFlex does.
+func (t *inputText) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
+	return scanClipped(s, &t.Str, inputClip+1)
+}
 
 // inputClip is how much of a call's key argument is kept.
 const inputClip = 300
 
-// clipped reads a string's first n bytes as decodeStrPrefix does; a value
-// of another kind as str does.
-func (s *rawScan) clipped(p *Str, n int) bool {
-	if s.peek() != '"' {
-		return s.str(p)
+// scanClipped reads a string's first n bytes as jsonscan.DecodeStrPrefix does; a
+// value of another kind as str does.
+func scanClipped(s *jsonscan.Scanner, p *jsonscan.Str, n int) bool {
+	if s.Peek() != '"' {
+		return s.Str(p)
 	}
-	text, ok := s.prefix(n)
-	*p = Str{V: text, Set: true}
+	text, ok := s.Prefix(n)
+	*p = jsonscan.Str{V: text, Set: true}
 	return ok
 }
 
@@ -256,6 +250,16 @@ type lineArena struct {
 	msgs   []apiMessage
 	blocks []contentBlock
 }
+
+// Alloc is a zero message of the arena for a message, nil for another type.
+func (a *lineArena) Alloc(t reflect.Type) unsafe.Pointer {
+	if t == messageType {
+		return unsafe.Pointer(a.message())
+	}
+	return nil
+}
+
+var messageType = reflect.TypeFor[apiMessage]()
 
 func (a *lineArena) reset() {
 	clear(a.msgs)

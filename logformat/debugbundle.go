@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/zeebo/xxh3"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -44,42 +45,42 @@ type bundleFields struct {
 }
 
 type bundleState struct {
-	ID   Str `json:"id"`
+	ID   jsonscan.Str `json:"id"`
 	Task *struct {
-		Goal  Str `json:"goal"`
+		Goal  jsonscan.Str `json:"goal"`
 		Steps []struct {
-			ID          Str `json:"id"`
-			Description Str `json:"description"`
-			Status      Str `json:"status"`
+			ID          jsonscan.Str `json:"id"`
+			Description jsonscan.Str `json:"description"`
+			Status      jsonscan.Str `json:"status"`
 		} `json:"steps"`
 	} `json:"task"`
 	Telemetry *struct {
-		TotalDuration Num `json:"totalDuration"`
-		TokenCount    Num `json:"tokenCount"`
-		ToolCallCount Num `json:"toolCallCount"`
-		RetryCount    Num `json:"retryCount"`
+		TotalDuration jsonscan.Num `json:"totalDuration"`
+		TokenCount    jsonscan.Num `json:"tokenCount"`
+		ToolCallCount jsonscan.Num `json:"toolCallCount"`
+		RetryCount    jsonscan.Num `json:"retryCount"`
 	} `json:"telemetry"`
 	Policy *struct {
-		MaxToolCalls Num `json:"maxToolCalls"`
-		MaxDuration  Num `json:"maxDuration"`
+		MaxToolCalls jsonscan.Num `json:"maxToolCalls"`
+		MaxDuration  jsonscan.Num `json:"maxDuration"`
 	} `json:"policy"`
-	CreatedAt Time `json:"createdAt"`
-	UpdatedAt Time `json:"updatedAt"`
+	CreatedAt jsonscan.Time `json:"createdAt"`
+	UpdatedAt jsonscan.Time `json:"updatedAt"`
 }
 
 type bundleEvent struct {
-	ID        Str         `json:"id"`
-	Timestamp Time        `json:"timestamp"`
-	Type      Str         `json:"type"`
-	NodeID    Str         `json:"nodeId"`
-	Status    Str         `json:"status"`
-	Summary   Str         `json:"summary"`
-	Metadata  *bundleMeta `json:"metadata"`
+	ID        jsonscan.Str  `json:"id"`
+	Timestamp jsonscan.Time `json:"timestamp"`
+	Type      jsonscan.Str  `json:"type"`
+	NodeID    jsonscan.Str  `json:"nodeId"`
+	Status    jsonscan.Str  `json:"status"`
+	Summary   jsonscan.Str  `json:"summary"`
+	Metadata  *bundleMeta   `json:"metadata"`
 }
 
 type bundleMeta struct {
-	ToolName Str `json:"toolName"`
-	Error    Str `json:"error"`
+	ToolName jsonscan.Str `json:"toolName"`
+	Error    jsonscan.Str `json:"error"`
 }
 
 // keptEvent is what a bundle reader reads of an event, in 56 bytes rather
@@ -184,13 +185,13 @@ func (k *eventKeeper) add(e *bundleEvent) {
 }
 
 // stamp gives e the time at.
-func (k *eventKeeper) stamp(e *keptEvent, at Time) {
+func (k *eventKeeper) stamp(e *keptEvent, at jsonscan.Time) {
 	if !at.Set {
 		return
 	}
-	e.sec, e.nsec, e.zone = at.t.Unix(), uint32(at.t.Nanosecond()), k.zone(at.t)
+	e.sec, e.nsec, e.zone = at.T.Unix(), uint32(at.T.Nanosecond()), k.zone(at.T)
 	e.flags |= eventAtSet
-	if at.naive {
+	if at.Naive {
 		e.flags |= eventNaive
 	}
 }
@@ -501,7 +502,7 @@ type eventsField struct {
 	Present bool
 }
 
-func (e *eventsField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (e *eventsField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '[':
 		e.Present = true

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -164,11 +165,11 @@ func (s *RecordSpill) readEvents(ref spillRef, into []keptEvent, l *eventList) [
 }
 
 // when is e's timestamp, as it was read.
-func (l *eventList) when(e *keptEvent) Time {
+func (l *eventList) when(e *keptEvent) jsonscan.Time {
 	if !e.atSet() {
-		return Time{}
+		return jsonscan.Time{}
 	}
-	return Time{t: time.Unix(e.sec, int64(e.nsec)).In(l.zones[e.zone]), naive: e.flags&eventNaive != 0, Set: true}
+	return jsonscan.Time{T: time.Unix(e.sec, int64(e.nsec)).In(l.zones[e.zone]), Naive: e.flags&eventNaive != 0, Set: true}
 }
 
 // errOf is e's error text, "" for none.
@@ -179,28 +180,28 @@ func (l *eventList) errOf(e *keptEvent) string {
 	return l.errs[e.errText-1]
 }
 
-// streamFrom reads a document's events from the raw document path's window
-// as decodeFlex does: an array, or an object holding one under "events".
-func (e *eventsField) streamFrom(r *rawStream, w *warnList) bool {
-	switch r.peekKind() {
+// StreamFrom reads a document's events from the raw document path's window
+// as DecodeFlex does: an array, or an object holding one under "events".
+func (e *eventsField) StreamFrom(r *jsonscan.Stream, w *jsonscan.WarnList) bool {
+	switch r.PeekKind() {
 	case '[':
 		e.Present = true
-		return r.eventArray(e, w)
+		return eventArray(r, e, w)
 	case '{':
 		var events *eventsField
-		ok := r.members(false, func(key string) bool {
+		ok := r.Members(false, func(key string) bool {
 			if key != "events" {
-				return r.skipAny(0)
+				return r.SkipAny(0)
 			}
-			switch r.peekKind() {
+			switch r.PeekKind() {
 			case 'n':
 				events = nil
-				return r.step(func(s *rawScan) bool { return s.null() })
+				return r.Step(func(s *jsonscan.Scanner) bool { return s.Null() })
 			case '[':
 				if events == nil {
 					events = new(eventsField)
 				}
-				return r.eventArray(events, w)
+				return eventArray(r, events, w)
 			}
 			return false
 		})
@@ -209,20 +210,20 @@ func (e *eventsField) streamFrom(r *rawStream, w *warnList) bool {
 		}
 		return ok
 	case 'n':
-		return r.step(func(s *rawScan) bool { return s.null() })
+		return r.Step(func(s *jsonscan.Scanner) bool { return s.Null() })
 	}
 	return false
 }
 
 // eventArray reads an events array as decodeEvents does, one event a step.
-func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
-	keep := newEventKeeper(r.spill)
-	if !r.elements(func() bool {
+func eventArray(r *jsonscan.Stream, list *eventsField, w *jsonscan.WarnList) bool {
+	keep := newEventKeeper(spillOf(r.Env))
+	if !r.Elements(func() bool {
 		var e bundleEvent
-		mark := len(w.kinds)
-		if !r.step(func(s *rawScan) bool {
-			e, w.kinds = bundleEvent{}, w.kinds[:mark]
-			return s.bundleEvent(&e, w)
+		mark := len(w.Kinds)
+		if !r.Step(func(s *jsonscan.Scanner) bool {
+			e, w.Kinds = bundleEvent{}, w.Kinds[:mark]
+			return scanEvent(s, &e, w)
 		}) {
 			return false
 		}
@@ -237,12 +238,12 @@ func (r *rawStream) eventArray(list *eventsField, w *warnList) bool {
 
 // eventPlan reads an event; its names written twice are read as the
 // general decoder reads them, the last value over the first.
-var eventPlan = dupOK(rawPlanOf(reflect.TypeFor[bundleEvent]()))
+var eventPlan = jsonscan.DupOK(jsonscan.PlanOf(reflect.TypeFor[bundleEvent]()))
 
-// bundleEvent reads one element of an events array: an object or null. Any
+// scanEvent reads one element of an events array: an object or null. Any
 // other kind gives up.
-func (s *rawScan) bundleEvent(e *bundleEvent, w *warnList) bool {
-	return s.null() || eventPlan.read(s, unsafe.Pointer(e), w)
+func scanEvent(s *jsonscan.Scanner, e *bundleEvent, w *jsonscan.WarnList) bool {
+	return s.Null() || eventPlan.Read(s, unsafe.Pointer(e), w)
 }
 
 // decodeEvents decodes an events array token by token (a bundle can hold

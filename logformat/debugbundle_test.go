@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 // dedupeEventsReference is what dedupeEvents replaced: a map of the keys seen.
@@ -51,9 +53,9 @@ func TestDedupeEvents(t *testing.T) {
 			switch rng.IntN(4) {
 			case 0: // no time
 			case 1: // a naive time: the same instant as another zone's only through loc
-				keep.stamp(&e, Time{t: time.Date(2026, 1, 1, rng.IntN(2), 0, 0, 0, time.UTC), naive: true, Set: true})
+				keep.stamp(&e, jsonscan.Time{T: time.Date(2026, 1, 1, rng.IntN(2), 0, 0, 0, time.UTC), Naive: true, Set: true})
 			default:
-				keep.stamp(&e, Time{t: time.Date(2026, 1, 1, rng.IntN(2), 0, 0, 0, zone), Set: true})
+				keep.stamp(&e, jsonscan.Time{T: time.Date(2026, 1, 1, rng.IntN(2), 0, 0, 0, zone), Set: true})
 			}
 			e.tool = int32(i) // tells the events apart
 			keep.list.add(e)
@@ -82,17 +84,17 @@ func TestKeptEventTime(t *testing.T) {
 	}
 	k := newEventKeeper(nil)
 	east := time.FixedZone("", 8*3600)
-	times := []Time{
+	times := []jsonscan.Time{
 		{},
-		{t: time.Date(2026, 1, 2, 3, 4, 5, 999_999_999, time.UTC), Set: true},
-		{t: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), naive: true, Set: true},
-		{t: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), Set: true},
-		{t: time.Date(9999, 12, 31, 23, 59, 59, 0, east), Set: true},
-		{t: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("", 8*3600)), Set: true}, // the same zone, another pointer
-		{t: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("CEST", 2*3600)), Set: true},
-		{t: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("", 2*3600)), Set: true}, // the same offset, no name
-		{t: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("", 0)), Set: true},
-		{t: time.Date(2026, 6, 1, 0, 0, 0, 0, time.Local), Set: true},
+		{T: time.Date(2026, 1, 2, 3, 4, 5, 999_999_999, time.UTC), Set: true},
+		{T: time.Date(2026, 1, 2, 3, 4, 5, 6, time.UTC), Naive: true, Set: true},
+		{T: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), Set: true},
+		{T: time.Date(9999, 12, 31, 23, 59, 59, 0, east), Set: true},
+		{T: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("", 8*3600)), Set: true}, // the same zone, another pointer
+		{T: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("CEST", 2*3600)), Set: true},
+		{T: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("", 2*3600)), Set: true}, // the same offset, no name
+		{T: time.Date(2026, 6, 1, 0, 0, 0, 0, time.FixedZone("", 0)), Set: true},
+		{T: time.Date(2026, 6, 1, 0, 0, 0, 0, time.Local), Set: true},
 	}
 	for _, at := range times {
 		var e keptEvent
@@ -101,11 +103,11 @@ func TestKeptEventTime(t *testing.T) {
 	}
 	for i, want := range times {
 		got := k.list.when(k.list.at(i))
-		wantName, wantOffset := want.t.Zone()
-		gotName, gotOffset := got.t.Zone()
-		if !got.t.Equal(want.t) || got.naive != want.naive || got.Set != want.Set || gotName != wantName || gotOffset != wantOffset ||
-			(want.t.Location() == time.UTC) != (got.t.Location() == time.UTC) || got.t.String() != want.t.String() {
-			t.Errorf("time %d: got %v (naive %v, set %v), want %v (naive %v, set %v)", i, got.t, got.naive, got.Set, want.t, want.naive, want.Set)
+		wantName, wantOffset := want.T.Zone()
+		gotName, gotOffset := got.T.Zone()
+		if !got.T.Equal(want.T) || got.Naive != want.Naive || got.Set != want.Set || gotName != wantName || gotOffset != wantOffset ||
+			(want.T.Location() == time.UTC) != (got.T.Location() == time.UTC) || got.T.String() != want.T.String() {
+			t.Errorf("time %d: got %v (naive %v, set %v), want %v (naive %v, set %v)", i, got.T, got.Naive, got.Set, want.T, want.Naive, want.Set)
 		}
 	}
 	if len(k.list.zones) != 6 { // UTC, Local, +8, CEST, +2, +0

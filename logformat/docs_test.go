@@ -12,14 +12,24 @@ import (
 	"testing"
 )
 
-// constants returns the values of format.go's string constants whose names
-// start with prefix.
+// constants returns the values of the string constants whose names start
+// with prefix in format.go and in jsonscan's value.go (the kinds its
+// decoders warn of, which format.go names again).
 func constants(t *testing.T, prefix string) []string {
 	t.Helper()
-	f, err := parser.ParseFile(token.NewFileSet(), "format.go", nil, 0)
-	if err != nil {
-		t.Fatal(err)
+	var out []string
+	for _, name := range []string{"format.go", filepath.Join("jsonscan", "value.go")} {
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, literals(f, prefix)...)
 	}
+	return out
+}
+
+// literals returns the values of f's string constants named prefix….
+func literals(f *ast.File, prefix string) []string {
 	var out []string
 	ast.Inspect(f, func(n ast.Node) bool {
 		if vs, ok := n.(*ast.ValueSpec); ok && len(vs.Names) == 1 && strings.HasPrefix(vs.Names[0].Name, prefix) && len(vs.Values) == 1 {

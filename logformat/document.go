@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -14,22 +15,22 @@ import (
 // materialised. Signatures are then tested on which fields were present,
 // in any key order. A member name belongs to one field only.
 type document struct {
-	ID                Str          `json:"id"`
-	PlanID            Str          `json:"planId"`
-	Title             Str          `json:"title"`
-	StartTime         Time         `json:"startTime"`
-	Summary           summaryField `json:"summary"`
-	Steps             stepList     `json:"steps"`
-	Status            Str          `json:"status"`
-	CreatedAt         Time         `json:"created_at"`
-	Phases            []phase      `json:"phases"` // session v2.x, and structmsg
-	Timestamp         Time         `json:"timestamp"`
-	SessionIDCamel    Str          `json:"sessionId"`
-	Type              Str          `json:"type"`
-	Message           *apiMessage  `json:"message"`
-	Payload           *codexItem   `json:"payload"`
-	StructuredContext embedded     `json:"structured_context"`
-	Messages          messages     `json:"messages"`
+	ID                jsonscan.Str  `json:"id"`
+	PlanID            jsonscan.Str  `json:"planId"`
+	Title             jsonscan.Str  `json:"title"`
+	StartTime         jsonscan.Time `json:"startTime"`
+	Summary           summaryField  `json:"summary"`
+	Steps             stepList      `json:"steps"`
+	Status            jsonscan.Str  `json:"status"`
+	CreatedAt         jsonscan.Time `json:"created_at"`
+	Phases            []phase       `json:"phases"` // session v2.x, and structmsg
+	Timestamp         jsonscan.Time `json:"timestamp"`
+	SessionIDCamel    jsonscan.Str  `json:"sessionId"`
+	Type              jsonscan.Str  `json:"type"`
+	Message           *apiMessage   `json:"message"`
+	Payload           *codexItem    `json:"payload"`
+	StructuredContext embedded      `json:"structured_context"`
+	Messages          messages      `json:"messages"`
 
 	claudeFields
 	codexFields
@@ -69,24 +70,24 @@ func decodeTextOrObject[O any](dec *jsontext.Decoder, w Warner, opts json.Option
 // summaryField is a summary written as text or as an object of figures.
 type summaryField struct {
 	Text            string
-	TotalDurationMS Num
-	ToolCallsCount  Num
-	Errors          Num
+	TotalDurationMS jsonscan.Num
+	ToolCallsCount  jsonscan.Num
+	Errors          jsonscan.Num
 }
 
 // summaryObject is a summary written as an object.
 type summaryObject struct {
-	TotalDurationMS Num `json:"total_duration_ms"`
-	ToolCallsCount  Num `json:"tool_calls_count"`
-	Errors          Num `json:"errors_encountered"`
-	Description     Str `json:"description"`
+	TotalDurationMS jsonscan.Num `json:"total_duration_ms"`
+	ToolCallsCount  jsonscan.Num `json:"tool_calls_count"`
+	Errors          jsonscan.Num `json:"errors_encountered"`
+	Description     jsonscan.Str `json:"description"`
 }
 
 func (s *summaryField) set(o *summaryObject) {
 	s.TotalDurationMS, s.ToolCallsCount, s.Errors, s.Text = o.TotalDurationMS, o.ToolCallsCount, o.Errors, o.Description.V
 }
 
-func (s *summaryField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (s *summaryField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	return decodeTextOrObject(dec, w, opts, func(t string) { s.Text = t }, s.set)
 }
 
@@ -98,14 +99,14 @@ type stepList struct {
 }
 
 type sessionStep struct {
-	StepID     Str  `json:"step_id"`
-	StepName   Str  `json:"step_name"`
-	Status     Str  `json:"status"`
-	DurationMS Num  `json:"duration_ms"`
-	Timestamp  Time `json:"timestamp"`
+	StepID     jsonscan.Str  `json:"step_id"`
+	StepName   jsonscan.Str  `json:"step_name"`
+	Status     jsonscan.Str  `json:"status"`
+	DurationMS jsonscan.Num  `json:"duration_ms"`
+	Timestamp  jsonscan.Time `json:"timestamp"`
 }
 
-func (s *stepList) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (s *stepList) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	if dec.PeekKind() != '[' {
 		if dec.PeekKind() != 'n' {
 			w.Warn(WarnTypeMismatch)
@@ -148,14 +149,14 @@ type agentField struct {
 
 // agentObject is an agent written as an object.
 type agentObject struct {
-	Name    Str `json:"name"`
-	ModelID Str `json:"model_id"`
-	Model   Str `json:"model"`
+	Name    jsonscan.Str `json:"name"`
+	ModelID jsonscan.Str `json:"model_id"`
+	Model   jsonscan.Str `json:"model"`
 }
 
 func (a *agentField) set(o *agentObject) { a.Name, a.Model = o.Name.V, firstOf(o.ModelID, o.Model) }
 
-func (a *agentField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (a *agentField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	return decodeTextOrObject(dec, w, opts, func(t string) { a.Name = t }, a.set)
 }
 
@@ -166,7 +167,7 @@ type contribField struct {
 
 // contribObject is a context contribution written as an object.
 type contribObject struct {
-	Type Str `json:"type"`
+	Type jsonscan.Str `json:"type"`
 }
 
 func (c *contribField) set(o *contribObject) {
@@ -175,7 +176,7 @@ func (c *contribField) set(o *contribObject) {
 	}
 }
 
-func (c *contribField) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (c *contribField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	return decodeTextOrObject(dec, w, opts, func(t string) { c.Type = t }, c.set)
 }
 
@@ -186,7 +187,7 @@ type embedded struct {
 	Present bool
 }
 
-func (e *embedded) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (e *embedded) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	e.Present = true
 	if dec.PeekKind() != '{' {
 		if dec.PeekKind() != 'n' {
@@ -203,7 +204,7 @@ type tri struct {
 	V, Set bool
 }
 
-func (t *tri) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+func (t *tri) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
 	switch dec.PeekKind() {
 	case 't', 'f':
 		tok, err := dec.ReadToken()
@@ -225,15 +226,15 @@ type score struct {
 	Set bool
 }
 
-func (s *score) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+func (s *score) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
 	if dec.PeekKind() != '0' {
 		if dec.PeekKind() != 'n' {
 			w.Warn(WarnTypeMismatch)
 		}
 		return dec.SkipValue()
 	}
-	var n Num
-	if err := decodeNum(dec, &n, w); err != nil {
+	var n jsonscan.Num
+	if err := jsonscan.DecodeNum(dec, &n, w); err != nil {
 		return err
 	}
 	s.V, s.Set = n.V, n.Set
@@ -241,12 +242,12 @@ func (s *score) decodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) erro
 }
 
 type contextRef struct {
-	Type      Str `json:"type"`
-	Relevance Str `json:"relevance"`
-	UsageMode Str `json:"usage_mode"`
+	Type      jsonscan.Str `json:"type"`
+	Relevance jsonscan.Str `json:"relevance"`
+	UsageMode jsonscan.Str `json:"usage_mode"`
 }
 
-func firstOf(ss ...Str) string {
+func firstOf(ss ...jsonscan.Str) string {
 	for _, s := range ss {
 		if s.Set && s.V != "" {
 			return s.V
@@ -258,12 +259,12 @@ func firstOf(ss ...Str) string {
 // presence records that a key was there, whatever its value, without reading it.
 type presence struct{ Present bool }
 
-func (p *presence) decodeFlex(dec *jsontext.Decoder, _ Warner, _ json.Options) error {
+func (p *presence) DecodeFlex(dec *jsontext.Decoder, _ Warner, _ json.Options) error {
 	p.Present = true
 	return dec.SkipValue()
 }
 
-func (p *presence) rawFlex(s *rawScan, _ *warnList) bool {
+func (p *presence) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
 	p.Present = true
-	return s.skip()
+	return s.Skip()
 }

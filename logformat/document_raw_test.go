@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 // readBothWays reads doc through the raw path (with a tiny window when
@@ -34,8 +35,8 @@ func readBothWays(t *testing.T, doc []byte, lookahead int) (gaveUp bool) {
 func readsOfRaw(t *testing.T, doc []byte, lookahead int) (reads int) {
 	t.Helper()
 	if lookahead > 0 {
-		defer func(n int) { rawLookahead = n }(rawLookahead)
-		rawLookahead = lookahead
+		defer func(n int) { jsonscan.Lookahead = n }(jsonscan.Lookahead)
+		jsonscan.Lookahead = lookahead
 	}
 	defer func(on bool) { smallDocuments = on }(smallDocuments)
 	smallDocuments = false // a document of any size takes the path of a large one
@@ -254,8 +255,8 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 			if i < real {
 				of[f]++
 			}
-			if d, w := new(document), (&warnList{}); decodeLineRaw(doc, d, w, nil) {
-				sameAsGeneral(t, "raw", doc, d, w.kinds)
+			if d, w := new(document), (&jsonscan.WarnList{}); decodeLineRaw(doc, d, w, nil) {
+				sameAsGeneral(t, "raw", doc, d, w.Kinds)
 				if i < real {
 					raw[f]++
 				}
@@ -441,7 +442,7 @@ func TestRawBytesSameAsValues(t *testing.T) {
 // An event longer than the largest window gives up rather than growing
 // without bound (unless the window holds the rest of the file).
 func TestRawDocumentWindowBound(t *testing.T) {
-	event := `{"id":"a","metadata":{"output":` + longArray(2*maxRawWindow) + `}}` // the window's buffer is twice its lookahead
+	event := `{"id":"a","metadata":{"output":` + longArray(2*jsonscan.MaxWindow) + `}}` // the window's buffer is twice its lookahead
 	doc := `{"events":[` + event + "," + event + `]}`
 	if !readBothWays(t, []byte(doc), 0) {
 		t.Fatal("the raw path read an event larger than its window")
@@ -462,7 +463,7 @@ func TestRawDocumentLargePayloads(t *testing.T) {
 	payload := `{"rows":[{"id":1,"name":"` + strings.Repeat("n", 1000) + `"}],"rowCount":1}`
 	var b strings.Builder
 	b.WriteString(`{"events":[{"id":"e1","timestamp":1702886400000,"type":"tool_call","metadata":{"toolName":"sql"}}],"payloads":{`)
-	for i := 0; b.Len() < maxRawWindow*5/2; i++ {
+	for i := 0; b.Len() < jsonscan.MaxWindow*5/2; i++ {
 		fmt.Fprintf(&b, `"p\u002d%d":%s,`, i, payload) // escaped keys, as only a skipped value may have
 	}
 	b.WriteString(`"last":[[1,2],{"a":[]}]}}`)

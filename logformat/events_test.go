@@ -16,14 +16,15 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
 // referenceEvents is how the general decoder reads an events value: the
-// reflective decode decodeFlex replaced, kept as the test's reference.
+// reflective decode DecodeFlex replaced, kept as the test's reference.
 func referenceEvents(dec *jsontext.Decoder, w Warner) (eventsField, error) {
 	var e eventsField
-	opts := decodeOptions(w)
+	opts := jsonscan.DecodeOptions(w)
 	kept := func(list []bundleEvent) eventsField {
 		k := newEventKeeper(nil)
 		for i := range list {
@@ -58,10 +59,10 @@ func referenceEvents(dec *jsontext.Decoder, w Warner) (eventsField, error) {
 // disagree on a value: result, error or warnings.
 func checkEvents(t *testing.T, value []byte) {
 	t.Helper()
-	wantW, gotW := &warnList{}, &warnList{}
+	wantW, gotW := &jsonscan.WarnList{}, &jsonscan.WarnList{}
 	want, wantErr := referenceEvents(jsontext.NewDecoder(bytes.NewReader(value), jsontext.AllowDuplicateNames(true)), wantW)
 	var got eventsField
-	gotErr := got.decodeFlex(jsontext.NewDecoder(bytes.NewReader(value), jsontext.AllowDuplicateNames(true)), gotW, decodeOptions(gotW))
+	gotErr := got.DecodeFlex(jsontext.NewDecoder(bytes.NewReader(value), jsontext.AllowDuplicateNames(true)), gotW, jsonscan.DecodeOptions(gotW))
 	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("errors differ: reference %v, token-level %v\n%.300s", wantErr, gotErr, value)
 	}
@@ -71,10 +72,10 @@ func checkEvents(t *testing.T, value []byte) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("events differ:\ntoken-level %+v\nreference   %+v\n%.300s", got, want, value)
 	}
-	slices.Sort(wantW.kinds)
-	slices.Sort(gotW.kinds)
-	if !slices.Equal(gotW.kinds, wantW.kinds) {
-		t.Fatalf("warnings differ: token-level %v, reference %v\n%.300s", gotW.kinds, wantW.kinds, value)
+	slices.Sort(wantW.Kinds)
+	slices.Sort(gotW.Kinds)
+	if !slices.Equal(gotW.Kinds, wantW.Kinds) {
+		t.Fatalf("warnings differ: token-level %v, reference %v\n%.300s", gotW.Kinds, wantW.Kinds, value)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -55,13 +56,13 @@ var Reasons = []string{ReasonEmpty, ReasonInvalidJSON, ReasonTruncated, ReasonNo
 
 // Warning kinds, counted in inputs.warnings.
 const (
-	WarnTypeMismatch       = "type_mismatch"       // a field held a JSON type the reader cannot use; it was ignored
-	WarnBadNumber          = "bad_number"          // a number out of float64 range or a non-numeric string
-	WarnBadTimestamp       = "bad_timestamp"       // a timestamp in no known spelling
-	WarnNegativeDuration   = "negative_duration"   // an end before its start, or a negative duration; dropped
-	WarnImpossibleDuration = "impossible_duration" // a duration over ten years; dropped
-	WarnUnknownStatus      = "unknown_status"      // a run or tool status word outside the known list
-	WarnOtherStepStatus    = "other_step_status"   // a step status word outside the list: counted as other
+	WarnTypeMismatch       = jsonscan.WarnTypeMismatch // a field held a JSON type the reader cannot use; it was ignored
+	WarnBadNumber          = jsonscan.WarnBadNumber    // a number out of float64 range or a non-numeric string
+	WarnBadTimestamp       = jsonscan.WarnBadTimestamp // a timestamp in no known spelling
+	WarnNegativeDuration   = "negative_duration"       // an end before its start, or a negative duration; dropped
+	WarnImpossibleDuration = "impossible_duration"     // a duration over ten years; dropped
+	WarnUnknownStatus      = "unknown_status"          // a run or tool status word outside the known list
+	WarnOtherStepStatus    = "other_step_status"       // a step status word outside the list: counted as other
 	WarnMissingStatus      = "missing_step_status"
 	WarnCountMismatch      = "count_mismatch"   // a summary counter disagrees with the entries
 	WarnInvalidLine        = "invalid_line"     // a JSONL line (or trailing value) that is not valid JSON
@@ -75,7 +76,7 @@ const (
 )
 
 // Warner counts warnings by kind.
-type Warner interface{ Warn(kind string) }
+type Warner = jsonscan.Warner
 
 // Emitter receives what a reader finds in one file.
 type Emitter interface {
@@ -232,11 +233,11 @@ func fileState[T any](c *readCtx, start func() *T) *T {
 
 func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
 
-// spillOf is the file's record spill, for a decodeFlex handed the file's
-// read context as its warner (as the token path does); nil otherwise, which
-// keeps what it decodes in memory.
-func spillOf(w Warner) *RecordSpill {
-	if c, ok := w.(*readCtx); ok {
+// spillOf is the file's record spill when ctx is the file's read context
+// (the warner the token path hands a DecodeFlex, the raw document path's
+// stream env); nil otherwise, which keeps what is decoded in memory.
+func spillOf(ctx any) *RecordSpill {
+	if c, ok := ctx.(*readCtx); ok {
 		return c.spill
 	}
 	return nil
@@ -283,7 +284,7 @@ func (c *readCtx) fallbackID() string {
 
 // span builds a span from two optional timestamps; a negative span is dropped
 // with a warning, never turned into zero.
-func (c *readCtx) span(start, end Time) model.Span {
+func (c *readCtx) span(start, end jsonscan.Time) model.Span {
 	return spanOf(start.In(c.loc), end.In(c.loc), c)
 }
 
@@ -318,7 +319,7 @@ func widen(first, last *time.Time, t time.Time) {
 }
 
 // setDuration records a duration given in milliseconds, dropping a negative one.
-func setDuration(s *model.Span, ms Num, w Warner) {
+func setDuration(s *model.Span, ms jsonscan.Num, w Warner) {
 	if !ms.Set {
 		return
 	}

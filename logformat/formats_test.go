@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -818,12 +819,12 @@ func checkExitCode(t *testing.T, text []byte) (raw bool) {
 		return false
 	}
 	var want codexOutputDoc
-	w := &warnList{}
-	if err := json.Unmarshal(text, &want, decodeOptions(w)); err != nil {
+	w := &jsonscan.WarnList{}
+	if err := json.Unmarshal(text, &want, jsonscan.DecodeOptions(w)); err != nil {
 		t.Fatalf("raw path read what the general decoder refuses (%v): %q", err, text)
 	}
-	if code != want.Metadata.ExitCode || !slices.Equal(warns, w.kinds) {
-		t.Fatalf("%q: raw path %+v %v, general %+v %v", text, code, warns, want.Metadata.ExitCode, w.kinds)
+	if code != want.Metadata.ExitCode || !slices.Equal(warns, w.Kinds) {
+		t.Fatalf("%q: raw path %+v %v, general %+v %v", text, code, warns, want.Metadata.ExitCode, w.Kinds)
 	}
 	return true
 }
@@ -874,8 +875,8 @@ func TestCodexOutputExitCode(t *testing.T) {
 	} {
 		var o codexOutput
 		dec := jsontext.NewDecoder(strings.NewReader(tc.raw))
-		w := &warnList{}
-		if err := o.decodeFlex(dec, w, decodeOptions(w)); err != nil {
+		w := &jsonscan.WarnList{}
+		if err := o.DecodeFlex(dec, w, jsonscan.DecodeOptions(w)); err != nil {
 			t.Fatalf("%s: %v", tc.raw, err)
 		}
 		if o.ExitCode.Set != tc.set || o.ExitCode.V != tc.code {

@@ -2,13 +2,9 @@ package logformat
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentstat/agentstat/model"
 )
@@ -70,46 +66,3 @@ func FuzzClaudeCode(f *testing.F)  { fuzzRead(f, "claudecode/proj", "f.jsonl") }
 func FuzzCodex(f *testing.F)       { fuzzRead(f, "codex", "f.jsonl") }
 func FuzzOtel(f *testing.F)        { fuzzRead(f, "otel", "f.jsonl") }
 func FuzzGemini(f *testing.F)      { fuzzRead(f, "gemini", "f.json") }
-
-// parseTimestampEveryLayout is ParseTimestamp as specified: every layout
-// tried in turn, where ParseTimestamp skips those that cannot match.
-func parseTimestampEveryLayout(s string) (time.Time, bool, bool) {
-	if !strings.Contains(s, ":") {
-		if f, err := strconv.ParseFloat(s, 64); err == nil {
-			if math.Abs(f) > maxEpoch || math.IsNaN(f) {
-				return time.Time{}, false, false
-			}
-			return epochTime(f), false, true
-		}
-	}
-	if len(s) < 10 || len(s) > 64 {
-		return time.Time{}, false, false
-	}
-	for _, l := range zonedLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			if _, offset := t.Zone(); offset/60 == -1 { // a zone the binary form of a time cannot hold
-				t = t.UTC()
-			}
-			return t, false, true
-		}
-	}
-	for _, l := range naiveLayouts {
-		if t, err := time.Parse(l, s); err == nil {
-			return t, true, true
-		}
-	}
-	return time.Time{}, false, false
-}
-
-func FuzzParseTimestamp(f *testing.F) {
-	for _, s := range []string{"2026-01-25T15:00:00Z", "2025-03-28T14:14", "1702886400000", "2025-03-28 14:14:11.5+08:00",
-		"2026-08-21T11:59:42.555574", "2026-01-01T10:00:00 Z", "2026-01-01T10:00-07:00", "2026-01-01 10:00:00-0700", "2026-01-01", "2026-01-01T10:00:00-00:01"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		ts, naive, ok := ParseTimestamp(s)
-		if wantTS, wantNaive, wantOK := parseTimestampEveryLayout(s); !ts.Equal(wantTS) || ts.String() != wantTS.String() || naive != wantNaive || ok != wantOK { // a zone is made per parse
-			t.Fatalf("%q: %v %v %v, every layout tried: %v %v %v", s, ts, naive, ok, wantTS, wantNaive, wantOK)
-		}
-	})
-}

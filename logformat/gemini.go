@@ -8,6 +8,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -40,29 +41,29 @@ var geminiFormat = &Format{
 
 // geminiFields are the members only a Gemini CLI session or JSONL line has.
 type geminiFields struct {
-	ProjectHash     Str              `json:"projectHash"`
-	LastUpdated     Time             `json:"lastUpdated"`
+	ProjectHash     jsonscan.Str     `json:"projectHash"`
+	LastUpdated     jsonscan.Time    `json:"lastUpdated"`
 	SetUpdate       presence         `json:"$set"`
-	Model           Str              `json:"model"`
+	Model           jsonscan.Str     `json:"model"`
 	Tokens          *geminiTokens    `json:"tokens"`
 	Content         messageContent   `json:"content"`
 	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
 }
 
 type geminiTokens struct {
-	Input    Num `json:"input"`
-	Output   Num `json:"output"`
-	Cached   Num `json:"cached"`
-	Thoughts Num `json:"thoughts"`
-	Tool     Num `json:"tool"`
+	Input    jsonscan.Num `json:"input"`
+	Output   jsonscan.Num `json:"output"`
+	Cached   jsonscan.Num `json:"cached"`
+	Thoughts jsonscan.Num `json:"thoughts"`
+	Tool     jsonscan.Num `json:"tool"`
 }
 
 // geminiToolCall is what a Gemini message's tool call tells: its name,
 // status and the key argument of its args (its results are payload).
 type geminiToolCall struct {
-	Name   Str        `json:"name"`
-	Status Str        `json:"status"`
-	Args   *toolInput `json:"args"`
+	Name   jsonscan.Str `json:"name"`
+	Status jsonscan.Str `json:"status"`
+	Args   *toolInput   `json:"args"`
 }
 
 // geminiLog is a file's entries of one session.
@@ -144,7 +145,7 @@ type embeddedAt struct {
 
 // geminiMsg is a message as readGemini reads it, its time not yet in the --tz zone.
 type geminiMsg struct {
-	at Time
+	at jsonscan.Time
 	e  geminiEntry // but its time
 }
 
@@ -160,15 +161,15 @@ func (ms *messages) add(m *document) {
 	ms.gemini = append(ms.gemini, geminiMessageOf(m))
 }
 
-// decodeFlex decodes messages one at a time.
-func (ms *messages) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return decodeEach(dec, w, opts, func(array bool) { *ms = messages{array: array} }, ms.add)
+// DecodeFlex decodes messages one at a time.
+func (ms *messages) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *ms = messages{array: array} }, ms.add)
 }
 
-// rawFlex reads messages one at a time, as decodeFlex does.
-func (ms *messages) rawFlex(s *rawScan, w *warnList) bool {
-	return rawEach(s, func(array bool) { *ms = messages{array: array} },
-		func(m *document) bool { return documentPlan.read(s, unsafe.Pointer(m), w) }, ms.add)
+// ScanFlex reads messages one at a time, as DecodeFlex does.
+func (ms *messages) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.Each(s, func(array bool) { *ms = messages{array: array} },
+		func(m *document) bool { return documentPlan.Read(s, unsafe.Pointer(m), w) }, ms.add)
 }
 
 // geminiMessageOf is what readGemini reads of message m.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -34,9 +35,9 @@ const (
 type Fragment struct {
 	Kind   FragmentKind
 	Source string
-	log    fragmentLog // its records, kept as its format keeps them; nil for none
-	key    string      // what its join groups by: a session, trace, plan (plan, progress) or batch id, or a PlanAgent metrics' session
-	count  Num         // completedBatches of a PlanProgress or ExecutionMetrics
+	log    fragmentLog  // its records, kept as its format keeps them; nil for none
+	key    string       // what its join groups by: a session, trace, plan (plan, progress) or batch id, or a PlanAgent metrics' session
+	count  jsonscan.Num // completedBatches of a PlanProgress or ExecutionMetrics
 }
 
 // fragmentLog is a fragment's records: each format's own type, which the

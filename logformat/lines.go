@@ -9,12 +9,13 @@ import (
 	"sync"
 
 	"github.com/agentstat/agentstat/logformat/clamp"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // JSONL is read in chunks of whole lines. Each line is first tried by the
-// raw scanner (rawscan.go), else decoded by the reflective one, then
+// raw scanner (package jsonscan), else decoded by the reflective one, then
 // handed to the readers strictly in file order. A long file (a transcript
 // of hundreds of MB) has its chunks decoded by several goroutines, which
 // would otherwise idle while one core reads; a short one is decoded inline.
@@ -109,15 +110,15 @@ func (s *lineState) verdict(c *readCtx) error {
 type lineDecoder struct {
 	buf         bytes.Buffer // the line being decoded
 	dec         *jsontext.Decoder
-	rawWarns    *warnList // the raw path's, counted only when it takes a line
-	rawOK, miss int       // lines the raw path took and gave up on, in this file
-	clampEach   bool      // lines come as written: clamp each (see read)
+	rawWarns    *jsonscan.WarnList // the raw path's, counted only when it takes a line
+	rawOK, miss int                // lines the raw path took and gave up on, in this file
+	clampEach   bool               // lines come as written: clamp each (see read)
 	clamp       *clamp.Reader
 	clamped     []byte // the last clamped line's bytes, reused
 }
 
 func newLineDecoder() *lineDecoder {
-	d := &lineDecoder{rawWarns: &warnList{}, clamp: clamp.NewReader()}
+	d := &lineDecoder{rawWarns: &jsonscan.WarnList{}, clamp: clamp.NewReader()}
 	d.dec = jsontext.NewDecoder(&d.buf)
 	return d
 }
@@ -130,7 +131,7 @@ var (
 
 // decode fills k.lines from k's data.
 func (d *lineDecoder) decode(k *lineChunk) {
-	opts := decodeOptions(k)
+	opts := jsonscan.DecodeOptions(k)
 	k.docs = slices.Grow(k.docs[:0], len(k.ends))[:len(k.ends)] // zero: reset cleared them
 	start, broken := 0, false
 	for i, end := range k.ends {
@@ -194,7 +195,7 @@ func (d *lineDecoder) clampLine(k *lineChunk, line []byte, ended bool) (out []by
 
 // rawDecoded takes a line the raw path decoded into doc, with its warnings.
 func (d *lineDecoder) rawDecoded(k *lineChunk, doc *document) {
-	for _, kind := range d.rawWarns.kinds {
+	for _, kind := range d.rawWarns.Kinds {
 		k.Warn(kind)
 	}
 	k.lines = append(k.lines, decodedLine{doc: doc})
@@ -207,7 +208,7 @@ func (d *lineDecoder) rawDecoded(k *lineChunk, doc *document) {
 // names), and the same file must always get the same detail.
 func lineError(line []byte) error {
 	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true))
-	return decodeLine(dec, decodeOptions(discardWarner{}), nil).err
+	return decodeLine(dec, jsonscan.DecodeOptions(discardWarner{}), nil).err
 }
 
 type discardWarner struct{}
@@ -331,7 +332,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 				lc.Reset(io.MultiReader(in, &newlineAfter{lr: lr}))
 				lc.Lines, in = true, &beforeNewline{r: lc}
 			}
-			line := decodeLine(jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true)), decodeOptions(c), nil)
+			line := decodeLine(jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true)), jsonscan.DecodeOptions(c), nil)
 			if lc != nil {
 				for range lc.NonFinite {
 					c.Warn(WarnBadNumber)

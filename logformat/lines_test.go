@@ -18,13 +18,14 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 // referenceReadLines is the line reader as it was before chunks, with
 // every line decoded by a fresh decoder. The chunked reader must match it.
 func referenceReadLines(br *bufio.Reader, c *readCtx) error {
 	lr := &lineReader{br: br}
-	opts := decodeOptions(c)
+	opts := jsonscan.DecodeOptions(c)
 	var st lineState
 	for lr.next() {
 		line, err := io.ReadAll(lr)

@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -46,24 +47,24 @@ type otlpScopeSpans struct {
 }
 
 type otlpSpan struct {
-	TraceID      Str         `json:"traceId"`
-	SpanID       Str         `json:"spanId"`
-	ParentSpanID Str         `json:"parentSpanId"`
-	Name         Str         `json:"name"`
-	Start        Str         `json:"startTimeUnixNano"`
-	End          Str         `json:"endTimeUnixNano"`
-	Attributes   []otlpAttr  `json:"attributes"`
-	Status       *otlpStatus `json:"status"`
+	TraceID      jsonscan.Str `json:"traceId"`
+	SpanID       jsonscan.Str `json:"spanId"`
+	ParentSpanID jsonscan.Str `json:"parentSpanId"`
+	Name         jsonscan.Str `json:"name"`
+	Start        jsonscan.Str `json:"startTimeUnixNano"`
+	End          jsonscan.Str `json:"endTimeUnixNano"`
+	Attributes   []otlpAttr   `json:"attributes"`
+	Status       *otlpStatus  `json:"status"`
 }
 
 type otlpStatus struct {
-	Code    Str `json:"code"`
-	Message Str `json:"message"`
+	Code    jsonscan.Str `json:"code"`
+	Message jsonscan.Str `json:"message"`
 }
 
 type otlpAttr struct {
-	Key   Str       `json:"key"`
-	Value otlpValue `json:"value"`
+	Key   jsonscan.Str `json:"key"`
+	Value otlpValue    `json:"value"`
 }
 
 // otlpValue is an AnyValue; only scalars matter here.
@@ -74,16 +75,16 @@ type otlpValue struct {
 
 // otlpAnyValue is an AnyValue as it is written.
 type otlpAnyValue struct {
-	String Str `json:"stringValue"`
-	Int    Str `json:"intValue"`
-	Double Str `json:"doubleValue"`
-	Bool   Str `json:"boolValue"`
+	String jsonscan.Str `json:"stringValue"`
+	Int    jsonscan.Str `json:"intValue"`
+	Double jsonscan.Str `json:"doubleValue"`
+	Bool   jsonscan.Str `json:"boolValue"`
 }
 
-var anyValuePlan = rawPlanOf(reflect.TypeFor[otlpAnyValue]())
+var anyValuePlan = jsonscan.PlanOf(reflect.TypeFor[otlpAnyValue]())
 
 func (v *otlpValue) set(o *otlpAnyValue) {
-	for _, s := range []Str{o.String, o.Int, o.Double, o.Bool} {
+	for _, s := range []jsonscan.Str{o.String, o.Int, o.Double, o.Bool} {
 		if s.Set {
 			v.Text, v.Set = s.V, true
 			break
@@ -91,7 +92,7 @@ func (v *otlpValue) set(o *otlpAnyValue) {
 	}
 }
 
-func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (v *otlpValue) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -103,13 +104,13 @@ func (v *otlpValue) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Option
 	return nil
 }
 
-// rawFlex reads an AnyValue as decodeFlex does.
-func (v *otlpValue) rawFlex(s *rawScan, w *warnList) bool {
-	if s.peek() != '{' {
-		return s.skip()
+// ScanFlex reads an AnyValue as DecodeFlex does.
+func (v *otlpValue) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	if s.Peek() != '{' {
+		return s.Skip()
 	}
 	var o otlpAnyValue
-	ok := anyValuePlan.read(s, unsafe.Pointer(&o), w)
+	ok := anyValuePlan.Read(s, unsafe.Pointer(&o), w)
 	v.set(&o)
 	return ok
 }
@@ -145,7 +146,7 @@ func attrs(list []otlpAttr) map[string]string {
 	return m
 }
 
-func nanoTime(s Str) time.Time {
+func nanoTime(s jsonscan.Str) time.Time {
 	n, err := strconv.ParseInt(strings.TrimSpace(s.V), 10, 64)
 	if err != nil || n <= 0 {
 		return time.Time{}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -27,46 +28,46 @@ var planagentFormat = &Format{
 // planagentFields are the members only PlanAgent documents have (its plan, batch results, progress and metrics).
 type planagentFields struct {
 	PlannedBatches     []taskBatch   `json:"plannedBatches"`
-	CreatedAtCamel     Time          `json:"createdAt"`
-	UpdatedAtCamel     Time          `json:"updatedAt"`
-	BatchID            Str           `json:"batchId"`
+	CreatedAtCamel     jsonscan.Time `json:"createdAt"`
+	UpdatedAtCamel     jsonscan.Time `json:"updatedAt"`
+	BatchID            jsonscan.Str  `json:"batchId"`
 	ExecutedTasks      []taskRecord  `json:"executedTasks"`
-	ExecutionTime      Num           `json:"executionTime"`
+	ExecutionTime      jsonscan.Num  `json:"executionTime"`
 	Metrics            *batchMetrics `json:"metrics"`
-	TotalBatches       Num           `json:"totalBatches"`
-	CompletedBatches   Num           `json:"completedBatches"`
-	FailedBatches      Num           `json:"failedBatches"`
-	OverallSuccessRate Num           `json:"overallSuccessRate"`
-	AverageBatchTime   Num           `json:"averageBatchTime"`
-	TotalExecutionTime Num           `json:"totalExecutionTime"`
-	ErrorRate          Num           `json:"errorRate"`
+	TotalBatches       jsonscan.Num  `json:"totalBatches"`
+	CompletedBatches   jsonscan.Num  `json:"completedBatches"`
+	FailedBatches      jsonscan.Num  `json:"failedBatches"`
+	OverallSuccessRate jsonscan.Num  `json:"overallSuccessRate"`
+	AverageBatchTime   jsonscan.Num  `json:"averageBatchTime"`
+	TotalExecutionTime jsonscan.Num  `json:"totalExecutionTime"`
+	ErrorRate          jsonscan.Num  `json:"errorRate"`
 }
 
 type taskBatch struct {
-	BatchID Str          `json:"batchId"`
+	BatchID jsonscan.Str `json:"batchId"`
 	Tasks   []taskRecord `json:"tasks"`
-	Status  Str          `json:"status"`
+	Status  jsonscan.Str `json:"status"`
 }
 
 // taskRecord is a ToolTask or a TaskResult; the seed leaves both unspelled, so
 // the usual spellings of id, tool and status are all read.
 type taskRecord struct {
-	TaskID        Str `json:"taskId"`
-	ID            Str `json:"id"`
-	ToolName      Str `json:"toolName"`
-	Tool          Str `json:"tool"`
-	Name          Str `json:"name"`
-	Status        Str `json:"status"`
-	ExecutionTime Num `json:"executionTime"`
-	Error         Str `json:"error"`
+	TaskID        jsonscan.Str `json:"taskId"`
+	ID            jsonscan.Str `json:"id"`
+	ToolName      jsonscan.Str `json:"toolName"`
+	Tool          jsonscan.Str `json:"tool"`
+	Name          jsonscan.Str `json:"name"`
+	Status        jsonscan.Str `json:"status"`
+	ExecutionTime jsonscan.Num `json:"executionTime"`
+	Error         jsonscan.Str `json:"error"`
 }
 
 func (t *taskRecord) id() string   { return firstOf(t.TaskID, t.ID) }
 func (t *taskRecord) tool() string { return firstOf(t.ToolName, t.Tool, t.Name) }
 
 type batchMetrics struct {
-	SuccessCount Num `json:"successCount"`
-	FailureCount Num `json:"failureCount"`
+	SuccessCount jsonscan.Num `json:"successCount"`
+	FailureCount jsonscan.Num `json:"failureCount"`
 }
 
 type planRecord struct {
@@ -77,7 +78,7 @@ type planRecord struct {
 
 type batchRecord struct {
 	id, status string
-	duration   Num
+	duration   jsonscan.Num
 	tasks      *entryLog[taskRecord] // on the spill until the join
 	metrics    *batchMetrics
 }
@@ -156,7 +157,7 @@ func readPlanagent(d *document, c *readCtx) {
 			p.id = c.fallbackID()
 		}
 		// The end counts only once the plan is over: updatedAt of a live plan is not an end.
-		end := Time{}
+		end := jsonscan.Time{}
 		if p.status == "completed" || p.status == "failed" {
 			end = d.UpdatedAtCamel
 		}
@@ -350,13 +351,13 @@ func taskCall(t *taskRecord, w Warner) model.ToolCall {
 
 var taskRecordCodec = &entryCodec[taskRecord]{
 	encode: func(b []byte, t *taskRecord, _ *time.Location) []byte {
-		for _, s := range []Str{t.TaskID, t.ID, t.ToolName, t.Tool, t.Name, t.Status, t.Error} {
+		for _, s := range []jsonscan.Str{t.TaskID, t.ID, t.ToolName, t.Tool, t.Name, t.Status, t.Error} {
 			b = appendStr(b, s)
 		}
 		return appendNum(b, t.ExecutionTime)
 	},
 	decode: func(r *spillReader, _ *time.Location) (t taskRecord) {
-		for _, p := range []*Str{&t.TaskID, &t.ID, &t.ToolName, &t.Tool, &t.Name, &t.Status, &t.Error} {
+		for _, p := range []*jsonscan.Str{&t.TaskID, &t.ID, &t.ToolName, &t.Tool, &t.Name, &t.Status, &t.Error} {
 			*p = r.str()
 		}
 		t.ExecutionTime = r.num()

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -20,37 +21,37 @@ var planexecFormat = &Format{
 
 // planexecFields are the members only a planexec document has.
 type planexecFields struct {
-	UserRequest            Str              `json:"userRequest"`
-	EndTime                Time             `json:"endTime"`
-	Completed              *bool            `json:"completed"`
-	StepStatuses           []Str            `json:"stepStatuses"`
-	StepAgents             []Str            `json:"stepAgents"`
-	AgentExecutionSequence []agentExecution `json:"agentExecutionSequence"`
-	StatusCounts           map[string]Num   `json:"statusCounts"`
+	UserRequest            jsonscan.Str            `json:"userRequest"`
+	EndTime                jsonscan.Time           `json:"endTime"`
+	Completed              *bool                   `json:"completed"`
+	StepStatuses           []jsonscan.Str          `json:"stepStatuses"`
+	StepAgents             []jsonscan.Str          `json:"stepAgents"`
+	AgentExecutionSequence []agentExecution        `json:"agentExecutionSequence"`
+	StatusCounts           map[string]jsonscan.Num `json:"statusCounts"`
 }
 
 type agentExecution struct {
-	ID            Str            `json:"id"`
-	AgentName     Str            `json:"agentName"`
-	StartTime     Time           `json:"startTime"`
-	EndTime       Time           `json:"endTime"`
-	MaxSteps      Num            `json:"maxSteps"`
-	CurrentStep   Num            `json:"currentStep"`
-	Status        Str            `json:"status"`
+	ID            jsonscan.Str   `json:"id"`
+	AgentName     jsonscan.Str   `json:"agentName"`
+	StartTime     jsonscan.Time  `json:"startTime"`
+	EndTime       jsonscan.Time  `json:"endTime"`
+	MaxSteps      jsonscan.Num   `json:"maxSteps"`
+	CurrentStep   jsonscan.Num   `json:"currentStep"`
+	Status        jsonscan.Str   `json:"status"`
 	IsStuck       *bool          `json:"isStuck"`
 	ThinkActSteps []thinkActStep `json:"thinkActSteps"`
 }
 
 type thinkActStep struct {
-	ThinkStartTime Time `json:"thinkStartTime"`
-	ThinkEndTime   Time `json:"thinkEndTime"`
-	ActStartTime   Time `json:"actStartTime"`
-	ActEndTime     Time `json:"actEndTime"`
-	Status         Str  `json:"status"`
-	ToolName       Str  `json:"toolName"`
-	ErrorMessage   Str  `json:"errorMessage"`
-	Error          Str  `json:"error"`
-	ActionResult   Str  `json:"actionResult"`
+	ThinkStartTime jsonscan.Time `json:"thinkStartTime"`
+	ThinkEndTime   jsonscan.Time `json:"thinkEndTime"`
+	ActStartTime   jsonscan.Time `json:"actStartTime"`
+	ActEndTime     jsonscan.Time `json:"actEndTime"`
+	Status         jsonscan.Str  `json:"status"`
+	ToolName       jsonscan.Str  `json:"toolName"`
+	ErrorMessage   jsonscan.Str  `json:"errorMessage"`
+	Error          jsonscan.Str  `json:"error"`
+	ActionResult   jsonscan.Str  `json:"actionResult"`
 }
 
 func readPlanexec(d *document, c *readCtx) {
@@ -138,25 +139,25 @@ func readPlanexec(d *document, c *readCtx) {
 	c.run(r)
 }
 
-var stepPlan = rawPlanOf(reflect.TypeFor[sessionStep]())
+var stepPlan = jsonscan.PlanOf(reflect.TypeFor[sessionStep]())
 
-// rawFlex reads steps as decodeFlex does: planexec's texts, or session
+// ScanFlex reads steps as DecodeFlex does: planexec's texts, or session
 // v1.0's step objects; an element of another kind gives up.
-func (l *stepList) rawFlex(s *rawScan, w *warnList) bool {
-	if s.null() {
+func (l *stepList) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	if s.Null() {
 		return true
 	}
 	l.Present = true
-	return s.elements(func() bool {
-		switch s.peek() {
+	return s.Elements(func() bool {
+		switch s.Peek() {
 		case '"':
-			var text Str
-			ok := s.str(&text)
+			var text jsonscan.Str
+			ok := s.Str(&text)
 			l.Texts = append(l.Texts, text.V)
 			return ok
 		case '{':
 			var o sessionStep
-			ok := stepPlan.read(s, unsafe.Pointer(&o), w)
+			ok := stepPlan.Read(s, unsafe.Pointer(&o), w)
 			l.Objects = append(l.Objects, o)
 			return ok
 		}

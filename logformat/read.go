@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/logformat/clamp"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/text/encoding"
@@ -298,7 +299,7 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 	// "/thinkActSteps/0/isStuck" depending on the pool), and a report's
 	// data-quality details must be the same run after run.
 	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
-	opts := decodeOptions(c)
+	opts := jsonscan.DecodeOptions(c)
 	matched := false
 	for c.ord = 0; ; c.ord++ {
 		if dec.PeekKind() == 0 {
@@ -342,15 +343,15 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 // reading that object.
 func readHeld(doc []byte, c *readCtx) error {
 	var d document
-	var w warnList
-	if decodeRaw(rawScan{b: doc, asIs: true}, &d, &w) {
-		for _, kind := range w.kinds {
+	var w jsonscan.WarnList
+	if decodeRaw(jsonscan.Scanner{B: doc, AsIs: true}, &d, &w) {
+		for _, kind := range w.Kinds {
 			c.Warn(kind)
 		}
 		return verdict(dispatch(&d, c), c)
 	}
 	if bytes.Contains(doc, []byte(`"events"`)) { // a debug bundle
-		return rawDocument(&rawStream{s: rawScan{b: doc, asIs: true}, eof: true, need: rawLookahead}, c)
+		return rawDocument(jsonscan.HeldStream(doc), c)
 	}
 	return errRawGaveUp
 }
@@ -416,7 +417,7 @@ func classify(err error) error {
 	switch {
 	case errors.As(err, &se):
 		return err
-	case isInvalidUTF8(err):
+	case jsonscan.IsInvalidUTF8(err):
 		return skip(ReasonNotUTF8, err.Error())
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return skip(ReasonTruncated, err.Error())

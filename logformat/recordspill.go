@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -428,15 +429,17 @@ func (r *spillReader) tokens() (t model.Tokens) {
 	return t
 }
 
-func appendStr(b []byte, s Str) []byte { return appendBool(appendString(b, s.V), s.Set) }
+func appendStr(b []byte, s jsonscan.Str) []byte { return appendBool(appendString(b, s.V), s.Set) }
 
-func (r *spillReader) str() Str { return Str{V: r.string(), Set: r.bool()} }
+func (r *spillReader) str() jsonscan.Str { return jsonscan.Str{V: r.string(), Set: r.bool()} }
 
-func appendNum(b []byte, n Num) []byte {
+func appendNum(b []byte, n jsonscan.Num) []byte {
 	return binary.LittleEndian.AppendUint64(appendBool(b, n.Set), math.Float64bits(n.V))
 }
 
-func (r *spillReader) num() Num { return Num{Set: r.bool(), V: math.Float64frombits(r.u64())} }
+func (r *spillReader) num() jsonscan.Num {
+	return jsonscan.Num{Set: r.bool(), V: math.Float64frombits(r.u64())}
+}
 
 // groupFragments groups fragments by key, keys in order of first appearance.
 func groupFragments(frags []*Fragment) (order []string, groups map[string][]*Fragment) {

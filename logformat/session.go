@@ -5,6 +5,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -27,29 +28,29 @@ var sessionFormat = &Format{
 
 // sessionFields are the members only a session document has.
 type sessionFields struct {
-	SessionID        Str               `json:"session_id"`
-	TaskTitle        Str               `json:"task_title"`
-	TaskDescription  Str               `json:"task_description"`
-	UserPrompt       Str               `json:"user_prompt"`
-	StartedAt        Time              `json:"started_at"`
-	CompletedAt      Time              `json:"completed_at"`
+	SessionID        jsonscan.Str      `json:"session_id"`
+	TaskTitle        jsonscan.Str      `json:"task_title"`
+	TaskDescription  jsonscan.Str      `json:"task_description"`
+	UserPrompt       jsonscan.Str      `json:"user_prompt"`
+	StartedAt        jsonscan.Time     `json:"started_at"`
+	CompletedAt      jsonscan.Time     `json:"completed_at"`
 	Agent            agentField        `json:"agent"`
 	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
 	ToolCalls        sessionCalls      `json:"tool_calls"`
 }
 
 type sessionToolCall struct {
-	CallID              Str           `json:"call_id"`
-	ID                  Str           `json:"id"`
-	ToolCallID          Str           `json:"tool_call_id"`
-	CallIDCamel         Str           `json:"callId"`
-	ToolName            Str           `json:"tool_name"`
-	Name                Str           `json:"name"`
-	Tool                Str           `json:"tool"`
-	ToolCategory        Str           `json:"tool_category"`
-	StartedAt           Time          `json:"started_at"`
-	EndedAt             Time          `json:"ended_at"`
-	DurationMS          Num           `json:"duration_ms"`
+	CallID              jsonscan.Str  `json:"call_id"`
+	ID                  jsonscan.Str  `json:"id"`
+	ToolCallID          jsonscan.Str  `json:"tool_call_id"`
+	CallIDCamel         jsonscan.Str  `json:"callId"`
+	ToolName            jsonscan.Str  `json:"tool_name"`
+	Name                jsonscan.Str  `json:"name"`
+	Tool                jsonscan.Str  `json:"tool"`
+	ToolCategory        jsonscan.Str  `json:"tool_category"`
+	StartedAt           jsonscan.Time `json:"started_at"`
+	EndedAt             jsonscan.Time `json:"ended_at"`
+	DurationMS          jsonscan.Num  `json:"duration_ms"`
 	Output              *toolOutput   `json:"output"`
 	ContextContribution contribField  `json:"context_contribution"`
 	SubagentInfo        *subagentInfo `json:"subagent_info"`
@@ -58,58 +59,58 @@ type sessionToolCall struct {
 func (t *sessionToolCall) id() string { return firstOf(t.CallID, t.ID, t.ToolCallID, t.CallIDCamel) }
 
 type toolOutput struct {
-	Status Str `json:"status"`
-	Error  Str `json:"error"`
+	Status jsonscan.Str `json:"status"`
+	Error  jsonscan.Str `json:"error"`
 }
 
 type subagentInfo struct {
-	SubagentType   Str `json:"subagent_type"`
-	ToolUses       Num `json:"tool_uses"`
-	TokensUsed     Num `json:"tokens_used"`
+	SubagentType   jsonscan.Str `json:"subagent_type"`
+	ToolUses       jsonscan.Num `json:"tool_uses"`
+	TokensUsed     jsonscan.Num `json:"tokens_used"`
 	ToolsBreakdown []struct {
-		ToolName Str `json:"tool_name"`
-		Count    Num `json:"count"`
+		ToolName jsonscan.Str `json:"tool_name"`
+		Count    jsonscan.Num `json:"count"`
 	} `json:"tools_breakdown"`
 }
 
 type phaseAnnotation struct {
-	PhaseType   Str          `json:"phase_type"`
+	PhaseType   jsonscan.Str `json:"phase_type"`
 	ContextUsed []contextRef `json:"context_used"`
 }
 
 // phase is the union of a session v2.x phase and a structmsg phase.
 type phase struct {
 	// structmsg
-	ID     Str     `json:"id"`
-	Name   Str     `json:"name"`
-	Rounds []round `json:"rounds"`
+	ID     jsonscan.Str `json:"id"`
+	Name   jsonscan.Str `json:"name"`
+	Rounds []round      `json:"rounds"`
 	// both
-	Status Str `json:"status"`
+	Status jsonscan.Str `json:"status"`
 	// session v2.x
-	PhaseID           Str               `json:"phase_id"`
-	PhaseType         Str               `json:"phase_type"`
-	Phase             Str               `json:"phase"`
+	PhaseID           jsonscan.Str      `json:"phase_id"`
+	PhaseType         jsonscan.Str      `json:"phase_type"`
+	Phase             jsonscan.Str      `json:"phase"`
 	ToolCalls         []sessionToolCall `json:"tool_calls"`
 	ContextUsed       []contextRef      `json:"context_used"`
 	ContextReferences []contextRef      `json:"context_references"`
 }
 
 var (
-	agentPlan   = rawPlanOf(reflect.TypeFor[agentObject]())
-	summaryPlan = rawPlanOf(reflect.TypeFor[summaryObject]())
-	contribPlan = rawPlanOf(reflect.TypeFor[contribObject]())
+	agentPlan   = jsonscan.PlanOf(reflect.TypeFor[agentObject]())
+	summaryPlan = jsonscan.PlanOf(reflect.TypeFor[summaryObject]())
+	contribPlan = jsonscan.PlanOf(reflect.TypeFor[contribObject]())
 )
 
-func (a *agentField) rawFlex(s *rawScan, w *warnList) bool {
-	return rawTextOrObject(s, w, agentPlan, func(t string) { a.Name = t }, a.set)
+func (a *agentField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.TextOrObject(s, w, agentPlan, func(t string) { a.Name = t }, a.set)
 }
 
-func (f *summaryField) rawFlex(s *rawScan, w *warnList) bool {
-	return rawTextOrObject(s, w, summaryPlan, func(t string) { f.Text = t }, f.set)
+func (f *summaryField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.TextOrObject(s, w, summaryPlan, func(t string) { f.Text = t }, f.set)
 }
 
-func (c *contribField) rawFlex(s *rawScan, w *warnList) bool {
-	return rawTextOrObject(s, w, contribPlan, func(t string) { c.Type = t }, c.set)
+func (c *contribField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.TextOrObject(s, w, contribPlan, func(t string) { c.Type = t }, c.set)
 }
 
 func readSession(d *document, c *readCtx) {
@@ -214,8 +215,8 @@ type sessionCalls struct {
 // --tz zone: its times and duration, as written.
 type sessionCall struct {
 	call       model.ToolCall // name, category, outcome and error
-	start, end Time
-	ms         Num
+	start, end jsonscan.Time
+	ms         jsonscan.Num
 	id         string // a v2.x phase's entry with the same id is no other call
 }
 
@@ -309,26 +310,26 @@ var sessionCallCodec = entryCodec[sessionCall]{
 
 // appendWrittenTime appends a Time as written: its instant (or wall clock,
 // when it had no zone), whether it was set and whether it had a zone.
-func appendWrittenTime(b []byte, t Time, loc *time.Location) []byte {
-	return appendBool(appendBool(appendTime(b, t.t, loc), t.Set), t.naive)
+func appendWrittenTime(b []byte, t jsonscan.Time, loc *time.Location) []byte {
+	return appendBool(appendBool(appendTime(b, t.T, loc), t.Set), t.Naive)
 }
 
-func (r *spillReader) writtenTime(loc *time.Location) Time {
-	return Time{t: r.time(loc), Set: r.bool(), naive: r.bool()}
+func (r *spillReader) writtenTime(loc *time.Location) jsonscan.Time {
+	return jsonscan.Time{T: r.time(loc), Set: r.bool(), Naive: r.bool()}
 }
 
-// decodeFlex decodes tool_calls one entry at a time.
-func (s *sessionCalls) decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return decodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: spillOf(w)} }, s.add)
+// DecodeFlex decodes tool_calls one entry at a time.
+func (s *sessionCalls) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: spillOf(w)} }, s.add)
 }
 
-var sessionCallPlan = rawPlanOf(reflect.TypeFor[sessionToolCall]())
+var sessionCallPlan = jsonscan.PlanOf(reflect.TypeFor[sessionToolCall]())
 
-// rawFlex reads tool_calls as decodeFlex does: null clears them, an array
+// ScanFlex reads tool_calls as DecodeFlex does: null clears them, an array
 // of objects makes them; anything else gives up.
-func (p *sessionCalls) rawFlex(s *rawScan, w *warnList) bool {
-	return rawEach(s, func(array bool) { *p = sessionCalls{array: array} },
-		func(t *sessionToolCall) bool { return sessionCallPlan.read(s, unsafe.Pointer(t), w) }, p.add)
+func (p *sessionCalls) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.Each(s, func(array bool) { *p = sessionCalls{array: array} },
+		func(t *sessionToolCall) bool { return sessionCallPlan.Read(s, unsafe.Pointer(t), w) }, p.add)
 }
 
 func addRefs(ctx *model.Context, refs []contextRef) {

@@ -1,6 +1,9 @@
 package logformat
 
-import "github.com/agentstat/agentstat/model"
+import (
+	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/model"
+)
 
 // Status words, which every format writes in its own spelling, read as the
 // model's step statuses and call outcomes.
@@ -20,7 +23,7 @@ func stepStatus(word string, w Warner) model.StepStatus {
 
 // callOutcome maps a tool-call status word through the step word list:
 // completed → ok, failed → error, absent or anything else → unknown.
-func callOutcome(word Str, w Warner) model.Outcome {
+func callOutcome(word jsonscan.Str, w Warner) model.Outcome {
 	if !word.Set || model.Fold(word.V) == "" {
 		return model.OutcomeUnknown
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -22,42 +23,42 @@ var structmsgFormat = &Format{
 
 // structmsgFields are the members only a structmsg document has.
 type structmsgFields struct {
-	Architecture    Str            `json:"architecture"`
+	Architecture    jsonscan.Str   `json:"architecture"`
 	Request         *structRequest `json:"request"`
 	ContextMessages []document     `json:"context_messages"`
 }
 
 type structRequest struct {
-	OriginalInput Str `json:"original_input"`
-	CoreGoal      Str `json:"core_goal"`
+	OriginalInput jsonscan.Str `json:"original_input"`
+	CoreGoal      jsonscan.Str `json:"core_goal"`
 }
 
 type round struct {
 	Plan *struct {
 		Tasks []struct {
-			ID    Str `json:"id"`
-			Title Str `json:"title"`
-			Tool  Str `json:"tool"`
+			ID    jsonscan.Str `json:"id"`
+			Title jsonscan.Str `json:"title"`
+			Tool  jsonscan.Str `json:"tool"`
 		} `json:"tasks"`
 	} `json:"plan"`
 	Executions []struct {
-		TaskID Str `json:"task_id"`
-		Tool   Str `json:"tool"`
+		TaskID jsonscan.Str `json:"task_id"`
+		Tool   jsonscan.Str `json:"tool"`
 		Result *struct {
-			Success tri `json:"success"`
-			Error   Str `json:"error"`
+			Success tri          `json:"success"`
+			Error   jsonscan.Str `json:"error"`
 		} `json:"result"`
-		Timestamp Time `json:"timestamp"`
+		Timestamp jsonscan.Time `json:"timestamp"`
 	} `json:"executions"`
 	Judge *struct {
 		TaskEvaluation []struct {
-			TaskID       Str   `json:"task_id"`
-			Status       Str   `json:"status"`
-			QualityScore score `json:"quality_score"`
-			OutputValid  tri   `json:"output_valid"`
+			TaskID       jsonscan.Str `json:"task_id"`
+			Status       jsonscan.Str `json:"status"`
+			QualityScore score        `json:"quality_score"`
+			OutputValid  tri          `json:"output_valid"`
 		} `json:"task_evaluation"`
 		PhaseMetrics *struct {
-			QualityAverage Num `json:"quality_average"`
+			QualityAverage jsonscan.Num `json:"quality_average"`
 		} `json:"phase_metrics"`
 	} `json:"judge"`
 }

@@ -12,13 +12,14 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
 // referenceToolUseResult is the reflective decode the token-level one
 // replaced, kept as the test's reference.
 func referenceToolUseResult(dec *jsontext.Decoder, w Warner) (toolUseResultField, error) {
 	var t toolUseResultField
-	opts := decodeOptions(w)
+	opts := jsonscan.DecodeOptions(w)
 	switch dec.PeekKind() {
 	case '"':
 		tok, err := dec.ReadToken()
@@ -29,9 +30,9 @@ func referenceToolUseResult(dec *jsontext.Decoder, w Warner) (toolUseResultField
 		return t, nil
 	case '{':
 		var o struct {
-			DurationMS  Num   `json:"durationMs"`
-			Interrupted *bool `json:"interrupted"`
-			AgentID     Str   `json:"agentId"`
+			DurationMS  jsonscan.Num `json:"durationMs"`
+			Interrupted *bool        `json:"interrupted"`
+			AgentID     jsonscan.Str `json:"agentId"`
 		}
 		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
 			return t, err
@@ -44,20 +45,20 @@ func referenceToolUseResult(dec *jsontext.Decoder, w Warner) (toolUseResultField
 
 func checkToolUseResult(t *testing.T, value []byte) {
 	t.Helper()
-	wantW, gotW := &warnList{}, &warnList{}
+	wantW, gotW := &jsonscan.WarnList{}, &jsonscan.WarnList{}
 	want, wantErr := referenceToolUseResult(jsontext.NewDecoder(bytes.NewReader(value), jsontext.AllowDuplicateNames(true)), wantW)
 	var got toolUseResultField
-	gotErr := got.decodeFlex(jsontext.NewDecoder(bytes.NewReader(value), jsontext.AllowDuplicateNames(true)), gotW, decodeOptions(gotW))
+	gotErr := got.DecodeFlex(jsontext.NewDecoder(bytes.NewReader(value), jsontext.AllowDuplicateNames(true)), gotW, jsonscan.DecodeOptions(gotW))
 	if (wantErr == nil) != (gotErr == nil) {
 		t.Fatalf("errors differ: reference %v, token-level %v\n%.300s", wantErr, gotErr, value)
 	}
 	if wantErr != nil {
 		return
 	}
-	slices.Sort(wantW.kinds)
-	slices.Sort(gotW.kinds)
-	if got != want || !slices.Equal(gotW.kinds, wantW.kinds) {
-		t.Fatalf("differ:\ntoken-level %+v %v\nreference   %+v %v\n%.300s", got, gotW.kinds, want, wantW.kinds, value)
+	slices.Sort(wantW.Kinds)
+	slices.Sort(gotW.Kinds)
+	if got != want || !slices.Equal(gotW.Kinds, wantW.Kinds) {
+		t.Fatalf("differ:\ntoken-level %+v %v\nreference   %+v %v\n%.300s", got, gotW.Kinds, want, wantW.Kinds, value)
 	}
 }
 

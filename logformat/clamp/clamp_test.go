@@ -20,27 +20,16 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z",
-	`\ud83d`, `\uDE00`, `\uD83D\uDE00`, `\udbff\udfff`} // lone surrogates, which JavaScript writes, and pairs
-
-func randString(rng *rand.Rand) string {
-	var b strings.Builder
-	for n := rng.IntN(30); n > 0; n-- {
-		b.WriteString(pieces[rng.IntN(len(pieces))])
-	}
-	return b.String()
-}
-
 func randDoc(rng *rand.Rand, depth int) string {
 	switch k := rng.IntN(6); {
 	case depth > 3 || k == 0:
-		return `"` + randString(rng) + `"`
+		return `"` + clamptest.RandString(rng) + `"`
 	case k == 1:
 		return []string{"1", "-2.5e3", "true", "null", "123456789012345678901234567890", "NaN", "-Infinity", "Infinity"}[rng.IntN(8)]
 	case k < 4:
 		var parts []string
 		for n := rng.IntN(4); n > 0; n-- {
-			parts = append(parts, `"`+randString(rng)+`": `+randDoc(rng, depth+1))
+			parts = append(parts, `"`+clamptest.RandString(rng)+`": `+randDoc(rng, depth+1))
 		}
 		return "{" + strings.Join(parts, ", ") + "}"
 	default:

@@ -1,28 +1,18 @@
-package logformat
+package jsonscan
 
 import (
 	"bytes"
+	"math"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
 	"github.com/go-json-experiment/json/jsontext"
 )
-
-// pieces are string fragments, escaped and not: lone surrogates, which
-// JavaScript writes, and pairs.
-var pieces = []string{"a", "é", "日本", "😀", `\"`, `\\`, `\n`, `\u00e9`, `\ud83d\ude00`, `\u0041`, " ", "z",
-	`\ud83d`, `\uDE00`, `\uD83D\uDE00`, `\udbff\udfff`}
-
-func randString(rng *rand.Rand) string {
-	var b strings.Builder
-	for n := rng.IntN(30); n > 0; n-- {
-		b.WriteString(pieces[rng.IntN(len(pieces))])
-	}
-	return b.String()
-}
 
 func TestParseTimestamp(t *testing.T) {
 	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
@@ -87,24 +77,6 @@ func TestEpochAndJackson(t *testing.T) {
 	}
 }
 
-// The decoder accepts drift: quoted numbers, numeric ids, huge numbers, objects
-// where strings were expected, and duplicate keys, counting what it ignored.
-func TestTolerantDecoding(t *testing.T) {
-	doc := `{"planId": 12345, "userRequest": "r", "title": {"zh": "标题"}, "progress": "66.67",
-	 "statusCounts": {"completed": 1e400}, "steps": "not a list", "stepStatuses": [{"x": 1}, "completed"],
-	 "agentExecutionSequence": {"oops": true}, "completed": "yes", "completed": true}`
-	c := newCollector()
-	if err := Read(strings.NewReader(doc), "x.json", Options{}, c); err != nil {
-		t.Fatal(err)
-	}
-	r := c.runs[0]
-	if r.ID != "12345" || r.Title != "r" {
-		t.Errorf("id %q title %q", r.ID, r.Title)
-	}
-	// title, steps, stepStatuses[0], agentExecutionSequence and the first "completed"
-	checkWarnings(t, "tolerant", c.warnings, map[string]int{WarnTypeMismatch: 5, WarnBadNumber: 1})
-}
-
 // surrogateEscapeRE finds an escape appendUnescaped leaves to jsontext.
 var surrogateEscapeRE = regexp.MustCompile(`\\u[dD][89a-fA-F]`)
 
@@ -161,13 +133,56 @@ func TestAppendUnquoted(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	for range 5000 {
-		checkUnquoted(t, []byte(`"`+randString(rng)+`"`))
+		checkUnquoted(t, []byte(`"`+clamptest.RandString(rng)+`"`))
 	}
 }
 
 func FuzzAppendUnquoted(f *testing.F) {
-	for _, s := range pieces {
+	for _, s := range clamptest.Pieces {
 		f.Add(`"` + s + `"`)
 	}
 	f.Fuzz(func(t *testing.T, s string) { checkUnquoted(t, []byte(s)) })
+}
+
+// parseTimestampEveryLayout is ParseTimestamp as specified: every layout
+// tried in turn, where ParseTimestamp skips those that cannot match.
+func parseTimestampEveryLayout(s string) (time.Time, bool, bool) {
+	if !strings.Contains(s, ":") {
+		if f, err := strconv.ParseFloat(s, 64); err == nil {
+			if math.Abs(f) > maxEpoch || math.IsNaN(f) {
+				return time.Time{}, false, false
+			}
+			return epochTime(f), false, true
+		}
+	}
+	if len(s) < 10 || len(s) > 64 {
+		return time.Time{}, false, false
+	}
+	for _, l := range zonedLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			if _, offset := t.Zone(); offset/60 == -1 { // a zone the binary form of a time cannot hold
+				t = t.UTC()
+			}
+			return t, false, true
+		}
+	}
+	for _, l := range naiveLayouts {
+		if t, err := time.Parse(l, s); err == nil {
+			return t, true, true
+		}
+	}
+	return time.Time{}, false, false
+}
+
+func FuzzParseTimestamp(f *testing.F) {
+	for _, s := range []string{"2026-01-25T15:00:00Z", "2025-03-28T14:14", "1702886400000", "2025-03-28 14:14:11.5+08:00",
+		"2026-08-21T11:59:42.555574", "2026-01-01T10:00:00 Z", "2026-01-01T10:00-07:00", "2026-01-01 10:00:00-0700", "2026-01-01", "2026-01-01T10:00:00-00:01"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ts, naive, ok := ParseTimestamp(s)
+		if wantTS, wantNaive, wantOK := parseTimestampEveryLayout(s); !ts.Equal(wantTS) || ts.String() != wantTS.String() || naive != wantNaive || ok != wantOK { // a zone is made per parse
+			t.Fatalf("%q: %v %v %v, every layout tried: %v %v %v", s, ts, naive, ok, wantTS, wantNaive, wantOK)
+		}
+	})
 }

@@ -1,4 +1,4 @@
-package logformat
+package jsonscan
 
 import (
 	"encoding/binary"
@@ -11,11 +11,11 @@ import (
 // The raw scanner's skipping of the values no reader reads: most of a
 // transcript's bytes, validated as jsontext would and not decoded.
 
-// skip validates and skips one value of any kind.
-func (s *rawScan) skip() bool { return s.skipDepth(0) }
+// Skip validates and skips one value of any kind.
+func (s *Scanner) Skip() bool { return s.skipDepth(0) }
 
-func (s *rawScan) skipDepth(depth int) bool {
-	switch c := s.peek(); {
+func (s *Scanner) skipDepth(depth int) bool {
+	switch c := s.Peek(); {
 	case c == '"':
 		return s.skipString()
 	case c == '{' || c == '[':
@@ -28,7 +28,7 @@ func (s *rawScan) skipDepth(depth int) bool {
 		}
 		s.i++
 		for first := true; ; first = false {
-			if s.ws(); s.peek() == end {
+			if s.ws(); s.Peek() == end {
 				s.i++
 				return true
 			}
@@ -36,10 +36,10 @@ func (s *rawScan) skipDepth(depth int) bool {
 				return false
 			}
 			if c == '{' {
-				if s.peek() != '"' || !s.skipString() {
+				if s.Peek() != '"' || !s.skipString() {
 					return false
 				}
-				if s.ws(); s.peek() != ':' {
+				if s.ws(); s.Peek() != ':' {
 					return false
 				}
 				s.i++
@@ -52,12 +52,12 @@ func (s *rawScan) skipDepth(depth int) bool {
 	case c == '-' || '0' <= c && c <= '9':
 		return s.skipNumber()
 	}
-	return s.literal("true") || s.literal("false") || s.null()
+	return s.literal("true") || s.literal("false") || s.Null()
 }
 
 // skipNumber consumes a number in JSON's grammar: -?(0|[1-9]d*)(.d+)?([eE][+-]?d+)?
-func (s *rawScan) skipNumber() bool {
-	b, i := s.b, s.i
+func (s *Scanner) skipNumber() bool {
+	b, i := s.B, s.i
 	digits := func() bool {
 		j := i
 		for i < len(b) && '0' <= b[i] && b[i] <= '9' {
@@ -89,26 +89,26 @@ func (s *rawScan) skipNumber() bool {
 			return false
 		}
 	}
-	if !s.delimited(i) || s.asIs && i-s.i > clamp.MaxBareToken {
+	if !s.delimited(i) || s.AsIs && i-s.i > clamp.MaxBareToken {
 		return false
 	}
 	s.i = i
 	return true
 }
 
-// quoted consumes a string as skipString does, and is its bytes, quotes
+// Quoted consumes a string as skipString does, and is its bytes, quotes
 // and escapes included (valid until the scanner moves on).
-func (s *rawScan) quoted() ([]byte, bool) {
+func (s *Scanner) Quoted() ([]byte, bool) {
 	start := s.i
 	ok := s.skipString()
-	return s.b[start:s.i], ok
+	return s.B[start:s.i], ok
 }
 
 // skipString validates and consumes a string (the scanner at its quote):
 // escapes as JSON has them (none a surrogate half: those are left to
 // jsontext), no control byte, UTF-8 only.
-func (s *rawScan) skipString() bool {
-	b, i := s.b, s.i+1
+func (s *Scanner) skipString() bool {
+	b, i := s.B, s.i+1
 	for {
 		// plainEnd, inline: a transcript's strings stop every twenty bytes
 		// or so, and a call at each stop cost a tenth of the scan.
@@ -129,7 +129,7 @@ func (s *rawScan) skipString() bool {
 		}
 		switch c := b[i]; {
 		case c == '"':
-			if s.asIs && i-s.i-1 > clamp.MaxString { // the clamp would cut it
+			if s.AsIs && i-s.i-1 > clamp.MaxString { // the clamp would cut it
 				return false
 			}
 			s.i = i + 1

@@ -1,4 +1,4 @@
-package logformat
+package jsonscan
 
 import (
 	"bytes"
@@ -16,10 +16,15 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// Real logs drift from their specs: ids are strings or numbers, numbers are
-// quoted, a field holds an object where an array was specified. The decoder
-// below accepts what it can understand and counts a warning for the rest,
-// instead of failing the whole file on the first surprise.
+// Warner counts warnings by kind.
+type Warner interface{ Warn(kind string) }
+
+// The warnings the decoders count.
+const (
+	WarnTypeMismatch = "type_mismatch" // a field held a JSON type the reader cannot use; it was ignored
+	WarnBadNumber    = "bad_number"    // a number out of float64 range or a non-numeric string
+	WarnBadTimestamp = "bad_timestamp" // a timestamp in no known spelling
+)
 
 // Str is a string that may be written as a JSON string, number or boolean.
 type Str struct {
@@ -41,11 +46,12 @@ func (n Num) Int() int64 {
 	return int64(n.V)
 }
 
-// Time is a timestamp in any of the spellings docs/metrics.md lists. A timestamp
-// without a zone is resolved in the --tz zone when it is used.
+// Time is a timestamp in any of the spellings docs/metrics.md lists. A
+// timestamp without a zone (Naive) is resolved in the --tz zone when it is
+// used, by In; T holds it as written, its wall clock read in UTC.
 type Time struct {
-	t     time.Time
-	naive bool
+	T     time.Time
+	Naive bool
 	Set   bool
 }
 
@@ -54,17 +60,17 @@ func (t Time) In(loc *time.Location) time.Time {
 	if !t.Set {
 		return time.Time{}
 	}
-	if t.naive {
-		y, mo, d := t.t.Date()
-		h, mi, s := t.t.Clock()
-		return binaryZone(time.Date(y, mo, d, h, mi, s, t.t.Nanosecond(), loc))
+	if t.Naive {
+		y, mo, d := t.T.Date()
+		h, mi, s := t.T.Clock()
+		return binaryZone(time.Date(y, mo, d, h, mi, s, t.T.Nanosecond(), loc))
 	}
-	return t.t
+	return t.T
 }
 
-// decodeOptions are the options every reader decodes with: duplicate keys are
+// DecodeOptions are the options every reader decodes with: duplicate keys are
 // allowed (the last one wins), and mismatched values are skipped with a warning.
-func decodeOptions(w Warner) json.Options {
+func DecodeOptions(w Warner) json.Options {
 	var opts json.Options
 	opts = json.JoinOptions(
 		jsontext.AllowDuplicateNames(true),
@@ -75,9 +81,9 @@ func decodeOptions(w Warner) json.Options {
 	return opts
 }
 
-// flexible is a field that may take several JSON shapes; it decodes itself.
-type flexible interface {
-	decodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error
+// Flexible is a field that may take several JSON shapes; it decodes itself.
+type Flexible interface {
+	DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error
 }
 
 func tolerate(dec *jsontext.Decoder, v any, w Warner, opts json.Options) error {
@@ -85,11 +91,11 @@ func tolerate(dec *jsontext.Decoder, v any, w Warner, opts json.Options) error {
 	case *Str:
 		return decodeStr(dec, p, w)
 	case *Num:
-		return decodeNum(dec, p, w)
+		return DecodeNum(dec, p, w)
 	case *Time:
 		return decodeTime(dec, p, w, opts)
-	case flexible:
-		return p.decodeFlex(dec, w, opts)
+	case Flexible:
+		return p.DecodeFlex(dec, w, opts)
 	}
 	kind := dec.PeekKind()
 	if kind == 'n' || kind == 0 {
@@ -142,25 +148,25 @@ func decodeStr(dec *jsontext.Decoder, p *Str, w Warner) error {
 	return nil
 }
 
-// decodeStrPrefix is decodeStr keeping no more than the first n bytes of a
+// DecodeStrPrefix is decodeStr keeping no more than the first n bytes of a
 // string (cut anywhere, even inside a character: for text only ever shown
 // through clipString at less than n). Text of which only a preview is shown
 // is most of a transcript's, and tok.String copied it whole, twice when it
 // held an escape.
-func decodeStrPrefix(dec *jsontext.Decoder, p *Str, w Warner, n int) error {
+func DecodeStrPrefix(dec *jsontext.Decoder, p *Str, w Warner, n int) error {
 	if dec.PeekKind() != '"' {
 		return decodeStr(dec, p, w)
 	}
-	s, err := readStringPrefix(dec, n)
+	s, err := ReadStringPrefix(dec, n)
 	if err == nil {
 		*p = Str{V: s, Set: true}
 	}
 	return err
 }
 
-// readStringPrefix reads a string value (the decoder must be at one) and
+// ReadStringPrefix reads a string value (the decoder must be at one) and
 // returns its first n bytes, unquoting it in a reused buffer.
-func readStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
+func ReadStringPrefix(dec *jsontext.Decoder, n int) (string, error) {
 	raw, err := dec.ReadValue()
 	if err != nil {
 		return "", err
@@ -182,16 +188,16 @@ func stringPrefix(raw []byte, n int) (s string, err error) {
 	text, ok := appendUnescapedUpTo((*buf)[:0], inner, n)
 	*buf = text[:0]
 	if !ok { // a surrogate escape: jsontext unquotes the whole
-		err = withUnquoted(raw, func(text []byte) { s = string(text[:min(n, len(text))]) })
+		err = WithUnquoted(raw, func(text []byte) { s = string(text[:min(n, len(text))]) })
 		return s, err
 	}
 	return string(text[:min(n, len(text))]), nil
 }
 
-// withUnquoted calls use with the text of the string raw (quoted, valid
+// WithUnquoted calls use with the text of the string raw (quoted, valid
 // JSON): the bytes between the quotes when it holds no escape, else the
 // text unescaped in a reused buffer. text is only valid during the call.
-func withUnquoted(raw []byte, use func(text []byte)) error {
+func WithUnquoted(raw []byte, use func(text []byte)) error {
 	inner := raw[1 : len(raw)-1]
 	if bytes.IndexByte(inner, '\\') < 0 {
 		use(inner)
@@ -281,7 +287,10 @@ func appendUnescapedUpTo(dst, s []byte, limit int) ([]byte, bool) {
 	return dst, true
 }
 
-func decodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {
+// DecodeNum decodes a number, or a numeric string, into p; another kind
+// is a type_mismatch, a number out of range or a string of no number a
+// bad_number.
+func DecodeNum(dec *jsontext.Decoder, p *Num, w Warner) error {
 	if k := dec.PeekKind(); k == '{' || k == '[' {
 		w.Warn(WarnTypeMismatch)
 		return dec.SkipValue()
@@ -322,7 +331,7 @@ func decodeTime(dec *jsontext.Decoder, p *Time, w Warner, opts json.Options) err
 			return err
 		}
 		if t, ok := jacksonTime(parts); ok {
-			*p = Time{t: t, naive: true, Set: true}
+			*p = Time{T: t, Naive: true, Set: true}
 		} else {
 			w.Warn(WarnBadTimestamp)
 		}
@@ -355,7 +364,7 @@ func timeNumber(text string, p *Time, w Warner) {
 		w.Warn(WarnBadTimestamp)
 		return
 	}
-	*p = Time{t: epochTime(f), Set: true}
+	*p = Time{T: epochTime(f), Set: true}
 }
 
 // timeText reads a timestamp string into p (a blank one leaves p alone).
@@ -369,7 +378,7 @@ func timeText(text string, p *Time, w Warner) {
 		w.Warn(WarnBadTimestamp)
 		return
 	}
-	*p = Time{t: t, naive: naive, Set: true}
+	*p = Time{T: t, Naive: naive, Set: true}
 }
 
 // maxEpoch bounds an epoch number (milliseconds up to the year 33658): a
@@ -472,17 +481,17 @@ func binaryZone(t time.Time) time.Time {
 	return t
 }
 
-// isInvalidUTF8 reports whether a decode error is the decoder's invalid UTF-8 error.
-func isInvalidUTF8(err error) bool {
+// IsInvalidUTF8 reports whether a decode error is the decoder's invalid UTF-8 error.
+func IsInvalidUTF8(err error) bool {
 	var se *jsontext.SyntacticError
 	return errors.As(err, &se) && se.Err != nil && se.Err.Error() == "invalid UTF-8"
 }
 
-// decodeEach decodes a value as the reflective decoder decodes a slice of
+// DecodeEach decodes a value as the reflective decoder decodes a slice of
 // T, but one element at a time: reset(false) for null, a warning for
 // another kind, and for an array reset(true) then add for each element,
 // which it may keep as much or as little of as it needs.
-func decodeEach[T any](dec *jsontext.Decoder, w Warner, opts json.Options, reset func(array bool), add func(*T)) error {
+func DecodeEach[T any](dec *jsontext.Decoder, w Warner, opts json.Options, reset func(array bool), add func(*T)) error {
 	switch dec.PeekKind() {
 	case 'n':
 		reset(false)

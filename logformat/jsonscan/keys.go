@@ -1,15 +1,16 @@
-package logformat
+package jsonscan
 
-// warnList collects warnings to be counted only if a decode succeeds.
-type warnList struct{ kinds []string }
+// WarnList collects warnings to be counted only if a decode succeeds.
+type WarnList struct{ Kinds []string }
 
-func (l *warnList) Warn(kind string) { l.kinds = append(l.kinds, kind) }
+// Warn adds kind to the list.
+func (l *WarnList) Warn(kind string) { l.Kinds = append(l.Kinds, kind) }
 
 // fieldKeys are the names the raw scanner's plans match; keyIndex holds
 // them open-addressed on a slot made from a name's length and three of
 // its bytes: every transcript line has dozens of names, and hashing each
-// whole for a map cost more than its decoding did. Both are made by init
-// (rawplan.go).
+// whole for a map cost more than its decoding did. Both are made by Index
+// (plan.go).
 var (
 	fieldKeys map[string]string
 	keyIndex  *[keySlots]string
@@ -33,4 +34,18 @@ func fieldSlot[T string | []byte](name T) (uint, bool) {
 		}
 	}
 	return 0, false
+}
+
+// MaxProbe is how many slots past its own the farthest key of the index
+// sits: what a lookup of a name in it costs at most, beyond one slot.
+func MaxProbe() int {
+	n := 0
+	for k := range fieldKeys {
+		probe := 0
+		for i := keySlot(k); keyIndex[i] != k; i = (i + 1) % keySlots {
+			probe++
+		}
+		n = max(n, probe)
+	}
+	return n
 }
