@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 // BenchmarkRead measures each reader on a realistic generated file (payload
@@ -119,7 +120,7 @@ func BenchmarkClaudeJoin(b *testing.B) {
 func BenchmarkRecordSpill(b *testing.B) {
 	one := regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(longTranscript(b), []byte(`"sessionId":"long"`))
 	data := bytes.Repeat(one, 3)
-	spill, err := NewRecordSpill(nil)
+	spill, err := recordspill.New(nil)
 	if err != nil {
 		b.Skip("no temporary directory:", err)
 	}
@@ -130,7 +131,7 @@ func BenchmarkRecordSpill(b *testing.B) {
 	if err := Read(bytes.NewReader(data), "long.jsonl", Options{Spill: spill}, c); err != nil {
 		b.Fatal(err)
 	}
-	if len(c.frags) != 1 || len(claudeLogOf(c.frags[0]).refs) < 4 || claudeLogOf(c.frags[0]).refs[0].tables[0] < 1<<10 {
+	if len(c.frags) != 1 || len(claudeLogOf(c.frags[0]).refs) < 4 || claudeLogOf(c.frags[0]).refs[0].Tables[0] < 1<<10 {
 		b.Fatalf("%d fragments, not one long session in segments", len(c.frags))
 	}
 	var size int64
@@ -195,7 +196,7 @@ func BenchmarkDecodeLineRaw(b *testing.B) {
 // copies of longTranscript as one session of about 49,000 lines.
 func BenchmarkClaudeJoinLong(b *testing.B) {
 	one := regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(longTranscript(b), []byte(`"sessionId":"long"`))
-	spill, err := NewRecordSpill(time.UTC)
+	spill, err := recordspill.New(time.UTC)
 	if err != nil {
 		b.Skip("no temporary directory:", err)
 	}

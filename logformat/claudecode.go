@@ -8,6 +8,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -131,8 +132,8 @@ type claudeFile struct {
 
 	// With a spill, a long file's records go to disk in segments as they
 	// come; indexes into the tables count what is there too (base).
-	spill    *RecordSpill
-	segments []spillRef
+	spill    *recordspill.File
+	segments []recordspill.Ref
 	base     claudeBase
 	noFlush  bool // a segment failed to write: the rest stays in memory
 }
@@ -330,7 +331,7 @@ func readClaude(d *document, c *readCtx) {
 	}
 	f.lines, f.uuids = append(f.lines, l), append(f.uuids, idDigest(d.UUID.V))
 	if f.spill != nil && !f.noFlush && len(f.lines) >= segmentLines {
-		f.spill.flush(f)
+		flushClaude(f.spill, f)
 	}
 }
 
@@ -401,16 +402,16 @@ type claudeFileSessions map[string]*claudeFile
 // session in memory, or, once the file's end was put on the spill, its
 // segments there.
 type claudeLog struct {
-	claude *claudeFile  // nil while its records are all on the spill
-	spill  *RecordSpill // where they are while nobody needs them (nil: in memory)
-	refs   []spillRef   // its segments on the spill, the last with the file's header
+	claude *claudeFile       // nil while its records are all on the spill
+	spill  *recordspill.File // where they are while nobody needs them (nil: in memory)
+	refs   []recordspill.Ref // its segments on the spill, the last with the file's header
 }
 
 func claudeLogOf(f *Fragment) *claudeLog { return f.log.(*claudeLog) }
 
 // flushTo puts the records the file still holds of the session on the spill,
 // at the file's end.
-func (l *claudeLog) flushTo(s *RecordSpill, _ bool) { s.put(l) }
+func (l *claudeLog) flushTo(s *recordspill.File, _ bool) { putClaude(s, l) }
 
 // wireSegments are the records of a transcript file, the last with its
 // header, whether its end reached the spill or stayed in memory; with

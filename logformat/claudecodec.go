@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 // The byte layout of a Claude Code file's records on the spill: its header
@@ -14,14 +16,14 @@ import (
 
 func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	var b []byte
-	b = appendBool(b, f.quiet)
-	b = appendTime(b, f.first, loc)
-	b = appendTime(b, f.last, loc)
-	b = appendString(b, f.cwd)
-	b = appendString(b, f.branch)
+	b = recordspill.AppendBool(b, f.quiet)
+	b = recordspill.AppendTime(b, f.first, loc)
+	b = recordspill.AppendTime(b, f.last, loc)
+	b = recordspill.AppendText(b, f.cwd)
+	b = recordspill.AppendText(b, f.branch)
 	b = binary.AppendUvarint(b, uint64(len(f.words)))
 	for _, a := range f.words {
-		b = appendString(b, a)
+		b = recordspill.AppendText(b, a)
 	}
 	w.Write(b)
 }
@@ -75,37 +77,37 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 		b = append(b, r.useID[:]...)
 		b = binary.LittleEndian.AppendUint32(b, uint32(r.text))
 		b = binary.LittleEndian.AppendUint32(b, uint32(r.agentID))
-		b = appendBool(b, r.isError)
+		b = recordspill.AppendBool(b, r.isError)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(r.durationMS))
-		b = appendBool(b, r.hasDuration)
-		b = appendBool(b, r.interrupted)
+		b = recordspill.AppendBool(b, r.hasDuration)
+		b = recordspill.AppendBool(b, r.interrupted)
 		put()
 	}
 	for _, p := range f.prompts {
-		b = appendString(b, p)
+		b = recordspill.AppendText(b, p)
 		put()
 	}
 }
 
-func decodeHeader(r *spillReader, f *claudeFile, loc *time.Location) {
+func decodeHeader(r *recordspill.Reader, f *claudeFile, loc *time.Location) {
 	f.loc = loc // the zone its lines' times were read in
-	f.quiet = r.bool()
-	f.first, f.last = r.time(loc), r.time(loc)
-	f.cwd, f.branch = r.string(), r.string()
-	if n := r.uvarint(); n > 0 {
+	f.quiet = r.Bool()
+	f.first, f.last = r.Time(loc), r.Time(loc)
+	f.cwd, f.branch = r.Text(), r.Text()
+	if n := r.Uvarint(); n > 0 {
 		f.words = make([]string, n)
 		for i := range f.words {
-			f.words[i] = r.string()
+			f.words[i] = r.Text()
 		}
 	}
 }
 
 // decodeTables appends one record's tables of keep to f's, and reads past
 // the others.
-func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableSet) {
+func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep tableSet) {
 	var n [5]int
 	for i := range n {
-		n[i] = r.uvarint()
+		n[i] = r.Uvarint()
 	}
 	// A record's fixed-size fields are taken at once: a take each cost more
 	// than the decoding (a long session has a million records).
@@ -113,7 +115,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 	for range n[0] {
 		var l claudeLine
 		var uuid digest
-		b := r.take(lineBytes)
+		b := r.Take(lineBytes)
 		copy(uuid[:], b)
 		b = b[len(uuid):]
 		l.sec, l.nsec = int64(le.Uint64(b)), int32(le.Uint32(b[8:]))
@@ -135,11 +137,11 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		}
 	}
 	if keep&linesAndUsages == 0 {
-		r.skip(n[1] * usageBytes)
+		r.Skip(n[1] * usageBytes)
 		n[1] = 0
 	}
 	for range n[1] {
-		b := r.take(usageBytes)
+		b := r.Take(usageBytes)
 		var u claudeUsage
 		copy(u.key[:], b)
 		b = b[len(u.key):]
@@ -150,11 +152,11 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		f.usages = append(f.usages, u)
 	}
 	if keep&usesAndResults == 0 {
-		r.skip(int(r.left())) // the uses, results and prompts
+		r.Skip(int(r.Left())) // the uses, results and prompts
 		return
 	}
 	for range n[2] {
-		b := r.take(len(digest{}) + 3*4)
+		b := r.Take(len(digest{}) + 3*4)
 		var u claudeUse
 		copy(u.id[:], b)
 		b = b[len(u.id):]
@@ -162,7 +164,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		f.uses = append(f.uses, u)
 	}
 	for range n[3] {
-		b := r.take(len(digest{}) + 2*4 + 1 + 8 + 1 + 1)
+		b := r.Take(len(digest{}) + 2*4 + 1 + 8 + 1 + 1)
 		var res claudeResult
 		copy(res.useID[:], b)
 		b = b[len(res.useID):]
@@ -173,7 +175,7 @@ func decodeTables(r *spillReader, f *claudeFile, loc *time.Location, keep tableS
 		f.results = append(f.results, res)
 	}
 	for range n[4] {
-		f.prompts = append(f.prompts, r.string())
+		f.prompts = append(f.prompts, r.Text())
 	}
 }
 
@@ -289,5 +291,5 @@ func claudeRecord(cf *claudeFile, loc *time.Location) segment {
 	encodeHeader(bw, cf, loc)
 	encodeTables(bw, cf, loc)
 	bw.Flush()
-	return segment{ref: spillRef{tables: cf.tableSizes()}, bytes: buf.Bytes()}
+	return segment{ref: recordspill.Ref{Tables: cf.tableSizes()}, bytes: buf.Bytes()}
 }

@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
 func init() {
 	joinedBy(&joinedFormat{
 		tables: true,
-		readHead: func(FragmentKind, *spillReader, *time.Location) (recordsFromPartial, bool) {
-			return func(spill *RecordSpill, segs []spillRef, _ int) (fragmentLog, bool) {
+		readHead: func(FragmentKind, *recordspill.Reader, *time.Location) (recordsFromPartial, bool) {
+			return func(spill *recordspill.File, segs []recordspill.Ref, _ int) (fragmentLog, bool) {
 				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
 			}, true
 		},
@@ -136,12 +137,12 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 		cf := claudeLogOf(f).claude
 		s.files[i] = cf
 		if !checkTables(cf, linesAndUsages) && spill != nil {
-			spill.fail(errSpillCorrupt)
+			spill.Fail(recordspill.ErrCorrupt)
 		}
 		if s.start[i+1]-s.start[i] != int32(len(cf.lines)) && spill != nil {
 			// Read back otherwise than counted: the spill failed (Err), and
 			// the lines are numbered as they came, with no repeats known.
-			spill.fail(errSpillCorrupt)
+			spill.Fail(recordspill.ErrCorrupt)
 			repeated = nil
 		}
 		if cf.quiet {
@@ -254,7 +255,7 @@ func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
 	for _, f := range fs {
 		claudeLogOf(f).loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
 		if !checkTables(claudeLogOf(f).claude, usesAndResults) && claudeLogOf(f).recordSpill() != nil {
-			claudeLogOf(f).recordSpill().fail(errSpillCorrupt)
+			claudeLogOf(f).recordSpill().Fail(recordspill.ErrCorrupt)
 		}
 	}
 

@@ -13,12 +13,15 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -418,7 +421,7 @@ func TestClaudeJoinSpilled(t *testing.T) {
 		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		for _, f := range spilled {
-			spill.put(claudeLogOf(f))
+			putClaude(spill, claudeLogOf(f))
 			if claudeLogOf(f).spill == nil {
 				t.Fatal("not spilled")
 			}
@@ -451,7 +454,6 @@ func TestClaudeLineSize(t *testing.T) {
 // fails the spill (the run cannot be trusted), and the join goes on
 // without reading past its tables.
 func TestClaudeJoinSpillMiscounted(t *testing.T) {
-	spill := testSpill(t)
 	{
 		for _, miscount := range []func(n int32) int32{
 			func(int32) int32 { return 0 },           // none: the lines after it numbered as if it held none
@@ -464,15 +466,15 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 			for seed := uint64(1); len(fs) < 3 || len(claudeLogOf(fs[0]).claude.lines) < 200; seed++ {
 				fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
 			}
+			spill := testSpill(t) // its error is this session's
 			for _, f := range fs {
-				spill.put(claudeLogOf(f))
+				putClaude(spill, claudeLogOf(f))
 			}
-			claudeLogOf(fs[0]).refs[0].tables[0] = miscount(claudeLogOf(fs[0]).refs[0].tables[0])
-			spill.err = nil
+			claudeLogOf(fs[0]).refs[0].Tables[0] = miscount(claudeLogOf(fs[0]).refs[0].Tables[0])
 			if r, calls := claudeRun("s", fs, newCollector()); r == nil || calls == nil {
 				t.Fatal("no run")
 			}
-			if !errors.Is(spill.Err(), errSpillCorrupt) {
+			if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
 				t.Errorf("lines miscounted: spill error %v", spill.Err())
 			}
 		}
@@ -484,33 +486,32 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 func TestClaudeJoinDamaged(t *testing.T) {
 	defer func(m int) { segmentLines = m }(segmentLines)
 	segmentLines = 16
-	spill := testSpill(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	failed := 0
 	for seed := range uint64(200) {
+		spill, d := spillOnDisk(t) // its error is this session's
 		fs := randomClaudeSession(rand.New(rand.NewPCG(seed, 5)), 3)
 		spillInSegments(spill, fs)
 		// Damage one line's fixed fields (past its uuid and time): the
 		// indexes into the record's tables and the words.
 		ref := claudeLogOf(fs[0]).refs[0]
-		if len(claudeLogOf(fs[0]).refs) < 2 || ref.tables[0] == 0 { // the first record, with no header before its tables
+		if len(claudeLogOf(fs[0]).refs) < 2 || ref.Tables[0] == 0 { // the first record, with no header before its tables
 			continue
 		}
 		var counts []byte
-		for _, n := range ref.tables {
+		for _, n := range ref.Tables {
 			counts = binary.AppendUvarint(counts, uint64(n))
 		}
 		for range 4 {
-			line := rng.Int64N(int64(ref.tables[0]))
-			at := ref.off + int64(len(counts)) + line*int64(lineBytes) + int64(len(digest{})) + 12 + rng.Int64N(7)*4
-			spill.f.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
+			line := rng.Int64N(int64(ref.Tables[0]))
+			at := ref.Off + int64(len(counts)) + line*int64(lineBytes) + int64(len(digest{})) + 12 + rng.Int64N(7)*4
+			d.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
 		}
-		if n := int64(ref.tables[2]); n > 0 { // a use's name or subagent type
-			at := ref.off + int64(len(counts)) + int64(ref.tables[0])*int64(lineBytes) + int64(ref.tables[1])*int64(usageBytes) +
+		if n := int64(ref.Tables[2]); n > 0 { // a use's name or subagent type
+			at := ref.Off + int64(len(counts)) + int64(ref.Tables[0])*int64(lineBytes) + int64(ref.Tables[1])*int64(usageBytes) +
 				rng.Int64N(n)*int64(len(digest{})+8) + int64(len(digest{})) + rng.Int64N(2)*4
-			spill.f.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
+			d.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
 		}
-		spill.err = nil
 		r, calls := claudeRun("s", fs, newCollector())
 		calls.Drain()
 		if r == nil {
@@ -527,7 +528,7 @@ func TestClaudeJoinDamaged(t *testing.T) {
 
 // spillInSegments writes each fragment's records to spill as reading
 // would: a segment every segmentLines lines, the rest with the header.
-func spillInSegments(spill *RecordSpill, fs []*Fragment) {
+func spillInSegments(spill *recordspill.File, fs []*Fragment) {
 	for _, frag := range fs {
 		f := claudeLogOf(frag).claude
 		out := &claudeFile{spill: spill, loc: f.loc, words: f.words, quiet: f.quiet, first: f.first, last: f.last}
@@ -545,25 +546,53 @@ func spillInSegments(spill *RecordSpill, fs []*Fragment) {
 			}
 			out.lines, out.uuids = append(out.lines, l), append(out.uuids, f.uuids[i])
 			if len(out.lines) >= segmentLines {
-				spill.flush(out)
+				flushClaude(spill, out)
 			}
 		}
 		claudeLogOf(frag).claude = out
-		spill.put(claudeLogOf(frag))
+		putClaude(spill, claudeLogOf(frag))
 	}
 }
 
 // testSpill is an empty spill, removed when the test ends; the test is
 // skipped without a temporary directory.
-func testSpill(t *testing.T) *RecordSpill {
+func testSpill(t *testing.T) *recordspill.File {
 	t.Helper()
-	spill, err := NewRecordSpill(time.UTC)
+	spill, _ := spillOnDisk(t)
+	return spill
+}
+
+// spillOnDisk is testSpill and the storage beneath it, which a test
+// damages, or swaps for a full one.
+func spillOnDisk(t *testing.T) (*recordspill.File, *disk) {
+	t.Helper()
+	f, err := tempfile.New("agentstat-test-")
 	if err != nil {
 		t.Skip("no temporary directory:", err)
 	}
-	t.Cleanup(func() { spill.Close() })
-	return spill
+	d := &disk{f: f}
+	spill := recordspill.NewOn(d, time.UTC)
+	t.Cleanup(func() { f.Close() })
+	return spill, d
 }
+
+// disk is spill storage whose file a test swaps, as a disk fills up.
+type disk struct {
+	mu sync.Mutex
+	f  recordspill.Storage
+}
+
+func (d *disk) use(f recordspill.Storage) { d.mu.Lock(); d.f = f; d.mu.Unlock() }
+
+func (d *disk) file() recordspill.Storage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.f
+}
+
+func (d *disk) ReadAt(p []byte, off int64) (int, error)  { return d.file().ReadAt(p, off) }
+func (d *disk) WriteAt(p []byte, off int64) (int, error) { return d.file().WriteAt(p, off) }
+func (d *disk) Close() error                             { return nil } // the test closes its files
 
 // joinsAlike joins a session as mem holds it and as other does, and
 // reports whether the runs (with their calls) and the warnings agree.

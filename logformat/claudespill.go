@@ -2,7 +2,8 @@ package logformat
 
 import (
 	"bufio"
-	"cmp"
+
+	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 // A Claude Code file's records on the record spill: written a segment at a
@@ -14,15 +15,15 @@ func (f *claudeFile) tableSizes() [5]int32 {
 	return [5]int32{int32(len(f.lines)), int32(len(f.usages)), int32(len(f.uses)), int32(len(f.results)), int32(len(f.prompts))}
 }
 
-// flush writes the tables f holds as a segment and empties them, while its
+// flushClaude writes the tables f holds as a segment and empties them, while its
 // file is still being read; on failure the rest stays in memory.
-func (s *RecordSpill) flush(f *claudeFile) {
-	ref, ok := s.write(func(w *bufio.Writer) { encodeTables(w, f, s.loc) })
+func flushClaude(s *recordspill.File, f *claudeFile) {
+	ref, ok := s.Write(func(w *bufio.Writer) { encodeTables(w, f, s.Loc()) })
 	if !ok {
 		f.noFlush = true
 		return
 	}
-	ref.tables = f.tableSizes()
+	ref.Tables = f.tableSizes()
 	f.segments = append(f.segments, ref)
 	f.base.usages += int32(len(f.usages))
 	f.base.uses += int32(len(f.uses))
@@ -34,18 +35,18 @@ func (s *RecordSpill) flush(f *claudeFile) {
 	f.lines, f.uuids, f.usages, f.uses, f.results, f.prompts = f.lines[:0], f.uuids[:0], f.usages[:0], f.uses[:0], f.results[:0], f.prompts[:0]
 }
 
-// put writes the rest of a file's records, with the file's header, once
+// putClaude writes the rest of a file's records, with the file's header, once
 // the file is read; on failure they stay in memory.
-func (s *RecordSpill) put(frag *claudeLog) {
+func putClaude(s *recordspill.File, frag *claudeLog) {
 	f := frag.claude
-	ref, ok := s.write(func(w *bufio.Writer) {
-		encodeHeader(w, f, s.loc)
-		encodeTables(w, f, s.loc)
+	ref, ok := s.Write(func(w *bufio.Writer) {
+		encodeHeader(w, f, s.Loc())
+		encodeTables(w, f, s.Loc())
 	})
 	if !ok {
 		return
 	}
-	ref.tables = f.tableSizes()
+	ref.Tables = f.tableSizes()
 	frag.refs, frag.spill, frag.claude = append(f.segments, ref), s, nil
 }
 
@@ -71,7 +72,7 @@ func (frag *claudeLog) loadRecords(keep tableSet) {
 		if keep&linesAndUsages != 0 || cf == nil {
 			cf = &claudeFile{}
 		}
-		frag.spill.readAll(frag.refs, cf, keep)
+		readClaudeAll(frag.spill, frag.refs, cf, keep)
 		frag.claude = cf
 	case frag.claude != nil && len(frag.claude.segments) > 0 && keep&linesAndUsages != 0: // the end did not reach the disk
 		frag.claude = frag.wholeClaude()
@@ -84,13 +85,13 @@ func (frag *claudeLog) wholeClaude() *claudeFile {
 	cf := &claudeFile{}
 	if frag.spill != nil {
 		for i, ref := range frag.refs {
-			frag.spill.read(ref, cf, i == len(frag.refs)-1, allTables|uuidTable)
+			readClaudeRecord(frag.spill, ref, cf, i == len(frag.refs)-1, allTables|uuidTable)
 		}
 		return cf
 	}
 	rest := frag.claude
 	for _, ref := range rest.segments {
-		rest.spill.read(ref, cf, false, allTables|uuidTable)
+		readClaudeRecord(rest.spill, ref, cf, false, allTables|uuidTable)
 	}
 	cf.lines = append(cf.lines, rest.lines...)
 	cf.uuids = append(cf.uuids, rest.uuids...)
@@ -105,10 +106,10 @@ func (frag *claudeLog) wholeClaude() *claudeFile {
 
 // makeRoom gives cf's tables of keep room for every entry of refs'
 // records: a long session's tables are allocated once, never regrown.
-func makeRoom(refs []spillRef, cf *claudeFile, keep tableSet) {
+func makeRoom(refs []recordspill.Ref, cf *claudeFile, keep tableSet) {
 	var total [5]int
 	for _, ref := range refs {
-		for k, n := range ref.tables {
+		for k, n := range ref.Tables {
 			total[k] += int(n)
 		}
 	}
@@ -128,43 +129,43 @@ func withRoom[T any](n int) []T {
 	return make([]T, 0, n)
 }
 
-// read appends one record's tables of keep to cf, and its header (a file's
+// readClaudeRecord appends one record's tables of keep to cf, and its header (a file's
 // last record holds one) with the lines.
-func (s *RecordSpill) read(ref spillRef, cf *claudeFile, header bool, keep tableSet) {
+func readClaudeRecord(s *recordspill.File, ref recordspill.Ref, cf *claudeFile, header bool, keep tableSet) {
 	var into *claudeFile
 	if header {
 		into = cf
 	}
-	s.readInto(ref, into, cf, keep)
+	readClaudeInto(s, ref, into, cf, keep)
 }
 
-// readInto reads one record: its header into header (nil for none), its
+// readClaudeInto reads one record: its header into header (nil for none), its
 // tables of keep appended to tables.
-func (s *RecordSpill) readInto(ref spillRef, header, tables *claudeFile, keep tableSet) {
-	r := s.reader(ref)
+func readClaudeInto(s *recordspill.File, ref recordspill.Ref, header, tables *claudeFile, keep tableSet) {
+	r := s.Record(ref)
 	if header != nil {
 		if keep&linesAndUsages == 0 {
 			header = &claudeFile{} // read past
 		}
-		decodeHeader(r, header, s.loc)
+		decodeHeader(r, header, s.Loc())
 	}
-	decodeTables(r, tables, s.loc, keep)
-	s.done(r)
+	decodeTables(r, tables, s.Loc(), keep)
+	s.Done(r)
 }
 
-// readAll reads a file's records (refs, the header in the last) into cf,
+// readClaudeAll reads a file's records (refs, the header in the last) into cf,
 // its tables of keep each allocated once. A long session's records are
 // decoded on both cores, each record into its own stretch of the tables
 // (the join waits on them, one core's work otherwise).
-func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
+func readClaudeAll(s *recordspill.File, refs []recordspill.Ref, cf *claudeFile, keep tableSet) {
 	makeRoom(refs, cf, keep)
 	lines := 0
 	for _, ref := range refs {
-		lines += int(ref.tables[0])
+		lines += int(ref.Tables[0])
 	}
 	if len(refs) < 2 || lines < bothMin {
 		for i, ref := range refs {
-			s.read(ref, cf, i == len(refs)-1, keep)
+			readClaudeRecord(s, ref, cf, i == len(refs)-1, keep)
 		}
 		return
 	}
@@ -173,7 +174,7 @@ func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
 	stretches := make([]claudeFile, len(refs))
 	var at [5]int
 	for i, ref := range refs {
-		st, n := &stretches[i], ref.tables
+		st, n := &stretches[i], ref.Tables
 		if keep&linesAndUsages != 0 {
 			st.lines, st.usages = stretch(cf.lines, at[0], n[0]), stretch(cf.usages, at[1], n[1])
 		}
@@ -190,15 +191,15 @@ func (s *RecordSpill) readAll(refs []spillRef, cf *claudeFile, keep tableSet) {
 			if i == len(refs)-1 {
 				header = cf
 			}
-			s.readInto(refs[i], header, &stretches[i], keep)
+			readClaudeInto(s, refs[i], header, &stretches[i], keep)
 		}
 	})
 	for i, ref := range refs {
 		// A record holding other counts than its reference would have
 		// appended past its stretch, where nothing reads it.
-		if got := stretches[i].tableSizes(); keep&linesAndUsages != 0 && (got[0] != ref.tables[0] || got[1] != ref.tables[1]) ||
-			keep&usesAndResults != 0 && [3]int32(got[2:]) != [3]int32(ref.tables[2:]) {
-			s.fail(errSpillCorrupt)
+		if got := stretches[i].tableSizes(); keep&linesAndUsages != 0 && (got[0] != ref.Tables[0] || got[1] != ref.Tables[1]) ||
+			keep&usesAndResults != 0 && [3]int32(got[2:]) != [3]int32(ref.Tables[2:]) {
+			s.Fail(recordspill.ErrCorrupt)
 		}
 	}
 	if keep&linesAndUsages != 0 {
@@ -219,7 +220,7 @@ func stretch[T any](room []T, at int, n int32) []T {
 }
 
 // recordSpill is where the fragment's records are, nil for none.
-func (frag *claudeLog) recordSpill() *RecordSpill {
+func (frag *claudeLog) recordSpill() *recordspill.File {
 	if frag.spill == nil && frag.claude != nil {
 		return frag.claude.spill // nil unless a segment went there
 	}
@@ -230,11 +231,11 @@ func (frag *claudeLog) recordSpill() *RecordSpill {
 func (frag *claudeLog) lineCount() int32 {
 	var n int32
 	for _, ref := range frag.refs {
-		n += ref.tables[0]
+		n += ref.Tables[0]
 	}
 	if f := frag.claude; f != nil {
 		for _, ref := range f.segments {
-			n += ref.tables[0]
+			n += ref.Tables[0]
 		}
 		n += int32(len(f.lines))
 	}
@@ -251,18 +252,18 @@ func (frag *claudeLog) uuidKeys(start int32, keys []idKey) {
 	case frag.spill != nil: // what is in memory (loadRecords) holds no uuids
 		refs, at := frag.refs, make([]int, len(frag.refs)+1) // at[i]: keys of the records before refs[i]
 		for i, ref := range refs {
-			at[i+1] = at[i] + int(ref.tables[0])
+			at[i+1] = at[i] + int(ref.Tables[0])
 		}
 		bothHalves(at[len(refs)], len(refs), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				frag.spill.readUUIDs(refs[i], i == len(refs)-1, keys[at[i]:at[i+1]], start+int32(at[i]))
+				readClaudeUUIDs(frag.spill, refs[i], i == len(refs)-1, keys[at[i]:at[i+1]], start+int32(at[i]))
 			}
 		})
 	case f != nil:
 		k := 0
 		for _, ref := range f.segments { // the end did not reach the disk
-			n := int(ref.tables[0])
-			f.spill.readUUIDs(ref, false, keys[k:k+n], start+int32(k))
+			n := int(ref.Tables[0])
+			readClaudeUUIDs(f.spill, ref, false, keys[k:k+n], start+int32(k))
 			k += n
 		}
 		for _, uuid := range f.uuids {
@@ -272,37 +273,37 @@ func (frag *claudeLog) uuidKeys(start int32, keys []idKey) {
 	}
 }
 
-// readUUIDs reads the uuids of one record's lines into keys, numbered from
+// readClaudeUUIDs reads the uuids of one record's lines into keys, numbered from
 // g, and fails the spill unless there are as many; the record holds a
 // file's header first if header is set.
-func (s *RecordSpill) readUUIDs(ref spillRef, header bool, keys []idKey, g int32) {
-	r := s.reader(ref)
+func readClaudeUUIDs(s *recordspill.File, ref recordspill.Ref, header bool, keys []idKey, g int32) {
+	r := s.Record(ref)
 	if header {
-		decodeHeader(r, &claudeFile{}, s.loc)
+		decodeHeader(r, &claudeFile{}, s.Loc())
 	}
 	var n [5]int
 	for i := range n {
-		n[i] = r.uvarint()
+		n[i] = r.Uvarint()
 	}
 	if n[0] != len(keys) {
-		r.err = cmp.Or(r.err, errSpillCorrupt)
+		r.Corrupt()
 	}
 	for k := range min(n[0], len(keys)) {
-		keys[k] = idKey{keyID(r.take(lineBytes)[:len(keyID{})]), g + int32(k)}
+		keys[k] = idKey{keyID(r.Take(lineBytes)[:len(keyID{})]), g + int32(k)}
 	}
-	r.skip(int(r.left())) // the usages, uses, results and prompts
-	s.done(r)
+	r.Skip(int(r.Left())) // the usages, uses, results and prompts
+	s.Done(r)
 }
 
 // recordSize is about how many bytes a fragment's records take on the spill.
 func (frag *claudeLog) recordSize() int64 {
 	var n int64
 	for _, ref := range frag.refs {
-		n += ref.n
+		n += ref.N
 	}
 	if f := frag.claude; f != nil {
 		for _, ref := range f.segments {
-			n += ref.n
+			n += ref.N
 		}
 		n += int64(len(f.lines)) * 120 // a line with its usage, uses and results takes ~117 bytes there
 	}

@@ -2,7 +2,6 @@ package logformat
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
@@ -49,7 +49,7 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				spill, err := NewRecordSpill(loc)
+				spill, err := recordspill.New(loc)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -94,15 +94,15 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 // and the runs as they are, and the next file spills again: the reused
 // write buffer does not keep the failure.
 func TestRecordSpillWriteFailure(t *testing.T) {
-	spill, good, ro := segmentedSpill(t)
+	spill, d, good, ro := segmentedSpill(t)
 	for seed, failing := range []bool{true, false} {
 		data, err := logsynth.File("claudecode", uint64(seed))
 		if err != nil {
 			t.Fatal(err)
 		}
-		spill.f = good
+		d.use(good)
 		if failing {
-			spill.f = ro
+			d.use(ro)
 		}
 		mem, spilled := newCollector(), newCollector()
 		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
@@ -119,7 +119,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
 			}
 		}
-		spill.f = good
+		d.use(good)
 		memRuns, _ := joinAll(mem.frags, mem)
 		spillRuns, _ := joinAll(spilled.frags, spilled)
 		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
@@ -131,7 +131,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 // A file whose segments reached the spill but whose end did not (the disk
 // filled up meanwhile) keeps the end in memory, and joins as in memory.
 func TestRecordSpillEndInMemory(t *testing.T) {
-	spill, good, ro := segmentedSpill(t)
+	spill, d, good, ro := segmentedSpill(t)
 	one, err := logsynth.File("claudecode", 4)
 	if err != nil {
 		t.Fatal(err)
@@ -142,14 +142,12 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := func() { // after the last line, before the file's end is written
-		spill.mu.Lock()
-		spill.f = ro
-		spill.mu.Unlock()
+		d.use(ro)
 	}
 	if err := Read(&atEOF{r: bytes.NewReader(data), then: full}, "s.jsonl", Options{Spill: spill}, spilled); err != nil {
 		t.Fatal(err)
 	}
-	spill.f = good
+	d.use(good)
 	split := 0
 	for i, f := range spilled.frags {
 		if claudeLogOf(f).spill == nil && claudeLogOf(f).claude != nil && len(claudeLogOf(f).claude.segments) > 0 {
@@ -193,17 +191,13 @@ func (a *atEOF) Read(p []byte) (int, error) {
 
 // segmentedSpill is a spill that takes a segment every five lines, with its
 // file and one every write to fails (a full disk), to put in its place.
-func segmentedSpill(t *testing.T) (spill *RecordSpill, good, ro *tempfile.File) {
+func segmentedSpill(t *testing.T) (spill *recordspill.File, d *disk, good, ro recordspill.Storage) {
 	t.Helper()
 	n := segmentLines
 	t.Cleanup(func() { segmentLines = n })
 	segmentLines = 5
-	spill, err := NewRecordSpill(time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { spill.Close() })
-	return spill, spill.f, unwritable(t)
+	spill, d = spillOnDisk(t)
+	return spill, d, d.file(), unwritable(t)
 }
 
 // unwritable is a spill file every write to fails (a full disk).
@@ -235,7 +229,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
 		t.Fatal(err)
 	}
-	spill, err := NewRecordSpill(time.UTC)
+	spill, err := recordspill.New(time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +240,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	long := 0
 	for i, f := range spilled.frags {
 		for _, ref := range claudeLogOf(f).refs {
-			if ref.n > spillWindow/4 {
+			if ref.N > recordspill.Window/4 {
 				long++
 			}
 		}
@@ -263,22 +257,6 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	}
 	if long == 0 || spill.Err() != nil {
 		t.Fatalf("%d records past the window, spill error %v", long, spill.Err())
-	}
-}
-
-// A record that ends before its bytes do (a read failing under the join)
-// sets the reader's error, and every read after it gives zeros: no panic,
-// whatever the field.
-func TestSpillReaderShortRecord(t *testing.T) {
-	rec := binary.AppendUvarint(nil, 40)
-	rec = append(rec, "0123456789"...) // 30 bytes of the string missing
-	r := &spillReader{src: bytes.NewReader(rec), rest: int64(len(rec) + 30), buf: make([]byte, 0, 64)}
-	if s := r.string(); s != "" || r.err == nil {
-		t.Fatalf("string %q, error %v", s, r.err)
-	}
-	zero := func(n int) bool { return bytes.Count(r.take(n), []byte{0}) == n }
-	if r.u64() != 0 || !zero(len(digest{})) || !zero(57) || r.uvarint() != 0 || r.string() != "" { // 57: a line's record
-		t.Fatal("a read after the failure gave something")
 	}
 }
 
@@ -303,7 +281,7 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 		}
 		codex = append(codex, b)
 	}
-	read := func(spill *RecordSpill) *collector {
+	read := func(spill *recordspill.File) *collector {
 		c := newCollector()
 		if err := Read(bytes.NewReader(data), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
 			t.Fatal(err)
@@ -315,7 +293,7 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 		}
 		return c
 	}
-	spill, err := NewRecordSpill(time.UTC)
+	spill, err := recordspill.New(time.UTC)
 	if err != nil {
 		t.Skip("no temporary directory:", err)
 	}

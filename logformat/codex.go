@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -390,28 +391,28 @@ func init() { joinedEntries(FragmentCodex, codexCodec, joinCodex) }
 
 var codexCodec = &entryCodec[codexEntry]{
 	encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
-		b = appendTime(b, e.at, loc)
+		b = recordspill.AppendTime(b, e.at, loc)
 		b = append(b, byte(e.kind))
-		b = appendString(b, e.model)
-		b = appendString(b, e.name)
-		b = appendString(b, e.callID)
-		b = appendBool(b, e.exitCode.Set)
+		b = recordspill.AppendText(b, e.model)
+		b = recordspill.AppendText(b, e.name)
+		b = recordspill.AppendText(b, e.callID)
+		b = recordspill.AppendBool(b, e.exitCode.Set)
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.exitCode.V))
-		b = appendTokens(b, &e.tokens)
-		b = appendString(b, e.cwd)
-		b = appendString(b, e.branch)
-		b = appendString(b, e.input)
-		return appendString(b, e.prompt)
+		b = recordspill.AppendTokens(b, &e.tokens)
+		b = recordspill.AppendText(b, e.cwd)
+		b = recordspill.AppendText(b, e.branch)
+		b = recordspill.AppendText(b, e.input)
+		return recordspill.AppendText(b, e.prompt)
 	},
-	decode: func(r *spillReader, loc *time.Location) (e codexEntry) {
-		e.at = r.time(loc)
-		e.kind = codexKind(r.take(1)[0])
-		e.model, e.name, e.callID = r.string(), r.string(), r.string()
-		e.exitCode.Set = r.bool()
-		e.exitCode.V = math.Float64frombits(r.u64())
-		e.tokens = r.tokens()
-		e.cwd, e.branch, e.input = r.string(), r.string(), r.string()
-		e.prompt = r.string()
+	decode: func(r *recordspill.Reader, loc *time.Location) (e codexEntry) {
+		e.at = r.Time(loc)
+		e.kind = codexKind(r.Take(1)[0])
+		e.model, e.name, e.callID = r.Text(), r.Text(), r.Text()
+		e.exitCode.Set = r.Bool()
+		e.exitCode.V = math.Float64frombits(r.U64())
+		e.tokens = r.Tokens()
+		e.cwd, e.branch, e.input = r.Text(), r.Text(), r.Text()
+		e.prompt = r.Text()
 		return e
 	},
 	withhold: func(e *codexEntry) { withholdText(&e.prompt, &e.input) },

@@ -13,6 +13,7 @@ import (
 	"github.com/zeebo/xxh3"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -117,11 +118,17 @@ type eventKeeper struct {
 	list  eventList
 	strs  []string
 	index map[string]int32
-	zones map[fixedZone]uint16 // the list's zones but UTC (0) and Local (1)
+	zones map[eventZone]uint16 // the list's zones but UTC (0) and Local (1)
+}
+
+// eventZone is a zone an event's time was written in, by name and offset.
+type eventZone struct {
+	name   string
+	offset int
 }
 
 // newEventKeeper keeps events, their full blocks on spill (nil: in memory).
-func newEventKeeper(spill *RecordSpill) *eventKeeper {
+func newEventKeeper(spill *recordspill.File) *eventKeeper {
 	return &eventKeeper{index: map[string]int32{}, list: eventList{spill: spill}}
 }
 
@@ -148,11 +155,11 @@ func (k *eventKeeper) zone(t time.Time) uint16 {
 		return 1
 	}
 	name, offset := t.Zone()
-	z := fixedZone{name, offset}
+	z := eventZone{name, offset}
 	i, ok := k.zones[z]
 	if !ok && len(k.list.zones) <= math.MaxUint16 {
 		if k.zones == nil {
-			k.zones = map[fixedZone]uint16{}
+			k.zones = map[eventZone]uint16{}
 		}
 		i = uint16(len(k.list.zones))
 		k.list.zones = append(k.list.zones, time.FixedZone(name, offset))

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -21,10 +22,10 @@ import (
 // (its calls are paired across all of them), and in memory they grew with
 // the bundle (5 MB for 200 MB).
 type eventList struct {
-	blocks [][]keptEvent // all full but the last; nil for a block on the spill
-	disk   []spillRef    // where each block on the spill is
-	spill  *RecordSpill  // where full blocks go; nil keeps them in memory
-	full   bool          // a write to the spill failed: the blocks after stay in memory
+	blocks [][]keptEvent     // all full but the last; nil for a block on the spill
+	disk   []recordspill.Ref // where each block on the spill is
+	spill  *recordspill.File // where full blocks go; nil keeps them in memory
+	full   bool              // a write to the spill failed: the blocks after stay in memory
 	cache  [eventCache]eventSlot
 	tick   uint64
 	n      int
@@ -72,13 +73,13 @@ func (l *eventList) putFull() {
 		return
 	}
 	b := len(l.blocks) - 1
-	ref, ok := l.spill.write(func(w *bufio.Writer) { encodeEvents(w, l.blocks[b]) })
+	ref, ok := l.spill.Write(func(w *bufio.Writer) { encodeEvents(w, l.blocks[b]) })
 	if !ok {
 		l.full = true // the blocks written before are read back from it still
 		return
 	}
 	for len(l.disk) < b {
-		l.disk = append(l.disk, spillRef{})
+		l.disk = append(l.disk, recordspill.Ref{})
 	}
 	l.disk = append(l.disk, ref)
 	l.blocks[b] = nil
@@ -107,7 +108,7 @@ func (l *eventList) slot(b int) *eventSlot {
 		}
 	}
 	s := &l.cache[lru]
-	s.events = l.spill.readEvents(l.disk[b], s.events[:0], l)
+	s.events = readEventBlock(l.spill, l.disk[b], s.events[:0], l)
 	s.block, s.used = b+1, l.tick
 	return s
 }
@@ -131,21 +132,21 @@ func encodeEvents(w *bufio.Writer, events []keptEvent) {
 	}
 }
 
-// readEvents appends a block's events, read back from the spill, to into.
+// readEventBlock appends a block's events, read back from the spill, to into.
 // An index outside its table (a spill damaged on disk) is read as 0, and
 // fails the spill: the report cannot be trusted, and must not crash.
-func (s *RecordSpill) readEvents(ref spillRef, into []keptEvent, l *eventList) []keptEvent {
-	r, into := s.reader(ref), slices.Grow(into, eventBlock)
+func readEventBlock(s *recordspill.File, ref recordspill.Ref, into []keptEvent, l *eventList) []keptEvent {
+	r, into := s.Record(ref), slices.Grow(into, eventBlock)
 	le := binary.LittleEndian
 	in := func(v uint32, n int) int32 {
 		if v >= uint32(n) {
-			r.err = errSpillCorrupt
+			r.Corrupt()
 			return 0
 		}
 		return int32(v)
 	}
 	for range eventBlock {
-		b := r.take(eventBytes)
+		b := r.Take(eventBytes)
 		var e keptEvent
 		copy(e.id[:], b)
 		b = b[len(e.id):]
@@ -156,11 +157,11 @@ func (s *RecordSpill) readEvents(ref spillRef, into []keptEvent, l *eventList) [
 		e.zone = uint16(in(uint32(le.Uint16(b[32:])), max(len(l.zones), 1)))
 		if e.flags = b[34]; e.atSet() && len(l.zones) == 0 { // a time in no zone
 			e.flags &^= eventAtSet
-			r.err = errSpillCorrupt
+			r.Corrupt()
 		}
 		into = append(into, e)
 	}
-	s.done(r)
+	s.Done(r)
 	return into
 }
 

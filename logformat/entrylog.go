@@ -6,6 +6,7 @@ import (
 	"iter"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -22,10 +23,10 @@ import (
 // entryLog is one fragment's entries: those on the spill, then those in memory.
 type entryLog[T any] struct {
 	entries  []T // after the segments on the spill
-	spill    *RecordSpill
-	segments []spillRef // earlier entries, on the spill
-	spilled  int        // how many entries the segments hold
-	noFlush  bool       // a write to the spill failed: the rest stays in memory
+	spill    *recordspill.File
+	segments []recordspill.Ref // earlier entries, on the spill
+	spilled  int               // how many entries the segments hold
+	noFlush  bool              // a write to the spill failed: the rest stays in memory
 	codec    *entryCodec[T]
 }
 
@@ -34,7 +35,7 @@ type entryLog[T any] struct {
 // with --no-text.
 type entryCodec[T any] struct {
 	encode   func(b []byte, e *T, loc *time.Location) []byte
-	decode   func(r *spillReader, loc *time.Location) T
+	decode   func(r *recordspill.Reader, loc *time.Location) T
 	withhold func(e *T)
 }
 
@@ -42,8 +43,8 @@ type entryCodec[T any] struct {
 // entryLog of entries that codec writes, and join joins.
 func joinedEntries[T any](kind FragmentKind, codec *entryCodec[T], join func([]*Fragment, Warner, func(*model.Run, []*Fragment))) {
 	joinedBy(&joinedFormat{
-		readHead: func(FragmentKind, *spillReader, *time.Location) (recordsFromPartial, bool) {
-			return func(spill *RecordSpill, segs []spillRef, entries int) (fragmentLog, bool) {
+		readHead: func(FragmentKind, *recordspill.Reader, *time.Location) (recordsFromPartial, bool) {
+			return func(spill *recordspill.File, segs []recordspill.Ref, entries int) (fragmentLog, bool) {
 				return spilledLog(spill, segs, entries, codec), true
 			}, true
 		},
@@ -59,7 +60,7 @@ func logOf[T any](f *Fragment) *entryLog[T] { return f.log.(*entryLog[T]) }
 // logFlusher is what a file's reader holds for the spill until the file's
 // end: an entryLog of any kind, or a Claude Code session's records.
 type logFlusher interface {
-	flushTo(s *RecordSpill, last bool)
+	flushTo(s *recordspill.File, last bool)
 }
 
 // logFor is the file's log of key in logs, made on first use together with
@@ -84,7 +85,7 @@ func (l *entryLog[T]) add(c *readCtx, e T) { l.push(c.spill, e) }
 
 // push appends e, and writes a segment out to spill (if any) when the log
 // holds enough.
-func (l *entryLog[T]) push(spill *RecordSpill, e T) {
+func (l *entryLog[T]) push(spill *recordspill.File, e T) {
 	l.entries = append(l.entries, e)
 	if spill != nil && !l.noFlush && len(l.entries) >= segmentLines {
 		l.flushTo(spill, false)
@@ -99,7 +100,7 @@ func (l *entryLog[T]) len() int { return l.spilled + len(l.entries) }
 type entryCursor[T any] struct {
 	l         *entryLog[T]
 	seg, left int
-	r         *spillReader
+	r         *recordspill.Reader
 	mem       int
 }
 
@@ -108,21 +109,21 @@ type entryCursor[T any] struct {
 func (c *entryCursor[T]) next() (e T, ok bool) {
 	l := c.l
 	for c.left == 0 && c.seg < len(l.segments) {
-		c.r = l.spill.reader(l.segments[c.seg])
+		c.r = l.spill.Record(l.segments[c.seg])
 		c.seg++
-		if c.left = c.r.uvarint(); c.left == 0 {
-			l.spill.done(c.r)
+		if c.left = c.r.Uvarint(); c.left == 0 {
+			l.spill.Done(c.r)
 		}
 	}
 	if c.left > 0 {
-		e = l.codec.decode(c.r, l.spill.loc)
-		if c.left--; c.r.err != nil {
+		e = l.codec.decode(c.r, l.spill.Loc())
+		if c.left--; c.r.Err() != nil {
 			c.left, c.seg, c.mem = 0, len(l.segments), len(l.entries)
-			l.spill.done(c.r)
+			l.spill.Done(c.r)
 			return e, false
 		}
 		if c.left == 0 {
-			l.spill.done(c.r)
+			l.spill.Done(c.r)
 		}
 		return e, true
 	}
@@ -137,15 +138,15 @@ func (c *entryCursor[T]) next() (e T, ok bool) {
 // failure they stay in memory, and so do the log's later entries. The
 // array is kept for the next segment of a file still being read (last
 // false), and let go with the file's last.
-func (l *entryLog[T]) flushTo(s *RecordSpill, last bool) {
+func (l *entryLog[T]) flushTo(s *recordspill.File, last bool) {
 	if l.noFlush {
 		return
 	}
 	if len(l.entries) > 0 {
-		ref, ok := s.write(func(w *bufio.Writer) {
+		ref, ok := s.Write(func(w *bufio.Writer) {
 			b := binary.AppendUvarint(nil, uint64(len(l.entries)))
 			for i := range l.entries {
-				b = l.codec.encode(b, &l.entries[i], s.loc)
+				b = l.codec.encode(b, &l.entries[i], s.Loc())
 				w.Write(b)
 				b = b[:0]
 			}
@@ -171,15 +172,15 @@ func (l *entryLog[T]) all() []T {
 	}
 	out := make([]T, 0, l.spilled+len(l.entries))
 	for _, ref := range l.segments {
-		r := l.spill.reader(ref)
-		for range r.uvarint() {
-			e := l.codec.decode(r, l.spill.loc)
-			if r.err != nil {
+		r := l.spill.Record(ref)
+		for range r.Uvarint() {
+			e := l.codec.decode(r, l.spill.Loc())
+			if r.Err() != nil {
 				break
 			}
 			out = append(out, e)
 		}
-		l.spill.done(r)
+		l.spill.Done(r)
 	}
 	return append(out, l.entries...)
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 // generatedAndFound are three generated files of format and the files of
@@ -117,7 +118,7 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 	for _, segment := range []int{1 << 15, 3} {
 		segmentLines = segment
 		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
-			spill, err := NewRecordSpill(loc)
+			spill, err := recordspill.New(loc)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -167,7 +168,7 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 // back as they went: the plans join to the same runs.
 func TestPlanagentSpillRoundTrip(t *testing.T) {
 	inputs := generatedAndFound(t, "planagent", "planagent/*.json")
-	spill, err := NewRecordSpill(time.UTC)
+	spill, err := recordspill.New(time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -264,18 +265,14 @@ func TestCodexSpillFailures(t *testing.T) {
 	}
 	memRuns, _ := joinAll(mem.frags, mem)
 
-	spill, err := NewRecordSpill(time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spill.Close()
-	good := spill.f
-	spill.f = unwritable(t)
+	spill, d := spillOnDisk(t)
+	good := d.file()
+	d.use(unwritable(t))
 	failed := newCollector()
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, failed); err != nil {
 		t.Fatal(err)
 	}
-	spill.f = good
+	d.use(good)
 	for i, f := range failed.frags {
 		if len(logOf[codexEntry](f).segments) != 0 || !logOf[codexEntry](f).noFlush {
 			t.Fatalf("fragment %d: %d segments after a failed write", i, len(logOf[codexEntry](f).segments))
@@ -290,11 +287,11 @@ func TestCodexSpillFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	seg := logOf[codexEntry](spilled.frags[0]).segments[1]
-	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.off); err != nil { // the second segment's count, now absurd
+	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.Off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}
 	joinAll(spilled.frags, spilled)
-	if !errors.Is(spill.Err(), errSpillCorrupt) {
+	if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
 		t.Fatalf("a damaged segment read back as %v", spill.Err())
 	}
 }
@@ -303,14 +300,14 @@ func TestCodexSpillFailures(t *testing.T) {
 // the spill's read-ahead window (sliding over records written later),
 // large ones straight from the file.
 func TestSpillWindow(t *testing.T) {
-	spill, err := NewRecordSpill(time.UTC)
+	spill, err := recordspill.New(time.UTC)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer spill.Close()
 	var logs []*codexLog
 	var want [][]codexEntry
-	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, spillWindow - 100, 20, 10 << 10} {
+	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, recordspill.Window - 100, 20, 10 << 10} {
 		l := &codexLog{codec: codexCodec}
 		l.entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
 		want = append(want, slices.Clone(l.entries))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -187,7 +188,7 @@ func TestBundlePartsSameAsWhole(t *testing.T) {
 // its full blocks on the spill, read back in any order, two at a time.
 func TestEventList(t *testing.T) {
 	spill := testSpill(t)
-	for _, sp := range []*RecordSpill{nil, spill} {
+	for _, sp := range []*recordspill.File{nil, spill} {
 		for _, n := range []int{0, 1, eventBlock - 1, eventBlock, eventBlock + 1, 3*eventBlock + 7} {
 			l := eventList{spill: sp, strs: int32(4 * eventBlock), zones: []*time.Location{time.UTC}}
 			for i := range n {
@@ -247,7 +248,7 @@ func TestBundleSpilled(t *testing.T) {
 	for _, block := range []int{1, 3, 64} {
 		eventBlock = block
 		for i, doc := range docs {
-			before := spill.off
+			before := spill.Size()
 			mem, disk := newCollector(), newCollector()
 			errMem := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC}, mem)
 			errDisk := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC, Spill: spill}, disk)
@@ -255,7 +256,7 @@ func TestBundleSpilled(t *testing.T) {
 				t.Fatalf("blocks of %d, document %d: read otherwise with a spill (%v, %v; %v)", block, i, errMem, errDisk, spill.Err())
 			}
 			if len(mem.runs) == 1 && len(mem.runs[0].ToolCalls) > block {
-				if spill.off == before {
+				if spill.Size() == before {
 					t.Errorf("blocks of %d, document %d: %d calls, nothing spilled", block, i, len(mem.runs[0].ToolCalls))
 				}
 				spilled++
@@ -270,21 +271,20 @@ func TestBundleSpilled(t *testing.T) {
 // Blocks damaged on disk read back with every index inside its table
 // (none can crash a reader), and fail the spill.
 func TestEventListDamaged(t *testing.T) {
-	spill := testSpill(t)
 	defer func(n int) { eventBlock = n }(eventBlock)
 	eventBlock = 8
 	rng := rand.New(rand.NewPCG(5, 6))
 	failed := 0
 	for round := range 100 {
+		spill, d := spillOnDisk(t) // its error is this round's
 		l := eventList{spill: spill, strs: 3, zones: []*time.Location{time.UTC}, errs: []string{"e"}}
 		for i := range 40 {
 			l.add(keptEvent{typ: int32(i % 3), errText: int32(i % 2), flags: eventAtSet})
 		}
 		ref := l.disk[rng.IntN(len(l.disk))]
 		for range 3 {
-			spill.f.WriteAt([]byte{byte(rng.IntN(256)), 0xff}, ref.off+rng.Int64N(ref.n-1))
+			d.WriteAt([]byte{byte(rng.IntN(256)), 0xff}, ref.Off+rng.Int64N(ref.N-1))
 		}
-		spill.err = nil
 		for i := range l.n {
 			e := l.at(i)
 			_ = l.errOf(e)
@@ -305,18 +305,18 @@ func TestEventListDamaged(t *testing.T) {
 // A list whose spill stops taking writes (a full disk) keeps its later
 // blocks in memory and still reads back the blocks written before.
 func TestEventListSpillFills(t *testing.T) {
-	spill := testSpill(t)
-	good, full := spill.f, unwritable(t)
+	spill, d := spillOnDisk(t)
+	good, full := d.file(), unwritable(t)
 	defer func(n int) { eventBlock = n }(eventBlock)
 	eventBlock = 4
 	l := eventList{spill: spill, strs: 100, zones: []*time.Location{time.UTC}}
 	for i := range 30 {
 		if i == 13 { // three blocks written, the fourth fails
-			spill.f = full
+			d.use(full)
 		}
 		l.add(keptEvent{typ: int32(i)})
 	}
-	spill.f = good
+	d.use(good)
 	if len(l.disk) != 3 || l.blocks[0] != nil || l.blocks[4] == nil {
 		t.Fatalf("%d blocks on disk, first in memory %v, fifth %v", len(l.disk), l.blocks[0] != nil, l.blocks[4] != nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -178,9 +179,9 @@ func partsOf(n, items int, call func(i int) (model.ToolCall, bool)) *CallParts {
 
 // Options tune how files are read.
 type Options struct {
-	Location    *time.Location // zone of timestamps written without one
-	LineWorkers int            // decode a JSONL file's lines on this many goroutines (worth it for long files)
-	Spill       *RecordSpill   // where Claude Code records wait for their join (nil: in memory)
+	Location    *time.Location    // zone of timestamps written without one
+	LineWorkers int               // decode a JSONL file's lines on this many goroutines (worth it for long files)
+	Spill       *recordspill.File // where Claude Code records wait for their join (nil: in memory)
 	// Reread gives the file again from its start. With it, a document is
 	// first read by a faster path that can give up (readRawDocument).
 	Reread func() (io.Reader, error)
@@ -210,9 +211,9 @@ type readCtx struct {
 	em     Emitter
 	ord    int // index of the document within the file, for generated ids
 	emits  int
-	spill  *RecordSpill // where records wait for the join (nil: in memory)
-	atEnd  []logFlusher // what goes to the spill at the file's end, in order
-	states map[any]any  // each format's state of this file, by its type (fileState)
+	spill  *recordspill.File // where records wait for the join (nil: in memory)
+	atEnd  []logFlusher      // what goes to the spill at the file's end, in order
+	states map[any]any       // each format's state of this file, by its type (fileState)
 }
 
 // fileState is the state of type T a format keeps while it reads one file
@@ -236,7 +237,7 @@ func (c *readCtx) Warn(kind string) { c.em.Warn(kind) }
 // spillOf is the file's record spill when ctx is the file's read context
 // (the warner the token path hands a DecodeFlex, the raw document path's
 // stream env); nil otherwise, which keeps what is decoded in memory.
-func spillOf(ctx any) *RecordSpill {
+func spillOf(ctx any) *recordspill.File {
 	if c, ok := ctx.(*readCtx); ok {
 		return c.spill
 	}

@@ -2,8 +2,6 @@ package logformat
 
 import (
 	"bufio"
-	"bytes"
-	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 // A fragment travels in a partial file as it waits on the record spill, so
@@ -28,8 +28,8 @@ import (
 // segment is one of a fragment's records on its way to or from a partial:
 // on a spill, or encoded in memory.
 type segment struct {
-	ref   spillRef
-	from  *RecordSpill // nil: bytes
+	ref   recordspill.Ref
+	from  *recordspill.File // nil: bytes
 	bytes []byte
 }
 
@@ -37,7 +37,7 @@ func (s segment) size() int64 {
 	if s.from == nil {
 		return int64(len(s.bytes))
 	}
-	return s.ref.n
+	return s.ref.N
 }
 
 // EncodeFragment writes f to w; its records are read from the spill they
@@ -45,9 +45,9 @@ func (s segment) size() int64 {
 // (prompts, tool inputs, error texts) are replaced as withholdText says.
 func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText bool) error {
 	head := []byte{byte(f.Kind)}
-	head = appendString(head, f.Source)
-	head = appendString(head, f.key)
-	head = appendNum(head, f.count)
+	head = recordspill.AppendText(head, f.Source)
+	head = recordspill.AppendText(head, f.key)
+	head = recordspill.AppendNum(head, f.count)
 	if h, ok := f.log.(headAppender); ok {
 		head = h.appendHead(head, loc)
 	}
@@ -61,7 +61,7 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 	for _, s := range segs {
 		head = binary.AppendUvarint(head, uint64(s.size()))
 		if tables {
-			for _, n := range s.ref.tables {
+			for _, n := range s.ref.Tables {
 				head = binary.AppendUvarint(head, uint64(n))
 			}
 		}
@@ -74,7 +74,7 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 			w.Write(s.bytes)
 			continue
 		}
-		if _, err := io.Copy(w, io.NewSectionReader(s.from.f, s.ref.off, s.ref.n)); err != nil {
+		if _, err := io.Copy(w, s.from.Section(s.ref)); err != nil {
 			return fmt.Errorf("record spill: %w", err)
 		}
 	}
@@ -138,7 +138,7 @@ const maxFragmentHead = 16 << 20
 
 // DecodeFragment reads a fragment EncodeFragment wrote, its records copied
 // to spill (whose zone is the one they were written in).
-func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
+func DecodeFragment(r *bufio.Reader, spill *recordspill.File) (*Fragment, error) {
 	n, err := binary.ReadUvarint(r)
 	if err != nil || n > maxFragmentHead {
 		return nil, fmt.Errorf("%w: head", ErrFragment)
@@ -147,39 +147,39 @@ func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
 	if _, err := io.ReadFull(r, head); err != nil {
 		return nil, fmt.Errorf("%w: head: %v", ErrFragment, err)
 	}
-	h := &spillReader{buf: head, b: head, src: bytes.NewReader(nil)}
-	loc := spill.loc
-	f := &Fragment{Kind: FragmentKind(h.take(1)[0])}
-	f.Source, f.key = h.string(), h.string()
-	f.count = h.num()
+	h := recordspill.BytesReader(head)
+	loc := spill.Loc()
+	f := &Fragment{Kind: FragmentKind(h.Take(1)[0])}
+	f.Source, f.key = h.Text(), h.Text()
+	f.count = h.Num()
 	jf := joinedFormats[f.Kind]
 	if jf == nil {
 		return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
 	}
 	records, ok := jf.readHead(f.Kind, h, loc)
-	segs := make([]spillRef, h.uvarint()) // each takes a byte of the head at least
+	segs := make([]recordspill.Ref, h.Uvarint()) // each takes a byte of the head at least
 	for i := range segs {
-		segs[i].n = int64(headCount(h, math.MaxInt64))
+		segs[i].N = int64(h.Count(math.MaxInt64))
 		if jf.tables {
-			for k := range segs[i].tables {
-				segs[i].tables[k] = int32(headCount(h, math.MaxInt32))
+			for k := range segs[i].Tables {
+				segs[i].Tables[k] = int32(h.Count(math.MaxInt32))
 			}
 		}
 	}
-	entries := int(headCount(h, math.MaxInt32))
-	if h.err != nil || h.left() != 0 || !ok {
+	entries := int(h.Count(math.MaxInt32))
+	if h.Err() != nil || h.Left() != 0 || !ok {
 		return nil, fmt.Errorf("%w: head of %q", ErrFragment, f.Source)
 	}
 	for i, s := range segs {
 		var copyErr error
-		ref, ok := spill.write(func(w *bufio.Writer) { _, copyErr = io.CopyN(w, r, s.n) })
+		ref, ok := spill.Write(func(w *bufio.Writer) { _, copyErr = io.CopyN(w, r, s.N) })
 		if copyErr != nil {
 			return nil, fmt.Errorf("%w: records of %q: %v", ErrFragment, f.Source, copyErr)
 		}
 		if !ok {
 			return nil, fmt.Errorf("record spill: cannot write")
 		}
-		ref.tables = s.tables
+		ref.Tables = s.Tables
 		segs[i] = ref
 	}
 	if f.log, ok = records(spill, segs, entries); !ok { // what no reader makes: a transcript without records
@@ -188,19 +188,7 @@ func DecodeFragment(r *bufio.Reader, spill *RecordSpill) (*Fragment, error) {
 	return f, nil
 }
 
-// headCount reads a size or count of what follows the head (uvarint
-// bounds them by what is left of the head), at most limit.
-func headCount(h *spillReader, limit uint64) uint64 {
-	v, k := binary.Uvarint(h.b)
-	if h.err != nil || k <= 0 || v > limit {
-		h.err = cmp.Or(h.err, errSpillCorrupt)
-		return 0
-	}
-	h.b = h.b[k:]
-	return v
-}
-
 // spilledLog is a log whose entries are all on spill, in segs.
-func spilledLog[T any](spill *RecordSpill, segs []spillRef, entries int, codec *entryCodec[T]) *entryLog[T] {
+func spilledLog[T any](spill *recordspill.File, segs []recordspill.Ref, entries int, codec *entryCodec[T]) *entryLog[T] {
 	return &entryLog[T]{spill: spill, segments: segs, spilled: entries, codec: codec}
 }

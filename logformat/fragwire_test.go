@@ -12,13 +12,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
 // fragmentsOf reads every file of the formats joined across files in
 // testdata/logs onto spill, and returns their fragments and the runs the
 // join makes of them.
-func fragmentsOf(t testing.TB, spill *RecordSpill) []*Fragment {
+func fragmentsOf(t testing.TB, spill *recordspill.File) []*Fragment {
 	c := newCollector()
 	for _, dir := range []string{"claudecode", "codex", "otel", "gemini", "planagent"} {
 		root := filepath.Join("..", "testdata", "logs", dir)
@@ -53,7 +54,7 @@ func encodeFragments(t testing.TB, frags []*Fragment, noText bool) []byte {
 	return buf.Bytes()
 }
 
-func decodeFragments(data []byte, spill *RecordSpill) ([]*Fragment, error) {
+func decodeFragments(data []byte, spill *recordspill.File) ([]*Fragment, error) {
 	r := bufio.NewReader(bytes.NewReader(data))
 	var frags []*Fragment
 	for {
@@ -72,10 +73,10 @@ func decodeFragments(data []byte, spill *RecordSpill) ([]*Fragment, error) {
 // whether their records waited on a spill or in memory.
 func TestFragmentRoundTrip(t *testing.T) {
 	for _, spilled := range []bool{true, false} {
-		var src *RecordSpill
+		var src *recordspill.File
 		if spilled {
 			var err error
-			if src, err = NewRecordSpill(time.UTC); err != nil {
+			if src, err = recordspill.New(time.UTC); err != nil {
 				t.Fatal(err)
 			}
 			defer src.Close()
@@ -83,7 +84,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 		want, _ := joinAll(fragmentsOf(t, src), newCollector())
 		frags := fragmentsOf(t, src)
 		data := encodeFragments(t, frags, false)
-		dst, err := NewRecordSpill(time.UTC)
+		dst, err := recordspill.New(time.UTC)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +114,7 @@ func runsOf(runs []*model.Run) []model.Run {
 // A damaged fragment is refused or read as something, never a crash, and
 // nothing joined from it crashes either.
 func FuzzDecodeFragment(f *testing.F) {
-	spill, err := NewRecordSpill(time.UTC)
+	spill, err := recordspill.New(time.UTC)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func FuzzDecodeFragment(f *testing.F) {
 		f.Add(encodeFragments(f, []*Fragment{fr}, false))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		dst, err := NewRecordSpill(time.UTC)
+		dst, err := recordspill.New(time.UTC)
 		if err != nil {
 			t.Skip(err)
 		}

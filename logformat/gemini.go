@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -252,34 +253,34 @@ func init() { joinedEntries(FragmentGemini, geminiCodec, joinGemini) }
 
 var geminiCodec = &entryCodec[geminiEntry]{
 	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
-		b = appendTime(b, e.start, loc)
-		b = appendTime(b, e.at, loc)
-		b = appendTime(b, e.lastUpdated, loc)
-		b = appendString(b, e.kind)
-		b = appendString(b, e.model)
-		b = appendTokens(b, &e.tokens)
-		b = appendBool(b, e.hasTokens)
-		b = appendString(b, e.prompt)
-		b = appendString(b, e.project)
+		b = recordspill.AppendTime(b, e.start, loc)
+		b = recordspill.AppendTime(b, e.at, loc)
+		b = recordspill.AppendTime(b, e.lastUpdated, loc)
+		b = recordspill.AppendText(b, e.kind)
+		b = recordspill.AppendText(b, e.model)
+		b = recordspill.AppendTokens(b, &e.tokens)
+		b = recordspill.AppendBool(b, e.hasTokens)
+		b = recordspill.AppendText(b, e.prompt)
+		b = recordspill.AppendText(b, e.project)
 		b = binary.AppendUvarint(b, uint64(len(e.calls)))
 		for _, c := range e.calls {
-			b = appendString(b, c.name)
-			b = appendString(b, c.status)
-			b = appendString(b, c.input)
+			b = recordspill.AppendText(b, c.name)
+			b = recordspill.AppendText(b, c.status)
+			b = recordspill.AppendText(b, c.input)
 		}
 		return b
 	},
-	decode: func(r *spillReader, loc *time.Location) (e geminiEntry) {
-		e.start, e.at, e.lastUpdated = r.time(loc), r.time(loc), r.time(loc)
-		e.kind, e.model = r.string(), r.string()
-		e.tokens = r.tokens()
-		e.hasTokens = r.bool()
-		e.prompt = r.string()
-		e.project = r.string()
-		if n := r.uvarint(); n > 0 {
+	decode: func(r *recordspill.Reader, loc *time.Location) (e geminiEntry) {
+		e.start, e.at, e.lastUpdated = r.Time(loc), r.Time(loc), r.Time(loc)
+		e.kind, e.model = r.Text(), r.Text()
+		e.tokens = r.Tokens()
+		e.hasTokens = r.Bool()
+		e.prompt = r.Text()
+		e.project = r.Text()
+		if n := r.Uvarint(); n > 0 {
 			e.calls = make([]geminiCall, n)
 			for i := range e.calls {
-				e.calls[i] = geminiCall{name: r.string(), status: r.string(), input: r.string()}
+				e.calls[i] = geminiCall{name: r.Text(), status: r.Text(), input: r.Text()}
 			}
 		}
 		return e

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -372,21 +373,21 @@ func init() { joinedEntries(FragmentOtel, otelCodec, joinOtel) }
 var otelCodec = &entryCodec[otelSpan]{
 	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
 		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project, s.input} {
-			b = appendString(b, v)
+			b = recordspill.AppendText(b, v)
 		}
-		b = appendTime(b, s.start, loc)
-		b = appendTime(b, s.end, loc)
-		b = appendBool(b, s.failed)
-		b = appendBool(b, s.ok)
-		return appendTokens(b, &s.tokens)
+		b = recordspill.AppendTime(b, s.start, loc)
+		b = recordspill.AppendTime(b, s.end, loc)
+		b = recordspill.AppendBool(b, s.failed)
+		b = recordspill.AppendBool(b, s.ok)
+		return recordspill.AppendTokens(b, &s.tokens)
 	},
-	decode: func(r *spillReader, loc *time.Location) (s otelSpan) {
+	decode: func(r *recordspill.Reader, loc *time.Location) (s otelSpan) {
 		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project, &s.input} {
-			*p = r.string()
+			*p = r.Text()
 		}
-		s.start, s.end = r.time(loc), r.time(loc)
-		s.failed, s.ok = r.bool(), r.bool()
-		s.tokens = r.tokens()
+		s.start, s.end = r.Time(loc), r.Time(loc)
+		s.failed, s.ok = r.Bool(), r.Bool()
+		s.tokens = r.Tokens()
 		return s
 	},
 	withhold: func(s *otelSpan) { withholdText(&s.errText, &s.input) },

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -93,44 +94,44 @@ func (b *batchRecord) wireSegments(loc *time.Location, noText bool) ([]segment, 
 
 // appendHead writes a plan's fields in its fragment's head.
 func (p *planRecord) appendHead(head []byte, loc *time.Location) []byte {
-	head = appendString(appendString(appendString(head, p.id), p.sessionID), p.status)
-	head = appendTime(appendTime(head, p.span.Started, loc), p.span.Ended, loc)
-	return appendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
+	head = recordspill.AppendText(recordspill.AppendText(recordspill.AppendText(head, p.id), p.sessionID), p.status)
+	head = recordspill.AppendTime(recordspill.AppendTime(head, p.span.Started, loc), p.span.Ended, loc)
+	return recordspill.AppendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
 }
 
 // appendHead writes a batch's fields in its fragment's head.
 func (b *batchRecord) appendHead(head []byte, _ *time.Location) []byte {
-	head = appendNum(appendString(appendString(head, b.id), b.status), b.duration)
-	head = appendBool(head, b.metrics != nil)
+	head = recordspill.AppendNum(recordspill.AppendText(recordspill.AppendText(head, b.id), b.status), b.duration)
+	head = recordspill.AppendBool(head, b.metrics != nil)
 	if b.metrics != nil {
-		head = appendNum(appendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
+		head = recordspill.AppendNum(recordspill.AppendNum(head, b.metrics.SuccessCount), b.metrics.FailureCount)
 	}
 	return head
 }
 
 // readPlanagentHead reads what appendHead wrote of a plan or a batch; a
 // PlanProgress or ExecutionMetrics fragment has no records.
-func readPlanagentHead(kind FragmentKind, h *spillReader, loc *time.Location) (recordsFromPartial, bool) {
+func readPlanagentHead(kind FragmentKind, h *recordspill.Reader, loc *time.Location) (recordsFromPartial, bool) {
 	switch kind {
 	case FragmentPlan:
-		p := &planRecord{id: h.string(), sessionID: h.string(), status: h.string()}
-		p.span.Started, p.span.Ended = h.time(loc), h.time(loc)
-		p.span.DurationMS, p.span.HasDuration = math.Float64frombits(h.u64()), h.bool()
-		return func(spill *RecordSpill, segs []spillRef, n int) (fragmentLog, bool) {
+		p := &planRecord{id: h.Text(), sessionID: h.Text(), status: h.Text()}
+		p.span.Started, p.span.Ended = h.Time(loc), h.Time(loc)
+		p.span.DurationMS, p.span.HasDuration = math.Float64frombits(h.U64()), h.Bool()
+		return func(spill *recordspill.File, segs []recordspill.Ref, n int) (fragmentLog, bool) {
 			p.batches = spilledLog(spill, segs, n, taskBatchCodec)
 			return p, true
 		}, p.id != "" // no reader makes a plan without an id
 	case FragmentBatch:
-		b := &batchRecord{id: h.string(), status: h.string(), duration: h.num()}
-		if h.bool() {
-			b.metrics = &batchMetrics{SuccessCount: h.num(), FailureCount: h.num()}
+		b := &batchRecord{id: h.Text(), status: h.Text(), duration: h.Num()}
+		if h.Bool() {
+			b.metrics = &batchMetrics{SuccessCount: h.Num(), FailureCount: h.Num()}
 		}
-		return func(spill *RecordSpill, segs []spillRef, n int) (fragmentLog, bool) {
+		return func(spill *recordspill.File, segs []recordspill.Ref, n int) (fragmentLog, bool) {
 			b.tasks = spilledLog(spill, segs, n, taskRecordCodec)
 			return b, true
 		}, true
 	}
-	return func(*RecordSpill, []spillRef, int) (fragmentLog, bool) { return nil, true }, true
+	return func(*recordspill.File, []recordspill.Ref, int) (fragmentLog, bool) { return nil, true }, true
 }
 
 func init() {
@@ -352,15 +353,15 @@ func taskCall(t *taskRecord, w Warner) model.ToolCall {
 var taskRecordCodec = &entryCodec[taskRecord]{
 	encode: func(b []byte, t *taskRecord, _ *time.Location) []byte {
 		for _, s := range []jsonscan.Str{t.TaskID, t.ID, t.ToolName, t.Tool, t.Name, t.Status, t.Error} {
-			b = appendStr(b, s)
+			b = recordspill.AppendStr(b, s)
 		}
-		return appendNum(b, t.ExecutionTime)
+		return recordspill.AppendNum(b, t.ExecutionTime)
 	},
-	decode: func(r *spillReader, _ *time.Location) (t taskRecord) {
+	decode: func(r *recordspill.Reader, _ *time.Location) (t taskRecord) {
 		for _, p := range []*jsonscan.Str{&t.TaskID, &t.ID, &t.ToolName, &t.Tool, &t.Name, &t.Status, &t.Error} {
-			*p = r.str()
+			*p = r.Str()
 		}
-		t.ExecutionTime = r.num()
+		t.ExecutionTime = r.Num()
 		return t
 	},
 	withhold: func(t *taskRecord) { withholdText(&t.Error.V) },
@@ -369,7 +370,7 @@ var taskRecordCodec = &entryCodec[taskRecord]{
 // A batch's tasks are written as a count plus one (0: no tasks array at all).
 var taskBatchCodec = &entryCodec[taskBatch]{
 	encode: func(b []byte, t *taskBatch, loc *time.Location) []byte {
-		b = appendStr(appendStr(b, t.BatchID), t.Status)
+		b = recordspill.AppendStr(recordspill.AppendStr(b, t.BatchID), t.Status)
 		if t.Tasks == nil {
 			return append(b, 0)
 		}
@@ -379,9 +380,9 @@ var taskBatchCodec = &entryCodec[taskBatch]{
 		}
 		return b
 	},
-	decode: func(r *spillReader, loc *time.Location) (t taskBatch) {
-		t.BatchID, t.Status = r.str(), r.str()
-		if n := r.uvarint(); n > 0 {
+	decode: func(r *recordspill.Reader, loc *time.Location) (t taskBatch) {
+		t.BatchID, t.Status = r.Str(), r.Str()
+		if n := r.Uvarint(); n > 0 {
 			t.Tasks = make([]taskRecord, n-1)
 			for i := range t.Tasks {
 				t.Tasks[i] = taskRecordCodec.decode(r, loc)

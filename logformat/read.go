@@ -205,7 +205,7 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 		return err
 	}
 	c := &readCtx{source: name, loc: opt.Location, em: em}
-	if opt.Spill != nil && opt.Spill.loc == opt.Location {
+	if opt.Spill != nil && opt.Spill.Loc() == opt.Location {
 		c.spill = opt.Spill
 	}
 	lines := jsonLinesName(name) && first != '[' && !prettyPrinted(br) // a .jsonl holding an array, or indented JSON, is read whole

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -203,8 +204,8 @@ func readSession(d *document, c *readCtx) {
 // made from the log as they are taken (sessionParts).
 type sessionCalls struct {
 	log      entryLog[sessionCall]
-	spill    *RecordSpill // the file's, on the token path (spillOf); nil keeps the calls in memory
-	errors   int          // entries whose output says they failed
+	spill    *recordspill.File // the file's, on the token path (spillOf); nil keeps the calls in memory
+	errors   int               // entries whose output says they failed
 	contribs []string
 	subs     []model.Subagent
 	array    bool // tool_calls held an array, even an empty one
@@ -295,15 +296,15 @@ func sessionParts(r *model.Run, c *readCtx, n int, logs ...entryLog[sessionCall]
 var sessionCallCodec = entryCodec[sessionCall]{
 	encode: func(b []byte, e *sessionCall, loc *time.Location) []byte {
 		c := &e.call
-		b = appendString(appendString(appendString(b, c.Name), c.Category), c.Error)
+		b = recordspill.AppendText(recordspill.AppendText(recordspill.AppendText(b, c.Name), c.Category), c.Error)
 		b = appendWrittenTime(appendWrittenTime(b, e.start, loc), e.end, loc)
-		return appendString(appendNum(append(b, byte(c.Outcome)), e.ms), e.id)
+		return recordspill.AppendText(recordspill.AppendNum(append(b, byte(c.Outcome)), e.ms), e.id)
 	},
-	decode: func(r *spillReader, loc *time.Location) (e sessionCall) {
+	decode: func(r *recordspill.Reader, loc *time.Location) (e sessionCall) {
 		c := &e.call
-		c.Name, c.Category, c.Error = r.string(), r.string(), r.string()
-		e.start, e.end = r.writtenTime(loc), r.writtenTime(loc)
-		c.Outcome, e.ms, e.id = model.Outcome(r.take(1)[0]), r.num(), r.string()
+		c.Name, c.Category, c.Error = r.Text(), r.Text(), r.Text()
+		e.start, e.end = readWrittenTime(r, loc), readWrittenTime(r, loc)
+		c.Outcome, e.ms, e.id = model.Outcome(r.Take(1)[0]), r.Num(), r.Text()
 		return e
 	},
 }
@@ -311,11 +312,11 @@ var sessionCallCodec = entryCodec[sessionCall]{
 // appendWrittenTime appends a Time as written: its instant (or wall clock,
 // when it had no zone), whether it was set and whether it had a zone.
 func appendWrittenTime(b []byte, t jsonscan.Time, loc *time.Location) []byte {
-	return appendBool(appendBool(appendTime(b, t.T, loc), t.Set), t.Naive)
+	return recordspill.AppendBool(recordspill.AppendBool(recordspill.AppendTime(b, t.T, loc), t.Set), t.Naive)
 }
 
-func (r *spillReader) writtenTime(loc *time.Location) jsonscan.Time {
-	return jsonscan.Time{T: r.time(loc), Set: r.bool(), Naive: r.bool()}
+func readWrittenTime(r *recordspill.Reader, loc *time.Location) jsonscan.Time {
+	return jsonscan.Time{T: r.Time(loc), Set: r.Bool(), Naive: r.Bool()}
 }
 
 // DecodeFlex decodes tool_calls one entry at a time.

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -49,7 +50,7 @@ func TestSessionCallsTakenLater(t *testing.T) {
 		if name == "lines.jsonl" {
 			input = line + "\n" + strings.Replace(line, `"session_id":"s"`, `"session_id":"t"`, 1) + "\n"
 		}
-		read := func(em Emitter, spill *RecordSpill) {
+		read := func(em Emitter, spill *recordspill.File) {
 			t.Helper()
 			if err := Read(bytes.NewReader([]byte(input)), name, Options{Location: loc, Spill: spill}, em); err != nil {
 				t.Fatal(err)
@@ -57,7 +58,7 @@ func TestSessionCallsTakenLater(t *testing.T) {
 		}
 		want := newCollector()
 		read(want, nil)
-		spill, err := NewRecordSpill(loc)
+		spill, err := recordspill.New(loc)
 		if err != nil {
 			t.Skip("no temporary directory:", err)
 		}
@@ -70,7 +71,7 @@ func TestSessionCallsTakenLater(t *testing.T) {
 		if spill.Err() != nil {
 			t.Fatal(spill.Err())
 		}
-		if name == "one.json" && spill.off == 0 {
+		if name == "one.json" && spill.Size() == 0 {
 			t.Errorf("no segment on the spill (%d runs, %d parts)", len(got.runs), len(got.parts))
 		}
 		if len(got.runs) != len(want.runs) || len(got.runs) == 0 {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -81,7 +82,7 @@ func (a *Accumulator) MergeWorker(w *Accumulator) error {
 
 // WaitOn hands a the spill that the records of the fragments it holds are
 // on: Join reads them from it, and Join or Close removes it.
-func (a *Accumulator) WaitOn(records *logformat.RecordSpill) {
+func (a *Accumulator) WaitOn(records *recordspill.File) {
 	if a.waiting == nil {
 		a.waiting = &waiting{}
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -20,7 +21,7 @@ import (
 type waiting struct {
 	frags   []*logformat.Fragment
 	pending []string
-	records *logformat.RecordSpill
+	records *recordspill.File
 }
 
 // Join resolves the records waiting for a cross-file join into runs and

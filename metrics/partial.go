@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -167,19 +168,19 @@ func MergePartials(paths []string, keepDetails bool, prices *pricing.Table) (m *
 	// Records waiting for a join go to one spill, in the zone of the first
 	// partial (any other is refused below).
 	var loc *time.Location
-	var records *logformat.RecordSpill
+	var records *recordspill.File
 	defer func() {
 		if err != nil {
 			records.Close()
 		}
 	}()
-	spillFor := func(h *partialHeader) (*logformat.RecordSpill, error) {
+	spillFor := func(h *partialHeader) (*recordspill.File, error) {
 		if records == nil {
 			l, err := time.LoadLocation(h.TZ)
 			if err != nil {
 				return nil, fmt.Errorf("%w: time zone %q: %v", ErrPartial, h.TZ, err)
 			}
-			if records, err = logformat.NewRecordSpill(l); err != nil {
+			if records, err = recordspill.New(l); err != nil {
 				return nil, err
 			}
 			loc = l
@@ -281,7 +282,7 @@ func parseShards(s string) ([]discover.Shard, error) {
 // readPartial reads one partial file, copying its run details to dw (or
 // passing over them when dw is nil) and the records of the fragments it
 // carries to the spill spillFor gives.
-func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor func(*partialHeader) (*logformat.RecordSpill, error)) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
+func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor func(*partialHeader) (*recordspill.File, error)) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
 	fail := func(err error) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
 		return nil, nil, nil, err
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 const testdataLogs = "../testdata/logs"
@@ -24,7 +25,7 @@ const testdataLogs = "../testdata/logs"
 func readTree(t testing.TB, s Settings, shard discover.Shard, roots ...string) *Accumulator {
 	t.Helper()
 	acc := NewAccumulator(s)
-	records, err := logformat.NewRecordSpill(s.Location)
+	records, err := recordspill.New(s.Location)
 	if err != nil {
 		t.Fatal(err)
 	}

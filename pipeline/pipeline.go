@@ -19,6 +19,7 @@ import (
 
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/metrics"
 )
 
@@ -75,7 +76,7 @@ func Run(ctx context.Context, opt Options) (*metrics.Accumulator, error) {
 	opt.defaults()
 	total := metrics.NewAccumulator(opt.Settings)
 	// Without a writable temporary directory (a read-only sandbox) records stay in memory.
-	records, _ := logformat.NewRecordSpill(opt.Location)
+	records, _ := recordspill.New(opt.Location)
 	total.WaitOn(records)
 	fail := func(err error) (*metrics.Accumulator, error) {
 		total.Close()
@@ -151,7 +152,7 @@ type discovery struct {
 type worker struct {
 	opt     *Options
 	acc     *metrics.Accumulator
-	records *logformat.RecordSpill
+	records *recordspill.File
 	seen    int // files handed to it
 }
 
