@@ -87,3 +87,42 @@ func TestRecordsReadBack(t *testing.T) {
 		t.Errorf("a record past the end: %v", s.Err())
 	}
 }
+
+// Any bytes read back as a record, by any sequence of reads, never panic
+// nor read past the record: a damaged spill fails, and after the first
+// failure every read gives zeros.
+func FuzzReader(f *testing.F) {
+	rec := AppendTime(AppendText(AppendBool(nil, true), "model"), time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("X", 3600)), time.UTC)
+	f.Add(rec, []byte{0, 1, 2})
+	f.Add(AppendTokens(binary.AppendUvarint(nil, 300), &model.Tokens{Input: 5}), []byte{3, 4, 5, 6})
+	f.Fuzz(func(t *testing.T, rec, reads []byte) {
+		r := BytesReader(rec)
+		for _, op := range reads {
+			failed := r.Err() != nil
+			var zero bool
+			switch op % 7 {
+			case 0:
+				zero = !r.Bool()
+			case 1:
+				zero = r.Text() == ""
+			case 2:
+				zero = r.Time(time.UTC).IsZero()
+			case 3:
+				zero = r.Uvarint() == 0
+			case 4:
+				zero = r.Tokens() == model.Tokens{}
+			case 5:
+				zero = r.Count(1<<20) == 0
+			case 6:
+				r.Skip(int(op) / 7)
+				zero = true
+			}
+			if failed && !zero {
+				t.Fatalf("a read after a failure gave something (op %d)", op%7)
+			}
+			if r.Left() < 0 || r.Left() > int64(len(rec)) {
+				t.Fatalf("%d bytes left of %d", r.Left(), len(rec))
+			}
+		}
+	})
+}
