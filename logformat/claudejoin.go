@@ -20,7 +20,7 @@ func init() {
 				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
 			}, true
 		},
-		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
+		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *model.CallParts, []*Fragment)) {
 			joinClaude(orderClaude(frags), w, emit, emitParts)
 		},
 	}, FragmentClaude)
@@ -30,7 +30,7 @@ func init() {
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment)) {
+func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *model.CallParts, []*Fragment)) {
 	order, bySession := s.order, s.bySession
 	for _, id := range order {
 		fs := bySession[id]
@@ -116,7 +116,7 @@ type claudeRef struct{ pos, k int32 }
 // claudeRun joins one session with its records' tables in memory; its
 // calls are made as they are taken from the parts, which must be before
 // the fragments' records are released.
-func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *CallParts) {
+func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *model.CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {
@@ -394,7 +394,7 @@ func stretchSpan(first, last *time.Time, set bool, lo, hi time.Time) bool {
 // chain order: a use whose id came before is the same call again, and a use
 // takes the first result that names it. Both sides are sorted by id and
 // walked together. The calls are made a part at a time, as they are taken.
-func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallParts {
+func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *model.CallParts {
 	var uses, results []claudeRef
 	for pos, g := range main {
 		e := s.entry(g)
@@ -406,7 +406,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 		}
 	}
 	if len(uses) == 0 {
-		return &CallParts{}
+		return &model.CallParts{}
 	}
 	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
 	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
@@ -422,7 +422,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *CallPa
 	kept := pairUses(useIDs, resultIDs, paired)
 	useIDs, resultIDs = nil, nil
 
-	return partsOf(kept, len(uses), func(i int) (model.ToolCall, bool) {
+	return model.PartsOf(kept, len(uses), callPart, func(i int) (model.ToolCall, bool) {
 		if paired[i] < 0 {
 			return model.ToolCall{}, false
 		}

@@ -439,7 +439,7 @@ func cmpBool(a, b bool) int {
 // pairs with at most one call, in order. An unpaired call's outcome is unknown.
 // strs is the events' string table, folded the same strings case-folded. The
 // calls are made as they are taken from the parts.
-func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *CallParts {
+func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *model.CallParts {
 	var calls, results []int32 // event indexes
 	for i := range events.n {
 		switch folded[events.at(i).typ] {
@@ -483,7 +483,7 @@ func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *CallPa
 	match(func(e *keptEvent) string { return strs[e.tool] })
 	match(func(e *keptEvent) string { return strs[e.node] })
 
-	return partsOf(len(calls), len(calls), func(n int) (model.ToolCall, bool) {
+	return model.PartsOf(len(calls), len(calls), callPart, func(n int) (model.ToolCall, bool) {
 		ev := events.at(int(calls[n]))
 		at := events.when(ev)
 		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: at.In(c.loc)}}

@@ -48,7 +48,7 @@ func joinedEntries[T any](kind FragmentKind, codec *entryCodec[T], join func([]*
 				return spilledLog(spill, segs, entries, codec), true
 			}, true
 		},
-		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), _ func(*model.Run, *CallParts, []*Fragment)) {
+		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), _ func(*model.Run, *model.CallParts, []*Fragment)) {
 			join(frags, w, emit)
 		},
 	}, kind)

@@ -149,7 +149,7 @@ func FuzzEvents(f *testing.F) {
 // partsCollector takes runs with their calls in parts, as the pipeline does.
 type partsCollector struct{ *collector }
 
-func (c partsCollector) RunParts(r *model.Run, parts *CallParts) {
+func (c partsCollector) RunParts(r *model.Run, parts *model.CallParts) {
 	for part := parts.Next(); part != nil; part = parts.Next() {
 		r.ToolCalls = append(r.ToolCalls, part...)
 	}

@@ -95,87 +95,12 @@ type Emitter interface {
 // counts their warnings.
 type PartsEmitter interface {
 	Emitter
-	RunParts(*model.Run, *CallParts)
+	RunParts(*model.Run, *model.CallParts)
 }
 
-// CallParts hands out a run's tool calls in order, a part at a time, each
-// made when it is taken from what the reader or the join still holds.
-type CallParts struct {
-	N    int                     // how many calls in all
-	next func() []model.ToolCall // the next part, nil after the last
-	two  bool                    // parts alternate between two buffers (KeepTwo)
-}
-
-// Next is the next part of the calls, nil after the last. A part is valid
-// until the next call (until the one after it with KeepTwo); it holds at
-// most callPart calls.
-func (p *CallParts) Next() []model.ToolCall {
-	if p.next == nil {
-		return nil
-	}
-	part := p.next()
-	if part == nil {
-		p.next = nil
-	}
-	return part
-}
-
-// KeepTwo makes each part valid until the call after the next, so that a
-// part may be used on one goroutine while the next is made on another:
-// the parts alternate between two buffers (a second one of callPart calls,
-// ~0.6 MB, so only for runs whose calls are folded that way).
-func (p *CallParts) KeepTwo() { p.two = true }
-
-// Drain makes every call not handed out yet and drops it: making a call
-// counts the warnings it raises, whoever takes it.
-func (p *CallParts) Drain() {
-	for p.Next() != nil {
-	}
-}
-
-// All is every call not handed out yet, in one slice.
-func (p *CallParts) All() []model.ToolCall {
-	var all []model.ToolCall
-	for part := p.Next(); part != nil; part = p.Next() {
-		if all == nil {
-			all = make([]model.ToolCall, 0, p.N) // a long session's calls: no regrowth
-		}
-		all = append(all, part...)
-	}
-	return all
-}
-
-// callPart is how many calls a part of CallParts holds (a variable for tests).
+// callPart is how many calls a part of a run's model.CallParts holds (a
+// variable for tests).
 var callPart = 4096
-
-// partsOf is the parts of the n calls made by call(i) for i from 0 to
-// items, in order, but for the items call declines (false).
-func partsOf(n, items int, call func(i int) (model.ToolCall, bool)) *CallParts {
-	var bufs [2][]model.ToolCall // the second only with KeepTwo
-	bufs[0] = make([]model.ToolCall, 0, min(n, callPart))
-	i, k := 0, 0
-	p := &CallParts{N: n}
-	p.next = func() []model.ToolCall {
-		if p.two {
-			k ^= 1
-			if bufs[k] == nil {
-				bufs[k] = make([]model.ToolCall, 0, min(n, callPart))
-			}
-		}
-		part := bufs[k][:0]
-		for ; i < items && len(part) < callPart; i++ {
-			if c, ok := call(i); ok {
-				part = append(part, c)
-			}
-		}
-		bufs[k] = part
-		if len(part) == 0 {
-			return nil
-		}
-		return part
-	}
-	return p
-}
 
 // Options tune how files are read.
 type Options struct {
@@ -252,7 +177,7 @@ func (c *readCtx) run(r *model.Run) {
 
 // runParts emits a run whose calls parts makes; whole, to an emitter that
 // takes no parts.
-func (c *readCtx) runParts(r *model.Run, parts *CallParts) {
+func (c *readCtx) runParts(r *model.Run, parts *model.CallParts) {
 	pe, ok := c.em.(PartsEmitter)
 	if !ok {
 		r.ToolCalls = parts.All()

@@ -66,7 +66,7 @@ type joinedFormat struct {
 	readHead func(kind FragmentKind, h *recordspill.Reader, loc *time.Location) (recordsFromPartial, bool)
 	// join joins the format's fragments, in source order, and emits their
 	// runs (to emitParts, if set and the format makes its calls in parts).
-	join func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *CallParts, []*Fragment))
+	join func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *model.CallParts, []*Fragment))
 }
 
 type recordsFromPartial func(spill *recordspill.File, segs []recordspill.Ref, entries int) (fragmentLog, bool)
@@ -94,9 +94,9 @@ func joinedBy(f *joinedFormat, kinds ...FragmentKind) {
 // per session).
 //
 // A Claude Code session goes to emitParts instead, when it is set, with
-// its calls still to be made (CallParts): a long session's calls are most
+// its calls still to be made (model.CallParts): a long session's calls are most
 // of the join's memory, and emitParts may fold them a part at a time.
-func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragment), emitParts func(r *model.Run, calls *CallParts, from []*Fragment)) {
+func JoinEach(frags []*Fragment, w Warner, emit func(r *model.Run, from []*Fragment), emitParts func(r *model.Run, calls *model.CallParts, from []*Fragment)) {
 	sort.SliceStable(frags, func(i, j int) bool { return frags[i].Source < frags[j].Source })
 	byFormat := map[*joinedFormat][]*Fragment{}
 	for _, f := range frags {

@@ -137,7 +137,7 @@ func readPlanagentHead(kind FragmentKind, h *recordspill.Reader, loc *time.Locat
 func init() {
 	joinedBy(&joinedFormat{
 		readHead: readPlanagentHead,
-		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), _ func(*model.Run, *CallParts, []*Fragment)) {
+		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), _ func(*model.Run, *model.CallParts, []*Fragment)) {
 			emitPlans(frags, w, emit)
 		},
 	}, FragmentPlan, FragmentBatch, FragmentProgress, FragmentMetrics)

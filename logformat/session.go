@@ -277,13 +277,13 @@ func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
 // sessionParts is the run's n calls, made from the logs in order as they
 // are taken. It keeps copies of the logs: a JSON Lines chunk clears its
 // documents before the calls are taken.
-func sessionParts(r *model.Run, c *readCtx, n int, logs ...entryLog[sessionCall]) *CallParts {
+func sessionParts(r *model.Run, c *readCtx, n int, logs ...entryLog[sessionCall]) *model.CallParts {
 	cursors := make([]entryCursor[sessionCall], len(logs))
 	for i := range logs {
 		cursors[i].l = &logs[i]
 	}
 	k := 0
-	return partsOf(n, n, func(int) (model.ToolCall, bool) {
+	return model.PartsOf(n, n, callPart, func(int) (model.ToolCall, bool) {
 		for ; k < len(cursors); k++ {
 			if e, ok := cursors[k].next(); ok {
 				return e.make(r.Agent, c), true

@@ -15,10 +15,10 @@ import (
 // after the file is read, as the pipeline does.
 type heldParts struct {
 	*collector
-	parts []*CallParts
+	parts []*model.CallParts
 }
 
-func (h *heldParts) RunParts(r *model.Run, p *CallParts) {
+func (h *heldParts) RunParts(r *model.Run, p *model.CallParts) {
 	h.runs, h.parts = append(h.runs, r), append(h.parts, p)
 }
 

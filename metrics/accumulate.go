@@ -245,7 +245,7 @@ func (a *Accumulator) AddRun(r *model.Run) { a.addRun(r, len(r.ToolCalls), onePa
 // r.ToolCalls. With ahead, each part of them is made (and redacted) on a
 // goroutine of its own while the part before is folded and spilled: the
 // caller has a core to spare meanwhile (partsAhead).
-func (a *Accumulator) addKept(r *model.Run, parts *logformat.CallParts, ahead bool) {
+func (a *Accumulator) addKept(r *model.Run, parts *model.CallParts, ahead bool) {
 	n, next := len(r.ToolCalls), onePart(r.ToolCalls)
 	if parts != nil {
 		n, next = parts.N, parts.Next

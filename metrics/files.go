@@ -120,7 +120,7 @@ func (a *Accumulator) AddFile(source string, ord int, read func(logformat.PartsE
 		return
 	}
 	fed, folded := map[string]bool{}, false
-	if err := em.runs.each(func(i int, r *model.Run, parts *logformat.CallParts) {
+	if err := em.runs.each(func(i int, r *model.Run, parts *model.CallParts) {
 		folded = true
 		r.Seq, r.FileOrd = i, ord
 		if !a.scope.Keeps(r) {
@@ -165,7 +165,7 @@ func (e *fileEmitter) Warn(kind string)               { e.a.warnIn(kind, e.sourc
 func (e *fileEmitter) Run(r *model.Run)               { e.RunParts(r, nil) }
 func (e *fileEmitter) Fragment(f *logformat.Fragment) { e.frags = append(e.frags, f) }
 
-func (e *fileEmitter) RunParts(r *model.Run, parts *logformat.CallParts) { e.runs.add(r, parts) }
+func (e *fileEmitter) RunParts(r *model.Run, parts *model.CallParts) { e.runs.add(r, parts) }
 
 // errText is an error's text without the path, which the report shows beside it.
 func errText(err error) string {

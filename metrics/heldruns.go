@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
-	"github.com/agentstat/agentstat/logformat"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -19,7 +18,7 @@ import (
 // they stay in memory.
 type heldRuns struct {
 	runs   []*model.Run
-	parts  []*logformat.CallParts // of each run in runs: its calls, when the reader makes them as taken
+	parts  []*model.CallParts // of each run in runs: its calls, when the reader makes them as taken
 	file   *tempfile.File
 	buf    *bufio.Writer
 	enc    *gob.Encoder
@@ -31,7 +30,7 @@ type heldRuns struct {
 // heldInMemory is how many of a file's runs stay in memory (a variable for tests).
 var heldInMemory = 1024
 
-func (h *heldRuns) add(r *model.Run, parts *logformat.CallParts) {
+func (h *heldRuns) add(r *model.Run, parts *model.CallParts) {
 	if len(h.runs) < heldInMemory || h.noFile {
 		h.runs, h.parts = append(h.runs, r), append(h.parts, parts)
 		return
@@ -61,7 +60,7 @@ func (h *heldRuns) len() int { return len(h.runs) + h.n }
 // each hands over every run in the order added. An error writing the
 // runs is returned before any is handed over; one reading them back (a
 // fault of the disk) after those before it were.
-func (h *heldRuns) each(use func(i int, r *model.Run, parts *logformat.CallParts)) error {
+func (h *heldRuns) each(use func(i int, r *model.Run, parts *model.CallParts)) error {
 	if h.n > 0 {
 		if h.err == nil {
 			h.err = h.buf.Flush()

@@ -157,7 +157,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 	// others' calls) is folded and spilled on its own, a part of its calls
 	// at a time, in a file of its own: a long session's calls were the peak
 	// of memory.
-	addParts := func(r *model.Run, parts *logformat.CallParts, from []*logformat.Fragment) {
+	addParts := func(r *model.Run, parts *model.CallParts, from []*logformat.Fragment) {
 		r.FileOrd = joinedOrd
 		if err != nil {
 			return
@@ -201,11 +201,11 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 // with its calls made; a longer one comes in parts, which hold the join
 // until they are folded, since they are made from records the join then
 // drops. The join's warnings are counted apart and added at the end.
-func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Run, []*logformat.Fragment), addParts func(*model.Run, *logformat.CallParts, []*logformat.Fragment)) {
+func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Run, []*logformat.Fragment), addParts func(*model.Run, *model.CallParts, []*logformat.Fragment)) {
 	type joinedRun struct {
 		r     *model.Run
 		from  []*logformat.Fragment
-		parts *logformat.CallParts
+		parts *model.CallParts
 		taken chan struct{} // closed once the parts are folded
 	}
 	runs := make(chan joinedRun, 256)
@@ -217,7 +217,7 @@ func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Ru
 			handed.take(1 + len(r.ToolCalls))
 			runs <- joinedRun{r: r, from: from}
 		}
-		logformat.JoinEach(frags, warns, emit, func(r *model.Run, parts *logformat.CallParts, from []*logformat.Fragment) {
+		logformat.JoinEach(frags, warns, emit, func(r *model.Run, parts *model.CallParts, from []*logformat.Fragment) {
 			if parts.N < joinedChunk {
 				r.ToolCalls = parts.All()
 				emit(r, from)
