@@ -12,8 +12,9 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 // BenchmarkRead measures each reader on a realistic generated file (payload
@@ -126,8 +127,8 @@ func BenchmarkRecordSpill(b *testing.B) {
 	}
 	defer spill.Close()
 	c := newCollector()
-	defer func(n int) { segmentLines = n }(segmentLines)
-	segmentLines = 1 << 10
+	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
+	join.SegmentLines = 1 << 10
 	if err := Read(bytes.NewReader(data), "long.jsonl", Options{Spill: spill}, c); err != nil {
 		b.Fatal(err)
 	}

@@ -7,8 +7,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -330,7 +331,7 @@ func readClaude(d *document, c *readCtx) {
 		return
 	}
 	f.lines, f.uuids = append(f.lines, l), append(f.uuids, idDigest(d.UUID.V))
-	if f.spill != nil && !f.noFlush && len(f.lines) >= segmentLines {
+	if f.spill != nil && !f.noFlush && len(f.lines) >= join.SegmentLines {
 		flushClaude(f.spill, f)
 	}
 }
@@ -391,7 +392,7 @@ func claudeFileOf(c *readCtx, session string) *claudeFile {
 	sessions[session] = f
 	log := &claudeLog{claude: f}
 	c.atEnd = append(c.atEnd, log)
-	c.fragment(&Fragment{Kind: FragmentClaude, key: session, log: log})
+	c.fragment(&join.Fragment{Kind: join.FragmentClaude, Key: session, Records: log})
 	return f
 }
 
@@ -407,31 +408,31 @@ type claudeLog struct {
 	refs   []recordspill.Ref // its segments on the spill, the last with the file's header
 }
 
-func claudeLogOf(f *Fragment) *claudeLog { return f.log.(*claudeLog) }
+func claudeLogOf(f *join.Fragment) *claudeLog { return f.Records.(*claudeLog) }
 
-// flushTo puts the records the file still holds of the session on the spill,
+// FlushTo puts the records the file still holds of the session on the spill,
 // at the file's end.
-func (l *claudeLog) flushTo(s *recordspill.File, _ bool) { putClaude(s, l) }
+func (l *claudeLog) FlushTo(s *recordspill.File, _ bool) { putClaude(s, l) }
 
-// wireSegments are the records of a transcript file, the last with its
+// WireSegments are the records of a transcript file, the last with its
 // header, whether its end reached the spill or stayed in memory; with
 // noText, all of them (their texts withheld) as one.
-func (l *claudeLog) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
+func (l *claudeLog) WireSegments(loc *time.Location, noText bool) ([]join.Segment, int) {
 	if noText {
 		cf := l.wholeClaude()
 		withholdClaude(cf)
-		return []segment{claudeRecord(cf, loc)}, 0
+		return []join.Segment{claudeRecord(cf, loc)}, 0
 	}
-	var segs []segment
+	var segs []join.Segment
 	if l.spill != nil {
 		for _, ref := range l.refs {
-			segs = append(segs, segment{ref: ref, from: l.spill})
+			segs = append(segs, join.Segment{Ref: ref, From: l.spill})
 		}
 		return segs, 0
 	}
 	cf := l.claude
 	for _, ref := range cf.segments {
-		segs = append(segs, segment{ref: ref, from: cf.spill})
+		segs = append(segs, join.Segment{Ref: ref, From: cf.spill})
 	}
 	return append(segs, claudeRecord(cf, loc)), 0
 }

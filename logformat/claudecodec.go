@@ -8,7 +8,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 )
 
 // The byte layout of a Claude Code file's records on the spill: its header
@@ -236,11 +237,11 @@ func checkTables(cf *claudeFile, keep tableSet) bool {
 // within reports whether [lo, lo+n) lies in a table of size entries.
 func within(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
 
-// withholdClaude replaces the texts of cf's records (withholdText): its
+// withholdClaude replaces the texts of cf's records (WithholdText): its
 // prompts, and the words its tool inputs and result texts point to.
 func withholdClaude(cf *claudeFile) {
 	for i := range cf.prompts {
-		withholdText(&cf.prompts[i])
+		join.WithholdText(&cf.prompts[i])
 	}
 	// Inputs and result texts point to a withheld copy of their word: a
 	// word may also be a tool's or an agent's name.
@@ -252,7 +253,7 @@ func withholdClaude(cf *claudeFile) {
 		}
 		if _, ok := texts[*i]; !ok {
 			w := cf.words[*i]
-			withholdText(&w)
+			join.WithholdText(&w)
 			texts[*i] = int32(len(cf.words))
 			cf.words = append(cf.words, w)
 		}
@@ -285,11 +286,11 @@ func withholdClaude(cf *claudeFile) {
 }
 
 // claudeRecord is cf's header and tables as one record.
-func claudeRecord(cf *claudeFile, loc *time.Location) segment {
+func claudeRecord(cf *claudeFile, loc *time.Location) join.Segment {
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
 	encodeHeader(bw, cf, loc)
 	encodeTables(bw, cf, loc)
 	bw.Flush()
-	return segment{ref: recordspill.Ref{Tables: cf.tableSizes()}, bytes: buf.Bytes()}
+	return join.Segment{Ref: recordspill.Ref{Tables: cf.tableSizes()}, Bytes: buf.Bytes()}
 }

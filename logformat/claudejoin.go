@@ -7,30 +7,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
 func init() {
-	joinedBy(&joinedFormat{
-		tables: true,
-		readHead: func(FragmentKind, *recordspill.Reader, *time.Location) (recordsFromPartial, bool) {
-			return func(spill *recordspill.File, segs []recordspill.Ref, _ int) (fragmentLog, bool) {
+	join.Register(&join.JoinedFormat{
+		Tables: true,
+		ReadHead: func(join.FragmentKind, *recordspill.Reader, *time.Location) (join.FromPartial, bool) {
+			return func(spill *recordspill.File, segs []recordspill.Ref, _ int) (join.Records, bool) {
 				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
 			}, true
 		},
-		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *model.CallParts, []*Fragment)) {
+		Join: func(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
 			joinClaude(orderClaude(frags), w, emit, emitParts)
 		},
-	}, FragmentClaude)
+	}, join.FragmentClaude)
 }
 
 // joinClaude builds one run per session from every entry of the tree: each
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *model.CallParts, []*Fragment)) {
+func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
 	order, bySession := s.order, s.bySession
 	for _, id := range order {
 		fs := bySession[id]
@@ -55,13 +56,13 @@ func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*Fragment), 
 // while) are fewest: its join is the peak of memory.
 type claudeSessions struct {
 	order     []string
-	bySession map[string][]*Fragment
+	bySession map[string][]*join.Fragment
 	size      map[string]int64 // the size of each session's records
 }
 
-func orderClaude(frags []*Fragment) claudeSessions {
+func orderClaude(frags []*join.Fragment) claudeSessions {
 	s := claudeSessions{size: map[string]int64{}}
-	s.order, s.bySession = groupFragments(frags)
+	s.order, s.bySession = join.Group(frags)
 	for _, id := range s.order {
 		for _, f := range s.bySession[id] {
 			s.size[id] += claudeLogOf(f).recordSize()
@@ -116,7 +117,7 @@ type claudeRef struct{ pos, k int32 }
 // claudeRun joins one session with its records' tables in memory; its
 // calls are made as they are taken from the parts, which must be before
 // the fragments' records are released.
-func claudeRun(id string, fs []*Fragment, w Warner) (*model.Run, *model.CallParts) {
+func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {
@@ -362,7 +363,7 @@ func spanAndTitle(r *model.Run, first, last time.Time, set bool, w Warner) {
 
 // repeatedLines marks the lines (numbered from start[i] in fs[i]) whose
 // uuid a line before them bore; a line without one is no repeat.
-func repeatedLines(fs []*Fragment, start []int32) bitset {
+func repeatedLines(fs []*join.Fragment, start []int32) bitset {
 	n := start[len(fs)]
 	repeated := newBitset(n)
 	byUUID := make([]idKey, n)

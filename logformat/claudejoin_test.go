@@ -19,25 +19,26 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/internal/tempfile"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
 // The sort-merge join must give what the plain hash-map join gives: the
 // reference below is that join as it was, kept to test against.
 func TestClaudeJoinSameAsMaps(t *testing.T) {
-	sessions := map[string][]*Fragment{}
+	sessions := map[string][]*join.Fragment{}
 	add := func(name string, b []byte) {
 		c := newCollector()
 		if err := Read(bytes.NewReader(b), name, Options{Location: time.UTC}, c); err != nil {
 			return
 		}
 		for _, f := range c.frags {
-			if f.Kind == FragmentClaude {
+			if f.Kind == join.FragmentClaude {
 				f.Source = name
-				sessions[f.key] = append(sessions[f.key], f)
+				sessions[f.Key] = append(sessions[f.Key], f)
 			}
 		}
 	}
@@ -79,7 +80,7 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 	}
 }
 
-func checkClaudeJoin(t *testing.T, id string, fs []*Fragment) {
+func checkClaudeJoin(t *testing.T, id string, fs []*join.Fragment) {
 	t.Helper()
 	w1, w2 := newCollector(), newCollector()
 	got, calls := claudeRun(id, fs, w1)
@@ -94,7 +95,7 @@ func checkClaudeJoin(t *testing.T, id string, fs []*Fragment) {
 }
 
 // scale multiplies the lines and the pools ids are drawn from.
-func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
+func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 	pick := func(n int) int { return rng.IntN(n) }
 	id := func(pool int) digest {
 		if pick(5) == 0 {
@@ -110,7 +111,7 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 		return base.Add(time.Duration(pick(12))*time.Second + time.Duration(pick(3))*time.Millisecond)
 	}
 	texts := []string{"", "Error: no such file", "User rejected the edit", "fine"}
-	var frags []*Fragment
+	var frags []*join.Fragment
 	for i := range 1 + pick(4) {
 		f := &claudeFile{loc: time.UTC}
 		f.word("agent-a")
@@ -152,12 +153,12 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*Fragment {
 		if pick(3) == 0 {
 			f.quiet, f.first, f.last = true, at(), at()
 		}
-		frags = append(frags, &Fragment{Kind: FragmentClaude, key: "s", log: &claudeLog{claude: f}, Source: fmt.Sprint("file", i)})
+		frags = append(frags, &join.Fragment{Kind: join.FragmentClaude, Key: "s", Records: &claudeLog{claude: f}, Source: fmt.Sprint("file", i)})
 	}
 	return frags
 }
 
-func claudeRunByMaps(id string, fs []*Fragment, w Warner) *model.Run {
+func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	// Sized once: a long session's join is its peak of memory, and a map
 	// or slice that grows holds its old and new arrays together.
@@ -462,7 +463,7 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 		} {
 			// A session of several files, the first's miscounted, so that the
 			// others' lines are numbered wrong too.
-			var fs []*Fragment
+			var fs []*join.Fragment
 			for seed := uint64(1); len(fs) < 3 || len(claudeLogOf(fs[0]).claude.lines) < 200; seed++ {
 				fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
 			}
@@ -484,8 +485,8 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 // A session whose records were damaged on disk (counts that still agree,
 // indexes that do not) joins without a panic, and what it reads outside its tables fails the spill.
 func TestClaudeJoinDamaged(t *testing.T) {
-	defer func(m int) { segmentLines = m }(segmentLines)
-	segmentLines = 16
+	defer func(m int) { join.SegmentLines = m }(join.SegmentLines)
+	join.SegmentLines = 16
 	rng := rand.New(rand.NewPCG(3, 4))
 	failed := 0
 	for seed := range uint64(200) {
@@ -527,8 +528,8 @@ func TestClaudeJoinDamaged(t *testing.T) {
 }
 
 // spillInSegments writes each fragment's records to spill as reading
-// would: a segment every segmentLines lines, the rest with the header.
-func spillInSegments(spill *recordspill.File, fs []*Fragment) {
+// would: a segment every SegmentLines lines, the rest with the header.
+func spillInSegments(spill *recordspill.File, fs []*join.Fragment) {
 	for _, frag := range fs {
 		f := claudeLogOf(frag).claude
 		out := &claudeFile{spill: spill, loc: f.loc, words: f.words, quiet: f.quiet, first: f.first, last: f.last}
@@ -545,7 +546,7 @@ func spillInSegments(spill *recordspill.File, fs []*Fragment) {
 				l.prompt = out.base.prompts + int32(len(out.prompts))
 			}
 			out.lines, out.uuids = append(out.lines, l), append(out.uuids, f.uuids[i])
-			if len(out.lines) >= segmentLines {
+			if len(out.lines) >= join.SegmentLines {
 				flushClaude(spill, out)
 			}
 		}
@@ -596,7 +597,7 @@ func (d *disk) Close() error                             { return nil } // the t
 
 // joinsAlike joins a session as mem holds it and as other does, and
 // reports whether the runs (with their calls) and the warnings agree.
-func joinsAlike(mem, other []*Fragment) (got, want *model.Run, same bool) {
+func joinsAlike(mem, other []*join.Fragment) (got, want *model.Run, same bool) {
 	w1, w2 := newCollector(), newCollector()
 	want, wantCalls := claudeRun("s", mem, w1)
 	want.ToolCalls = wantCalls.All()

@@ -3,7 +3,7 @@ package logformat
 import (
 	"bufio"
 
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
 )
 
 // A Claude Code file's records on the record spill: written a segment at a

@@ -12,7 +12,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
@@ -40,9 +41,9 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 	if len(inputs) < 3 {
 		t.Fatal("no Claude Code test files")
 	}
-	defer func(n, m int) { segmentLines, bothMin = n, m }(segmentLines, bothMin)
+	defer func(n, m int) { join.SegmentLines, bothMin = n, m }(join.SegmentLines, bothMin)
 	for _, segment := range []int{1 << 15, 5} { // whole files, and many segments read back on both cores
-		segmentLines, bothMin = segment, max(segment, 2)
+		join.SegmentLines, bothMin = segment, max(segment, 2)
 		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
 			for name, data := range inputs {
 				mem, spilled := newCollector(), newCollector()
@@ -168,7 +169,7 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 }
 
 // uuidsOf is the uuid keys of a fragment's lines, numbered from start.
-func uuidsOf(f *Fragment, start int32) []idKey {
+func uuidsOf(f *join.Fragment, start int32) []idKey {
 	keys := make([]idKey, claudeLogOf(f).lineCount())
 	claudeLogOf(f).uuidKeys(start, keys)
 	return keys
@@ -193,9 +194,9 @@ func (a *atEOF) Read(p []byte) (int, error) {
 // file and one every write to fails (a full disk), to put in its place.
 func segmentedSpill(t *testing.T) (spill *recordspill.File, d *disk, good, ro recordspill.Storage) {
 	t.Helper()
-	n := segmentLines
-	t.Cleanup(func() { segmentLines = n })
-	segmentLines = 5
+	n := join.SegmentLines
+	t.Cleanup(func() { join.SegmentLines = n })
+	join.SegmentLines = 5
 	spill, d = spillOnDisk(t)
 	return spill, d, d.file(), unwritable(t)
 }
@@ -298,12 +299,12 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 		t.Skip("no temporary directory:", err)
 	}
 	defer spill.Close()
-	defer func(n int) { segmentLines = n }(segmentLines)
-	segmentLines = 1 << 10
+	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
+	join.SegmentLines = 1 << 10
 	mem, spilled := read(nil), read(spill)
-	var claude []*Fragment
+	var claude []*join.Fragment
 	for _, f := range spilled.frags {
-		if f.Kind == FragmentClaude {
+		if f.Kind == join.FragmentClaude {
 			claude = append(claude, f)
 		}
 	}

@@ -14,8 +14,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -211,7 +212,7 @@ type codexFile struct {
 // codexLog is one file's entries of one session, in file order: one
 // fragment per file and session, not per line (a fragment costs more than
 // the entry it would carry).
-type codexLog = entryLog[codexEntry]
+type codexLog = join.EntryLog[codexEntry]
 
 type codexKind uint8
 
@@ -240,9 +241,9 @@ type codexEntry struct {
 // add files e under session, emitting the file's fragment for that session
 // the first time it appears.
 func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
-	logFor(c, &st.logs, session, codexCodec, func(l *codexLog) *Fragment {
-		return &Fragment{Kind: FragmentCodex, key: session, log: l}
-	}).add(c, e)
+	logFor(c, &st.logs, session, codexCodec, func(l *codexLog) *join.Fragment {
+		return &join.Fragment{Kind: join.FragmentCodex, Key: session, Records: l}
+	}).Push(c.spill, e)
 }
 
 func readCodex(d *document, c *readCtx) {
@@ -307,9 +308,9 @@ func readCodex(d *document, c *readCtx) {
 
 // joinCodex builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
-func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	for fs, entries := range loaded[codexEntry](frags) {
-		id := fs[0].key
+func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
+	for fs, entries := range join.Loaded[codexEntry](frags) {
+		id := fs[0].Key
 		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
 		var prev model.Tokens
@@ -387,10 +388,10 @@ func joinCodex(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-func init() { joinedEntries(FragmentCodex, codexCodec, joinCodex) }
+func init() { join.RegisterEntries(join.FragmentCodex, codexCodec, joinCodex) }
 
-var codexCodec = &entryCodec[codexEntry]{
-	encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
+var codexCodec = &join.EntryCodec[codexEntry]{
+	Encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
 		b = recordspill.AppendTime(b, e.at, loc)
 		b = append(b, byte(e.kind))
 		b = recordspill.AppendText(b, e.model)
@@ -404,7 +405,7 @@ var codexCodec = &entryCodec[codexEntry]{
 		b = recordspill.AppendText(b, e.input)
 		return recordspill.AppendText(b, e.prompt)
 	},
-	decode: func(r *recordspill.Reader, loc *time.Location) (e codexEntry) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (e codexEntry) {
 		e.at = r.Time(loc)
 		e.kind = codexKind(r.Take(1)[0])
 		e.model, e.name, e.callID = r.Text(), r.Text(), r.Text()
@@ -415,5 +416,5 @@ var codexCodec = &entryCodec[codexEntry]{
 		e.prompt = r.Text()
 		return e
 	},
-	withhold: func(e *codexEntry) { withholdText(&e.prompt, &e.input) },
+	Withhold: func(e *codexEntry) { join.WithholdText(&e.prompt, &e.input) },
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/zeebo/xxh3"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 )
 
 // generatedAndFound are three generated files of format and the files of
@@ -93,10 +94,10 @@ func otelInputs(t *testing.T) map[string][]byte {
 // sessions and traces spread over several files too.
 func TestEntrySpillRoundTrip(t *testing.T) {
 	t.Run("codex", func(t *testing.T) {
-		testSpillRoundTrip(t, codexInputs(t), func(f *Fragment) *entryLog[codexEntry] { return logOf[codexEntry](f) })
+		testSpillRoundTrip(t, codexInputs(t), func(f *join.Fragment) *join.EntryLog[codexEntry] { return join.EntryLogOf[codexEntry](f) })
 	})
 	t.Run("otel", func(t *testing.T) {
-		testSpillRoundTrip(t, otelInputs(t), func(f *Fragment) *entryLog[otelSpan] { return logOf[otelSpan](f) })
+		testSpillRoundTrip(t, otelInputs(t), func(f *join.Fragment) *join.EntryLog[otelSpan] { return join.EntryLogOf[otelSpan](f) })
 	})
 	t.Run("gemini", func(t *testing.T) {
 		inputs := generatedAndFound(t, "gemini", "gemini/*.json*")
@@ -109,14 +110,14 @@ func TestEntrySpillRoundTrip(t *testing.T) {
 		inputs["resumed-2.jsonl"] = []byte(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T11:00:00+02:00"}
 {"id":"3","timestamp":"2026-03-07T11:00:05+02:00","type":"gemini","toolCalls":[{"name":"cat","status":"error"}]}
 `)
-		testSpillRoundTrip(t, inputs, func(f *Fragment) *entryLog[geminiEntry] { return logOf[geminiEntry](f) })
+		testSpillRoundTrip(t, inputs, func(f *join.Fragment) *join.EntryLog[geminiEntry] { return join.EntryLogOf[geminiEntry](f) })
 	})
 }
 
-func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf func(*Fragment) *entryLog[T]) {
-	defer func(n int) { segmentLines = n }(segmentLines)
+func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf func(*join.Fragment) *join.EntryLog[T]) {
+	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
 	for _, segment := range []int{1 << 15, 3} {
-		segmentLines = segment
+		join.SegmentLines = segment
 		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
 			spill, err := recordspill.New(loc)
 			if err != nil {
@@ -136,14 +137,14 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
 				}
 				for i, f := range spilled.frags {
-					l, want := logOf(f), logOf(mem.frags[i]).entries
-					if l.entries != nil || len(l.segments) == 0 { // nothing held once the file is read
-						t.Fatalf("%s: fragment %d: room for %d entries in memory, %d segments", name, i, cap(l.entries), len(l.segments))
+					l, want := logOf(f), logOf(mem.frags[i]).Entries
+					if l.Entries != nil || len(l.Segments()) == 0 { // nothing held once the file is read
+						t.Fatalf("%s: fragment %d: room for %d entries in memory, %d segments", name, i, cap(l.Entries), len(l.Segments()))
 					}
-					if segment == 3 && len(want) > 6 && len(l.segments) < 2 {
-						t.Fatalf("%s: %d entries in %d segments", name, len(want), len(l.segments))
+					if segment == 3 && len(want) > 6 && len(l.Segments()) < 2 {
+						t.Fatalf("%s: %d entries in %d segments", name, len(want), len(l.Segments()))
 					}
-					if got := l.all(); !reflect.DeepEqual(got, want) {
+					if got := l.All(); !reflect.DeepEqual(got, want) {
 						t.Fatalf("%s (%s): fragment %d differs after the spill:\n%+v\n%+v", name, loc, i, got, want)
 					}
 				}
@@ -189,11 +190,11 @@ func TestPlanagentSpillRoundTrip(t *testing.T) {
 	onDisk := 0
 	for i, f := range spilled.frags {
 		m := mem.frags[i]
-		switch l := f.log.(type) {
+		switch l := f.Records.(type) {
 		case *planRecord:
-			onDisk += checkSpilledLog(t, f.Source, l.batches, m.log.(*planRecord).batches.entries)
+			onDisk += checkSpilledLog(t, f.Source, l.batches, m.Records.(*planRecord).batches.Entries)
 		case *batchRecord:
-			onDisk += checkSpilledLog(t, f.Source, l.tasks, m.log.(*batchRecord).tasks.entries)
+			onDisk += checkSpilledLog(t, f.Source, l.tasks, m.Records.(*batchRecord).tasks.Entries)
 		}
 	}
 	if onDisk < 3 {
@@ -208,15 +209,15 @@ func TestPlanagentSpillRoundTrip(t *testing.T) {
 
 // checkSpilledLog checks that l holds nothing in memory and reads back as
 // want (an empty list as none); it counts the logs with entries on disk.
-func checkSpilledLog[T any](t *testing.T, source string, l *entryLog[T], want []T) int {
+func checkSpilledLog[T any](t *testing.T, source string, l *join.EntryLog[T], want []T) int {
 	t.Helper()
-	if l.entries != nil || len(l.segments) != min(1, len(want)) {
-		t.Fatalf("%s: room for %d entries in memory, %d segments for %d", source, cap(l.entries), len(l.segments), len(want))
+	if l.Entries != nil || len(l.Segments()) != min(1, len(want)) {
+		t.Fatalf("%s: room for %d entries in memory, %d segments for %d", source, cap(l.Entries), len(l.Segments()), len(want))
 	}
-	if got := l.all(); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
+	if got := l.All(); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
 		t.Fatalf("%s: differs after the spill:\n%+v\n%+v", source, got, want)
 	}
-	return len(l.segments)
+	return len(l.Segments())
 }
 
 // A file's spans of one trace are one fragment, which feeds every run its
@@ -224,7 +225,7 @@ func checkSpilledLog[T any](t *testing.T, source string, l *entryLog[T], want []
 // other's still counts the file as read.
 func TestOtelFragmentFeedsEveryRun(t *testing.T) {
 	inputs := otelInputs(t)
-	var frags []*Fragment
+	var frags []*join.Fragment
 	c := newCollector()
 	for _, name := range []string{"two-1.otlp.jsonl", "two-2.otlp.jsonl"} {
 		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, c); err != nil {
@@ -253,8 +254,8 @@ func TestOtelFragmentFeedsEveryRun(t *testing.T) {
 // and its runs are the same; an entry read back damaged is an error of the
 // spill, never a silently different run.
 func TestCodexSpillFailures(t *testing.T) {
-	defer func(n int) { segmentLines = n }(segmentLines)
-	segmentLines = 3
+	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
+	join.SegmentLines = 3
 	data, err := logsynth.File("codex", 1)
 	if err != nil {
 		t.Fatal(err)
@@ -274,8 +275,8 @@ func TestCodexSpillFailures(t *testing.T) {
 	}
 	d.use(good)
 	for i, f := range failed.frags {
-		if len(logOf[codexEntry](f).segments) != 0 || !logOf[codexEntry](f).noFlush {
-			t.Fatalf("fragment %d: %d segments after a failed write", i, len(logOf[codexEntry](f).segments))
+		if len(join.EntryLogOf[codexEntry](f).Segments()) != 0 || !join.EntryLogOf[codexEntry](f).WriteFailed() {
+			t.Fatalf("fragment %d: %d segments after a failed write", i, len(join.EntryLogOf[codexEntry](f).Segments()))
 		}
 	}
 	if runs, _ := joinAll(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
@@ -286,7 +287,7 @@ func TestCodexSpillFailures(t *testing.T) {
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, spilled); err != nil {
 		t.Fatal(err)
 	}
-	seg := logOf[codexEntry](spilled.frags[0]).segments[1]
+	seg := join.EntryLogOf[codexEntry](spilled.frags[0]).Segments()[1]
 	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.Off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}
@@ -308,14 +309,14 @@ func TestSpillWindow(t *testing.T) {
 	var logs []*codexLog
 	var want [][]codexEntry
 	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, recordspill.Window - 100, 20, 10 << 10} {
-		l := &codexLog{codec: codexCodec}
-		l.entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
-		want = append(want, slices.Clone(l.entries))
-		l.flushTo(spill, true)
+		l := &codexLog{Codec: codexCodec}
+		l.Entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
+		want = append(want, slices.Clone(l.Entries))
+		l.FlushTo(spill, true)
 		logs = append(logs, l)
 	}
 	for _, i := range []int{0, 2, 1, 5, 7, 8, 6, 3, 4, 0, 8, 7} {
-		if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
+		if got := logs[i].All(); !reflect.DeepEqual(got, want[i]) {
 			t.Fatalf("record %d (%d bytes) reads back wrong", i, len(want[i][0].prompt))
 		}
 	}
@@ -325,7 +326,7 @@ func TestSpillWindow(t *testing.T) {
 		wg.Go(func() {
 			for k := range 40 {
 				i := (g + k*3) % len(logs)
-				if got := logs[i].all(); !reflect.DeepEqual(got, want[i]) {
+				if got := logs[i].All(); !reflect.DeepEqual(got, want[i]) {
 					t.Errorf("goroutine %d: record %d reads back wrong", g, i)
 					return
 				}

@@ -10,8 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -85,7 +86,7 @@ type Emitter interface {
 	Run(*model.Run)
 	// Fragment receives a piece of a run spread over several files (planagent),
 	// joined across the scanned tree by Join.
-	Fragment(*Fragment)
+	Fragment(*join.Fragment)
 }
 
 // PartsEmitter is an Emitter that also takes runs whose calls are made as
@@ -137,7 +138,7 @@ type readCtx struct {
 	ord    int // index of the document within the file, for generated ids
 	emits  int
 	spill  *recordspill.File // where records wait for the join (nil: in memory)
-	atEnd  []logFlusher      // what goes to the spill at the file's end, in order
+	atEnd  []join.Flusher    // what goes to the spill at the file's end, in order
 	states map[any]any       // each format's state of this file, by its type (fileState)
 }
 
@@ -189,7 +190,7 @@ func (c *readCtx) runParts(r *model.Run, parts *model.CallParts) {
 	pe.RunParts(r, parts)
 }
 
-func (c *readCtx) fragment(f *Fragment) {
+func (c *readCtx) fragment(f *join.Fragment) {
 	f.Source = c.source
 	c.emits++
 	c.em.Fragment(f)
@@ -269,4 +270,21 @@ func topModel(tokens map[string]int64) string {
 		}
 	}
 	return top
+}
+
+// logFor is the file's log of key in logs, made on first use together with
+// its fragment (frag), which the reader emits then.
+func logFor[T any](c *readCtx, logs *map[string]*join.EntryLog[T], key string, codec *join.EntryCodec[T], frag func(*join.EntryLog[T]) *join.Fragment) *join.EntryLog[T] {
+	if l := (*logs)[key]; l != nil {
+		c.emits++ // as a fragment would
+		return l
+	}
+	if *logs == nil {
+		*logs = map[string]*join.EntryLog[T]{}
+	}
+	l := &join.EntryLog[T]{Codec: codec}
+	(*logs)[key] = l
+	c.atEnd = append(c.atEnd, l)
+	c.fragment(frag(l))
+	return l
 }

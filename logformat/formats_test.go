@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
@@ -25,16 +26,16 @@ import (
 // collector records what a reader emits.
 type collector struct {
 	runs     []*model.Run
-	frags    []*Fragment
+	frags    []*join.Fragment
 	warnings map[string]int
 }
 
-func (c *collector) Warn(kind string)     { c.warnings[kind]++ }
-func (c *collector) Run(r *model.Run)     { c.runs = append(c.runs, r) }
-func (c *collector) Fragment(f *Fragment) { c.frags = append(c.frags, f) }
-func newCollector() *collector            { return &collector{warnings: map[string]int{}} }
-func logPath(name string) string          { return filepath.Join("..", "testdata", "logs", name) }
-func near(a, b float64) bool              { return math.Abs(a-b) < 1e-6 }
+func (c *collector) Warn(kind string)          { c.warnings[kind]++ }
+func (c *collector) Run(r *model.Run)          { c.runs = append(c.runs, r) }
+func (c *collector) Fragment(f *join.Fragment) { c.frags = append(c.frags, f) }
+func newCollector() *collector                 { return &collector{warnings: map[string]int{}} }
+func logPath(name string) string               { return filepath.Join("..", "testdata", "logs", name) }
+func near(a, b float64) bool                   { return math.Abs(a-b) < 1e-6 }
 
 func readTestFile(t *testing.T, name string, loc *time.Location) (*collector, error) {
 	t.Helper()
@@ -354,7 +355,7 @@ func TestBundleDuplicateEvents(t *testing.T) {
 func TestPlanagentCopies(t *testing.T) {
 	names := []string{"execution-result-batch-1.json", "execution-result-batch-2.json", "execution-result-batch-x.json", "plan_agent-plan-plan-api-tests.json"}
 	calls := func(copies int) (runs, n int) {
-		var all []*Fragment
+		var all []*join.Fragment
 		w := newCollector()
 		for k := range copies {
 			for _, name := range names {
@@ -380,7 +381,7 @@ func TestPlanagentCopies(t *testing.T) {
 }
 
 func TestPlanagentJoin(t *testing.T) {
-	var all []*Fragment
+	var all []*join.Fragment
 	w := newCollector()
 	for _, name := range []string{"execution-log-sess-42.json", "execution-result-batch-1.json", "execution-result-batch-2.json",
 		"execution-result-batch-x.json", "plan_agent-plan-plan-api-tests.json", "plan_agent-progress-plan-api-tests.json", "plan_agent-progress-plan-nobody.json"} {
@@ -519,7 +520,7 @@ func TestFormatsListed(t *testing.T) {
 }
 
 func TestClaudeCodeJoin(t *testing.T) {
-	var all []*Fragment
+	var all []*join.Fragment
 	w := newCollector()
 	for _, name := range []string{"claudecode/proj/s1.jsonl", "claudecode/proj/s1-resumed.jsonl", "claudecode/proj/s1/subagents/agent-agentX.jsonl"} {
 		c, err := readTestFile(t, name, time.UTC)
@@ -580,7 +581,7 @@ func TestClaudeCodeHugeLine(t *testing.T) {
 }
 
 func TestCodexJoin(t *testing.T) {
-	var all []*Fragment
+	var all []*join.Fragment
 	for _, name := range []string{"codex/rollout-2025-05-01-old.jsonl", "codex/rollout-2026-03-06T09-00-00-rollout-one.jsonl"} {
 		c, err := readTestFile(t, name, time.UTC)
 		if err != nil {
@@ -633,7 +634,7 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 			meta("10", "s2") + callLine("11", "c2"),
 		"b/rollout-2.jsonl": meta("20", "s1") + callLine("21", "c3") + output("24", "c3", "1") + tokens("25", "150"),
 	}
-	var all []*Fragment
+	var all []*join.Fragment
 	perFile := map[string]int{}
 	for _, name := range []string{"a/rollout-1.jsonl", "b/rollout-2.jsonl"} {
 		c := newCollector()
@@ -666,7 +667,7 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 
 func TestOtelJoin(t *testing.T) {
 	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
-	if err != nil || len(c.frags) != 1 || len(logOf[otelSpan](c.frags[0]).all()) != 6 {
+	if err != nil || len(c.frags) != 1 || len(join.EntryLogOf[otelSpan](c.frags[0]).All()) != 6 {
 		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.frags))
 	}
 	checkWarnings(t, "otel", c.warnings, nil)

@@ -12,14 +12,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/model"
 )
 
 // fragmentsOf reads every file of the formats joined across files in
 // testdata/logs onto spill, and returns their fragments and the runs the
 // join makes of them.
-func fragmentsOf(t testing.TB, spill *recordspill.File) []*Fragment {
+func fragmentsOf(t testing.TB, spill *recordspill.File) []*join.Fragment {
 	c := newCollector()
 	for _, dir := range []string{"claudecode", "codex", "otel", "gemini", "planagent"} {
 		root := filepath.Join("..", "testdata", "logs", dir)
@@ -42,11 +43,11 @@ func fragmentsOf(t testing.TB, spill *recordspill.File) []*Fragment {
 	return c.frags
 }
 
-func encodeFragments(t testing.TB, frags []*Fragment, noText bool) []byte {
+func encodeFragments(t testing.TB, frags []*join.Fragment, noText bool) []byte {
 	var buf bytes.Buffer
 	w := bufio.NewWriter(&buf)
 	for _, f := range frags {
-		if err := EncodeFragment(w, f, time.UTC, noText); err != nil {
+		if err := join.EncodeFragment(w, f, time.UTC, noText); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -54,14 +55,14 @@ func encodeFragments(t testing.TB, frags []*Fragment, noText bool) []byte {
 	return buf.Bytes()
 }
 
-func decodeFragments(data []byte, spill *recordspill.File) ([]*Fragment, error) {
+func decodeFragments(data []byte, spill *recordspill.File) ([]*join.Fragment, error) {
 	r := bufio.NewReader(bytes.NewReader(data))
-	var frags []*Fragment
+	var frags []*join.Fragment
 	for {
 		if _, err := r.Peek(1); err != nil {
 			return frags, nil
 		}
-		f, err := DecodeFragment(r, spill)
+		f, err := join.DecodeFragment(r, spill)
 		if err != nil {
 			return frags, err
 		}
@@ -123,7 +124,7 @@ func FuzzDecodeFragment(f *testing.F) {
 	f.Add(encodeFragments(f, frags, false))
 	f.Add(encodeFragments(f, frags, true))
 	for _, fr := range frags {
-		f.Add(encodeFragments(f, []*Fragment{fr}, false))
+		f.Add(encodeFragments(f, []*join.Fragment{fr}, false))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dst, err := recordspill.New(time.UTC)
@@ -132,7 +133,7 @@ func FuzzDecodeFragment(f *testing.F) {
 		}
 		defer dst.Close()
 		back, err := decodeFragments(data, dst)
-		if err != nil && !errors.Is(err, ErrFragment) && !strings.HasPrefix(err.Error(), "record spill") {
+		if err != nil && !errors.Is(err, join.ErrFragment) && !strings.HasPrefix(err.Error(), "record spill") {
 			t.Fatalf("error not marked: %v", err)
 		}
 		runs, _ := joinAll(back, newCollector())

@@ -8,8 +8,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -68,7 +69,7 @@ type geminiToolCall struct {
 }
 
 // geminiLog is a file's entries of one session.
-type geminiLog = entryLog[geminiEntry]
+type geminiLog = join.EntryLog[geminiEntry]
 
 type geminiEntry struct { // its session is its log's
 	start, at   time.Time
@@ -104,9 +105,9 @@ func readGemini(d *document, c *readCtx) {
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		st.session = cmp.Or(d.SessionIDCamel.V, st.session)
-		st.log(c).add(c, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
+		st.log(c).Push(c.spill, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
 		for i := range d.Messages.gemini {
-			st.log(c).add(c, d.Messages.gemini[i].entry(c.loc))
+			st.log(c).Push(c.spill, d.Messages.gemini[i].entry(c.loc))
 		}
 		return
 	}
@@ -116,14 +117,14 @@ func readGemini(d *document, c *readCtx) {
 // log is the file's log of the current session.
 func (st *geminiFile) log(c *readCtx) *geminiLog {
 	session := st.session
-	return logFor(c, &st.logs, session, geminiCodec, func(l *geminiLog) *Fragment {
-		return &Fragment{Kind: FragmentGemini, key: session, log: l}
+	return logFor(c, &st.logs, session, geminiCodec, func(l *geminiLog) *join.Fragment {
+		return &join.Fragment{Kind: join.FragmentGemini, Key: session, Records: l}
 	})
 }
 
 func geminiMessage(m *document, c *readCtx) {
 	g := geminiMessageOf(m)
-	geminiFileOf(c).log(c).add(c, g.entry(c.loc))
+	geminiFileOf(c).log(c).Push(c.spill, g.entry(c.loc))
 }
 
 // messages is a document's messages, each kept as the little a reader
@@ -207,9 +208,9 @@ func (g *geminiMsg) entry(loc *time.Location) geminiEntry {
 	return e
 }
 
-func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	for fs, entries := range loaded[geminiEntry](frags) {
-		id := fs[0].key
+func joinGemini(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
+	for fs, entries := range join.Loaded[geminiEntry](frags) {
+		id := fs[0].Key
 		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
 		perModel := map[string]int64{}
@@ -249,10 +250,10 @@ func joinGemini(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment))
 	}
 }
 
-func init() { joinedEntries(FragmentGemini, geminiCodec, joinGemini) }
+func init() { join.RegisterEntries(join.FragmentGemini, geminiCodec, joinGemini) }
 
-var geminiCodec = &entryCodec[geminiEntry]{
-	encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
+var geminiCodec = &join.EntryCodec[geminiEntry]{
+	Encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
 		b = recordspill.AppendTime(b, e.start, loc)
 		b = recordspill.AppendTime(b, e.at, loc)
 		b = recordspill.AppendTime(b, e.lastUpdated, loc)
@@ -270,7 +271,7 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		}
 		return b
 	},
-	decode: func(r *recordspill.Reader, loc *time.Location) (e geminiEntry) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (e geminiEntry) {
 		e.start, e.at, e.lastUpdated = r.Time(loc), r.Time(loc), r.Time(loc)
 		e.kind, e.model = r.Text(), r.Text()
 		e.tokens = r.Tokens()
@@ -285,11 +286,11 @@ var geminiCodec = &entryCodec[geminiEntry]{
 		}
 		return e
 	},
-	withhold: func(e *geminiEntry) {
-		withholdText(&e.prompt)
+	Withhold: func(e *geminiEntry) {
+		join.WithholdText(&e.prompt)
 		e.calls = slices.Clone(e.calls)
 		for i := range e.calls {
-			withholdText(&e.calls[i].input)
+			join.WithholdText(&e.calls[i].input)
 		}
 	},
 }

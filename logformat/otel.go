@@ -12,8 +12,9 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -117,7 +118,7 @@ func (v *otlpValue) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 }
 
 // otelLog is a file's spans of one trace.
-type otelLog = entryLog[otelSpan]
+type otelLog = join.EntryLog[otelSpan]
 
 // newOtelFileLogs starts the logs of the file being read, by trace.
 func newOtelFileLogs() *map[string]*otelLog { return new(map[string]*otelLog) }
@@ -224,9 +225,9 @@ func readOtel(d *document, c *readCtx) {
 				if key == "" {
 					key = c.fallbackID()
 				}
-				logFor(c, fileState(c, newOtelFileLogs), key, otelCodec, func(l *otelLog) *Fragment {
-					return &Fragment{Kind: FragmentOtel, key: key, log: l}
-				}).add(c, s)
+				logFor(c, fileState(c, newOtelFileLogs), key, otelCodec, func(l *otelLog) *join.Fragment {
+					return &join.Fragment{Kind: join.FragmentOtel, Key: key, Records: l}
+				}).Push(c.spill, s)
 			}
 		}
 	}
@@ -245,9 +246,9 @@ func (s *otelSpan) isModelCall() bool {
 // joinOtel makes the runs of every trace: its invoke_agent spans, or the
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 // A fragment holds a file's spans of one trace, which may feed several runs.
-func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	for fs, held := range loaded[otelSpan](frags) {
-		trace := fs[0].key
+func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
+	for fs, held := range join.Loaded[otelSpan](frags) {
+		trace := fs[0].Key
 		var runs []*model.Run
 		spans := map[string]*otelSpan{}
 		for i := range fs {
@@ -346,7 +347,7 @@ func joinOtel(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
 		for r, m := range perModel {
 			r.Model = topModel(m)
 		}
-		from := map[*model.Run][]*Fragment{} // the files that fed each run, each once
+		from := map[*model.Run][]*join.Fragment{} // the files that fed each run, each once
 		for i, f := range fs {
 			for k := range held[i] {
 				r := find(&held[i][k])
@@ -368,10 +369,10 @@ func cmpOrInt(a, b int) int {
 	return b
 }
 
-func init() { joinedEntries(FragmentOtel, otelCodec, joinOtel) }
+func init() { join.RegisterEntries(join.FragmentOtel, otelCodec, joinOtel) }
 
-var otelCodec = &entryCodec[otelSpan]{
-	encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
+var otelCodec = &join.EntryCodec[otelSpan]{
+	Encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
 		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project, s.input} {
 			b = recordspill.AppendText(b, v)
 		}
@@ -381,7 +382,7 @@ var otelCodec = &entryCodec[otelSpan]{
 		b = recordspill.AppendBool(b, s.ok)
 		return recordspill.AppendTokens(b, &s.tokens)
 	},
-	decode: func(r *recordspill.Reader, loc *time.Location) (s otelSpan) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (s otelSpan) {
 		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project, &s.input} {
 			*p = r.Text()
 		}
@@ -390,5 +391,5 @@ var otelCodec = &entryCodec[otelSpan]{
 		s.tokens = r.Tokens()
 		return s
 	},
-	withhold: func(s *otelSpan) { withholdText(&s.errText, &s.input) },
+	Withhold: func(s *otelSpan) { join.WithholdText(&s.errText, &s.input) },
 }

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"time"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -74,33 +75,33 @@ type batchMetrics struct {
 type planRecord struct {
 	id, sessionID, status string
 	span                  model.Span
-	batches               *entryLog[taskBatch] // on the spill until the join
+	batches               *join.EntryLog[taskBatch] // on the spill until the join
 }
 
 type batchRecord struct {
 	id, status string
 	duration   jsonscan.Num
-	tasks      *entryLog[taskRecord] // on the spill until the join
+	tasks      *join.EntryLog[taskRecord] // on the spill until the join
 	metrics    *batchMetrics
 }
 
-func (p *planRecord) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
-	return p.batches.wireSegments(loc, noText)
+func (p *planRecord) WireSegments(loc *time.Location, noText bool) ([]join.Segment, int) {
+	return p.batches.WireSegments(loc, noText)
 }
 
-func (b *batchRecord) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
-	return b.tasks.wireSegments(loc, noText)
+func (b *batchRecord) WireSegments(loc *time.Location, noText bool) ([]join.Segment, int) {
+	return b.tasks.WireSegments(loc, noText)
 }
 
-// appendHead writes a plan's fields in its fragment's head.
-func (p *planRecord) appendHead(head []byte, loc *time.Location) []byte {
+// AppendHead writes a plan's fields in its fragment's head.
+func (p *planRecord) AppendHead(head []byte, loc *time.Location) []byte {
 	head = recordspill.AppendText(recordspill.AppendText(recordspill.AppendText(head, p.id), p.sessionID), p.status)
 	head = recordspill.AppendTime(recordspill.AppendTime(head, p.span.Started, loc), p.span.Ended, loc)
 	return recordspill.AppendBool(binary.LittleEndian.AppendUint64(head, math.Float64bits(p.span.DurationMS)), p.span.HasDuration)
 }
 
-// appendHead writes a batch's fields in its fragment's head.
-func (b *batchRecord) appendHead(head []byte, _ *time.Location) []byte {
+// AppendHead writes a batch's fields in its fragment's head.
+func (b *batchRecord) AppendHead(head []byte, _ *time.Location) []byte {
 	head = recordspill.AppendNum(recordspill.AppendText(recordspill.AppendText(head, b.id), b.status), b.duration)
 	head = recordspill.AppendBool(head, b.metrics != nil)
 	if b.metrics != nil {
@@ -109,43 +110,43 @@ func (b *batchRecord) appendHead(head []byte, _ *time.Location) []byte {
 	return head
 }
 
-// readPlanagentHead reads what appendHead wrote of a plan or a batch; a
+// readPlanagentHead reads what AppendHead wrote of a plan or a batch; a
 // PlanProgress or ExecutionMetrics fragment has no records.
-func readPlanagentHead(kind FragmentKind, h *recordspill.Reader, loc *time.Location) (recordsFromPartial, bool) {
+func readPlanagentHead(kind join.FragmentKind, h *recordspill.Reader, loc *time.Location) (join.FromPartial, bool) {
 	switch kind {
-	case FragmentPlan:
+	case join.FragmentPlan:
 		p := &planRecord{id: h.Text(), sessionID: h.Text(), status: h.Text()}
 		p.span.Started, p.span.Ended = h.Time(loc), h.Time(loc)
 		p.span.DurationMS, p.span.HasDuration = math.Float64frombits(h.U64()), h.Bool()
-		return func(spill *recordspill.File, segs []recordspill.Ref, n int) (fragmentLog, bool) {
-			p.batches = spilledLog(spill, segs, n, taskBatchCodec)
+		return func(spill *recordspill.File, segs []recordspill.Ref, n int) (join.Records, bool) {
+			p.batches = join.SpilledLog(spill, segs, n, taskBatchCodec)
 			return p, true
 		}, p.id != "" // no reader makes a plan without an id
-	case FragmentBatch:
+	case join.FragmentBatch:
 		b := &batchRecord{id: h.Text(), status: h.Text(), duration: h.Num()}
 		if h.Bool() {
 			b.metrics = &batchMetrics{SuccessCount: h.Num(), FailureCount: h.Num()}
 		}
-		return func(spill *recordspill.File, segs []recordspill.Ref, n int) (fragmentLog, bool) {
-			b.tasks = spilledLog(spill, segs, n, taskRecordCodec)
+		return func(spill *recordspill.File, segs []recordspill.Ref, n int) (join.Records, bool) {
+			b.tasks = join.SpilledLog(spill, segs, n, taskRecordCodec)
 			return b, true
 		}, true
 	}
-	return func(*recordspill.File, []recordspill.Ref, int) (fragmentLog, bool) { return nil, true }, true
+	return func(*recordspill.File, []recordspill.Ref, int) (join.Records, bool) { return nil, true }, true
 }
 
 func init() {
-	joinedBy(&joinedFormat{
-		readHead: readPlanagentHead,
-		join: func(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment), _ func(*model.Run, *model.CallParts, []*Fragment)) {
+	join.Register(&join.JoinedFormat{
+		ReadHead: readPlanagentHead,
+		Join: func(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment), _ func(*model.Run, *model.CallParts, []*join.Fragment)) {
 			emitPlans(frags, w, emit)
 		},
-	}, FragmentPlan, FragmentBatch, FragmentProgress, FragmentMetrics)
+	}, join.FragmentPlan, join.FragmentBatch, join.FragmentProgress, join.FragmentMetrics)
 }
 
 // spilled is a log holding entries, which go to the spill with the file's end.
-func spilled[T any](c *readCtx, entries []T, codec *entryCodec[T]) *entryLog[T] {
-	l := &entryLog[T]{entries: entries, codec: codec}
+func spilled[T any](c *readCtx, entries []T, codec *join.EntryCodec[T]) *join.EntryLog[T] {
+	l := &join.EntryLog[T]{Entries: entries, Codec: codec}
 	c.atEnd = append(c.atEnd, l)
 	return l
 }
@@ -163,23 +164,23 @@ func readPlanagent(d *document, c *readCtx) {
 			end = d.UpdatedAtCamel
 		}
 		p.span = c.span(d.CreatedAtCamel, end)
-		c.fragment(&Fragment{Kind: FragmentPlan, log: p, key: p.id})
+		c.fragment(&join.Fragment{Kind: join.FragmentPlan, Records: p, Key: p.id})
 	case d.BatchID.Set && d.ExecutedTasks != nil:
 		b := &batchRecord{id: d.BatchID.V, status: model.Fold(d.Status.V), duration: d.ExecutionTime, tasks: spilled(c, d.ExecutedTasks, taskRecordCodec), metrics: d.Metrics}
-		c.fragment(&Fragment{Kind: FragmentBatch, log: b, key: b.id})
+		c.fragment(&join.Fragment{Kind: join.FragmentBatch, Records: b, Key: b.id})
 	case d.PlanID.Set:
-		c.fragment(&Fragment{Kind: FragmentProgress, key: d.PlanID.V, count: d.CompletedBatches})
+		c.fragment(&join.Fragment{Kind: join.FragmentProgress, Key: d.PlanID.V, Count: d.CompletedBatches})
 	default:
-		c.fragment(&Fragment{Kind: FragmentMetrics, key: d.SessionIDCamel.V, count: d.CompletedBatches})
+		c.fragment(&join.Fragment{Kind: join.FragmentMetrics, Key: d.SessionIDCamel.V, Count: d.CompletedBatches})
 	}
 }
 
 // emitPlans joins the planagent fragments and emits each run with the
 // fragments it owns, in the order joinPlans gives the runs.
-func emitPlans(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) {
-	owner := map[*Fragment]*model.Run{}
+func emitPlans(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
+	owner := map[*join.Fragment]*model.Run{}
 	runs := joinPlans(frags, owner, w)
-	from := make(map[*model.Run][]*Fragment, len(runs))
+	from := make(map[*model.Run][]*join.Fragment, len(runs))
 	for _, f := range frags {
 		if r := owner[f]; r != nil {
 			from[r] = append(from[r], f)
@@ -191,61 +192,61 @@ func emitPlans(frags []*Fragment, w Warner, emit func(*model.Run, []*Fragment)) 
 }
 
 // joinPlans resolves the planagent records.
-func joinPlans(frags []*Fragment, owner map[*Fragment]*model.Run, w Warner) (runs []*model.Run) {
-	batches := map[string][]*Fragment{}
-	plansByID := map[string]*Fragment{}
-	plansBySession := map[string]*Fragment{}
+func joinPlans(frags []*join.Fragment, owner map[*join.Fragment]*model.Run, w Warner) (runs []*model.Run) {
+	batches := map[string][]*join.Fragment{}
+	plansByID := map[string]*join.Fragment{}
+	plansBySession := map[string]*join.Fragment{}
 	for _, f := range frags {
 		switch f.Kind {
-		case FragmentBatch:
-			batches[f.key] = append(batches[f.key], f)
-		case FragmentPlan:
-			if _, dup := plansByID[f.key]; !dup {
-				plansByID[f.key] = f
+		case join.FragmentBatch:
+			batches[f.Key] = append(batches[f.Key], f)
+		case join.FragmentPlan:
+			if _, dup := plansByID[f.Key]; !dup {
+				plansByID[f.Key] = f
 			}
-			if s := f.log.(*planRecord).sessionID; s != "" {
+			if s := f.Records.(*planRecord).sessionID; s != "" {
 				if _, dup := plansBySession[s]; !dup {
 					plansBySession[s] = f
 				}
 			}
 		}
 	}
-	completed := map[*Fragment]int64{}
+	completed := map[*join.Fragment]int64{}
 	for _, f := range frags {
-		if f.Kind == FragmentPlan {
+		if f.Kind == join.FragmentPlan {
 			owner[f], completed[f] = planRun(f, batches, owner, w)
 		}
 	}
 	for _, f := range frags {
-		var plan *Fragment
+		var plan *join.Fragment
 		switch f.Kind {
-		case FragmentPlan:
+		case join.FragmentPlan:
 			runs = append(runs, owner[f])
 			continue
-		case FragmentBatch:
+		case join.FragmentBatch:
 			if owner[f] == nil {
 				owner[f] = batchRun(f, w)
 				runs = append(runs, owner[f])
 			}
 			continue
-		case FragmentProgress:
-			plan = plansByID[f.key]
-		case FragmentMetrics:
-			plan = plansBySession[f.key]
+		case join.FragmentProgress:
+			plan = plansByID[f.Key]
+		case join.FragmentMetrics:
+			plan = plansBySession[f.Key]
 		}
 		if plan == nil {
 			continue // an orphan
 		}
 		owner[f] = owner[plan]
-		if f.count.Set && f.count.Int() != completed[plan] {
+		if f.Count.Set && f.Count.Int() != completed[plan] {
 			w.Warn(WarnCountMismatch)
 		}
 	}
 	return runs
 }
 
-func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*model.Run, w Warner) (*model.Run, int64) {
-	p := f.log.(*planRecord)
+func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*join.Fragment]*model.Run, w Warner) (*model.Run, int64) {
+	p := f.Records.(*planRecord)
 	r := &model.Run{ID: p.id, Format: "planagent", Source: f.Source, Title: p.id, Span: p.span}
 	switch p.status {
 	case "completed":
@@ -261,7 +262,7 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 		r.Status = model.StatusUnknown
 	}
 	var completedBatches int64
-	for _, b := range p.batches.all() {
+	for _, b := range p.batches.All() {
 		results := batches[b.BatchID.V]
 		byTask := map[string]*taskRecord{}
 		for _, rf := range results {
@@ -269,10 +270,10 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 				continue // a BatchResult belongs to one plan: the first, in source order, that names it
 			}
 			owner[rf] = r
-			if rf.log.(*batchRecord).status == "completed" {
+			if rf.Records.(*batchRecord).status == "completed" {
 				completedBatches++
 			}
-			tasks := rf.log.(*batchRecord).tasks.all() // back from the spill: each batch for its one plan
+			tasks := rf.Records.(*batchRecord).tasks.All() // back from the spill: each batch for its one plan
 			for i := range tasks {
 				t := &tasks[i]
 				byTask[t.id()] = t // a later result for the same task wins
@@ -299,8 +300,8 @@ func planRun(f *Fragment, batches map[string][]*Fragment, owner map[*Fragment]*m
 	return r, completedBatches
 }
 
-func batchRun(f *Fragment, w Warner) *model.Run {
-	b := f.log.(*batchRecord)
+func batchRun(f *join.Fragment, w Warner) *model.Run {
+	b := f.Records.(*batchRecord)
 	id := b.id
 	if id == "" { // an empty batchId names nothing: the file names the run
 		id = (&readCtx{source: f.Source}).fallbackID()
@@ -321,7 +322,7 @@ func batchRun(f *Fragment, w Warner) *model.Run {
 		r.Status = model.StatusUnknown
 	}
 	ok := int64(0)
-	tasks := b.tasks.all()
+	tasks := b.tasks.All()
 	for i := range tasks {
 		t := &tasks[i]
 		call := taskCall(t, w)
@@ -350,50 +351,50 @@ func taskCall(t *taskRecord, w Warner) model.ToolCall {
 	return call
 }
 
-var taskRecordCodec = &entryCodec[taskRecord]{
-	encode: func(b []byte, t *taskRecord, _ *time.Location) []byte {
+var taskRecordCodec = &join.EntryCodec[taskRecord]{
+	Encode: func(b []byte, t *taskRecord, _ *time.Location) []byte {
 		for _, s := range []jsonscan.Str{t.TaskID, t.ID, t.ToolName, t.Tool, t.Name, t.Status, t.Error} {
 			b = recordspill.AppendStr(b, s)
 		}
 		return recordspill.AppendNum(b, t.ExecutionTime)
 	},
-	decode: func(r *recordspill.Reader, _ *time.Location) (t taskRecord) {
+	Decode: func(r *recordspill.Reader, _ *time.Location) (t taskRecord) {
 		for _, p := range []*jsonscan.Str{&t.TaskID, &t.ID, &t.ToolName, &t.Tool, &t.Name, &t.Status, &t.Error} {
 			*p = r.Str()
 		}
 		t.ExecutionTime = r.Num()
 		return t
 	},
-	withhold: func(t *taskRecord) { withholdText(&t.Error.V) },
+	Withhold: func(t *taskRecord) { join.WithholdText(&t.Error.V) },
 }
 
 // A batch's tasks are written as a count plus one (0: no tasks array at all).
-var taskBatchCodec = &entryCodec[taskBatch]{
-	encode: func(b []byte, t *taskBatch, loc *time.Location) []byte {
+var taskBatchCodec = &join.EntryCodec[taskBatch]{
+	Encode: func(b []byte, t *taskBatch, loc *time.Location) []byte {
 		b = recordspill.AppendStr(recordspill.AppendStr(b, t.BatchID), t.Status)
 		if t.Tasks == nil {
 			return append(b, 0)
 		}
 		b = binary.AppendUvarint(b, uint64(len(t.Tasks))+1)
 		for i := range t.Tasks {
-			b = taskRecordCodec.encode(b, &t.Tasks[i], loc)
+			b = taskRecordCodec.Encode(b, &t.Tasks[i], loc)
 		}
 		return b
 	},
-	decode: func(r *recordspill.Reader, loc *time.Location) (t taskBatch) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (t taskBatch) {
 		t.BatchID, t.Status = r.Str(), r.Str()
 		if n := r.Uvarint(); n > 0 {
 			t.Tasks = make([]taskRecord, n-1)
 			for i := range t.Tasks {
-				t.Tasks[i] = taskRecordCodec.decode(r, loc)
+				t.Tasks[i] = taskRecordCodec.Decode(r, loc)
 			}
 		}
 		return t
 	},
-	withhold: func(t *taskBatch) {
+	Withhold: func(t *taskBatch) {
 		t.Tasks = slices.Clone(t.Tasks)
 		for i := range t.Tasks {
-			taskRecordCodec.withhold(&t.Tasks[i])
+			taskRecordCodec.Withhold(&t.Tasks[i])
 		}
 	},
 }

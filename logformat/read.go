@@ -240,7 +240,7 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 	}
 	if c.spill != nil && err == nil {
 		for _, l := range c.atEnd {
-			l.flushTo(c.spill, true)
+			l.FlushTo(c.spill, true)
 		}
 	}
 	return err

@@ -5,8 +5,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -157,8 +158,8 @@ func readSession(d *document, c *readCtx) {
 	var phased sessionCalls
 	seen := map[string]bool{}
 	if d.Phases != nil {
-		ids := entryCursor[sessionCall]{l: &top.log}
-		for e, ok := ids.next(); ok; e, ok = ids.next() {
+		ids := top.log.Cursor()
+		for e, ok := ids.Next(); ok; e, ok = ids.Next() {
 			seen[e.id] = true
 		}
 	}
@@ -186,7 +187,7 @@ func readSession(d *document, c *readCtx) {
 	}
 
 	phased.addTo(r)
-	calls := top.log.len() + phased.log.len()
+	calls := top.log.Len() + phased.log.Len()
 	if n := d.Summary.ToolCallsCount; n.Set && n.Int() != int64(calls) {
 		c.Warn(WarnCountMismatch)
 	}
@@ -203,7 +204,7 @@ func readSession(d *document, c *readCtx) {
 // each) and then its calls are never all in memory. The run's calls are
 // made from the log as they are taken (sessionParts).
 type sessionCalls struct {
-	log      entryLog[sessionCall]
+	log      join.EntryLog[sessionCall]
 	spill    *recordspill.File // the file's, on the token path (spillOf); nil keeps the calls in memory
 	errors   int               // entries whose output says they failed
 	contribs []string
@@ -250,8 +251,8 @@ func (s *sessionCalls) add(t *sessionToolCall) {
 		s.subs = append(s.subs, sub)
 	}
 	s.named = s.named || t.CallID.Set || t.ToolName.Set
-	s.log.codec = &sessionCallCodec
-	s.log.push(s.spill, e)
+	s.log.Codec = &sessionCallCodec
+	s.log.Push(s.spill, e)
 }
 
 // addTo adds what the calls say of the context to r.
@@ -277,15 +278,15 @@ func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
 // sessionParts is the run's n calls, made from the logs in order as they
 // are taken. It keeps copies of the logs: a JSON Lines chunk clears its
 // documents before the calls are taken.
-func sessionParts(r *model.Run, c *readCtx, n int, logs ...entryLog[sessionCall]) *model.CallParts {
-	cursors := make([]entryCursor[sessionCall], len(logs))
+func sessionParts(r *model.Run, c *readCtx, n int, logs ...join.EntryLog[sessionCall]) *model.CallParts {
+	cursors := make([]*join.Cursor[sessionCall], len(logs))
 	for i := range logs {
-		cursors[i].l = &logs[i]
+		cursors[i] = logs[i].Cursor()
 	}
 	k := 0
 	return model.PartsOf(n, n, callPart, func(int) (model.ToolCall, bool) {
 		for ; k < len(cursors); k++ {
-			if e, ok := cursors[k].next(); ok {
+			if e, ok := cursors[k].Next(); ok {
 				return e.make(r.Agent, c), true
 			}
 		}
@@ -293,14 +294,14 @@ func sessionParts(r *model.Run, c *readCtx, n int, logs ...entryLog[sessionCall]
 	})
 }
 
-var sessionCallCodec = entryCodec[sessionCall]{
-	encode: func(b []byte, e *sessionCall, loc *time.Location) []byte {
+var sessionCallCodec = join.EntryCodec[sessionCall]{
+	Encode: func(b []byte, e *sessionCall, loc *time.Location) []byte {
 		c := &e.call
 		b = recordspill.AppendText(recordspill.AppendText(recordspill.AppendText(b, c.Name), c.Category), c.Error)
 		b = appendWrittenTime(appendWrittenTime(b, e.start, loc), e.end, loc)
 		return recordspill.AppendText(recordspill.AppendNum(append(b, byte(c.Outcome)), e.ms), e.id)
 	},
-	decode: func(r *recordspill.Reader, loc *time.Location) (e sessionCall) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (e sessionCall) {
 		c := &e.call
 		c.Name, c.Category, c.Error = r.Text(), r.Text(), r.Text()
 		e.start, e.end = readWrittenTime(r, loc), readWrittenTime(r, loc)

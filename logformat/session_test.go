@@ -7,7 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -27,8 +28,8 @@ func (h *heldParts) RunParts(r *model.Run, p *model.CallParts) {
 // its documents meanwhile (a JSON Lines chunk clears them): the same calls,
 // with the same zone-less times and warnings, as a reader that takes them at once.
 func TestSessionCallsTakenLater(t *testing.T) {
-	defer func(n int, small bool) { segmentLines, smallDocuments = n, small }(segmentLines, smallDocuments)
-	segmentLines, smallDocuments = 7, false // the document through the general decoder, its calls in segments
+	defer func(n int, small bool) { join.SegmentLines, smallDocuments = n, small }(join.SegmentLines, smallDocuments)
+	join.SegmentLines, smallDocuments = 7, false // the document through the general decoder, its calls in segments
 	loc := time.FixedZone("X", 5*3600)
 	var doc strings.Builder
 	doc.WriteString(`{"session_id":"s","status":"success","tool_calls":[`)

@@ -256,7 +256,7 @@ func (a *Accumulator) addKept(r *model.Run, parts *model.CallParts, ahead bool) 
 	}
 	// Texts --no-text withholds go first: what is redacted and counted is
 	// what an output could show (and a partial's waiting records carry no
-	// text under --no-text, see logformat.EncodeFragment).
+	// text under --no-text, see join.EncodeFragment).
 	if a.noText {
 		withholdRun(r)
 		take := next

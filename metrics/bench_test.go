@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat"
 	"github.com/agentstat/agentstat/model"
 )
 
 type runCollector struct{ runs []*model.Run }
 
-func (c *runCollector) Warn(string)                    {}
-func (c *runCollector) Run(r *model.Run)               { c.runs = append(c.runs, r) }
-func (c *runCollector) Fragment(f *logformat.Fragment) {}
+func (c *runCollector) Warn(string)               {}
+func (c *runCollector) Run(r *model.Run)          { c.runs = append(c.runs, r) }
+func (c *runCollector) Fragment(f *join.Fragment) {}
 
 // BenchmarkAccumulate measures folding runs into an accumulator, in MB/s of
 // the log bytes the runs were read from.

@@ -5,8 +5,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -89,7 +90,7 @@ func (a *Accumulator) WaitOn(records *recordspill.File) {
 	a.waiting.records = records
 }
 
-func (a *Accumulator) await(frags []*logformat.Fragment, pending []string) {
+func (a *Accumulator) await(frags []*join.Fragment, pending []string) {
 	if len(frags) == 0 {
 		return
 	}
@@ -158,12 +159,12 @@ type fileEmitter struct {
 	a      *Accumulator
 	source string
 	runs   heldRuns
-	frags  []*logformat.Fragment
+	frags  []*join.Fragment
 }
 
-func (e *fileEmitter) Warn(kind string)               { e.a.warnIn(kind, e.source) }
-func (e *fileEmitter) Run(r *model.Run)               { e.RunParts(r, nil) }
-func (e *fileEmitter) Fragment(f *logformat.Fragment) { e.frags = append(e.frags, f) }
+func (e *fileEmitter) Warn(kind string)          { e.a.warnIn(kind, e.source) }
+func (e *fileEmitter) Run(r *model.Run)          { e.RunParts(r, nil) }
+func (e *fileEmitter) Fragment(f *join.Fragment) { e.frags = append(e.frags, f) }
 
 func (e *fileEmitter) RunParts(r *model.Run, parts *model.CallParts) { e.runs.add(r, parts) }
 

@@ -6,8 +6,9 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -19,7 +20,7 @@ import (
 // spill their records are on. A partial carries it, so that merge joins
 // the records of every shard as one pass joins them.
 type waiting struct {
-	frags   []*logformat.Fragment
+	frags   []*join.Fragment
 	pending []string
 	records *recordspill.File
 }
@@ -73,7 +74,7 @@ func (a *Accumulator) Close() error {
 // Claude Code transcript entries) into runs. A file that held only
 // fragments counts as parsed when one fed or joined a kept run, as filtered
 // when its runs all fell outside the window, else it is an orphan.
-func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []string, details *Details) error {
+func joinFragments(acc *Accumulator, frags []*join.Fragment, pending []string, details *Details) error {
 	if len(frags) == 0 {
 		return nil
 	}
@@ -92,7 +93,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 		formats []string // of the kept runs it fed
 	}
 	fates := map[string]fate{}
-	folded := func(r *model.Run, from []*logformat.Fragment, kept bool) {
+	folded := func(r *model.Run, from []*join.Fragment, kept bool) {
 		for _, f := range from {
 			x := fates[f.Source]
 			x.fate = max(x.fate, filtered)
@@ -107,7 +108,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 	}
 	type joined struct {
 		r    *model.Run
-		from []*logformat.Fragment
+		from []*join.Fragment
 	}
 	var chunk []joined
 	calls := 0
@@ -142,7 +143,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 		clear(chunk)
 		chunk, calls = chunk[:0], 0
 	}
-	add := func(r *model.Run, from []*logformat.Fragment) {
+	add := func(r *model.Run, from []*join.Fragment) {
 		// After every file's runs; each joined run has a source of its own, so Seq 0
 		// keeps its page name stable, and its chunk's sort and the details' merge
 		// put it in compareJoined order.
@@ -157,7 +158,7 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 	// others' calls) is folded and spilled on its own, a part of its calls
 	// at a time, in a file of its own: a long session's calls were the peak
 	// of memory.
-	addParts := func(r *model.Run, parts *model.CallParts, from []*logformat.Fragment) {
+	addParts := func(r *model.Run, parts *model.CallParts, from []*join.Fragment) {
 		r.FileOrd = joinedOrd
 		if err != nil {
 			return
@@ -201,10 +202,10 @@ func joinFragments(acc *Accumulator, frags []*logformat.Fragment, pending []stri
 // with its calls made; a longer one comes in parts, which hold the join
 // until they are folded, since they are made from records the join then
 // drops. The join's warnings are counted apart and added at the end.
-func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Run, []*logformat.Fragment), addParts func(*model.Run, *model.CallParts, []*logformat.Fragment)) {
+func joinAside(frags []*join.Fragment, acc *Accumulator, add func(*model.Run, []*join.Fragment), addParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
 	type joinedRun struct {
 		r     *model.Run
-		from  []*logformat.Fragment
+		from  []*join.Fragment
 		parts *model.CallParts
 		taken chan struct{} // closed once the parts are folded
 	}
@@ -213,11 +214,11 @@ func joinAside(frags []*logformat.Fragment, acc *Accumulator, add func(*model.Ru
 	warns := &lockedWarnings{counts: map[string]int64{}}
 	go func() {
 		defer close(runs)
-		emit := func(r *model.Run, from []*logformat.Fragment) {
+		emit := func(r *model.Run, from []*join.Fragment) {
 			handed.take(1 + len(r.ToolCalls))
 			runs <- joinedRun{r: r, from: from}
 		}
-		logformat.JoinEach(frags, warns, emit, func(r *model.Run, parts *model.CallParts, from []*logformat.Fragment) {
+		join.JoinEach(frags, warns, emit, func(r *model.Run, parts *model.CallParts, from []*join.Fragment) {
 			if parts.N < joinedChunk {
 				r.ToolCalls = parts.All()
 				emit(r, from)

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/discover"
-	"github.com/agentstat/agentstat/logformat"
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -30,7 +30,7 @@ import (
 //	gzip( gob(partialHeader)                     what was read and how
 //	      gob(partialState)                      every counter, sum and sketch
 //	      gob(model.Run) × header.Details        each kept run's detail, in discovery order
-//	      fragment × header.Fragments )          records waiting for a join (logformat.EncodeFragment)
+//	      fragment × header.Fragments )          records waiting for a join (join.EncodeFragment)
 //
 // gzip's CRC-32 covers everything after the magic line, so a corrupt or
 // truncated file is refused, never merged.
@@ -90,7 +90,7 @@ func (a *Accumulator) WritePartial(w io.Writer, info PartialInfo) error {
 	if w := a.waiting; w != nil {
 		// Workers hand these over in the order they read their files: sorted, the same state is the same bytes.
 		slices.Sort(w.pending)
-		slices.SortStableFunc(w.frags, func(x, y *logformat.Fragment) int { return strings.Compare(x.Source, y.Source) })
+		slices.SortStableFunc(w.frags, func(x, y *join.Fragment) int { return strings.Compare(x.Source, y.Source) })
 		h.Fragments, h.Pending = int64(len(w.frags)), w.pending
 	}
 	if err := enc.Encode(&h); err != nil {
@@ -121,7 +121,7 @@ func (a *Accumulator) WritePartial(w io.Writer, info PartialInfo) error {
 	}
 	if a.waiting != nil {
 		for _, f := range a.waiting.frags {
-			if err := logformat.EncodeFragment(bw, f, a.loc, a.noText); err != nil {
+			if err := join.EncodeFragment(bw, f, a.loc, a.noText); err != nil {
 				return err
 			}
 		}
@@ -282,8 +282,8 @@ func parseShards(s string) ([]discover.Shard, error) {
 // readPartial reads one partial file, copying its run details to dw (or
 // passing over them when dw is nil) and the records of the fragments it
 // carries to the spill spillFor gives.
-func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor func(*partialHeader) (*recordspill.File, error)) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
-	fail := func(err error) (*partialHeader, *Accumulator, []*logformat.Fragment, error) {
+func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor func(*partialHeader) (*recordspill.File, error)) (*partialHeader, *Accumulator, []*join.Fragment, error) {
+	fail := func(err error) (*partialHeader, *Accumulator, []*join.Fragment, error) {
 		return nil, nil, nil, err
 	}
 	f, err := os.Open(path)
@@ -331,14 +331,14 @@ func readPartial(path string, dw *detailWriter, prices *pricing.Table, spillFor 
 			return fail(corrupt("run details", err))
 		}
 	}
-	var frags []*logformat.Fragment
+	var frags []*join.Fragment
 	if h.Fragments > 0 {
 		records, err := spillFor(&h)
 		if err != nil {
 			return fail(err)
 		}
 		for range h.Fragments {
-			frag, err := logformat.DecodeFragment(zbr, records)
+			frag, err := join.DecodeFragment(zbr, records)
 			if err != nil {
 				return fail(corrupt("records waiting for a join", err))
 			}

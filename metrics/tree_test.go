@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/discover"
+	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 )
 
 const testdataLogs = "../testdata/logs"

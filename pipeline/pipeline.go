@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/discover"
+	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat"
-	"github.com/agentstat/agentstat/logformat/recordspill"
 	"github.com/agentstat/agentstat/metrics"
 )
 

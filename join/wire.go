@@ -1,4 +1,4 @@
-package logformat
+package join
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentstat/agentstat/logformat/recordspill"
+	"github.com/agentstat/agentstat/internal/recordspill"
 )
 
 // A fragment travels in a partial file as it waits on the record spill, so
@@ -25,43 +25,43 @@ import (
 // Times in segments are read in the spill's zone: partials merge only when
 // made with one --tz.
 
-// segment is one of a fragment's records on its way to or from a partial:
+// Segment is one of a fragment's records on its way to or from a partial:
 // on a spill, or encoded in memory.
-type segment struct {
-	ref   recordspill.Ref
-	from  *recordspill.File // nil: bytes
-	bytes []byte
+type Segment struct {
+	Ref   recordspill.Ref
+	From  *recordspill.File // nil: bytes
+	Bytes []byte
 }
 
-func (s segment) size() int64 {
-	if s.from == nil {
-		return int64(len(s.bytes))
+func (s Segment) size() int64 {
+	if s.From == nil {
+		return int64(len(s.Bytes))
 	}
-	return s.ref.N
+	return s.Ref.N
 }
 
 // EncodeFragment writes f to w; its records are read from the spill they
 // wait on. With noText (a partial of --no-text), the log's texts in them
-// (prompts, tool inputs, error texts) are replaced as withholdText says.
+// (prompts, tool inputs, error texts) are replaced as WithholdText says.
 func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText bool) error {
 	head := []byte{byte(f.Kind)}
 	head = recordspill.AppendText(head, f.Source)
-	head = recordspill.AppendText(head, f.key)
-	head = recordspill.AppendNum(head, f.count)
-	if h, ok := f.log.(headAppender); ok {
-		head = h.appendHead(head, loc)
+	head = recordspill.AppendText(head, f.Key)
+	head = recordspill.AppendNum(head, f.Count)
+	if h, ok := f.Records.(HeadAppender); ok {
+		head = h.AppendHead(head, loc)
 	}
-	var segs []segment
+	var segs []Segment
 	entries := 0
-	if f.log != nil {
-		segs, entries = f.log.wireSegments(loc, noText)
+	if f.Records != nil {
+		segs, entries = f.Records.WireSegments(loc, noText)
 	}
-	tables := joinedFormats[f.Kind].tables
+	tables := joinedFormats[f.Kind].Tables
 	head = binary.AppendUvarint(head, uint64(len(segs)))
 	for _, s := range segs {
 		head = binary.AppendUvarint(head, uint64(s.size()))
 		if tables {
-			for _, n := range s.ref.Tables {
+			for _, n := range s.Ref.Tables {
 				head = binary.AppendUvarint(head, uint64(n))
 			}
 		}
@@ -70,42 +70,42 @@ func EncodeFragment(w *bufio.Writer, f *Fragment, loc *time.Location, noText boo
 	w.Write(binary.AppendUvarint(nil, uint64(len(head))))
 	w.Write(head)
 	for _, s := range segs {
-		if s.from == nil {
-			w.Write(s.bytes)
+		if s.From == nil {
+			w.Write(s.Bytes)
 			continue
 		}
-		if _, err := io.Copy(w, s.from.Section(s.ref)); err != nil {
+		if _, err := io.Copy(w, s.From.Section(s.Ref)); err != nil {
 			return fmt.Errorf("record spill: %w", err)
 		}
 	}
 	return nil
 }
 
-// wireSegments are a log's segments on the spill, then its entries in memory
+// WireSegments are a log's segments on the spill, then its entries in memory
 // as one more, and how many entries they hold; with noText, all its
 // entries, their texts withheld, as one segment.
-func (l *entryLog[T]) wireSegments(loc *time.Location, noText bool) ([]segment, int) {
-	withhold := noText && l.codec.withhold != nil
-	var segs []segment
-	entries := l.entries
+func (l *EntryLog[T]) WireSegments(loc *time.Location, noText bool) ([]Segment, int) {
+	withhold := noText && l.Codec.Withhold != nil
+	var segs []Segment
+	entries := l.Entries
 	if withhold {
-		entries = l.all()
+		entries = l.All()
 	} else {
 		for _, ref := range l.segments {
-			segs = append(segs, segment{ref: ref, from: l.spill})
+			segs = append(segs, Segment{Ref: ref, From: l.spill})
 		}
 	}
 	if len(entries) > 0 {
 		b := binary.AppendUvarint(nil, uint64(len(entries)))
 		for _, e := range entries {
 			if withhold {
-				l.codec.withhold(&e)
+				l.Codec.Withhold(&e)
 			}
-			b = l.codec.encode(b, &e, loc)
+			b = l.Codec.Encode(b, &e, loc)
 		}
-		segs = append(segs, segment{bytes: b})
+		segs = append(segs, Segment{Bytes: b})
 	}
-	return segs, l.len()
+	return segs, l.Len()
 }
 
 // withheld stands for a log's text a partial made with --no-text leaves
@@ -115,7 +115,7 @@ func (l *entryLog[T]) wireSegments(loc *time.Location, noText bool) ([]segment, 
 // which the replacement keeps.
 const withheld = "-"
 
-func withholdText(texts ...*string) {
+func WithholdText(texts ...*string) {
 	for _, s := range texts {
 		switch {
 		case *s == "":
@@ -150,17 +150,17 @@ func DecodeFragment(r *bufio.Reader, spill *recordspill.File) (*Fragment, error)
 	h := recordspill.BytesReader(head)
 	loc := spill.Loc()
 	f := &Fragment{Kind: FragmentKind(h.Take(1)[0])}
-	f.Source, f.key = h.Text(), h.Text()
-	f.count = h.Num()
+	f.Source, f.Key = h.Text(), h.Text()
+	f.Count = h.Num()
 	jf := joinedFormats[f.Kind]
 	if jf == nil {
 		return nil, fmt.Errorf("%w: kind %d", ErrFragment, f.Kind)
 	}
-	records, ok := jf.readHead(f.Kind, h, loc)
+	records, ok := jf.ReadHead(f.Kind, h, loc)
 	segs := make([]recordspill.Ref, h.Uvarint()) // each takes a byte of the head at least
 	for i := range segs {
 		segs[i].N = int64(h.Count(math.MaxInt64))
-		if jf.tables {
+		if jf.Tables {
 			for k := range segs[i].Tables {
 				segs[i].Tables[k] = int32(h.Count(math.MaxInt32))
 			}
@@ -182,13 +182,13 @@ func DecodeFragment(r *bufio.Reader, spill *recordspill.File) (*Fragment, error)
 		ref.Tables = s.Tables
 		segs[i] = ref
 	}
-	if f.log, ok = records(spill, segs, entries); !ok { // what no reader makes: a transcript without records
+	if f.Records, ok = records(spill, segs, entries); !ok { // what no reader makes: a transcript without records
 		return nil, fmt.Errorf("%w: head of %q", ErrFragment, f.Source)
 	}
 	return f, nil
 }
 
-// spilledLog is a log whose entries are all on spill, in segs.
-func spilledLog[T any](spill *recordspill.File, segs []recordspill.Ref, entries int, codec *entryCodec[T]) *entryLog[T] {
-	return &entryLog[T]{spill: spill, segments: segs, spilled: entries, codec: codec}
+// SpilledLog is a log whose entries are all on spill, in segs.
+func SpilledLog[T any](spill *recordspill.File, segs []recordspill.Ref, entries int, codec *EntryCodec[T]) *EntryLog[T] {
+	return &EntryLog[T]{spill: spill, segments: segs, spilled: entries, Codec: codec}
 }
