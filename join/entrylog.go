@@ -31,7 +31,7 @@ type EntryLog[T any] struct {
 	Codec    *EntryCodec[T]
 }
 
-// EntryCodec writes and reads one kind of entry; withhold, when set,
+// EntryCodec writes and reads one kind of entry; Withhold, when set,
 // replaces the log's texts in an entry (WithholdText) for a partial made
 // with --no-text.
 type EntryCodec[T any] struct {
@@ -176,7 +176,7 @@ func (l *EntryLog[T]) All() []T {
 	return append(out, l.Entries...)
 }
 
-// Loaded yields each group of frags (Group' order) with its
+// Loaded yields each group of frags (in Group's order) with its
 // fragments' entries read back, the next groups read on another goroutine
 // while the caller joins one: the join is serial, and reading back is
 // about half of its time.

@@ -76,6 +76,8 @@ type JoinedFormat struct {
 	Join func(frags []*Fragment, w jsonscan.Warner, emit func(*model.Run, []*Fragment), emitParts func(*model.Run, *model.CallParts, []*Fragment))
 }
 
+// FromPartial makes a fragment's records from its segments once they are
+// copied to a spill (entries: how many they hold); false refuses them.
 type FromPartial func(spill *recordspill.File, segs []recordspill.Ref, entries int) (Records, bool)
 
 // joinedFormats are the joined formats by the kinds of their fragments.

@@ -115,6 +115,8 @@ func (l *EntryLog[T]) WireSegments(loc *time.Location, noText bool) ([]Segment, 
 // which the replacement keeps.
 const withheld = "-"
 
+// WithholdText replaces each text with what a partial made with --no-text
+// holds in its place.
 func WithholdText(texts ...*string) {
 	for _, s := range texts {
 		switch {

@@ -1,6 +1,8 @@
-// Package formats holds one reader per input log format. Each reader
-// recognises its format by content (never by path) and maps it onto the
-// normalized model; all format knowledge lives here.
+// Package logformat holds one reader per input log format. Read decodes
+// each line or document of a file and hands it to the first format that
+// recognises it by content (never by path), whose reader maps it onto the
+// normalized model; a format whose runs span files emits fragments and
+// registers its join with package join. All format knowledge lives here.
 package logformat
 
 import (
