@@ -106,7 +106,7 @@ type Ref struct {
 
 // Write appends one record to the spill through a small buffer: a long
 // session's records are tens of MB.
-// A Write error sticks in the buffer and comes out of its Flush.
+// A write error sticks in the buffer and comes out of its Flush.
 func (s *File) Write(encode func(*bufio.Writer)) (Ref, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

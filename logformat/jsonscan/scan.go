@@ -183,7 +183,7 @@ func (s *Scanner) ws() {
 	}
 }
 
-// Null consumes a Null, reporting whether there was one.
+// Null consumes a null, reporting whether there was one.
 func (s *Scanner) Null() bool {
 	if bytes.HasPrefix(s.B[s.i:], []byte("null")) && s.delimited(s.i+4) {
 		s.i += 4

@@ -35,7 +35,7 @@ func HeldStream(doc []byte) *Stream {
 	return &Stream{s: Scanner{B: doc, AsIs: true}, eof: true, need: Lookahead}
 }
 
-// End reports whether only white space is left, to the End of the input.
+// End reports whether only white space is left, to the end of the input.
 func (r *Stream) End() bool {
 	for r.fill() {
 		r.s.ws()
