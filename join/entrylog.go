@@ -93,7 +93,7 @@ func (l *EntryLog[T]) Segments() []recordspill.Ref { return l.segments }
 func (l *EntryLog[T]) WriteFailed() bool { return l.noFlush }
 
 // Cursor reads l's entries from its first.
-func (l *EntryLog[T]) Cursor() *Cursor[T] { return &Cursor[T]{l: l} }
+func (l *EntryLog[T]) Cursor() Cursor[T] { return Cursor[T]{l: l} }
 
 // Next is the next entry, false after the last (or at a damaged segment,
 // which fails the spill and ends the entries).

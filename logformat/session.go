@@ -279,7 +279,7 @@ func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
 // are taken. It keeps copies of the logs: a JSON Lines chunk clears its
 // documents before the calls are taken.
 func sessionParts(r *model.Run, c *readCtx, n int, logs ...join.EntryLog[sessionCall]) *model.CallParts {
-	cursors := make([]*join.Cursor[sessionCall], len(logs))
+	cursors := make([]join.Cursor[sessionCall], len(logs))
 	for i := range logs {
 		cursors[i] = logs[i].Cursor()
 	}
