@@ -7,6 +7,7 @@ import (
 	"testing/iotest"
 
 	"github.com/agentstat/agentstat/logformat/clamp"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -61,7 +62,7 @@ func TestNonFiniteNumbers(t *testing.T) {
 			if err := Read(wrap(strings.NewReader(tc.data)), tc.name, Options{}, c); err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
-			if len(c.runs) != tc.runs || c.warnings[WarnBadNumber] != 3*tc.runs || len(c.warnings) != 1 {
+			if len(c.runs) != tc.runs || c.warnings[reader.WarnBadNumber] != 3*tc.runs || len(c.warnings) != 1 {
 				t.Fatalf("%s: %d runs, warnings %v", tc.name, len(c.runs), c.warnings)
 			}
 			r := c.runs[0]
@@ -95,7 +96,7 @@ func TestClampBounds(t *testing.T) {
 	// own (it was one or not as the reads fell around it).
 	c = newCollector()
 	nan := "{\"session_id\": \"s\",\n\"x\": NaN,\n\"n\": " + strings.Repeat("9", 10000) + "}"
-	if err := Read(strings.NewReader(nan), "x.json", Options{}, c); reason(err) != ReasonInvalidJSON || c.warnings[WarnBadNumber] != 0 {
+	if err := Read(strings.NewReader(nan), "x.json", Options{}, c); reason(err) != ReasonInvalidJSON || c.warnings[reader.WarnBadNumber] != 0 {
 		t.Fatalf("a NaN, then a 10,000-digit number: %v, warnings %v", err, c.warnings)
 	}
 }
@@ -121,7 +122,7 @@ func TestClampBrokenLineCostsOneLine(t *testing.T) {
 			t.Fatalf("%.40s…: %v", cut, err)
 		}
 		runs, _ := joinAll(c.frags, c)
-		if c.warnings[WarnInvalidLine] != 1 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 || runs[0].Request == "" {
+		if c.warnings[reader.WarnInvalidLine] != 1 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 || runs[0].Request == "" {
 			t.Errorf("%.40s…: warnings %v, %d runs", cut, c.warnings, len(runs))
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -99,7 +100,7 @@ func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts js
 		if err != nil {
 			return err
 		}
-		t.Text, t.Set = clipString(text, errorClip), true
+		t.Text, t.Set = reader.ClipString(text, errorClip), true
 		return nil
 	case '{':
 		var o toolResultObject
@@ -245,7 +246,7 @@ type claudeResult struct {
 	hasDuration, isError, interrupted bool
 }
 
-func readClaude(d *document, c *readCtx) {
+func readClaude(d *document, c *reader.Ctx) {
 	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
 		return // a summary or snapshot line: nothing to count
 	}
@@ -256,7 +257,7 @@ func readClaude(d *document, c *readCtx) {
 	if f.branch == "" {
 		f.branch = d.GitBranch.V
 	}
-	at := d.Timestamp.In(c.loc)
+	at := d.Timestamp.In(c.Loc)
 	l := claudeLine{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
 	if d.IsSidechain != nil && *d.IsSidechain {
 		l.setSidechain()
@@ -304,7 +305,7 @@ func readClaude(d *document, c *readCtx) {
 				l.nResults++
 			case "text":
 				if d.Type.V == "user" && prompt == "" && !d.IsMeta {
-					prompt = clipString(b.Text.V, promptClip)
+					prompt = reader.ClipString(b.Text.V, promptClip)
 				}
 			}
 		}
@@ -339,10 +340,10 @@ func readClaude(d *document, c *readCtx) {
 // readSubagentProgress reads the subagent message a progress entry carries
 // as the line of the subagent's transcript it copies: its uuid and usage key
 // make it count once with that line when the subagent's file is there too.
-func readSubagentProgress(d *document, c *readCtx) {
+func readSubagentProgress(d *document, c *reader.Ctx) {
 	n := d.Data.P.Message
 	side := true
-	sub := document{Type: n.Type, SessionIDCamel: d.SessionIDCamel, Timestamp: n.Timestamp, Message: n.Message,
+	sub := document{Shared: reader.Shared{Type: n.Type, SessionIDCamel: d.SessionIDCamel, Timestamp: n.Timestamp}, Message: n.Message,
 		claudeFields: claudeFields{UUID: n.UUID, RequestID: n.RequestID, IsSidechain: &side, AgentID: d.Data.P.AgentID}}
 	if !sub.Timestamp.Set {
 		sub.Timestamp = d.Timestamp
@@ -383,16 +384,16 @@ func claudeErrorText(s string) bool {
 
 // claudeFileOf returns the current file's record of a session, emitting it
 // as a fragment the first time the session appears in the file.
-func claudeFileOf(c *readCtx, session string) *claudeFile {
-	sessions := *fileState(c, func() *claudeFileSessions { return &claudeFileSessions{} })
+func claudeFileOf(c *reader.Ctx, session string) *claudeFile {
+	sessions := *reader.FileState(c, func() *claudeFileSessions { return &claudeFileSessions{} })
 	if f := sessions[session]; f != nil {
 		return f
 	}
-	f := &claudeFile{spill: c.spill, loc: c.loc}
+	f := &claudeFile{spill: c.Spill, loc: c.Loc}
 	sessions[session] = f
 	log := &claudeLog{claude: f}
-	c.atEnd = append(c.atEnd, log)
-	c.fragment(&join.Fragment{Kind: join.FragmentClaude, Key: session, Records: log})
+	c.AtEnd(log)
+	c.Fragment(&join.Fragment{Kind: join.FragmentClaude, Key: session, Records: log})
 	return f
 }
 

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 var (
@@ -25,7 +26,7 @@ func (t *toolUseResultField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList)
 	switch s.Peek() {
 	case '"':
 		text, ok := s.Prefix(errorClip + 1)
-		t.Text, t.Set = clipString(text, errorClip), true
+		t.Text, t.Set = reader.ClipString(text, errorClip), true
 		return ok
 	case '{':
 		var o toolResultObject

@@ -17,6 +17,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // jsonlFiles is every JSON Lines file of the test data and the corpus.
@@ -263,8 +264,8 @@ func TestReadStringPrefix(t *testing.T) {
 		if err != nil || got != whole[:min(n, len(whole))] {
 			t.Fatalf("%s, %d bytes: %q (%v)", quoted, n, got, err)
 		}
-		if n > 3 && clipString(got, n-1) != clipString(whole, n-1) {
-			t.Fatalf("%s: clipped at %d: %q, not %q", quoted, n-1, clipString(got, n-1), clipString(whole, n-1))
+		if n > 3 && reader.ClipString(got, n-1) != reader.ClipString(whole, n-1) {
+			t.Fatalf("%s: clipped at %d: %q, not %q", quoted, n-1, reader.ClipString(got, n-1), reader.ClipString(whole, n-1))
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -208,7 +209,7 @@ func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.Cal
 			}
 		}
 	}
-	r.Model = topModel(perModel)
+	r.Model = reader.TopModel(perModel)
 	r.Project, r.Branch = sessionProject(s.files)
 	for i, f := range fs {
 		if claudeLogOf(f).spill != nil { // records read back for this join alone (release)
@@ -353,8 +354,8 @@ func markLargest(keys []idKey, total func(i int32) int64, mark func(i int32)) {
 // title: its request, clipped, else its id.
 func spanAndTitle(r *model.Run, first, last time.Time, set bool, w Warner) {
 	if set {
-		r.Span = spanOf(first, last, w)
-		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+		r.Span = reader.SpanOf(first, last, w)
+		r.Title = reader.ClipString(strings.TrimSpace(r.Request), 120)
 	}
 	if r.Title == "" {
 		r.Title = r.ID
@@ -423,7 +424,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *model.
 	kept := pairUses(useIDs, resultIDs, paired)
 	useIDs, resultIDs = nil, nil
 
-	return model.PartsOf(kept, len(uses), callPart, func(i int) (model.ToolCall, bool) {
+	return model.PartsOf(kept, len(uses), reader.CallPart, func(i int) (model.ToolCall, bool) {
 		if paired[i] < 0 {
 			return model.ToolCall{}, false
 		}
@@ -484,10 +485,10 @@ func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string
 		if res.text != 0 {
 			text = re.f.wordAt(res.text)
 		}
-		call.Span = spanOf(e.at(), re.at(), w)
+		call.Span = reader.SpanOf(e.at(), re.at(), w)
 		if res.hasDuration {
 			call.HasDuration = false
-			setDuration(&call.Span, jsonscan.Num{V: res.durationMS, Set: true}, w)
+			reader.SetDuration(&call.Span, jsonscan.Num{V: res.durationMS, Set: true}, w)
 		}
 		switch {
 		// The user saying no is no failure of the tool: cancelled, with why.

@@ -23,6 +23,7 @@ import (
 	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -73,9 +74,9 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 	}
 	// Long ones: the join sorts their keys two at a time (both), and makes
 	// their calls in parts, of one call to more than a session holds.
-	defer func(n int) { callPart = n }(callPart)
+	defer func(n int) { reader.CallPart = n }(reader.CallPart)
 	for i, part := range []int{1, 7, 4096} {
-		callPart = part
+		reader.CallPart = part
 		checkClaudeJoin(t, fmt.Sprint("long", i), randomClaudeSession(rng, 300))
 	}
 }
@@ -229,7 +230,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 			}
 		}
 	}
-	r.Model = topModel(perModel)
+	r.Model = reader.TopModel(perModel)
 	files := make([]*claudeFile, len(fs))
 	for i, f := range fs {
 		files[i] = claudeLogOf(f).claude
@@ -307,10 +308,10 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 			usedIDs[u.id] = struct{}{}
 			call := model.ToolCall{Name: e.f.wordAt(u.name), Input: e.f.wordAt(u.input), Agent: r.Agent, Span: model.Span{Started: e.at()}}
 			if got, ok := results[u.id]; ok {
-				call.Span = spanOf(e.at(), claudeEntry{got.f, got.line}.at(), w)
+				call.Span = reader.SpanOf(e.at(), claudeEntry{got.f, got.line}.at(), w)
 				if got.res.hasDuration {
 					call.HasDuration = false
-					setDuration(&call.Span, jsonscan.Num{V: got.res.durationMS, Set: true}, w)
+					reader.SetDuration(&call.Span, jsonscan.Num{V: got.res.durationMS, Set: true}, w)
 				}
 				text := got.f.wordAt(got.res.text)
 				switch {
@@ -337,8 +338,8 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 		quiet = true
 	}
 	if quiet {
-		r.Span = spanOf(first, last, w)
-		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+		r.Span = reader.SpanOf(first, last, w)
+		r.Title = reader.ClipString(strings.TrimSpace(r.Request), 120)
 	}
 	if r.Title == "" {
 		r.Title = id

@@ -14,6 +14,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/reader"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
 )
@@ -316,7 +317,7 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
 	}
-	if w := spilled.warnings; w[WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.warnings) {
+	if w := spilled.warnings; w[reader.WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.warnings) {
 		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.warnings)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -240,15 +241,15 @@ type codexEntry struct {
 
 // add files e under session, emitting the file's fragment for that session
 // the first time it appears.
-func (st *codexFile) add(c *readCtx, session string, e codexEntry) {
-	logFor(c, &st.logs, session, codexCodec, func(l *codexLog) *join.Fragment {
+func (st *codexFile) add(c *reader.Ctx, session string, e codexEntry) {
+	reader.LogFor(c, &st.logs, session, codexCodec, func(l *codexLog) *join.Fragment {
 		return &join.Fragment{Kind: join.FragmentCodex, Key: session, Records: l}
-	}).Push(c.spill, e)
+	}).Push(c.Spill, e)
 }
 
-func readCodex(d *document, c *readCtx) {
-	st := fileState(c, func() *codexFile { return &codexFile{session: c.fallbackID()} })
-	at := d.Timestamp.In(c.loc)
+func readCodex(d *document, c *reader.Ctx) {
+	st := reader.FileState(c, func() *codexFile { return &codexFile{session: c.FallbackID()} })
+	at := d.Timestamp.In(c.Loc)
 	item := d.Payload
 	if item == nil { // a pre-envelope line is the item itself
 		item = &codexItem{Type: d.Type, ID: d.ID, Name: d.Name, CallID: d.CallID, Role: d.Role, Output: d.Output}
@@ -256,7 +257,7 @@ func readCodex(d *document, c *readCtx) {
 	switch {
 	case d.Type.V == "session_meta" && d.Payload != nil && d.Payload.ID.V != "":
 		st.session = d.Payload.ID.V
-		start := d.Payload.Timestamp.In(c.loc) // the session starts here, before its first item
+		start := d.Payload.Timestamp.In(c.Loc) // the session starts here, before its first item
 		if start.IsZero() {
 			start = at
 		}
@@ -282,7 +283,7 @@ func readCodex(d *document, c *readCtx) {
 	switch item.Type.V {
 	case "function_call", "custom_tool_call", "local_shell_call":
 		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmp.Or(item.CallID.V, item.ID.V)
-		e.input = argsInput(cmp.Or(item.Arguments.V, item.Input.V))
+		e.input = reader.ArgsInput(cmp.Or(item.Arguments.V, item.Input.V))
 		if e.name == "" {
 			e.name = item.Type.V
 		}
@@ -299,7 +300,7 @@ func readCodex(d *document, c *readCtx) {
 		// Cached input is inside input_tokens here: subtract it so kinds never overlap.
 		e.tokens = model.Tokens{Input: u.Input.Int() - u.Cached.Int(), CacheRead: u.Cached.Int(), Output: u.Output.Int()}
 	case "user_message":
-		e.kind, e.prompt = codexPromptEntry, clipString(item.Message.V, 2000)
+		e.kind, e.prompt = codexPromptEntry, reader.ClipString(item.Message.V, 2000)
 	default:
 		return
 	}
@@ -320,7 +321,7 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 		for _, es := range entries {
 			for i := range es {
 				e := &es[i]
-				widen(&first, &last, e.at)
+				reader.Widen(&first, &last, e.at)
 				switch e.kind {
 				case codexTokensEntry:
 					cur := e.tokens
@@ -363,7 +364,7 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 				}
 				call := model.ToolCall{Name: e.name, Input: e.input, Agent: r.Agent, Span: model.Span{Started: e.at}}
 				if end, ok := outputs[e.callID]; ok {
-					call.Span = spanOf(e.at, end, w)
+					call.Span = reader.SpanOf(e.at, end, w)
 					call.Outcome = model.OutcomeOK
 				}
 				if code, ok := exits[e.callID]; ok {
@@ -376,9 +377,9 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 				r.ToolCalls = append(r.ToolCalls, call)
 			}
 		}
-		r.Model = topModel(perModel)
-		r.Span = spanOf(first, last, w)
-		r.Title = clipString(strings.TrimSpace(r.Request), 120)
+		r.Model = reader.TopModel(perModel)
+		r.Span = reader.SpanOf(first, last, w)
+		r.Title = reader.ClipString(strings.TrimSpace(r.Request), 120)
 		if r.Title == "" {
 			r.Title = id
 		}

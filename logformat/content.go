@@ -2,10 +2,10 @@ package logformat
 
 import (
 	"reflect"
-	"strings"
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -55,14 +55,14 @@ func (c *messageContent) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.O
 		if err != nil {
 			return err
 		}
-		c.Text = clipString(text, promptClip)
+		c.Text = reader.ClipString(text, promptClip)
 		return nil
 	case '[':
 		return json.UnmarshalDecode(dec, &c.Blocks, opts)
 	case 'n':
 		return dec.SkipValue()
 	}
-	w.Warn(WarnTypeMismatch)
+	w.Warn(reader.WarnTypeMismatch)
 	return dec.SkipValue()
 }
 
@@ -74,7 +74,7 @@ func (c *messageContent) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) boo
 		return scanBlocks(s, &c.Blocks, w)
 	case '"':
 		text, ok := s.Prefix(promptClip + 1)
-		c.Text = clipString(text, promptClip)
+		c.Text = reader.ClipString(text, promptClip)
 		return ok
 	}
 	return s.Null()
@@ -145,19 +145,6 @@ const (
 	errorClip  = 500
 )
 
-// clipString is s cut to at most n bytes on a character's boundary, with
-// an ellipsis if anything was cut.
-func clipString(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && s[cut]&0xC0 == 0x80 {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
 // toolInput is what a tool call's input says of it: a Task's
 // subagent type, and the argument a reader looks for first (inputText).
 type toolInput struct {
@@ -178,26 +165,23 @@ type toolInput struct {
 func (in *toolInput) key() string {
 	for _, v := range [...]jsonscan.Str{in.Command.Str, in.FilePath.Str, in.AbsolutePath.Str, in.NotebookPath.Str, in.Pattern.Str, in.URL.Str, in.Query.Str, in.Path.Str, in.Description.Str} {
 		if v.V != "" {
-			return clipString(v.V, inputClip)
+			return reader.ClipString(v.V, reader.InputClip)
 		}
 	}
 	return ""
 }
 
-// inputText is a tool input's argument, kept to inputClip bytes.
+// inputText is a tool input's argument, kept to InputClip bytes.
 type inputText struct{ jsonscan.Str }
 
 func (t *inputText) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	return jsonscan.DecodeStrPrefix(dec, &t.Str, w, inputClip+1)
+	return jsonscan.DecodeStrPrefix(dec, &t.Str, w, reader.InputClip+1)
 }
 
 // ScanFlex reads a tool input's argument as DecodeFlex does.
 func (t *inputText) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
-	return scanClipped(s, &t.Str, inputClip+1)
+	return scanClipped(s, &t.Str, reader.InputClip+1)
 }
-
-// inputClip is how much of a call's key argument is kept.
-const inputClip = 300
 
 // scanClipped reads a string's first n bytes as jsonscan.DecodeStrPrefix does; a
 // value of another kind as str does.
@@ -208,37 +192,6 @@ func scanClipped(s *jsonscan.Scanner, p *jsonscan.Str, n int) bool {
 	text, ok := s.Prefix(n)
 	*p = jsonscan.Str{V: text, Set: true}
 	return ok
-}
-
-// argsInput is a call's key argument from its arguments as a JSON object
-// in a string (Codex's function calls, OTel's gen_ai.tool.call.arguments):
-// its command (a list of words or a string, under command or cmd), else its
-// path, pattern, URL or query, clipped.
-func argsInput(args string) string {
-	if args == "" {
-		return ""
-	}
-	var m map[string]any
-	if err := json.Unmarshal([]byte(args), &m); err != nil {
-		return ""
-	}
-	for _, k := range [...]string{"command", "cmd", "file_path", "absolute_path", "path", "pattern", "url", "query"} {
-		switch v := m[k].(type) {
-		case string:
-			return clipString(v, inputClip)
-		case []any:
-			words := make([]string, 0, len(v))
-			for _, w := range v {
-				if s, ok := w.(string); ok {
-					words = append(words, s)
-				}
-			}
-			if len(words) > 0 {
-				return clipString(strings.Join(words, " "), inputClip)
-			}
-		}
-	}
-	return ""
 }
 
 // lineArena holds the messages and content blocks the raw path decodes

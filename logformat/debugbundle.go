@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -209,18 +210,18 @@ func (k *eventKeeper) into(e *eventsField) {
 	e.List, e.Strs = k.list, k.strs
 }
 
-func readBundle(d *document, c *readCtx) {
+func readBundle(d *document, c *reader.Ctx) {
 	ev := &d.Events
 	events := dedupeEvents(&ev.List, c)
 	r := &model.Run{Format: "debugbundle"}
 	st := d.State
 	if st != nil {
 		r.ID = st.ID.V
-		r.Span = c.span(st.CreatedAt, st.UpdatedAt)
+		r.Span = c.Span(st.CreatedAt, st.UpdatedAt)
 		if st.Task != nil {
 			r.Title, r.Request = st.Task.Goal.V, st.Task.Goal.V
 			for _, s := range st.Task.Steps {
-				r.Steps = append(r.Steps, model.Step{Name: firstOf(s.Description, s.ID), Status: stepStatus(s.Status.V, c)})
+				r.Steps = append(r.Steps, model.Step{Name: reader.FirstOf(s.Description, s.ID), Status: reader.StepStatus(s.Status.V, c)})
 			}
 		}
 		if t := st.Telemetry; t != nil {
@@ -236,10 +237,10 @@ func readBundle(d *document, c *readCtx) {
 			}
 		}
 	} else if events.n > 0 { // an EventsExport alone spans its first to last event
-		r.Span = c.span(events.when(events.at(0)), events.when(events.at(events.n-1)))
+		r.Span = c.Span(events.when(events.at(0)), events.when(events.at(events.n-1)))
 	}
 	if r.ID == "" {
-		r.ID = c.fallbackID()
+		r.ID = c.FallbackID()
 	}
 
 	folded := make([]string, len(ev.Strs)) // each string of the table, case-folded once
@@ -248,7 +249,7 @@ func readBundle(d *document, c *readCtx) {
 	}
 	calls := pairToolCalls(events, ev.Strs, folded, c)
 	if st != nil && st.Telemetry != nil && st.Telemetry.ToolCallCount.Set && st.Telemetry.ToolCallCount.Int() != int64(calls.N) {
-		c.Warn(WarnCountMismatch)
+		c.Warn(reader.WarnCountMismatch)
 	}
 
 	aborted := false
@@ -267,7 +268,7 @@ func readBundle(d *document, c *readCtx) {
 		}
 	}
 	r.Status = bundleStatus(aborted || lastOutcome == "error", r.Steps)
-	c.runParts(r, calls)
+	c.RunParts(r, calls)
 }
 
 func bundleStatus(failed bool, steps []model.Step) model.Status {
@@ -307,13 +308,13 @@ func bundleStatus(failed bool, steps []model.Step) model.Status {
 // for a 200 MB bundle (~86,000 events), at the peak of the 1 GB corpus's
 // read, and a map of them 6 MB; the filter takes 128 KB, and the few events
 // whose key it had seen or says it had (2% of the others) little more.
-func dedupeEvents(list *eventList, c *readCtx) *eventList {
+func dedupeEvents(list *eventList, c *reader.Ctx) *eventList {
 	if list.n < 2 {
 		return list
 	}
 	at := func(i int32) (*keptEvent, time.Time) {
 		e := list.at(int(i))
-		return e, list.when(e).In(c.loc)
+		return e, list.when(e).In(c.Loc)
 	}
 	hashOf := func(i int32) uint64 {
 		e, t := at(i)
@@ -366,7 +367,7 @@ func dedupeEvents(list *eventList, c *readCtx) *eventList {
 	kept := list.emptyCopy() // a new list: the old one's blocks may be on the spill
 	for i := range list.n {
 		if repeat.has(int32(i)) {
-			c.Warn(WarnDuplicateEvent)
+			c.Warn(reader.WarnDuplicateEvent)
 			continue
 		}
 		kept.add(*list.at(i))
@@ -439,7 +440,7 @@ func cmpBool(a, b bool) int {
 // pairs with at most one call, in order. An unpaired call's outcome is unknown.
 // strs is the events' string table, folded the same strings case-folded. The
 // calls are made as they are taken from the parts.
-func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *model.CallParts {
+func pairToolCalls(events *eventList, strs, folded []string, c *reader.Ctx) *model.CallParts {
 	var calls, results []int32 // event indexes
 	for i := range events.n {
 		switch folded[events.at(i).typ] {
@@ -483,13 +484,13 @@ func pairToolCalls(events *eventList, strs, folded []string, c *readCtx) *model.
 	match(func(e *keptEvent) string { return strs[e.tool] })
 	match(func(e *keptEvent) string { return strs[e.node] })
 
-	return model.PartsOf(len(calls), len(calls), callPart, func(n int) (model.ToolCall, bool) {
+	return model.PartsOf(len(calls), len(calls), reader.CallPart, func(n int) (model.ToolCall, bool) {
 		ev := events.at(int(calls[n]))
 		at := events.when(ev)
-		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: at.In(c.loc)}}
+		call := model.ToolCall{Name: strs[ev.tool], Span: model.Span{Started: at.In(c.Loc)}}
 		if pair[n] != 0 {
 			res := events.at(int(pair[n] - 1))
-			call.Span = c.span(at, events.when(res))
+			call.Span = c.Span(at, events.when(res))
 			if folded[res.status] == "failure" {
 				call.Outcome = model.OutcomeError
 				call.Error = events.errOf(res)
@@ -539,7 +540,7 @@ func (e *eventsField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 				if events == nil {
 					events = new(eventsField)
 				}
-				w.Warn(WarnTypeMismatch)
+				w.Warn(reader.WarnTypeMismatch)
 				err = dec.SkipValue()
 			}
 			if err != nil {
@@ -556,6 +557,6 @@ func (e *eventsField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 	case 'n':
 		return dec.SkipValue()
 	}
-	w.Warn(WarnTypeMismatch)
+	w.Warn(reader.WarnTypeMismatch)
 	return dec.SkipValue()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -218,7 +219,7 @@ func (e *eventsField) StreamFrom(r *jsonscan.Stream, w *jsonscan.WarnList) bool 
 
 // eventArray reads an events array as decodeEvents does, one event a step.
 func eventArray(r *jsonscan.Stream, list *eventsField, w *jsonscan.WarnList) bool {
-	keep := newEventKeeper(spillOf(r.Env))
+	keep := newEventKeeper(reader.SpillOf(r.Env))
 	if !r.Elements(func() bool {
 		var e bundleEvent
 		mark := len(w.Kinds)
@@ -254,7 +255,7 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}
-	keep := newEventKeeper(spillOf(w)) // a long list's blocks wait there while the document is read
+	keep := newEventKeeper(reader.SpillOf(w)) // a long list's blocks wait there while the document is read
 	for dec.PeekKind() != ']' {
 		var e bundleEvent
 		switch dec.PeekKind() {
@@ -268,7 +269,7 @@ func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.
 				return err
 			}
 		default:
-			w.Warn(WarnTypeMismatch)
+			w.Warn(reader.WarnTypeMismatch)
 			if err := dec.SkipValue(); err != nil {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // dedupeEventsReference is what dedupeEvents replaced: a map of the keys seen.
@@ -64,9 +65,9 @@ func TestDedupeEvents(t *testing.T) {
 		list := &keep.list
 		want, wantRepeats := dedupeEventsReference(list, events, zone)
 		w := newCollector()
-		got := dedupeEvents(list, &readCtx{loc: zone, em: w})
-		if got.n != len(want) || w.warnings[WarnDuplicateEvent] != wantRepeats {
-			t.Fatalf("round %d: kept %d of %d with %d repeats; want %d with %d", round, got.n, n, w.warnings[WarnDuplicateEvent], len(want), wantRepeats)
+		got := dedupeEvents(list, reader.NewCtx("", zone, nil, w))
+		if got.n != len(want) || w.warnings[reader.WarnDuplicateEvent] != wantRepeats {
+			t.Fatalf("round %d: kept %d of %d with %d repeats; want %d with %d", round, got.n, n, w.warnings[reader.WarnDuplicateEvent], len(want), wantRepeats)
 		}
 		for i := range want {
 			if got.at(i).tool != want[i].tool {

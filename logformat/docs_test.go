@@ -13,12 +13,12 @@ import (
 )
 
 // constants returns the values of the string constants whose names start
-// with prefix in format.go and in jsonscan's value.go (the kinds its
-// decoders warn of, which format.go names again).
+// with prefix in format.go, reader's warnings.go and jsonscan's value.go
+// (the kinds its decoders warn of, which warnings.go names again).
 func constants(t *testing.T, prefix string) []string {
 	t.Helper()
 	var out []string
-	for _, name := range []string{"format.go", filepath.Join("jsonscan", "value.go")} {
+	for _, name := range []string{"format.go", filepath.Join("jsonscan", "value.go"), filepath.Join("reader", "warnings.go")} {
 		f, err := parser.ParseFile(token.NewFileSet(), name, nil, 0)
 		if err != nil {
 			t.Fatal(err)

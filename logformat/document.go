@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -15,22 +16,12 @@ import (
 // materialised. Signatures are then tested on which fields were present,
 // in any key order. A member name belongs to one field only.
 type document struct {
-	ID                jsonscan.Str  `json:"id"`
-	PlanID            jsonscan.Str  `json:"planId"`
-	Title             jsonscan.Str  `json:"title"`
-	StartTime         jsonscan.Time `json:"startTime"`
-	Summary           summaryField  `json:"summary"`
-	Steps             stepList      `json:"steps"`
-	Status            jsonscan.Str  `json:"status"`
-	CreatedAt         jsonscan.Time `json:"created_at"`
-	Phases            []phase       `json:"phases"` // session v2.x, and structmsg
-	Timestamp         jsonscan.Time `json:"timestamp"`
-	SessionIDCamel    jsonscan.Str  `json:"sessionId"`
-	Type              jsonscan.Str  `json:"type"`
-	Message           *apiMessage   `json:"message"`
-	Payload           *codexItem    `json:"payload"`
-	StructuredContext embedded      `json:"structured_context"`
-	Messages          messages      `json:"messages"`
+	reader.Shared
+	Phases            []phase     `json:"phases"` // session v2.x, and structmsg
+	Message           *apiMessage `json:"message"`
+	Payload           *codexItem  `json:"payload"`
+	StructuredContext embedded    `json:"structured_context"`
+	Messages          messages    `json:"messages"`
 
 	claudeFields
 	codexFields
@@ -41,105 +32,6 @@ type document struct {
 	planagentFields
 	planexecFields
 	sessionFields
-}
-
-// decodeTextOrObject decodes a value written as a string (text) or as an
-// object of type O (obj): null is nothing, another kind a warning.
-func decodeTextOrObject[O any](dec *jsontext.Decoder, w Warner, opts json.Options, text func(string), obj func(*O)) error {
-	switch dec.PeekKind() {
-	case '"':
-		tok, err := dec.ReadToken()
-		if err == nil {
-			text(tok.String())
-		}
-		return err
-	case '{':
-		var o O
-		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
-			return err
-		}
-		obj(&o)
-		return nil
-	case 'n':
-		return dec.SkipValue()
-	}
-	w.Warn(WarnTypeMismatch)
-	return dec.SkipValue()
-}
-
-// summaryField is a summary written as text or as an object of figures.
-type summaryField struct {
-	Text            string
-	TotalDurationMS jsonscan.Num
-	ToolCallsCount  jsonscan.Num
-	Errors          jsonscan.Num
-}
-
-// summaryObject is a summary written as an object.
-type summaryObject struct {
-	TotalDurationMS jsonscan.Num `json:"total_duration_ms"`
-	ToolCallsCount  jsonscan.Num `json:"tool_calls_count"`
-	Errors          jsonscan.Num `json:"errors_encountered"`
-	Description     jsonscan.Str `json:"description"`
-}
-
-func (s *summaryField) set(o *summaryObject) {
-	s.TotalDurationMS, s.ToolCallsCount, s.Errors, s.Text = o.TotalDurationMS, o.ToolCallsCount, o.Errors, o.Description.V
-}
-
-func (s *summaryField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return decodeTextOrObject(dec, w, opts, func(t string) { s.Text = t }, s.set)
-}
-
-// stepList is planexec's list of step texts or session v1.0's list of step objects.
-type stepList struct {
-	Texts   []string
-	Objects []sessionStep
-	Present bool
-}
-
-type sessionStep struct {
-	StepID     jsonscan.Str  `json:"step_id"`
-	StepName   jsonscan.Str  `json:"step_name"`
-	Status     jsonscan.Str  `json:"status"`
-	DurationMS jsonscan.Num  `json:"duration_ms"`
-	Timestamp  jsonscan.Time `json:"timestamp"`
-}
-
-func (s *stepList) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	if dec.PeekKind() != '[' {
-		if dec.PeekKind() != 'n' {
-			w.Warn(WarnTypeMismatch)
-		}
-		return dec.SkipValue()
-	}
-	s.Present = true
-	if _, err := dec.ReadToken(); err != nil {
-		return err
-	}
-	for dec.PeekKind() != ']' {
-		switch dec.PeekKind() {
-		case '{':
-			var o sessionStep
-			if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
-				return err
-			}
-			s.Objects = append(s.Objects, o)
-		case '"':
-			tok, err := dec.ReadToken()
-			if err != nil {
-				return err
-			}
-			s.Texts = append(s.Texts, tok.String())
-		default:
-			if err := dec.SkipValue(); err != nil {
-				return err
-			}
-			w.Warn(WarnTypeMismatch)
-		}
-	}
-	_, err := dec.ReadToken()
-	return err
 }
 
 // agentField is a session's agent: an object naming the model, or a bare name.
@@ -154,10 +46,12 @@ type agentObject struct {
 	Model   jsonscan.Str `json:"model"`
 }
 
-func (a *agentField) set(o *agentObject) { a.Name, a.Model = o.Name.V, firstOf(o.ModelID, o.Model) }
+func (a *agentField) set(o *agentObject) {
+	a.Name, a.Model = o.Name.V, reader.FirstOf(o.ModelID, o.Model)
+}
 
 func (a *agentField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return decodeTextOrObject(dec, w, opts, func(t string) { a.Name = t }, a.set)
+	return jsonscan.DecodeTextOrObject(dec, w, opts, func(t string) { a.Name = t }, a.set)
 }
 
 // contribField is a context_contribution: an object with a type, or a plain string.
@@ -177,7 +71,7 @@ func (c *contribField) set(o *contribObject) {
 }
 
 func (c *contribField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return decodeTextOrObject(dec, w, opts, func(t string) { c.Type = t }, c.set)
+	return jsonscan.DecodeTextOrObject(dec, w, opts, func(t string) { c.Type = t }, c.set)
 }
 
 // embedded is a message's structured_context; Present is set even when it is
@@ -191,7 +85,7 @@ func (e *embedded) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options
 	e.Present = true
 	if dec.PeekKind() != '{' {
 		if dec.PeekKind() != 'n' {
-			w.Warn(WarnTypeMismatch)
+			w.Warn(reader.WarnTypeMismatch)
 		}
 		return dec.SkipValue()
 	}
@@ -216,7 +110,7 @@ func (t *tri) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error 
 	case 'n':
 		return dec.SkipValue()
 	}
-	w.Warn(WarnTypeMismatch)
+	w.Warn(reader.WarnTypeMismatch)
 	return dec.SkipValue()
 }
 
@@ -229,7 +123,7 @@ type score struct {
 func (s *score) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
 	if dec.PeekKind() != '0' {
 		if dec.PeekKind() != 'n' {
-			w.Warn(WarnTypeMismatch)
+			w.Warn(reader.WarnTypeMismatch)
 		}
 		return dec.SkipValue()
 	}
@@ -245,15 +139,6 @@ type contextRef struct {
 	Type      jsonscan.Str `json:"type"`
 	Relevance jsonscan.Str `json:"relevance"`
 	UsageMode jsonscan.Str `json:"usage_mode"`
-}
-
-func firstOf(ss ...jsonscan.Str) string {
-	for _, s := range ss {
-		if s.Set && s.V != "" {
-			return s.V
-		}
-	}
-	return ""
 }
 
 // presence records that a key was there, whatever its value, without reading it.

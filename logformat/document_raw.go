@@ -8,6 +8,7 @@ import (
 	"unsafe"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 )
 
@@ -36,7 +37,7 @@ const maxRawMember = 1 << 20
 
 // readRawDocument reads a file holding one JSON object, as readValues
 // would; errRawGaveUp means it read nothing it kept.
-func readRawDocument(in io.Reader, c *readCtx) error {
+func readRawDocument(in io.Reader, c *reader.Ctx) error {
 	return rawDocument(jsonscan.NewStream(in, false), c)
 }
 
@@ -45,11 +46,11 @@ func readRawDocument(in io.Reader, c *readCtx) error {
 // than maxString or a number longer than maxBareToken; the scanner refuses
 // surrogate escapes, NaN and Infinity), so that what it reads is what it
 // would have read through the clamp.
-func readRawAsIs(in io.Reader, c *readCtx) error {
+func readRawAsIs(in io.Reader, c *reader.Ctx) error {
 	return rawDocument(jsonscan.NewStream(in, true), c)
 }
 
-func rawDocument(r *jsonscan.Stream, c *readCtx) error {
+func rawDocument(r *jsonscan.Stream, c *reader.Ctx) error {
 	r.Env = c
 	var (
 		d        document

@@ -18,6 +18,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // readBothWays reads doc through the raw path (with a tiny window when
@@ -400,7 +401,7 @@ func TestRawAsIs(t *testing.T) {
 func TestHeldAsIs(t *testing.T) {
 	for _, c := range asIsCases() {
 		checkSmallDocument(t, []byte(c.doc))
-		ctx := &readCtx{source: "d.json", loc: time.UTC, em: newCollector()}
+		ctx := reader.NewCtx("d.json", time.UTC, nil, newCollector())
 		took := !errors.Is(readHeld(bytes.TrimPrefix([]byte(c.doc), bom), ctx), errRawGaveUp)
 		if took != (c.reads == 1) {
 			t.Errorf("read as it is: %v, want %v: %.200s", took, c.reads == 1, c.doc)
@@ -413,7 +414,7 @@ func TestHeldAsIs(t *testing.T) {
 func TestRawBytesSameAsValues(t *testing.T) {
 	accepted, gaveUpOn := rawDocuments()
 	reads := func(doc []byte) bool {
-		c := &readCtx{source: "b.json", loc: time.UTC, em: newCollector()}
+		c := reader.NewCtx("b.json", time.UTC, nil, newCollector())
 		return !errors.Is(readHeld(doc, c), errRawGaveUp)
 	}
 	for _, doc := range accepted {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -52,7 +53,7 @@ func referenceEvents(dec *jsontext.Decoder, w Warner) (eventsField, error) {
 	case 'n':
 		return e, dec.SkipValue()
 	}
-	w.Warn(WarnTypeMismatch)
+	w.Warn(reader.WarnTypeMismatch)
 	return e, dec.SkipValue()
 }
 
@@ -163,10 +164,10 @@ func (c partsCollector) RunParts(r *model.Run, parts *model.CallParts) {
 // warnings of the whole.
 func TestBundlePartsSameAsWhole(t *testing.T) {
 	docs := bundleDocs(t)
-	defer func(n int) { callPart = n }(callPart)
+	defer func(n int) { reader.CallPart = n }(reader.CallPart)
 	calls := 0
 	for _, part := range []int{1, 2, 4096} {
-		callPart = part
+		reader.CallPart = part
 		for i, b := range docs {
 			whole, parted := newCollector(), partsCollector{newCollector()}
 			errW := Read(bytes.NewReader(b), "b.json", Options{}, whole)

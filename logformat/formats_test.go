@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -174,7 +175,7 @@ func TestPlanexec(t *testing.T) {
 	if b := r.Context.StepBudget; len(b) != 2 || !near(b[0], 0.75) || !near(b[1], 1) {
 		t.Errorf("step budget = %v", b)
 	}
-	checkWarnings(t, "drift", w, map[string]int{WarnMissingStatus: 2, WarnNegativeDuration: 1})
+	checkWarnings(t, "drift", w, map[string]int{reader.WarnMissingStatus: 2, reader.WarnNegativeDuration: 1})
 
 	r, w = oneRun(t, "planexec/completed-handwritten.json")
 	checkRun(t, r, "plan_done", model.StatusSuccess, 9999.999999)
@@ -190,7 +191,7 @@ func TestSession(t *testing.T) {
 	if r.Model != "claude-opus-4-5-20251101" || r.Request != "/report" || r.ToolCalls[0].Category != "perception" {
 		t.Errorf("model %q request %q category %q", r.Model, r.Request, r.ToolCalls[0].Category)
 	}
-	checkWarnings(t, "seed-simple", w, map[string]int{WarnCountMismatch: 1}) // summary says 11 calls, the file holds 2
+	checkWarnings(t, "seed-simple", w, map[string]int{reader.WarnCountMismatch: 1}) // summary says 11 calls, the file holds 2
 
 	r, w = oneRun(t, "session/seed-annotated.json")
 	checkRun(t, r, "2026-01-25-001-knowledge-markers", model.StatusSuccess, 300000)
@@ -201,7 +202,7 @@ func TestSession(t *testing.T) {
 	if c := r.Context.Contributions; len(c) != 1 || c[0] != "file_content" {
 		t.Errorf("contributions = %v", c)
 	}
-	checkWarnings(t, "seed-annotated", w, map[string]int{WarnCountMismatch: 1})
+	checkWarnings(t, "seed-annotated", w, map[string]int{reader.WarnCountMismatch: 1})
 
 	r, w = oneRun(t, "session/v2-phases.json")
 	checkRun(t, r, "2026-01-20-001-v2-phases", model.StatusSuccess, 1800000)                 // 23:50 → 00:20 next day, +08:00
@@ -226,7 +227,7 @@ func TestSession(t *testing.T) {
 	if !r.Steps[2].HasDuration || r.Steps[2].DurationMS != 500 || r.Steps[0].Name != "requirement_input" {
 		t.Errorf("step 2 = %+v", r.Steps[2])
 	}
-	checkWarnings(t, "v1", w, map[string]int{WarnOtherStepStatus: 1})
+	checkWarnings(t, "v1", w, map[string]int{reader.WarnOtherStepStatus: 1})
 
 	r, w = oneRun(t, "session/drift-handwritten.json")
 	checkRun(t, r, "2026-01-28-009", model.StatusSuccess, 1800000) // "Completed " reads as success
@@ -243,7 +244,7 @@ func TestSession(t *testing.T) {
 	if !strings.HasPrefix(r.Summary, "整理了") || r.Agent != "" {
 		t.Errorf("summary %q agent %q", r.Summary, r.Agent)
 	}
-	checkWarnings(t, "drift", w, map[string]int{WarnNegativeDuration: 1})
+	checkWarnings(t, "drift", w, map[string]int{reader.WarnNegativeDuration: 1})
 
 	if _, err := readTestFile(t, "session/invalid-unescaped-quotes.json", time.UTC); reason(err) != ReasonInvalidJSON {
 		t.Errorf("unescaped quotes: %v", err)
@@ -290,7 +291,7 @@ func TestDebugBundle(t *testing.T) {
 	r, w = oneRun(t, "debugbundle/events-export-handwritten.json")
 	checkRun(t, r, "events-export-handwritten", model.StatusFailed, 2500)
 	checkCalls(t, r, []call{{"web-search", ok, 700}, {"fetch", unknown, -1}})
-	checkWarnings(t, "events", w, map[string]int{WarnDuplicateEvent: 1})
+	checkWarnings(t, "events", w, map[string]int{reader.WarnDuplicateEvent: 1})
 
 	r, w = oneRun(t, "debugbundle/aborted-handwritten.json")
 	checkRun(t, r, "aborted-run", model.StatusFailed, -1) // updatedAt before createdAt: dropped
@@ -298,7 +299,7 @@ func TestDebugBundle(t *testing.T) {
 		t.Errorf("exceeded = %d", r.Context.BudgetExceeded)
 	}
 	checkCalls(t, r, []call{{"shell", unknown, -1}})
-	checkWarnings(t, "aborted", w, map[string]int{WarnNegativeDuration: 1})
+	checkWarnings(t, "aborted", w, map[string]int{reader.WarnNegativeDuration: 1})
 }
 
 // A failed tool result without metadata.error gives its summary as the
@@ -345,7 +346,7 @@ func TestBundleDuplicateEvents(t *testing.T) {
 	// The call pairs with the first result (same id, other type); the repeated failure
 	// of the same id and type is dropped, as is the second note; events without an id never are.
 	checkCalls(t, c.runs[0], []call{{"w", ok, 0}, {"w", unknown, -1}, {"w", unknown, -1}})
-	checkWarnings(t, "export", c.warnings, map[string]int{WarnDuplicateEvent: 2})
+	checkWarnings(t, "export", c.warnings, map[string]int{reader.WarnDuplicateEvent: 2})
 }
 
 // A copy of a PlanAgent store beside the original (a state.bak/) counts
@@ -431,7 +432,7 @@ func TestStructmsg(t *testing.T) {
 	if want := time.Unix(1234567890, 0); !r.Started.Equal(want) {
 		t.Errorf("started = %v", r.Started)
 	}
-	checkWarnings(t, "seed", w, map[string]int{WarnQualityMismatch: 1}) // the seed's quality_average 9.2 vs its one score 9.5
+	checkWarnings(t, "seed", w, map[string]int{reader.WarnQualityMismatch: 1}) // the seed's quality_average 9.2 vs its one score 9.5
 
 	r, w = oneRun(t, "structmsg/context-handwritten.json")
 	checkRun(t, r, "context-handwritten", model.StatusRunning, -1) // done + running
@@ -443,7 +444,7 @@ func TestStructmsg(t *testing.T) {
 	if want := time.Unix(1761406144, 500000000); !r.Started.Equal(want) {
 		t.Errorf("started = %v", r.Started)
 	}
-	checkWarnings(t, "context", w, map[string]int{WarnTypeMismatch: 2}) // success "yes", quality_score "3"
+	checkWarnings(t, "context", w, map[string]int{reader.WarnTypeMismatch: 2}) // success "yes", quality_score "3"
 
 	c, err := readTestFile(t, "structmsg/conversations-handwritten.json", time.UTC)
 	if err != nil || len(c.runs) != 2 {
@@ -477,7 +478,7 @@ func TestBrokenFiles(t *testing.T) {
 	if err != nil || len(c.runs) != 2 || c.runs[0].ID != "lines-1" || c.runs[1].ID != "lines-2" {
 		t.Fatalf("jsonl: %v %d", err, len(c.runs))
 	}
-	checkWarnings(t, "jsonl", c.warnings, map[string]int{WarnInvalidLine: 1, WarnUnknownLine: 1})
+	checkWarnings(t, "jsonl", c.warnings, map[string]int{reader.WarnInvalidLine: 1, reader.WarnUnknownLine: 1})
 }
 
 func TestLongLine(t *testing.T) {

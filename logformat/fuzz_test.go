@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -41,11 +42,11 @@ func checkRunInvariants(t *testing.T, r *model.Run) {
 	if !valid[r.Status] || r.ID == "" || r.Format == "" {
 		t.Fatalf("bad run: status %q id %q format %q", r.Status, r.ID, r.Format)
 	}
-	if r.HasDuration && (r.DurationMS < 0 || r.DurationMS > maxDurationMS) {
+	if r.HasDuration && (r.DurationMS < 0 || r.DurationMS > reader.MaxDurationMS) {
 		t.Fatalf("run duration %v", r.DurationMS)
 	}
 	for _, c := range r.ToolCalls {
-		if c.HasDuration && (c.DurationMS < 0 || c.DurationMS > maxDurationMS) {
+		if c.HasDuration && (c.DurationMS < 0 || c.DurationMS > reader.MaxDurationMS) {
 			t.Fatalf("call duration %v", c.DurationMS)
 		}
 	}

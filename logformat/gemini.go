@@ -11,6 +11,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -94,20 +95,20 @@ type geminiFile struct {
 	logs    map[string]*geminiLog
 }
 
-func geminiFileOf(c *readCtx) *geminiFile {
-	return fileState(c, func() *geminiFile { return &geminiFile{session: c.fallbackID()} })
+func geminiFileOf(c *reader.Ctx) *geminiFile {
+	return reader.FileState(c, func() *geminiFile { return &geminiFile{session: c.FallbackID()} })
 }
 
-func readGemini(d *document, c *readCtx) {
+func readGemini(d *document, c *reader.Ctx) {
 	st := geminiFileOf(c)
 	if d.SetUpdate.Present {
 		return // an update of the header's lastUpdated: the messages carry their own times
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		st.session = cmp.Or(d.SessionIDCamel.V, st.session)
-		st.log(c).Push(c.spill, geminiEntry{kind: "header", start: d.StartTime.In(c.loc), lastUpdated: d.LastUpdated.In(c.loc), project: d.ProjectHash.V})
+		st.log(c).Push(c.Spill, geminiEntry{kind: "header", start: d.StartTime.In(c.Loc), lastUpdated: d.LastUpdated.In(c.Loc), project: d.ProjectHash.V})
 		for i := range d.Messages.gemini {
-			st.log(c).Push(c.spill, d.Messages.gemini[i].entry(c.loc))
+			st.log(c).Push(c.Spill, d.Messages.gemini[i].entry(c.Loc))
 		}
 		return
 	}
@@ -115,16 +116,16 @@ func readGemini(d *document, c *readCtx) {
 }
 
 // log is the file's log of the current session.
-func (st *geminiFile) log(c *readCtx) *geminiLog {
+func (st *geminiFile) log(c *reader.Ctx) *geminiLog {
 	session := st.session
-	return logFor(c, &st.logs, session, geminiCodec, func(l *geminiLog) *join.Fragment {
+	return reader.LogFor(c, &st.logs, session, geminiCodec, func(l *geminiLog) *join.Fragment {
 		return &join.Fragment{Kind: join.FragmentGemini, Key: session, Records: l}
 	})
 }
 
-func geminiMessage(m *document, c *readCtx) {
+func geminiMessage(m *document, c *reader.Ctx) {
 	g := geminiMessageOf(m)
-	geminiFileOf(c).log(c).Push(c.spill, g.entry(c.loc))
+	geminiFileOf(c).log(c).Push(c.Spill, g.entry(c.Loc))
 }
 
 // messages is a document's messages, each kept as the little a reader
@@ -158,7 +159,7 @@ func (ms *messages) add(m *document) {
 		ms.otherType = true
 	}
 	if m.StructuredContext.Present {
-		ms.embedded = append(ms.embedded, embeddedAt{ms.n, firstOf(m.ID), m.StructuredContext})
+		ms.embedded = append(ms.embedded, embeddedAt{ms.n, reader.FirstOf(m.ID), m.StructuredContext})
 	}
 	ms.gemini = append(ms.gemini, geminiMessageOf(m))
 }
@@ -184,7 +185,7 @@ func geminiMessageOf(m *document) geminiMsg {
 				e.prompt = b.Text.V
 			}
 		}
-		e.prompt = clipString(e.prompt, 2000)
+		e.prompt = reader.ClipString(e.prompt, 2000)
 	}
 	if t := m.Tokens; t != nil {
 		// input counts the cached tokens: take them out; thoughts are output.
@@ -217,7 +218,7 @@ func joinGemini(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.
 		for _, es := range entries {
 			for _, e := range es {
 				for _, t := range []time.Time{e.start, e.at, e.lastUpdated} {
-					widen(&first, &last, t)
+					reader.Widen(&first, &last, t)
 				}
 				if r.Request == "" && e.prompt != "" {
 					r.Request = e.prompt
@@ -243,9 +244,9 @@ func joinGemini(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.
 				}
 			}
 		}
-		r.Model = topModel(perModel)
-		r.Span = spanOf(first, last, w)
-		r.Title = cmp.Or(clipString(strings.TrimSpace(r.Request), 120), id)
+		r.Model = reader.TopModel(perModel)
+		r.Span = reader.SpanOf(first, last, w)
+		r.Title = cmp.Or(reader.ClipString(strings.TrimSpace(r.Request), 120), id)
 		emit(r, fs)
 	}
 }

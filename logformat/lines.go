@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -77,26 +78,26 @@ type lineState struct {
 }
 
 // take hands one decoded line to the readers, in file order.
-func (s *lineState) take(l decodedLine, c *readCtx) {
+func (s *lineState) take(l decodedLine, c *reader.Ctx) {
 	switch {
 	case l.blank:
 		return
 	case l.err != nil:
 		s.firstErr = keepFirst(s.firstErr, l.err)
-		c.Warn(WarnInvalidLine)
+		c.Warn(reader.WarnInvalidLine)
 		return
 	}
 	s.valid = true
-	before := c.emits
+	before := c.Emits()
 	ok := dispatch(l.doc, c)
-	if !ok && c.emits == before {
-		c.Warn(WarnUnknownLine)
+	if !ok && c.Emits() == before {
+		c.Warn(reader.WarnUnknownLine)
 	}
 	s.matched = s.matched || ok
-	c.ord++
+	c.Ord++
 }
 
-func (s *lineState) verdict(c *readCtx) error {
+func (s *lineState) verdict(c *reader.Ctx) error {
 	if !s.valid && s.firstErr != nil {
 		return classify(s.firstErr)
 	}
@@ -188,7 +189,7 @@ func (d *lineDecoder) clampLine(k *lineChunk, line []byte, ended bool) (out []by
 		d.clamped = out[:0]
 	}
 	for range nulls {
-		k.Warn(WarnBadNumber)
+		k.Warn(reader.WarnBadNumber)
 	}
 	return out, copied
 }
@@ -220,7 +221,7 @@ func (discardWarner) Warn(string) {}
 // counted and passed over. With workers > 1 chunks are decoded on that
 // many goroutines. With clampEach, br gives the lines as written and each
 // is clamped as it is decoded; else br is the clamp's.
-func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error {
+func readLines(br *bufio.Reader, c *reader.Ctx, workers int, clampEach bool) error {
 	inline := workers <= 1
 	var todo, done chan *lineChunk
 	var own *lineDecoder
@@ -307,7 +308,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 	for {
 		frag, err := br.ReadSlice('\n')
 		if errors.Is(err, io.ErrUnexpectedEOF) { // a compressed stream cut short: the lines before the cut count
-			c.Warn(WarnTruncatedStream)
+			c.Warn(reader.WarnTruncatedStream)
 			err = io.EOF
 		}
 		if err != nil && err != bufio.ErrBufferFull && err != io.EOF {
@@ -335,7 +336,7 @@ func readLines(br *bufio.Reader, c *readCtx, workers int, clampEach bool) error 
 			line := decodeLine(jsontext.NewDecoder(in, jsontext.AllowDuplicateNames(true)), jsonscan.DecodeOptions(c), nil)
 			if lc != nil {
 				for range lc.NonFinite {
-					c.Warn(WarnBadNumber)
+					c.Warn(reader.WarnBadNumber)
 				}
 				lc.Reset(nil)
 				clamps.Put(lc)

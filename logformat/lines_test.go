@@ -19,11 +19,12 @@ import (
 	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // referenceReadLines is the line reader as it was before chunks, with
 // every line decoded by a fresh decoder. The chunked reader must match it.
-func referenceReadLines(br *bufio.Reader, c *readCtx) error {
+func referenceReadLines(br *bufio.Reader, c *reader.Ctx) error {
 	lr := &lineReader{br: br}
 	opts := jsonscan.DecodeOptions(c)
 	var st lineState
@@ -45,7 +46,7 @@ func referenceReadLines(br *bufio.Reader, c *readCtx) error {
 
 // readAll reads data as name with the given reader and returns what it
 // emitted (runs joined) and returned.
-func readAll(name string, data []byte, read func(io.Reader, string, Emitter) error) string {
+func readAll(name string, data []byte, read func(io.Reader, string, reader.Emitter) error) string {
 	c := newCollector()
 	err := read(bytes.NewReader(data), name, c)
 	runs, _ := joinAll(c.frags, c)
@@ -62,8 +63,8 @@ func readAll(name string, data []byte, read func(io.Reader, string, Emitter) err
 // reader, inline and on three goroutines; all three must agree.
 func readBoth(t *testing.T, name string, data []byte) (reference string, chunked []string) {
 	t.Helper()
-	reference = readAll(name, data, func(r io.Reader, name string, em Emitter) error {
-		c := &readCtx{source: name, loc: time.UTC, em: em}
+	reference = readAll(name, data, func(r io.Reader, name string, em reader.Emitter) error {
+		c := reader.NewCtx(name, time.UTC, nil, em)
 		br := bufio.NewReader(r)
 		if _, err := firstByte(br); err == io.EOF {
 			return skip(ReasonEmpty, "")
@@ -71,8 +72,8 @@ func readBoth(t *testing.T, name string, data []byte) (reference string, chunked
 		return referenceReadLines(br, c)
 	})
 	for _, workers := range []int{1, 3} {
-		chunked = append(chunked, readAll(name, data, func(r io.Reader, name string, em Emitter) error {
-			c := &readCtx{source: name, loc: time.UTC, em: em}
+		chunked = append(chunked, readAll(name, data, func(r io.Reader, name string, em reader.Emitter) error {
+			c := reader.NewCtx(name, time.UTC, nil, em)
 			br := bufio.NewReader(r)
 			if _, err := firstByte(br); err == io.EOF {
 				return skip(ReasonEmpty, "")
@@ -198,7 +199,7 @@ func TestJSONLinesUnderJSONName(t *testing.T) {
 		if err := Read(strings.NewReader(ndjson), name, Options{}, c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got := ids(c); !slices.Equal(got, []string{"s0", "s1", "s3", "s4"}) || c.warnings[WarnInvalidLine] != 1 || len(c.warnings) != 1 {
+		if got := ids(c); !slices.Equal(got, []string{"s0", "s1", "s3", "s4"}) || c.warnings[reader.WarnInvalidLine] != 1 || len(c.warnings) != 1 {
 			t.Errorf("%s: runs %v, warnings %v", name, got, c.warnings)
 		}
 	}
@@ -221,7 +222,7 @@ func TestJSONLinesUnderJSONName(t *testing.T) {
 func sameAsStreamClamp(t *testing.T, name string, data []byte) {
 	t.Helper()
 	read := func(opt Options) string {
-		return readAll(name, data, func(r io.Reader, name string, em Emitter) error { return Read(r, name, opt, em) })
+		return readAll(name, data, func(r io.Reader, name string, em reader.Emitter) error { return Read(r, name, opt, em) })
 	}
 	want := read(Options{streamClamp: true})
 	for _, workers := range []int{0, 2} {

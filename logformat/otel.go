@@ -15,6 +15,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -171,7 +172,7 @@ func firstAttr(m map[string]string, keys ...string) string {
 	return ""
 }
 
-func readOtel(d *document, c *readCtx) {
+func readOtel(d *document, c *reader.Ctx) {
 	for _, rs := range d.ResourceSpans {
 		service, project := "", ""
 		if rs.Resource != nil {
@@ -187,7 +188,7 @@ func readOtel(d *document, c *readCtx) {
 					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service, project: project,
 					op:    firstAttr(a, "gen_ai.operation.name"),
 					agent: firstAttr(a, "gen_ai.agent.name"), toolName: firstAttr(a, "gen_ai.tool.name", "tool_name", "tool.name"),
-					model: firstAttr(a, "gen_ai.response.model", "gen_ai.request.model", "model"), input: argsInput(a["gen_ai.tool.call.arguments"])}
+					model: firstAttr(a, "gen_ai.response.model", "gen_ai.request.model", "model"), input: reader.ArgsInput(a["gen_ai.tool.call.arguments"])}
 				switch {
 				case s.op == "" && strings.HasPrefix(s.name, "claude_code.llm_request"):
 					s.op = "chat"
@@ -223,11 +224,11 @@ func readOtel(d *document, c *readCtx) {
 				}
 				key := s.trace
 				if key == "" {
-					key = c.fallbackID()
+					key = c.FallbackID()
 				}
-				logFor(c, fileState(c, newOtelFileLogs), key, otelCodec, func(l *otelLog) *join.Fragment {
+				reader.LogFor(c, reader.FileState(c, newOtelFileLogs), key, otelCodec, func(l *otelLog) *join.Fragment {
 					return &join.Fragment{Kind: join.FragmentOtel, Key: key, Records: l}
-				}).Push(c.spill, s)
+				}).Push(c.Spill, s)
 			}
 		}
 	}
@@ -269,7 +270,7 @@ func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fr
 			if s != nil {
 				r.Agent, r.Title = cmp.Or(s.agent, s.service), cmp.Or(s.agent, s.name)
 				r.Project = s.project
-				r.Span = spanOf(s.start, s.end, w)
+				r.Span = reader.SpanOf(s.start, s.end, w)
 				switch {
 				case s.failed:
 					r.Status = model.StatusFailed
@@ -313,7 +314,7 @@ func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fr
 			r := find(s)
 			switch {
 			case s.op == "execute_tool":
-				call := model.ToolCall{Name: cmp.Or(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: spanOf(s.start, s.end, w), Input: s.input}
+				call := model.ToolCall{Name: cmp.Or(s.toolName, strings.TrimSpace(strings.TrimPrefix(s.name, "execute_tool"))), Agent: r.Agent, Span: reader.SpanOf(s.start, s.end, w), Input: s.input}
 				// A tool span left UNSET succeeded: instrumentation sets ERROR on failure
 				// and leaves OK for an explicit verdict (a run's status needs one).
 				call.Outcome = model.OutcomeOK
@@ -341,11 +342,11 @@ func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fr
 					}
 				}
 			}
-			traceRun.Span = spanOf(traceRun.Started, traceRun.Ended, w)
+			traceRun.Span = reader.SpanOf(traceRun.Started, traceRun.Ended, w)
 			traceRun.Title = trace
 		}
 		for r, m := range perModel {
-			r.Model = topModel(m)
+			r.Model = reader.TopModel(m)
 		}
 		from := map[*model.Run][]*join.Fragment{} // the files that fed each run, each once
 		for i, f := range fs {

@@ -9,6 +9,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -64,8 +65,8 @@ type taskRecord struct {
 	Error         jsonscan.Str `json:"error"`
 }
 
-func (t *taskRecord) id() string   { return firstOf(t.TaskID, t.ID) }
-func (t *taskRecord) tool() string { return firstOf(t.ToolName, t.Tool, t.Name) }
+func (t *taskRecord) id() string   { return reader.FirstOf(t.TaskID, t.ID) }
+func (t *taskRecord) tool() string { return reader.FirstOf(t.ToolName, t.Tool, t.Name) }
 
 type batchMetrics struct {
 	SuccessCount jsonscan.Num `json:"successCount"`
@@ -145,33 +146,33 @@ func init() {
 }
 
 // spilled is a log holding entries, which go to the spill with the file's end.
-func spilled[T any](c *readCtx, entries []T, codec *join.EntryCodec[T]) *join.EntryLog[T] {
+func spilled[T any](c *reader.Ctx, entries []T, codec *join.EntryCodec[T]) *join.EntryLog[T] {
 	l := &join.EntryLog[T]{Entries: entries, Codec: codec}
-	c.atEnd = append(c.atEnd, l)
+	c.AtEnd(l)
 	return l
 }
 
-func readPlanagent(d *document, c *readCtx) {
+func readPlanagent(d *document, c *reader.Ctx) {
 	switch {
 	case d.PlannedBatches != nil:
 		p := &planRecord{id: d.PlanID.V, sessionID: d.SessionIDCamel.V, status: model.Fold(d.Status.V), batches: spilled(c, d.PlannedBatches, taskBatchCodec)}
 		if p.id == "" {
-			p.id = c.fallbackID()
+			p.id = c.FallbackID()
 		}
 		// The end counts only once the plan is over: updatedAt of a live plan is not an end.
 		end := jsonscan.Time{}
 		if p.status == "completed" || p.status == "failed" {
 			end = d.UpdatedAtCamel
 		}
-		p.span = c.span(d.CreatedAtCamel, end)
-		c.fragment(&join.Fragment{Kind: join.FragmentPlan, Records: p, Key: p.id})
+		p.span = c.Span(d.CreatedAtCamel, end)
+		c.Fragment(&join.Fragment{Kind: join.FragmentPlan, Records: p, Key: p.id})
 	case d.BatchID.Set && d.ExecutedTasks != nil:
 		b := &batchRecord{id: d.BatchID.V, status: model.Fold(d.Status.V), duration: d.ExecutionTime, tasks: spilled(c, d.ExecutedTasks, taskRecordCodec), metrics: d.Metrics}
-		c.fragment(&join.Fragment{Kind: join.FragmentBatch, Records: b, Key: b.id})
+		c.Fragment(&join.Fragment{Kind: join.FragmentBatch, Records: b, Key: b.id})
 	case d.PlanID.Set:
-		c.fragment(&join.Fragment{Kind: join.FragmentProgress, Key: d.PlanID.V, Count: d.CompletedBatches})
+		c.Fragment(&join.Fragment{Kind: join.FragmentProgress, Key: d.PlanID.V, Count: d.CompletedBatches})
 	default:
-		c.fragment(&join.Fragment{Kind: join.FragmentMetrics, Key: d.SessionIDCamel.V, Count: d.CompletedBatches})
+		c.Fragment(&join.Fragment{Kind: join.FragmentMetrics, Key: d.SessionIDCamel.V, Count: d.CompletedBatches})
 	}
 }
 
@@ -239,7 +240,7 @@ func joinPlans(frags []*join.Fragment, owner map[*join.Fragment]*model.Run, w Wa
 		}
 		owner[f] = owner[plan]
 		if f.Count.Set && f.Count.Int() != completed[plan] {
-			w.Warn(WarnCountMismatch)
+			w.Warn(reader.WarnCountMismatch)
 		}
 	}
 	return runs
@@ -257,7 +258,7 @@ func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*j
 		r.Status = model.StatusRunning
 	default:
 		if p.status != "" {
-			w.Warn(WarnUnknownStatus)
+			w.Warn(reader.WarnUnknownStatus)
 		}
 		r.Status = model.StatusUnknown
 	}
@@ -282,7 +283,7 @@ func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*j
 		}
 		batchStatus := model.StepNotStarted
 		if word := model.Fold(b.Status.V); word != "assigned" {
-			batchStatus = stepStatus(word, w)
+			batchStatus = reader.StepStatus(word, w)
 		}
 		for i := range b.Tasks {
 			t := &b.Tasks[i]
@@ -291,8 +292,8 @@ func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*j
 				st.Name = t.id()
 			}
 			if res, ok := byTask[t.id()]; ok && t.id() != "" {
-				st.Status = stepStatus(res.Status.V, w)
-				setDuration(&st.Span, res.ExecutionTime, w)
+				st.Status = reader.StepStatus(res.Status.V, w)
+				reader.SetDuration(&st.Span, res.ExecutionTime, w)
 			}
 			r.Steps = append(r.Steps, st)
 		}
@@ -304,10 +305,10 @@ func batchRun(f *join.Fragment, w Warner) *model.Run {
 	b := f.Records.(*batchRecord)
 	id := b.id
 	if id == "" { // an empty batchId names nothing: the file names the run
-		id = (&readCtx{source: f.Source}).fallbackID()
+		id = (&reader.Ctx{Source: f.Source}).FallbackID()
 	}
 	r := &model.Run{ID: id, Format: "planagent", Source: f.Source, Title: id}
-	setDuration(&r.Span, b.duration, w)
+	reader.SetDuration(&r.Span, b.duration, w)
 	switch b.status {
 	case "completed":
 		r.Status = model.StatusSuccess
@@ -317,7 +318,7 @@ func batchRun(f *join.Fragment, w Warner) *model.Run {
 		r.Status = model.StatusFailed
 	default:
 		if b.status != "" {
-			w.Warn(WarnUnknownStatus)
+			w.Warn(reader.WarnUnknownStatus)
 		}
 		r.Status = model.StatusUnknown
 	}
@@ -330,21 +331,21 @@ func batchRun(f *join.Fragment, w Warner) *model.Run {
 			ok++
 		}
 		r.ToolCalls = append(r.ToolCalls, call)
-		st := model.Step{Name: t.tool(), Status: stepStatus(t.Status.V, w), Span: model.Span{DurationMS: call.DurationMS, HasDuration: call.HasDuration}}
+		st := model.Step{Name: t.tool(), Status: reader.StepStatus(t.Status.V, w), Span: model.Span{DurationMS: call.DurationMS, HasDuration: call.HasDuration}}
 		if st.Name == "" {
 			st.Name = t.id()
 		}
 		r.Steps = append(r.Steps, st)
 	}
 	if m := b.metrics; m != nil && m.SuccessCount.Set && m.SuccessCount.Int() != ok {
-		w.Warn(WarnCountMismatch)
+		w.Warn(reader.WarnCountMismatch)
 	}
 	return r
 }
 
 func taskCall(t *taskRecord, w Warner) model.ToolCall {
-	call := model.ToolCall{Name: t.tool(), Outcome: callOutcome(t.Status, w)}
-	setDuration(&call.Span, t.ExecutionTime, w)
+	call := model.ToolCall{Name: t.tool(), Outcome: reader.CallOutcome(t.Status, w)}
+	reader.SetDuration(&call.Span, t.ExecutionTime, w)
 	if call.Outcome == model.OutcomeError {
 		call.Error = t.Error.V
 	}

@@ -1,10 +1,8 @@
 package logformat
 
 import (
-	"reflect"
-	"unsafe"
-
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -54,17 +52,17 @@ type thinkActStep struct {
 	ActionResult   jsonscan.Str  `json:"actionResult"`
 }
 
-func readPlanexec(d *document, c *readCtx) {
+func readPlanexec(d *document, c *reader.Ctx) {
 	r := &model.Run{
-		ID:      firstOf(d.PlanID, d.ID),
+		ID:      reader.FirstOf(d.PlanID, d.ID),
 		Format:  "planexec",
 		Title:   d.Title.V,
 		Request: d.UserRequest.V,
 		Summary: d.Summary.Text,
-		Span:    c.span(d.StartTime, d.EndTime),
+		Span:    c.Span(d.StartTime, d.EndTime),
 	}
 	if r.ID == "" {
-		r.ID = c.fallbackID()
+		r.ID = c.FallbackID()
 	}
 	if r.Title == "" {
 		r.Title = r.Request
@@ -75,9 +73,9 @@ func readPlanexec(d *document, c *readCtx) {
 	for i, text := range d.Steps.Texts {
 		st := model.Step{Name: text, Status: model.StepOther}
 		if i < len(d.StepStatuses) {
-			st.Status = stepStatus(d.StepStatuses[i].V, c)
+			st.Status = reader.StepStatus(d.StepStatuses[i].V, c)
 		} else {
-			c.Warn(WarnMissingStatus)
+			c.Warn(reader.WarnMissingStatus)
 		}
 		if i < len(d.StepAgents) {
 			st.Agent = d.StepAgents[i].V
@@ -90,7 +88,7 @@ func readPlanexec(d *document, c *readCtx) {
 		for word, n := range d.StatusCounts {
 			s, _ := model.ParseStepStatus(word)
 			if n.Set && n.Int() != counted[s] {
-				c.Warn(WarnCountMismatch)
+				c.Warn(reader.WarnCountMismatch)
 				break
 			}
 		}
@@ -115,14 +113,14 @@ func readPlanexec(d *document, c *readCtx) {
 			call := model.ToolCall{
 				Name:    ta.ToolName.V,
 				Agent:   ex.AgentName.V,
-				Span:    c.span(ta.ActStartTime, ta.ActEndTime),
-				Outcome: callOutcome(ta.Status, c),
+				Span:    c.Span(ta.ActStartTime, ta.ActEndTime),
+				Outcome: reader.CallOutcome(ta.Status, c),
 			}
-			if think := c.span(ta.ThinkStartTime, ta.ThinkEndTime); think.HasDuration {
+			if think := c.Span(ta.ThinkStartTime, ta.ThinkEndTime); think.HasDuration {
 				call.ThinkMS, call.HasThink = think.DurationMS, true
 			}
 			if call.Outcome == model.OutcomeError {
-				call.Error = firstOf(ta.ErrorMessage, ta.Error, ta.ActionResult)
+				call.Error = reader.FirstOf(ta.ErrorMessage, ta.Error, ta.ActionResult)
 			}
 			r.ToolCalls = append(r.ToolCalls, call)
 		}
@@ -136,31 +134,5 @@ func readPlanexec(d *document, c *readCtx) {
 	default:
 		r.Status = model.StatusRunning
 	}
-	c.run(r)
-}
-
-var stepPlan = jsonscan.PlanOf(reflect.TypeFor[sessionStep]())
-
-// ScanFlex reads steps as DecodeFlex does: planexec's texts, or session
-// v1.0's step objects; an element of another kind gives up.
-func (l *stepList) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
-	if s.Null() {
-		return true
-	}
-	l.Present = true
-	return s.Elements(func() bool {
-		switch s.Peek() {
-		case '"':
-			var text jsonscan.Str
-			ok := s.Str(&text)
-			l.Texts = append(l.Texts, text.V)
-			return ok
-		case '{':
-			var o sessionStep
-			ok := stepPlan.Read(s, unsafe.Pointer(&o), w)
-			l.Objects = append(l.Objects, o)
-			return ok
-		}
-		return false
-	})
+	c.Run(r)
 }

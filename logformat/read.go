@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"golang.org/x/text/encoding"
@@ -63,15 +64,11 @@ var (
 	clamps  = sync.Pool{New: func() any { return clamp.NewReader() }}
 )
 
-// maxDurationMS is the longest duration believed: ten years. Longer ones come
-// from unit mix-ups (seconds read as milliseconds, epoch values as durations).
-const maxDurationMS = 10 * 365.25 * 24 * 3600 * 1000
-
 // Read detects the format of one file's content and emits what it holds.
 // name is the file's path relative to its root ('/'-separated); it decides
 // nothing but whether the content is read as JSON Lines. A file that yields
 // nothing returns a *SkipError; I/O errors from r are returned as they are.
-func Read(r io.Reader, name string, opt Options, em Emitter) error {
+func Read(r io.Reader, name string, opt Options, em reader.Emitter) error {
 	err := read(r, name, opt, em)
 	if errors.Is(err, clamp.ErrTokenTooLong) {
 		return skip(ReasonInvalidJSON, err.Error())
@@ -99,7 +96,7 @@ const (
 // read again: read tries the raw document path on it first.
 var errLargeDocument = errors.New("a large document")
 
-func read(r io.Reader, name string, opt Options, em Emitter) error {
+func read(r io.Reader, name string, opt Options, em reader.Emitter) error {
 	if opt.Location == nil {
 		opt.Location = time.UTC
 	}
@@ -157,7 +154,7 @@ func read(r io.Reader, name string, opt Options, em Emitter) error {
 }
 
 // readAs reads r the way w says; held is the file's bytes for heldAsIs.
-func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byte) error {
+func readAs(r io.Reader, name string, opt Options, em reader.Emitter, w way, held []byte) error {
 	asIs := w == heldAsIs || w == streamAsIs
 	cr := clamps.Get().(*clamp.Reader)
 	cr.Reset(r)
@@ -204,10 +201,11 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 	if err != nil {
 		return err
 	}
-	c := &readCtx{source: name, loc: opt.Location, em: em}
-	if opt.Spill != nil && opt.Spill.Loc() == opt.Location {
-		c.spill = opt.Spill
+	spill := opt.Spill
+	if spill != nil && spill.Loc() != opt.Location {
+		spill = nil
 	}
+	c := reader.NewCtx(name, opt.Location, spill, em)
 	lines := jsonLinesName(name) && first != '[' && !prettyPrinted(br) // a .jsonl holding an array, or indented JSON, is read whole
 	if eachLine && !lines {
 		clampStream()
@@ -235,13 +233,11 @@ func readAs(r io.Reader, name string, opt Options, em Emitter, w way, held []byt
 	}
 	if !errors.Is(cr.Err(), clamp.ErrTokenTooLong) { // a document the clamp refused is skipped whole, whatever it read before
 		for range cr.NonFinite { // each a value read as null
-			c.Warn(WarnBadNumber)
+			c.Warn(reader.WarnBadNumber)
 		}
 	}
-	if c.spill != nil && err == nil {
-		for _, l := range c.atEnd {
-			l.FlushTo(c.spill, true)
-		}
+	if err == nil {
+		c.End()
 	}
 	return err
 }
@@ -292,7 +288,7 @@ func firstByte(br *bufio.Reader) (byte, error) {
 }
 
 // readValues reads a file as one JSON value, or several in a row.
-func readValues(br *bufio.Reader, c *readCtx) error {
+func readValues(br *bufio.Reader, c *reader.Ctx) error {
 	// A fresh decoder, not a pooled one: the JSON pointer in a reused
 	// one's syntax error could name members of what it had read before
 	// (one broken file's error read "//0/isStuck" or
@@ -301,16 +297,16 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 	dec := jsontext.NewDecoder(br, jsontext.AllowDuplicateNames(true))
 	opts := jsonscan.DecodeOptions(c)
 	matched := false
-	for c.ord = 0; ; c.ord++ {
+	for c.Ord = 0; ; c.Ord++ {
 		if dec.PeekKind() == 0 {
 			_, err := dec.ReadToken()
 			if err == io.EOF {
 				break
 			}
-			if c.ord == 0 {
+			if c.Ord == 0 {
 				return classify(err)
 			}
-			c.Warn(WarnInvalidLine)
+			c.Warn(reader.WarnInvalidLine)
 			break
 		}
 		var ok bool
@@ -321,10 +317,10 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 			ok, err = readDocument(dec, opts, c)
 		}
 		if err != nil {
-			if c.ord == 0 && c.emits == 0 {
+			if c.Ord == 0 && c.Emits() == 0 {
 				return classify(err)
 			}
-			c.Warn(WarnInvalidLine)
+			c.Warn(reader.WarnInvalidLine)
 			break
 		}
 		matched = matched || ok
@@ -341,7 +337,7 @@ func readValues(br *bufio.Reader, c *readCtx) error {
 // and nothing the clamp changes, so the choices made on the clamped bytes
 // (one value per line or not, a document) would have led to readValues
 // reading that object.
-func readHeld(doc []byte, c *readCtx) error {
+func readHeld(doc []byte, c *reader.Ctx) error {
 	var d document
 	var w jsonscan.WarnList
 	if decodeRaw(jsonscan.Scanner{B: doc, AsIs: true}, &d, &w) {
@@ -371,7 +367,7 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // readArray reads a top-level array whose elements are documents (a list of
 // conversations or messages, or of records of any format).
-func readArray(dec *jsontext.Decoder, opts json.Options, c *readCtx) (bool, error) {
+func readArray(dec *jsontext.Decoder, opts json.Options, c *reader.Ctx) (bool, error) {
 	if _, err := dec.ReadToken(); err != nil {
 		return false, err
 	}
@@ -388,7 +384,7 @@ func readArray(dec *jsontext.Decoder, opts json.Options, c *readCtx) (bool, erro
 			return matched, err
 		}
 		matched = matched || ok
-		c.ord++
+		c.Ord++
 	}
 	_, err := dec.ReadToken()
 	return matched, err
@@ -401,9 +397,9 @@ func keepFirst(old, err error) error {
 	return err
 }
 
-func verdict(matched bool, c *readCtx) error {
+func verdict(matched bool, c *reader.Ctx) error {
 	switch {
-	case c.emits > 0:
+	case c.Emits() > 0:
 		return nil
 	case matched:
 		return skip(ReasonNoRuns, "")
@@ -438,7 +434,7 @@ func classify(err error) error {
 
 // readDocument decodes one JSON object and hands it to the first format whose
 // signature it matches. ok reports that some format matched.
-func readDocument(dec *jsontext.Decoder, opts json.Options, c *readCtx) (ok bool, err error) {
+func readDocument(dec *jsontext.Decoder, opts json.Options, c *reader.Ctx) (ok bool, err error) {
 	var d document
 	if err := json.UnmarshalDecode(dec, &d, opts); err != nil {
 		return false, err
@@ -446,7 +442,7 @@ func readDocument(dec *jsontext.Decoder, opts json.Options, c *readCtx) (ok bool
 	return dispatch(&d, c), nil
 }
 
-func dispatch(d *document, c *readCtx) bool {
+func dispatch(d *document, c *reader.Ctx) bool {
 	for _, f := range registry {
 		if f.match(d) {
 			f.read(d, c)

@@ -8,6 +8,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -58,7 +59,9 @@ type sessionToolCall struct {
 	SubagentInfo        *subagentInfo `json:"subagent_info"`
 }
 
-func (t *sessionToolCall) id() string { return firstOf(t.CallID, t.ID, t.ToolCallID, t.CallIDCamel) }
+func (t *sessionToolCall) id() string {
+	return reader.FirstOf(t.CallID, t.ID, t.ToolCallID, t.CallIDCamel)
+}
 
 type toolOutput struct {
 	Status jsonscan.Str `json:"status"`
@@ -99,7 +102,6 @@ type phase struct {
 
 var (
 	agentPlan   = jsonscan.PlanOf(reflect.TypeFor[agentObject]())
-	summaryPlan = jsonscan.PlanOf(reflect.TypeFor[summaryObject]())
 	contribPlan = jsonscan.PlanOf(reflect.TypeFor[contribObject]())
 )
 
@@ -107,34 +109,30 @@ func (a *agentField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 	return jsonscan.TextOrObject(s, w, agentPlan, func(t string) { a.Name = t }, a.set)
 }
 
-func (f *summaryField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
-	return jsonscan.TextOrObject(s, w, summaryPlan, func(t string) { f.Text = t }, f.set)
-}
-
 func (c *contribField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 	return jsonscan.TextOrObject(s, w, contribPlan, func(t string) { c.Type = t }, c.set)
 }
 
-func readSession(d *document, c *readCtx) {
+func readSession(d *document, c *reader.Ctx) {
 	r := &model.Run{
 		ID:      d.SessionID.V,
 		Format:  "session",
-		Title:   firstOf(d.TaskTitle, d.Title),
-		Request: firstOf(d.UserPrompt, d.TaskDescription),
+		Title:   reader.FirstOf(d.TaskTitle, d.Title),
+		Request: reader.FirstOf(d.UserPrompt, d.TaskDescription),
 		Summary: d.Summary.Text,
 		Agent:   d.Agent.Name,
 		Model:   d.Agent.Model,
 	}
 	if r.ID == "" {
-		r.ID = c.fallbackID()
+		r.ID = c.FallbackID()
 	}
 	start := d.CreatedAt
 	if !start.Set {
 		start = d.StartedAt
 	}
-	r.Span = c.span(start, d.CompletedAt)
+	r.Span = c.Span(start, d.CompletedAt)
 	if !r.HasDuration {
-		setDuration(&r.Span, d.Summary.TotalDurationMS, c)
+		reader.SetDuration(&r.Span, d.Summary.TotalDurationMS, c)
 	}
 
 	switch model.Fold(d.Status.V) {
@@ -147,7 +145,7 @@ func readSession(d *document, c *readCtx) {
 	case "":
 		r.Status = model.StatusUnknown
 	default:
-		c.Warn(WarnUnknownStatus)
+		c.Warn(reader.WarnUnknownStatus)
 		r.Status = model.StatusUnknown
 	}
 
@@ -180,21 +178,21 @@ func readSession(d *document, c *readCtx) {
 	}
 
 	for _, s := range d.Steps.Objects { // v1.0 seven-step model
-		st := model.Step{Name: firstOf(s.StepName, s.StepID), Status: stepStatus(s.Status.V, c)}
-		st.Started = s.Timestamp.In(c.loc)
-		setDuration(&st.Span, s.DurationMS, c)
+		st := model.Step{Name: reader.FirstOf(s.StepName, s.StepID), Status: reader.StepStatus(s.Status.V, c)}
+		st.Started = s.Timestamp.In(c.Loc)
+		reader.SetDuration(&st.Span, s.DurationMS, c)
 		r.Steps = append(r.Steps, st)
 	}
 
 	phased.addTo(r)
 	calls := top.log.Len() + phased.log.Len()
 	if n := d.Summary.ToolCallsCount; n.Set && n.Int() != int64(calls) {
-		c.Warn(WarnCountMismatch)
+		c.Warn(reader.WarnCountMismatch)
 	}
 	if n := d.Summary.Errors; n.Set && n.Int() != int64(top.errors+phased.errors) {
-		c.Warn(WarnCountMismatch)
+		c.Warn(reader.WarnCountMismatch)
 	}
-	c.runParts(r, sessionParts(r, c, calls, top.log, phased.log))
+	c.RunParts(r, sessionParts(r, c, calls, top.log, phased.log))
 }
 
 // sessionCalls is a session's top-level tool_calls, each entry made a call
@@ -224,7 +222,7 @@ type sessionCall struct {
 
 // add makes entry t a call.
 func (s *sessionCalls) add(t *sessionToolCall) {
-	e := sessionCall{call: model.ToolCall{Name: firstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V},
+	e := sessionCall{call: model.ToolCall{Name: reader.FirstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V},
 		start: t.StartedAt, end: t.EndedAt, ms: t.DurationMS, id: t.id()}
 	if t.Output != nil {
 		switch model.Fold(t.Output.Status.V) {
@@ -265,12 +263,12 @@ func (s *sessionCalls) addTo(r *model.Run) {
 }
 
 // make is the run's call: its agent's, its times in the --tz zone, its span.
-func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
+func (e *sessionCall) make(agent string, c *reader.Ctx) model.ToolCall {
 	call := e.call
-	call.Agent, call.Span = agent, c.span(e.start, e.end)
+	call.Agent, call.Span = agent, c.Span(e.start, e.end)
 	if e.ms.Set {
 		call.HasDuration = false
-		setDuration(&call.Span, e.ms, c)
+		reader.SetDuration(&call.Span, e.ms, c)
 	}
 	return call
 }
@@ -278,13 +276,13 @@ func (e *sessionCall) make(agent string, c *readCtx) model.ToolCall {
 // sessionParts is the run's n calls, made from the logs in order as they
 // are taken. It keeps copies of the logs: a JSON Lines chunk clears its
 // documents before the calls are taken.
-func sessionParts(r *model.Run, c *readCtx, n int, logs ...join.EntryLog[sessionCall]) *model.CallParts {
+func sessionParts(r *model.Run, c *reader.Ctx, n int, logs ...join.EntryLog[sessionCall]) *model.CallParts {
 	cursors := make([]join.Cursor[sessionCall], len(logs))
 	for i := range logs {
 		cursors[i] = logs[i].Cursor()
 	}
 	k := 0
-	return model.PartsOf(n, n, callPart, func(int) (model.ToolCall, bool) {
+	return model.PartsOf(n, n, reader.CallPart, func(int) (model.ToolCall, bool) {
 		for ; k < len(cursors); k++ {
 			if e, ok := cursors[k].Next(); ok {
 				return e.make(r.Agent, c), true
@@ -322,7 +320,7 @@ func readWrittenTime(r *recordspill.Reader, loc *time.Location) jsonscan.Time {
 
 // DecodeFlex decodes tool_calls one entry at a time.
 func (s *sessionCalls) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: spillOf(w)} }, s.add)
+	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: reader.SpillOf(w)} }, s.add)
 }
 
 var sessionCallPlan = jsonscan.PlanOf(reflect.TypeFor[sessionToolCall]())

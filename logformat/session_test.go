@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -51,7 +52,7 @@ func TestSessionCallsTakenLater(t *testing.T) {
 		if name == "lines.jsonl" {
 			input = line + "\n" + strings.Replace(line, `"session_id":"s"`, `"session_id":"t"`, 1) + "\n"
 		}
-		read := func(em Emitter, spill *recordspill.File) {
+		read := func(em reader.Emitter, spill *recordspill.File) {
 			t.Helper()
 			if err := Read(bytes.NewReader([]byte(input)), name, Options{Location: loc, Spill: spill}, em); err != nil {
 				t.Fatal(err)
@@ -84,7 +85,7 @@ func TestSessionCallsTakenLater(t *testing.T) {
 				t.Errorf("%s run %d: %d calls\n%v\nwant\n%v", name, i, len(g), g, w)
 			}
 		}
-		if fmt.Sprint(got.warnings) != fmt.Sprint(want.warnings) || want.warnings[WarnNegativeDuration] == 0 {
+		if fmt.Sprint(got.warnings) != fmt.Sprint(want.warnings) || want.warnings[reader.WarnNegativeDuration] == 0 {
 			t.Errorf("%s: warnings %v, want %v", name, got.warnings, want.warnings)
 		}
 	}

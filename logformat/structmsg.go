@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -81,24 +82,24 @@ func hasEmbedded(msgs []document) bool {
 	return false
 }
 
-func readStructmsg(d *document, c *readCtx) {
+func readStructmsg(d *document, c *reader.Ctx) {
 	if isStructured(d) {
-		structRun(d, firstOf(d.ID), c)
+		structRun(d, reader.FirstOf(d.ID), c)
 		return
 	}
-	conv := firstOf(d.ID)
+	conv := reader.FirstOf(d.ID)
 	if conv == "" {
-		conv = c.fallbackID()
+		conv = c.FallbackID()
 	}
 	if sc := d.StructuredContext; sc.Doc != nil && isStructured(sc.Doc) {
-		structRun(sc.Doc, firstOf(sc.Doc.ID), c)
+		structRun(sc.Doc, reader.FirstOf(sc.Doc.ID), c)
 	}
 	// Messages are numbered through context_messages, then messages.
 	embeddedRun := func(sc embedded, msgID string, n int) {
 		if sc.Doc == nil || !isStructured(sc.Doc) {
 			return
 		}
-		id := firstOf(sc.Doc.ID)
+		id := reader.FirstOf(sc.Doc.ID)
 		if id == "" {
 			id = msgID
 		}
@@ -108,36 +109,36 @@ func readStructmsg(d *document, c *readCtx) {
 		structRun(sc.Doc, id, c)
 	}
 	for i := range d.ContextMessages {
-		embeddedRun(d.ContextMessages[i].StructuredContext, firstOf(d.ContextMessages[i].ID), i+1)
+		embeddedRun(d.ContextMessages[i].StructuredContext, reader.FirstOf(d.ContextMessages[i].ID), i+1)
 	}
 	for _, e := range d.Messages.embedded {
 		embeddedRun(e.doc, e.id, len(d.ContextMessages)+e.n)
 	}
 }
 
-func structRun(d *document, id string, c *readCtx) {
+func structRun(d *document, id string, c *reader.Ctx) {
 	r := &model.Run{ID: id, Format: "structmsg", Summary: d.Summary.Text}
 	if r.ID == "" {
-		r.ID = c.fallbackID()
+		r.ID = c.FallbackID()
 	}
 	if d.Request != nil {
 		r.Request = d.Request.OriginalInput.V
-		r.Title = firstOf(d.Request.CoreGoal, d.Request.OriginalInput)
+		r.Title = reader.FirstOf(d.Request.CoreGoal, d.Request.OriginalInput)
 	}
 	start := d.Timestamp
 	if !start.Set {
 		start = d.CreatedAt
 	}
-	r.Started = start.In(c.loc)
+	r.Started = start.In(c.Loc)
 
 	var statuses []model.StepStatus
 	for _, ph := range d.Phases {
-		name := firstOf(ph.Name, ph.ID)
+		name := reader.FirstOf(ph.Name, ph.ID)
 		if ph.Status.Set {
-			statuses = append(statuses, stepStatus(ph.Status.V, c))
+			statuses = append(statuses, reader.StepStatus(ph.Status.V, c))
 		} else {
 			statuses = append(statuses, model.StepOther)
-			c.Warn(WarnMissingStatus)
+			c.Warn(reader.WarnMissingStatus)
 		}
 		for _, rd := range ph.Rounds {
 			evalStatus := map[string]string{}
@@ -150,15 +151,15 @@ func structRun(d *document, id string, c *readCtx) {
 			if rd.Plan != nil {
 				for _, t := range rd.Plan.Tasks {
 					tools[t.ID.V] = t.Tool.V
-					st := model.Step{Name: firstOf(t.Title, t.ID), Agent: "", Status: model.StepNotStarted}
+					st := model.Step{Name: reader.FirstOf(t.Title, t.ID), Agent: "", Status: model.StepNotStarted}
 					if word, ok := evalStatus[t.ID.V]; ok {
-						st.Status = stepStatus(word, c)
+						st.Status = reader.StepStatus(word, c)
 					}
 					r.Steps = append(r.Steps, st)
 				}
 			}
 			for _, ex := range rd.Executions {
-				call := model.ToolCall{Name: ex.Tool.V, Span: model.Span{Started: ex.Timestamp.In(c.loc)}}
+				call := model.ToolCall{Name: ex.Tool.V, Span: model.Span{Started: ex.Timestamp.In(c.Loc)}}
 				if ex.Result != nil && ex.Result.Success.Set {
 					call.Outcome = model.OutcomeOK
 					if !ex.Result.Success.V {
@@ -189,12 +190,12 @@ func structRun(d *document, id string, c *readCtx) {
 			}
 			// quality_average is the producer's own figure: cross-checked, never averaged in.
 			if pm := rd.Judge.PhaseMetrics; pm != nil && pm.QualityAverage.Set && n > 0 && math.Abs(sum/float64(n)-pm.QualityAverage.V) > 0.05 {
-				c.Warn(WarnQualityMismatch)
+				c.Warn(reader.WarnQualityMismatch)
 			}
 		}
 	}
 	r.Status = structStatus(statuses)
-	c.run(r)
+	c.Run(r)
 }
 
 func structStatus(phases []model.StepStatus) model.Status {

@@ -3,6 +3,8 @@ package logformat
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // The decoder accepts drift: quoted numbers, numeric ids, huge numbers, objects
@@ -20,5 +22,5 @@ func TestTolerantDecoding(t *testing.T) {
 		t.Errorf("id %q title %q", r.ID, r.Title)
 	}
 	// title, steps, stepStatuses[0], agentExecutionSequence and the first "completed"
-	checkWarnings(t, "tolerant", c.warnings, map[string]int{WarnTypeMismatch: 5, WarnBadNumber: 1})
+	checkWarnings(t, "tolerant", c.warnings, map[string]int{reader.WarnTypeMismatch: 5, reader.WarnBadNumber: 1})
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // referenceToolUseResult is the reflective decode the token-level one
@@ -26,7 +27,7 @@ func referenceToolUseResult(dec *jsontext.Decoder, w Warner) (toolUseResultField
 		if err != nil {
 			return t, err
 		}
-		t.Text, t.Set = clipString(tok.String(), 500), true
+		t.Text, t.Set = reader.ClipString(tok.String(), 500), true
 		return t, nil
 	case '{':
 		var o struct {

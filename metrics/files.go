@@ -8,6 +8,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -106,7 +107,7 @@ func (a *Accumulator) await(frags []*join.Fragment, pending []string) {
 // its runs are folded only once read returns, and when read fails the file
 // is skipped with the reason a *logformat.SkipError gives (unreadable for
 // any other error). ord is the file's place in discovery order.
-func (a *Accumulator) AddFile(source string, ord int, read func(logformat.PartsEmitter) error) {
+func (a *Accumulator) AddFile(source string, ord int, read func(reader.PartsEmitter) error) {
 	a.FilesSeen++
 	em := &fileEmitter{a: a, source: source}
 	err := read(em)
@@ -135,7 +136,7 @@ func (a *Accumulator) AddFile(source string, ord int, read func(logformat.PartsE
 			a.skip(source, logformat.ReasonUnreadable, "its runs could not be held until it was read: "+errText(err))
 			return
 		}
-		a.warnIn(logformat.WarnRunsLost, source) // the disk failed reading back what it had written: the runs after are lost
+		a.warnIn(reader.WarnRunsLost, source) // the disk failed reading back what it had written: the runs after are lost
 	}
 	switch {
 	case len(fed) > 0:

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -56,7 +56,7 @@ func (a *Accumulator) Summary() Summary {
 
 	warnings := copyCounts(a.Warnings)
 	if dup := duplicateRuns(a.IDs); dup > 0 {
-		warnings[logformat.WarnDuplicateRunID] += dup
+		warnings[reader.WarnDuplicateRunID] += dup
 	}
 	skipped := slices.Clone(a.Skipped)
 	slices.SortFunc(skipped, func(x, y SkippedFile) int {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"testing/synctest"
 
-	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // Joined runs are folded and spilled in chunks as the join completes them:
@@ -136,8 +136,8 @@ func TestJoinWarnings(t *testing.T) {
 		joinedChunk = size
 		for _, details := range []bool{true, false} {
 			r := reportOf(t, Settings{KeepDetails: details}, dir)
-			if got := r.Summary.Inputs.Warnings[logformat.WarnNegativeDuration]; got != 1 {
-				t.Errorf("chunks of %d, details %v: %d %s warnings, want 1", size, details, got, logformat.WarnNegativeDuration)
+			if got := r.Summary.Inputs.Warnings[reader.WarnNegativeDuration]; got != 1 {
+				t.Errorf("chunks of %d, details %v: %d %s warnings, want 1", size, details, got, reader.WarnNegativeDuration)
 			}
 			if r.Summary.Runs.Total != 1 || r.Summary.ToolCalls.Total != 2 {
 				t.Errorf("chunks of %d, details %v: %d runs, %d calls; want 1, 2", size, details, r.Summary.Runs.Total, r.Summary.ToolCalls.Total)

@@ -13,6 +13,7 @@ import (
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 const testdataLogs = "../testdata/logs"
@@ -37,7 +38,7 @@ func readTree(t testing.TB, s Settings, shard discover.Shard, roots ...string) *
 	files := make(chan discover.File)
 	go discover.Walk(context.Background(), discover.Options{Roots: roots, Shard: shard}, files)
 	for c := range files {
-		w.AddFile(c.Source, c.Ord, func(em logformat.PartsEmitter) error {
+		w.AddFile(c.Source, c.Ord, func(em reader.PartsEmitter) error {
 			if c.Err != nil {
 				return c.Err
 			}

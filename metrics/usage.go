@@ -6,7 +6,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 	"github.com/agentstat/agentstat/pricing"
 )
@@ -130,7 +130,7 @@ func (a *Accumulator) addUsage(r *model.Run, f *groupAcc, proj *groupAcc, runDay
 			c, fallback := p.Cost(q.Tokens, int(k.Tier))
 			cost, priced = cost+c, true
 			if fallback {
-				a.warnIn(logformat.WarnPriceFallback, r.Source)
+				a.warnIn(reader.WarnPriceFallback, r.Source)
 			}
 		}
 		a.Usage.add(k, q.Tokens)

@@ -20,6 +20,7 @@ import (
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/metrics"
 )
 
@@ -161,7 +162,7 @@ func (w *worker) file(c discover.File) {
 		defer func() { p.Done.Add(1); p.Bytes.Add(c.Size) }()
 	}
 	w.seen++
-	w.acc.AddFile(c.Source, c.Ord, func(em logformat.PartsEmitter) error {
+	w.acc.AddFile(c.Source, c.Ord, func(em reader.PartsEmitter) error {
 		switch {
 		case c.Err != nil:
 			return c.Err
@@ -209,7 +210,7 @@ func (c *capReader) Read(p []byte) (int, error) {
 }
 
 // read opens, decompresses and reads one file into em.
-func (w *worker) read(c discover.File, em logformat.PartsEmitter) error {
+func (w *worker) read(c discover.File, em reader.PartsEmitter) error {
 	opt := w.opt
 	// O_NONBLOCK: a FIFO put where a log was does not block the open; the
 	// runtime's poller then waits for its writer, as for a pipe (/dev/stdin).

@@ -20,6 +20,7 @@ import (
 	"github.com/agentstat/agentstat/discover"
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat"
+	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/metrics"
 )
 
@@ -189,8 +190,8 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	// The two jmanus documents describe the same plan.
-	if s.Inputs.Warnings[logformat.WarnDuplicateRunID] != 1 {
-		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[logformat.WarnDuplicateRunID])
+	if s.Inputs.Warnings[reader.WarnDuplicateRunID] != 1 {
+		t.Errorf("duplicate run ids = %d", s.Inputs.Warnings[reader.WarnDuplicateRunID])
 	}
 }
 
@@ -299,7 +300,7 @@ func TestTruncatedGzip(t *testing.T) {
 	if n := s.Runs.ByFormat["codex"]; n < 10 || n >= 50 {
 		t.Errorf("%d Codex runs from the lines before the cut", n)
 	}
-	if s.Inputs.Warnings[logformat.WarnTruncatedStream] != 1 {
+	if s.Inputs.Warnings[reader.WarnTruncatedStream] != 1 {
 		t.Errorf("warnings %v", s.Inputs.Warnings)
 	}
 }
@@ -420,13 +421,13 @@ func TestWarningFiles(t *testing.T) {
 			t.Errorf("%d workers: %v, with one %v", jobs, in.WarningFiles, first)
 		}
 		for kind := range in.Warnings {
-			if _, ok := in.WarningFiles[kind]; !ok && kind != logformat.WarnDuplicateRunID {
+			if _, ok := in.WarningFiles[kind]; !ok && kind != reader.WarnDuplicateRunID {
 				t.Errorf("%s: no file", kind)
 			}
 		}
 	}
 	// invalid_line and unknown_line both come from broken/sessions.jsonl, the only file with either.
-	for kind, want := range map[string]string{logformat.WarnBadNumber: "broken/nan.json", logformat.WarnInvalidLine: "broken/sessions.jsonl"} {
+	for kind, want := range map[string]string{reader.WarnBadNumber: "broken/nan.json", reader.WarnInvalidLine: "broken/sessions.jsonl"} {
 		if first[kind] != want {
 			t.Errorf("%s: %q, want %q", kind, first[kind], want)
 		}
@@ -469,7 +470,7 @@ func TestUnfoldedCallsWarn(t *testing.T) {
 			t.Fatal(err)
 		}
 		in := r.Summary.Inputs
-		if got := in.Warnings[logformat.WarnNegativeDuration]; r.Summary.Runs.Total != tc.runs || got != 1 || (tc.root == "cut") != (in.FilesSkipped == 1) {
+		if got := in.Warnings[reader.WarnNegativeDuration]; r.Summary.Runs.Total != tc.runs || got != 1 || (tc.root == "cut") != (in.FilesSkipped == 1) {
 			t.Errorf("%s since %v: %d runs, %d negative durations, %d files skipped; want %d, 1", tc.root, tc.since, r.Summary.Runs.Total, got, in.FilesSkipped, tc.runs)
 		}
 	}

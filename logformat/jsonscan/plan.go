@@ -310,7 +310,7 @@ func (plan *Plan) Read(s *Scanner, p unsafe.Pointer, w *WarnList) bool {
 	return ok
 }
 
-// TextOrObject is decodeTextOrObject's raw twin, the object read by
+// TextOrObject is DecodeTextOrObject's raw twin, the object read by
 // plan; another kind gives up.
 func TextOrObject[O any](s *Scanner, w *WarnList, plan *Plan, text func(string), obj func(*O)) bool {
 	switch s.Peek() {

@@ -150,7 +150,7 @@ func decodeStr(dec *jsontext.Decoder, p *Str, w Warner) error {
 
 // DecodeStrPrefix is decodeStr keeping no more than the first n bytes of a
 // string (cut anywhere, even inside a character: for text only ever shown
-// through clipString at less than n). Text of which only a preview is shown
+// through reader.ClipString at less than n). Text of which only a preview is shown
 // is most of a transcript's, and tok.String copied it whole, twice when it
 // held an escape.
 func DecodeStrPrefix(dec *jsontext.Decoder, p *Str, w Warner, n int) error {
@@ -514,4 +514,28 @@ func DecodeEach[T any](dec *jsontext.Decoder, w Warner, opts json.Options, reset
 	}
 	_, err := dec.ReadToken()
 	return err
+}
+
+// DecodeTextOrObject decodes a value written as a string (text) or as an
+// object of type O (obj): null is nothing, another kind a warning.
+func DecodeTextOrObject[O any](dec *jsontext.Decoder, w Warner, opts json.Options, text func(string), obj func(*O)) error {
+	switch dec.PeekKind() {
+	case '"':
+		tok, err := dec.ReadToken()
+		if err == nil {
+			text(tok.String())
+		}
+		return err
+	case '{':
+		var o O
+		if err := json.UnmarshalDecode(dec, &o, opts); err != nil {
+			return err
+		}
+		obj(&o)
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(WarnTypeMismatch)
+	return dec.SkipValue()
 }
