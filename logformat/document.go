@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -30,7 +31,7 @@ type document struct {
 	bundleFields
 	structmsgFields
 	planagentFields
-	planexecFields
+	Planexec planexec.Fields `json:",embed"`
 	sessionFields
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
 
@@ -26,6 +27,20 @@ type Format struct {
 // registry is in detection precedence: the first format whose signature
 // matches a document reads it.
 var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, geminiFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
+
+// planexecFormat and the formats like it, each a package of its own, are
+// given their view of the union: the shared members and their own.
+var planexecFormat = packaged(planexec.Format, func(d *document) planexec.Doc { return planexec.Doc{Shared: &d.Shared, Fields: &d.Planexec} })
+
+// packaged adapts the Format of a package of its own to the union: view is
+// what its reader is given of a document.
+func packaged[D any](f reader.Format[D], view func(*document) D) *Format {
+	return &Format{
+		Name: f.Name, Title: f.Title, Signature: f.Signature,
+		match: func(d *document) bool { return f.Match(view(d)) },
+		read:  func(d *document, c *reader.Ctx) { f.Read(view(d), c) },
+	}
+}
 
 // All lists the supported formats in detection precedence.
 func All() []Format {

@@ -70,21 +70,24 @@ func PlanOf(t reflect.Type) *Plan {
 }
 
 // addFields adds struct type t's fields, at off in the planned struct; an
-// embedded struct's fields are the planned struct's own, as the reflective
-// decoder reads them.
+// embedded struct's fields (embedded in Go, or tagged embed) are the planned
+// struct's own, as the reflective decoder reads them.
 func (p *Plan) addFields(t reflect.Type, off uintptr) {
 	for i := range t.NumField() {
 		f := t.Field(i)
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if f.Anonymous && name == "" && f.Type.Kind() == reflect.Struct {
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" && (f.Anonymous || opts == "embed") && f.Type.Kind() == reflect.Struct {
 			p.addFields(f.Type, off+f.Offset)
 			continue
 		}
 		if f.Anonymous && name == "" {
 			panic("jsonscan: " + t.String() + " embeds " + f.Type.String() + ", which a plan does not read")
 		}
-		if name == "" || name == "-" || !f.IsExported() {
+		if name == "-" || !f.IsExported() {
 			continue
+		}
+		if name == "" { // the reflective decoder would read the Go name
+			panic("jsonscan: " + t.String() + "." + f.Name + " has no JSON name")
 		}
 		if slices.ContainsFunc(p.fields, func(g Field) bool { return g.name == name }) {
 			panic("jsonscan: two fields are named " + name + ": the reflective decoder would read neither")

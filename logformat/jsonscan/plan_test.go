@@ -103,6 +103,42 @@ func TestRawPlanRefusesAMemberNamedTwice(t *testing.T) {
 	new(Plan).addFields(reflect.TypeFor[union](), 0)
 }
 
+// A struct field tagged embed is read as the document's own members by the
+// plan and by the reflective decoder alike (as a Go-embedded one is); a
+// field with no JSON name, which the reflective decoder would read under
+// its Go name, is refused.
+func TestRawPlanEmbedsTaggedStructs(t *testing.T) {
+	type own struct {
+		A Str `json:"a"`
+	}
+	type union struct {
+		B   Str `json:"b"`
+		Own own `json:",embed"`
+	}
+	p := new(Plan)
+	p.addFields(reflect.TypeFor[union](), 0)
+	var names []string
+	for _, f := range p.fields {
+		names = append(names, f.name)
+	}
+	if !slices.Equal(names, []string{"b", "a"}) {
+		t.Errorf("plan fields %q, want b, a", names)
+	}
+	var u union
+	if err := json.Unmarshal([]byte(`{"a":"x","b":"y"}`), &u, DecodeOptions(&WarnList{})); err != nil || u.Own.A.V != "x" || u.B.V != "y" {
+		t.Errorf("reflective decoder: %+v, %v", u, err)
+	}
+	type unnamed struct {
+		Own own `json:",omitempty"`
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a plan took a field with no JSON name")
+		}
+	}()
+	new(Plan).addFields(reflect.TypeFor[unnamed](), 0)
+}
+
 // The scanner reads a line by its plan as the reflective decoder reads it,
 // warnings included, or gives up where it is unsure (the reflective
 // decoder then reads the line).

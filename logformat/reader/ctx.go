@@ -17,6 +17,16 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
+// Format describes one input format: D is what its reader is given of a
+// document, the members formats share and its own.
+type Format[D any] struct {
+	Name      string // the key used in reports (docs/metrics.md)
+	Title     string // what one file holds
+	Signature string // how a document is recognised, for `agentstat formats`
+	Match     func(D) bool
+	Read      func(D, *Ctx)
+}
+
 // Emitter receives what a reader finds in one file.
 type Emitter interface {
 	jsonscan.Warner

@@ -1,4 +1,7 @@
-package logformat
+// Package planexec reads one PlanExecutionRecord of the Java plan executor
+// (seed 000): its plan's steps, and each agent execution's think-act steps
+// as tool calls.
+package planexec
 
 import (
 	"github.com/agentstat/agentstat/logformat/jsonscan"
@@ -6,19 +9,25 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// planexec: one PlanExecutionRecord of the Java plan executor (seed 000).
-var planexecFormat = &Format{
+// Format is planexec's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "planexec",
 	Title:     "PlanExecutionRecord (plan steps, agentExecutionSequence, thinkActSteps)",
 	Signature: "an object with agentExecutionSequence, or with planId and userRequest",
-	match: func(d *document) bool {
+	Match: func(d Doc) bool {
 		return d.AgentExecutionSequence != nil || (d.PlanID.Set && d.UserRequest.Set)
 	},
-	read: readPlanexec,
+	Read: read,
 }
 
-// planexecFields are the members only a planexec document has.
-type planexecFields struct {
+// Doc is what planexec reads of a document.
+type Doc struct {
+	*reader.Shared
+	*Fields
+}
+
+// Fields are the members only a planexec document has.
+type Fields struct {
 	UserRequest            jsonscan.Str            `json:"userRequest"`
 	EndTime                jsonscan.Time           `json:"endTime"`
 	Completed              *bool                   `json:"completed"`
@@ -52,7 +61,7 @@ type thinkActStep struct {
 	ActionResult   jsonscan.Str  `json:"actionResult"`
 }
 
-func readPlanexec(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	r := &model.Run{
 		ID:      reader.FirstOf(d.PlanID, d.ID),
 		Format:  "planexec",
