@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
@@ -26,7 +27,7 @@ type document struct {
 
 	claudeFields
 	codexFields
-	otelFields
+	Otel otel.Fields `json:",embed"`
 	geminiFields
 	bundleFields
 	structmsgFields

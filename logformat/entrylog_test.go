@@ -17,6 +17,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/otel"
 )
 
 // generatedAndFound are three generated files of format and the files of
@@ -97,7 +98,7 @@ func TestEntrySpillRoundTrip(t *testing.T) {
 		testSpillRoundTrip(t, codexInputs(t), func(f *join.Fragment) *join.EntryLog[codexEntry] { return join.EntryLogOf[codexEntry](f) })
 	})
 	t.Run("otel", func(t *testing.T) {
-		testSpillRoundTrip(t, otelInputs(t), func(f *join.Fragment) *join.EntryLog[otelSpan] { return join.EntryLogOf[otelSpan](f) })
+		testSpillRoundTrip(t, otelInputs(t), func(f *join.Fragment) *join.EntryLog[otel.Span] { return join.EntryLogOf[otel.Span](f) })
 	})
 	t.Run("gemini", func(t *testing.T) {
 		inputs := generatedAndFound(t, "gemini", "gemini/*.json*")

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
@@ -668,7 +669,7 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 
 func TestOtelJoin(t *testing.T) {
 	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
-	if err != nil || len(c.frags) != 1 || len(join.EntryLogOf[otelSpan](c.frags[0]).All()) != 6 {
+	if err != nil || len(c.frags) != 1 || len(join.EntryLogOf[otel.Span](c.frags[0]).All()) != 6 {
 		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.frags))
 	}
 	checkWarnings(t, "otel", c.warnings, nil)

@@ -27,14 +27,14 @@ func TestFlexibleTypesHaveRawTwins(t *testing.T) {
 	}
 }
 
-// An embedded struct's fields are read at their place in the union.
+// An embedded struct's fields, in Go or tagged embed, are read at their place in the union.
 func TestRawPlanReadsEmbeddedFields(t *testing.T) {
 	var d document
 	var w jsonscan.WarnList
 	if !decodeLineRaw([]byte(`{"type":"user","uuid":"u1","instructions":"x","resourceSpans":[]}`), &d, &w, nil) {
 		t.Fatal("the raw scanner gave up")
 	}
-	if d.Type.V != "user" || d.UUID.V != "u1" || d.Instructions.V != "x" || d.ResourceSpans == nil {
+	if d.Type.V != "user" || d.UUID.V != "u1" || d.Instructions.V != "x" || d.Otel.ResourceSpans == nil {
 		t.Errorf("read %+v", d)
 	}
 }

@@ -1,4 +1,8 @@
-package logformat
+// Package otel reads OpenTelemetry trace exports in OTLP/JSON (one request
+// per line, or one document) through the GenAI semantic conventions, and
+// Claude Code's own claude_code.* spans. Spans are joined by trace id across
+// the tree: every invoke_agent span is a run, else every trace is one.
+package otel
 
 import (
 	"cmp"
@@ -19,20 +23,23 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// otel: OpenTelemetry trace exports in OTLP/JSON (one request per line, or
-// one document), read through the GenAI semantic conventions, and Claude
-// Code's own claude_code.* spans. Spans are joined by trace id across the
-// tree: every invoke_agent span is a run, else every trace is one.
-var otelFormat = &Format{
+// Format is otel's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "otel",
 	Title:     "OpenTelemetry GenAI spans, OTLP/JSON traces (also Claude Code's claude_code.* spans)",
 	Signature: "an object with resourceSpans",
-	match:     func(d *document) bool { return d.ResourceSpans != nil },
-	read:      readOtel,
+	Match:     func(d Doc) bool { return d.ResourceSpans != nil },
+	Read:      read,
 }
 
-// otelFields are the members only an OTLP/JSON trace export has.
-type otelFields struct {
+// Doc is what otel reads of a document.
+type Doc struct {
+	*reader.Shared
+	*Fields
+}
+
+// Fields are the members only an OTLP/JSON trace export has.
+type Fields struct {
 	ResourceSpans []otlpResourceSpans `json:"resourceSpans"`
 }
 
@@ -95,7 +102,7 @@ func (v *otlpValue) set(o *otlpAnyValue) {
 	}
 }
 
-func (v *otlpValue) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (v *otlpValue) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -118,14 +125,14 @@ func (v *otlpValue) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 	return ok
 }
 
-// otelLog is a file's spans of one trace.
-type otelLog = join.EntryLog[otelSpan]
+// spanLog is a file's spans of one trace.
+type spanLog = join.EntryLog[Span]
 
-// newOtelFileLogs starts the logs of the file being read, by trace.
-func newOtelFileLogs() *map[string]*otelLog { return new(map[string]*otelLog) }
+// newFileLogs starts the logs of the file being read, by trace.
+func newFileLogs() *map[string]*spanLog { return new(map[string]*spanLog) }
 
-// otelSpan is one span, kept compact.
-type otelSpan struct {
+// Span is one span, kept compact.
+type Span struct {
 	trace, id, parent string
 	name, op          string
 	agent, toolName   string
@@ -172,7 +179,7 @@ func firstAttr(m map[string]string, keys ...string) string {
 	return ""
 }
 
-func readOtel(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	for _, rs := range d.ResourceSpans {
 		service, project := "", ""
 		if rs.Resource != nil {
@@ -184,7 +191,7 @@ func readOtel(d *document, c *reader.Ctx) {
 			for i := range ss.Spans {
 				sp := &ss.Spans[i]
 				a := attrs(sp.Attributes)
-				s := otelSpan{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
+				s := Span{trace: sp.TraceID.V, id: sp.SpanID.V, parent: sp.ParentSpanID.V, name: sp.Name.V,
 					start: nanoTime(sp.Start), end: nanoTime(sp.End), service: service, project: project,
 					op:    firstAttr(a, "gen_ai.operation.name"),
 					agent: firstAttr(a, "gen_ai.agent.name"), toolName: firstAttr(a, "gen_ai.tool.name", "tool_name", "tool.name"),
@@ -226,7 +233,7 @@ func readOtel(d *document, c *reader.Ctx) {
 				if key == "" {
 					key = c.FallbackID()
 				}
-				reader.LogFor(c, reader.FileState(c, newOtelFileLogs), key, otelCodec, func(l *otelLog) *join.Fragment {
+				reader.LogFor(c, reader.FileState(c, newFileLogs), key, codec, func(l *spanLog) *join.Fragment {
 					return &join.Fragment{Kind: join.FragmentOtel, Key: key, Records: l}
 				}).Push(c.Spill, s)
 			}
@@ -236,7 +243,7 @@ func readOtel(d *document, c *reader.Ctx) {
 
 // isModelCall reports a span that is one model call: the only spans whose
 // usage is counted (agent spans repeat their children's totals).
-func (s *otelSpan) isModelCall() bool {
+func (s *Span) isModelCall() bool {
 	switch s.op {
 	case "chat", "text_completion", "generate_content", "completion", "embeddings":
 		return true
@@ -244,14 +251,14 @@ func (s *otelSpan) isModelCall() bool {
 	return false
 }
 
-// joinOtel makes the runs of every trace: its invoke_agent spans, or the
+// joinTraces makes the runs of every trace: its invoke_agent spans, or the
 // trace itself when it has none. A span belongs to its nearest invoke_agent ancestor.
 // A fragment holds a file's spans of one trace, which may feed several runs.
-func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
-	for fs, held := range join.Loaded[otelSpan](frags) {
+func joinTraces(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment)) {
+	for fs, held := range join.Loaded[Span](frags) {
 		trace := fs[0].Key
 		var runs []*model.Run
-		spans := map[string]*otelSpan{}
+		spans := map[string]*Span{}
 		for i := range fs {
 			for k := range held[i] {
 				s := &held[i][k]
@@ -263,9 +270,9 @@ func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fr
 				}
 			}
 		}
-		runOf := map[*otelSpan]*model.Run{}
+		runOf := map[*Span]*model.Run{}
 		var traceRun *model.Run
-		newRun := func(id string, s *otelSpan) *model.Run {
+		newRun := func(id string, s *Span) *model.Run {
 			r := &model.Run{ID: id, Format: "otel", Source: fs[0].Source, Status: model.StatusUnknown}
 			if s != nil {
 				r.Agent, r.Title = cmp.Or(s.agent, s.service), cmp.Or(s.agent, s.name)
@@ -293,7 +300,7 @@ func joinOtel(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fr
 				runOf[s] = newRun(trace+"/"+id, s)
 			}
 		}
-		find := func(s *otelSpan) *model.Run {
+		find := func(s *Span) *model.Run {
 			for p, hops := s, 0; p != nil && hops < 1000; hops++ {
 				if r := runOf[p]; r != nil {
 					return r
@@ -370,10 +377,10 @@ func cmpOrInt(a, b int) int {
 	return b
 }
 
-func init() { join.RegisterEntries(join.FragmentOtel, otelCodec, joinOtel) }
+func init() { join.RegisterEntries(join.FragmentOtel, codec, joinTraces) }
 
-var otelCodec = &join.EntryCodec[otelSpan]{
-	Encode: func(b []byte, s *otelSpan, loc *time.Location) []byte {
+var codec = &join.EntryCodec[Span]{
+	Encode: func(b []byte, s *Span, loc *time.Location) []byte {
 		for _, v := range []string{s.trace, s.id, s.parent, s.name, s.op, s.agent, s.toolName, s.model, s.errText, s.service, s.project, s.input} {
 			b = recordspill.AppendText(b, v)
 		}
@@ -383,7 +390,7 @@ var otelCodec = &join.EntryCodec[otelSpan]{
 		b = recordspill.AppendBool(b, s.ok)
 		return recordspill.AppendTokens(b, &s.tokens)
 	},
-	Decode: func(r *recordspill.Reader, loc *time.Location) (s otelSpan) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (s Span) {
 		for _, p := range []*string{&s.trace, &s.id, &s.parent, &s.name, &s.op, &s.agent, &s.toolName, &s.model, &s.errText, &s.service, &s.project, &s.input} {
 			*p = r.Text()
 		}
@@ -392,5 +399,5 @@ var otelCodec = &join.EntryCodec[otelSpan]{
 		s.tokens = r.Tokens()
 		return s
 	},
-	Withhold: func(s *otelSpan) { join.WithholdText(&s.errText, &s.input) },
+	Withhold: func(s *Span) { join.WithholdText(&s.errText, &s.input) },
 }
