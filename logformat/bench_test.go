@@ -14,6 +14,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 )
 
@@ -34,15 +35,15 @@ func BenchmarkRead(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				c := newCollector()
+				c := formattest.NewCollector()
 				if err := Read(bytes.NewReader(data), name, Options{}, c); err != nil {
 					b.Fatal(err)
 				}
-				if len(c.runs)+len(c.frags) == 0 {
+				if len(c.Runs)+len(c.Frags) == 0 {
 					b.Fatal("no runs")
 				}
-				if len(c.frags) > 0 {
-					if runs, _ := joinAll(c.frags, c); len(runs) == 0 {
+				if len(c.Frags) > 0 {
+					if runs, _ := joinAll(c.Frags, c); len(runs) == 0 {
 						b.Fatal("no joined runs")
 					}
 				}
@@ -58,7 +59,7 @@ func BenchmarkReadLongTranscript(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		c := newCollector()
+		c := formattest.NewCollector()
 		if err := Read(bytes.NewReader(data), "long.jsonl", Options{LineWorkers: 2}, c); err != nil {
 			b.Fatal(err)
 		}
@@ -93,9 +94,9 @@ func BenchmarkReadBundle(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				reads = 0
-				c := newCollector()
-				if err := Read(bytes.NewReader(data), "bundle.json", opt, c); err != nil || len(c.runs) != 1 {
-					b.Fatal(err, len(c.runs))
+				c := formattest.NewCollector()
+				if err := Read(bytes.NewReader(data), "bundle.json", opt, c); err != nil || len(c.Runs) != 1 {
+					b.Fatal(err, len(c.Runs))
 				}
 			}
 		})
@@ -108,7 +109,7 @@ func BenchmarkClaudeJoin(b *testing.B) {
 	fs := randomClaudeSession(rand.New(rand.NewPCG(3, 4)), 2000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, calls := claudeRun("long", fs, newCollector()); len(calls.All()) == 0 {
+		if _, calls := claudeRun("long", fs, formattest.NewCollector()); len(calls.All()) == 0 {
 			b.Fatal("no calls")
 		}
 	}
@@ -126,23 +127,23 @@ func BenchmarkRecordSpill(b *testing.B) {
 		b.Skip("no temporary directory:", err)
 	}
 	defer spill.Close()
-	c := newCollector()
+	c := formattest.NewCollector()
 	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
 	join.SegmentLines = 1 << 10
 	if err := Read(bytes.NewReader(data), "long.jsonl", Options{Spill: spill}, c); err != nil {
 		b.Fatal(err)
 	}
-	if len(c.frags) != 1 || len(claudeLogOf(c.frags[0]).refs) < 4 || claudeLogOf(c.frags[0]).refs[0].Tables[0] < 1<<10 {
-		b.Fatalf("%d fragments, not one long session in segments", len(c.frags))
+	if len(c.Frags) != 1 || len(claudeLogOf(c.Frags[0]).refs) < 4 || claudeLogOf(c.Frags[0]).refs[0].Tables[0] < 1<<10 {
+		b.Fatalf("%d fragments, not one long session in segments", len(c.Frags))
 	}
 	var size int64
-	for _, f := range c.frags {
+	for _, f := range c.Frags {
 		size += claudeLogOf(f).recordSize()
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
-		for _, f := range c.frags {
+		for _, f := range c.Frags {
 			claudeLogOf(f).loadRecords(linesAndUsages)
 			claudeLogOf(f).loadRecords(usesAndResults)
 			claudeLogOf(f).release()
@@ -202,16 +203,16 @@ func BenchmarkClaudeJoinLong(b *testing.B) {
 		b.Skip("no temporary directory:", err)
 	}
 	defer spill.Close()
-	c := newCollector()
+	c := formattest.NewCollector()
 	if err := Read(bytes.NewReader(bytes.Repeat(one, 30)), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
 		b.Fatal(err)
 	}
-	if len(c.frags) != 1 {
-		b.Fatalf("%d fragments, not one long session", len(c.frags))
+	if len(c.Frags) != 1 {
+		b.Fatalf("%d fragments, not one long session", len(c.Frags))
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, calls := claudeRun("long", c.frags, newCollector()); len(calls.All()) == 0 {
+		if _, calls := claudeRun("long", c.Frags, formattest.NewCollector()); len(calls.All()) == 0 {
 			b.Fatal("no calls")
 		}
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
@@ -32,11 +33,11 @@ import (
 func TestClaudeJoinSameAsMaps(t *testing.T) {
 	sessions := map[string][]*join.Fragment{}
 	add := func(name string, b []byte) {
-		c := newCollector()
+		c := formattest.NewCollector()
 		if err := Read(bytes.NewReader(b), name, Options{Location: time.UTC}, c); err != nil {
 			return
 		}
-		for _, f := range c.frags {
+		for _, f := range c.Frags {
 			if f.Kind == join.FragmentClaude {
 				f.Source = name
 				sessions[f.Key] = append(sessions[f.Key], f)
@@ -83,15 +84,15 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 
 func checkClaudeJoin(t *testing.T, id string, fs []*join.Fragment) {
 	t.Helper()
-	w1, w2 := newCollector(), newCollector()
+	w1, w2 := formattest.NewCollector(), formattest.NewCollector()
 	got, calls := claudeRun(id, fs, w1)
 	got.ToolCalls = calls.All()
 	want := claudeRunByMaps(id, fs, w2)
 	if !reflect.DeepEqual(got.Requests, want.Requests) {
 		t.Fatalf("session %s: requests\n%+v\nwant\n%+v", id, got.Requests, want.Requests)
 	}
-	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.warnings, w2.warnings) {
-		t.Fatalf("session %s: sort-merge join\n%+v\n%v\nwant\n%+v\n%v", id, got, w1.warnings, want, w2.warnings)
+	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(w1.Warnings, w2.Warnings) {
+		t.Fatalf("session %s: sort-merge join\n%+v\n%v\nwant\n%+v\n%v", id, got, w1.Warnings, want, w2.Warnings)
 	}
 }
 
@@ -473,7 +474,7 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 				putClaude(spill, claudeLogOf(f))
 			}
 			claudeLogOf(fs[0]).refs[0].Tables[0] = miscount(claudeLogOf(fs[0]).refs[0].Tables[0])
-			if r, calls := claudeRun("s", fs, newCollector()); r == nil || calls == nil {
+			if r, calls := claudeRun("s", fs, formattest.NewCollector()); r == nil || calls == nil {
 				t.Fatal("no run")
 			}
 			if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
@@ -514,7 +515,7 @@ func TestClaudeJoinDamaged(t *testing.T) {
 				rng.Int64N(n)*int64(len(digest{})+8) + int64(len(digest{})) + rng.Int64N(2)*4
 			d.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
 		}
-		r, calls := claudeRun("s", fs, newCollector())
+		r, calls := claudeRun("s", fs, formattest.NewCollector())
 		calls.Drain()
 		if r == nil {
 			t.Fatal("no run")
@@ -599,10 +600,10 @@ func (d *disk) Close() error                             { return nil } // the t
 // joinsAlike joins a session as mem holds it and as other does, and
 // reports whether the runs (with their calls) and the warnings agree.
 func joinsAlike(mem, other []*join.Fragment) (got, want *model.Run, same bool) {
-	w1, w2 := newCollector(), newCollector()
+	w1, w2 := formattest.NewCollector(), formattest.NewCollector()
 	want, wantCalls := claudeRun("s", mem, w1)
 	want.ToolCalls = wantCalls.All()
 	got, gotCalls := claudeRun("s", other, w2)
 	got.ToolCalls = gotCalls.All()
-	return got, want, reflect.DeepEqual(got, want) && reflect.DeepEqual(w1.warnings, w2.warnings)
+	return got, want, reflect.DeepEqual(got, want) && reflect.DeepEqual(w1.Warnings, w2.Warnings)
 }

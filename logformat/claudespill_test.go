@@ -14,6 +14,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/reader"
 
 	"github.com/agentstat/agentstat/internal/tempfile"
@@ -47,7 +48,7 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 		join.SegmentLines, bothMin = segment, max(segment, 2)
 		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
 			for name, data := range inputs {
-				mem, spilled := newCollector(), newCollector()
+				mem, spilled := formattest.NewCollector(), formattest.NewCollector()
 				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
@@ -59,10 +60,10 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
-					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+				if len(spilled.Frags) == 0 || len(spilled.Frags) != len(mem.Frags) {
+					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.Frags), len(mem.Frags))
 				}
-				for i, f := range spilled.frags {
+				for i, f := range spilled.Frags {
 					if claudeLogOf(f).spill == nil || claudeLogOf(f).claude != nil {
 						t.Fatalf("%s: fragment %d was not spilled", name, i)
 					}
@@ -70,11 +71,11 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 						t.Fatalf("%s: %d segments", name, len(claudeLogOf(f).refs))
 					}
 					// The uuids come back alone, before the other tables.
-					if got, want := uuidsOf(f, 3), uuidsOf(mem.frags[i], 3); !reflect.DeepEqual(got, want) || len(want) == 0 {
+					if got, want := uuidsOf(f, 3), uuidsOf(mem.Frags[i], 3); !reflect.DeepEqual(got, want) || len(want) == 0 {
 						t.Fatalf("%s (%s): fragment %d's uuids differ after the spill: %d, want %d", name, loc, i, len(got), len(want))
 					}
 					claudeLogOf(f).loadRecords(allTables)
-					want := *claudeLogOf(mem.frags[i]).claude
+					want := *claudeLogOf(mem.Frags[i]).claude
 					want.wordIdx = nil // used while reading only
 					want.uuids = nil   // read back by uuidKeys alone
 					if !reflect.DeepEqual(*claudeLogOf(f).claude, want) {
@@ -82,8 +83,8 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					}
 					claudeLogOf(f).release()
 				}
-				memRuns, _ := joinAll(mem.frags, mem)
-				spillRuns, _ := joinAll(spilled.frags, spilled)
+				memRuns, _ := joinAll(mem.Frags, mem)
+				spillRuns, _ := joinAll(spilled.Frags, spilled)
 				if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 					t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
 				}
@@ -106,24 +107,24 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 		if failing {
 			d.use(ro)
 		}
-		mem, spilled := newCollector(), newCollector()
+		mem, spilled := formattest.NewCollector(), formattest.NewCollector()
 		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
 			t.Fatal(err)
 		}
 		if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
 			t.Fatal(err)
 		}
-		if len(spilled.frags) == 0 {
+		if len(spilled.Frags) == 0 {
 			t.Fatalf("seed %d: no fragments", seed)
 		}
-		for i, f := range spilled.frags {
+		for i, f := range spilled.Frags {
 			if onDisk := claudeLogOf(f).spill != nil && claudeLogOf(f).claude == nil; onDisk == failing {
 				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
 			}
 		}
 		d.use(good)
-		memRuns, _ := joinAll(mem.frags, mem)
-		spillRuns, _ := joinAll(spilled.frags, spilled)
+		memRuns, _ := joinAll(mem.Frags, mem)
+		spillRuns, _ := joinAll(spilled.Frags, spilled)
 		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
 		}
@@ -139,7 +140,7 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := bytes.Repeat(one, 20) // read well past the first buffer: segments go out before the end is read
-	mem, spilled := newCollector(), newCollector()
+	mem, spilled := formattest.NewCollector(), formattest.NewCollector()
 	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
 		t.Fatal(err)
 	}
@@ -151,19 +152,19 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 	}
 	d.use(good)
 	split := 0
-	for i, f := range spilled.frags {
+	for i, f := range spilled.Frags {
 		if claudeLogOf(f).spill == nil && claudeLogOf(f).claude != nil && len(claudeLogOf(f).claude.segments) > 0 {
 			split++
 		}
-		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
+		if got, want := uuidsOf(f, 0), uuidsOf(mem.Frags[i], 0); !reflect.DeepEqual(got, want) {
 			t.Fatalf("fragment %d: uuids differ", i)
 		}
 	}
 	if split == 0 {
 		t.Fatal("no fragment has segments on the spill and its end in memory")
 	}
-	memRuns, _ := joinAll(mem.frags, mem)
-	spillRuns, _ := joinAll(spilled.frags, spilled)
+	memRuns, _ := joinAll(mem.Frags, mem)
+	spillRuns, _ := joinAll(spilled.Frags, spilled)
 	if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("runs differ (%v)", spill.Err())
 	}
@@ -227,7 +228,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := bytes.Repeat(one, 20)
-	mem, spilled := newCollector(), newCollector()
+	mem, spilled := formattest.NewCollector(), formattest.NewCollector()
 	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
 		t.Fatal(err)
 	}
@@ -240,18 +241,18 @@ func TestRecordSpillLongRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	long := 0
-	for i, f := range spilled.frags {
+	for i, f := range spilled.Frags {
 		for _, ref := range claudeLogOf(f).refs {
 			if ref.N > recordspill.Window/4 {
 				long++
 			}
 		}
-		if got, want := uuidsOf(f, 0), uuidsOf(mem.frags[i], 0); !reflect.DeepEqual(got, want) {
+		if got, want := uuidsOf(f, 0), uuidsOf(mem.Frags[i], 0); !reflect.DeepEqual(got, want) {
 			t.Fatalf("fragment %d: uuids differ", i)
 		}
 		claudeLogOf(f).loadRecords(linesAndUsages)
 		claudeLogOf(f).loadRecords(usesAndResults)
-		want := *claudeLogOf(mem.frags[i]).claude
+		want := *claudeLogOf(mem.Frags[i]).claude
 		want.wordIdx, want.uuids = nil, nil
 		if !reflect.DeepEqual(*claudeLogOf(f).claude, want) {
 			t.Fatalf("fragment %d differs after the spill", i)
@@ -283,8 +284,8 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 		}
 		codex = append(codex, b)
 	}
-	read := func(spill *recordspill.File) *collector {
-		c := newCollector()
+	read := func(spill *recordspill.File) *formattest.Collector {
+		c := formattest.NewCollector()
 		if err := Read(bytes.NewReader(data), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +305,7 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 	join.SegmentLines = 1 << 10
 	mem, spilled := read(nil), read(spill)
 	var claude []*join.Fragment
-	for _, f := range spilled.frags {
+	for _, f := range spilled.Frags {
 		if f.Kind == join.FragmentClaude {
 			claude = append(claude, f)
 		}
@@ -312,12 +313,12 @@ func TestJoinLongSessionFromSpill(t *testing.T) {
 	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < 1<<20 {
 		t.Fatalf("not one long session: %v", s.size)
 	}
-	memRuns, _ := joinAll(mem.frags, mem)
-	spillRuns, _ := joinAll(spilled.frags, spilled)
+	memRuns, _ := joinAll(mem.Frags, mem)
+	spillRuns, _ := joinAll(spilled.Frags, spilled)
 	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
 	}
-	if w := spilled.warnings; w[reader.WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.warnings) {
-		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.warnings)
+	if w := spilled.Warnings; w[reader.WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.Warnings) {
+		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.Warnings)
 	}
 }

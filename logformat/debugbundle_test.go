@@ -6,6 +6,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
@@ -64,10 +65,10 @@ func TestDedupeEvents(t *testing.T) {
 		}
 		list := &keep.list
 		want, wantRepeats := dedupeEventsReference(list, events, zone)
-		w := newCollector()
+		w := formattest.NewCollector()
 		got := dedupeEvents(list, reader.NewCtx("", zone, nil, w))
-		if got.n != len(want) || w.warnings[reader.WarnDuplicateEvent] != wantRepeats {
-			t.Fatalf("round %d: kept %d of %d with %d repeats; want %d with %d", round, got.n, n, w.warnings[reader.WarnDuplicateEvent], len(want), wantRepeats)
+		if got.n != len(want) || w.Warnings[reader.WarnDuplicateEvent] != wantRepeats {
+			t.Fatalf("round %d: kept %d of %d with %d repeats; want %d with %d", round, got.n, n, w.Warnings[reader.WarnDuplicateEvent], len(want), wantRepeats)
 		}
 		for i := range want {
 			if got.at(i).tool != want[i].tool {

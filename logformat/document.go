@@ -3,6 +3,7 @@ package logformat
 import (
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
+	"github.com/agentstat/agentstat/logformat/planagent"
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/go-json-experiment/json"
@@ -31,8 +32,8 @@ type document struct {
 	geminiFields
 	bundleFields
 	structmsgFields
-	planagentFields
-	Planexec planexec.Fields `json:",embed"`
+	Planagent planagent.Fields `json:",embed"`
+	Planexec  planexec.Fields  `json:",embed"`
 	sessionFields
 }
 

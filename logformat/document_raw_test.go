@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
@@ -41,7 +42,7 @@ func readsOfRaw(t *testing.T, doc []byte, lookahead int) (reads int) {
 	}
 	defer func(on bool) { smallDocuments = on }(smallDocuments)
 	smallDocuments = false // a document of any size takes the path of a large one
-	raw, token := newCollector(), newCollector()
+	raw, token := formattest.NewCollector(), formattest.NewCollector()
 	opt := Options{Reread: func() (io.Reader, error) {
 		reads++
 		var in io.Reader = bytes.NewReader(doc)
@@ -59,18 +60,18 @@ func readsOfRaw(t *testing.T, doc []byte, lookahead int) (reads int) {
 	if fmt.Sprint(errRaw) != fmt.Sprint(errToken) {
 		t.Fatalf("errors differ: raw path %v, token path %v\n%.300s", errRaw, errToken, doc)
 	}
-	if !reflect.DeepEqual(raw.runs, token.runs) {
-		t.Fatalf("runs differ (raw path reads: %d):\nraw path %+v\ntoken path %+v\n%.300s", reads, raw.runs, token.runs, doc)
+	if !reflect.DeepEqual(raw.Runs, token.Runs) {
+		t.Fatalf("runs differ (raw path reads: %d):\nraw path %+v\ntoken path %+v\n%.300s", reads, raw.Runs, token.Runs, doc)
 	}
-	if !reflect.DeepEqual(raw.warnings, token.warnings) {
-		t.Fatalf("warnings differ: raw path %v, token path %v\n%.300s", raw.warnings, token.warnings, doc)
+	if !reflect.DeepEqual(raw.Warnings, token.Warnings) {
+		t.Fatalf("warnings differ: raw path %v, token path %v\n%.300s", raw.Warnings, token.Warnings, doc)
 	}
 	return reads
 }
 
 // readValuesOnly reads doc as Read does with neither raw document path:
 // the general decoder, value after value.
-func readValuesOnly(doc []byte, name string, c *collector) error {
+func readValuesOnly(doc []byte, name string, c *formattest.Collector) error {
 	defer func(on bool) { smallDocuments = on }(smallDocuments)
 	smallDocuments = false
 	return Read(bytes.NewReader(doc), name, Options{}, c)
@@ -81,14 +82,14 @@ func readValuesOnly(doc []byte, name string, c *collector) error {
 func checkSmallDocument(t *testing.T, doc []byte) {
 	t.Helper()
 	for _, name := range []string{"d.json", "d.jsonl"} {
-		small, values := newCollector(), newCollector()
+		small, values := formattest.NewCollector(), formattest.NewCollector()
 		errSmall := Read(bytes.NewReader(doc), name, Options{}, small)
 		errValues := readValuesOnly(doc, name, values)
-		if withoutPointer(errSmall) != withoutPointer(errValues) || !reflect.DeepEqual(small.runs, values.runs) ||
-			!reflect.DeepEqual(small.warnings, values.warnings) || len(small.frags) != len(values.frags) {
+		if withoutPointer(errSmall) != withoutPointer(errValues) || !reflect.DeepEqual(small.Runs, values.Runs) ||
+			!reflect.DeepEqual(small.Warnings, values.Warnings) || len(small.Frags) != len(values.Frags) {
 			t.Fatalf("%s: read whole: %v, %d runs %+v, warnings %v, %d fragments\nvalue by value: %v, %d runs %+v, warnings %v, %d fragments\n%.300s",
-				name, errSmall, len(small.runs), small.runs, small.warnings, len(small.frags),
-				errValues, len(values.runs), values.runs, values.warnings, len(values.frags), doc)
+				name, errSmall, len(small.Runs), small.Runs, small.Warnings, len(small.Frags),
+				errValues, len(values.Runs), values.Runs, values.Warnings, len(values.Frags), doc)
 		}
 	}
 }
@@ -401,7 +402,7 @@ func TestRawAsIs(t *testing.T) {
 func TestHeldAsIs(t *testing.T) {
 	for _, c := range asIsCases() {
 		checkSmallDocument(t, []byte(c.doc))
-		ctx := reader.NewCtx("d.json", time.UTC, nil, newCollector())
+		ctx := reader.NewCtx("d.json", time.UTC, nil, formattest.NewCollector())
 		took := !errors.Is(readHeld(bytes.TrimPrefix([]byte(c.doc), bom), ctx), errRawGaveUp)
 		if took != (c.reads == 1) {
 			t.Errorf("read as it is: %v, want %v: %.200s", took, c.reads == 1, c.doc)
@@ -414,7 +415,7 @@ func TestHeldAsIs(t *testing.T) {
 func TestRawBytesSameAsValues(t *testing.T) {
 	accepted, gaveUpOn := rawDocuments()
 	reads := func(doc []byte) bool {
-		c := reader.NewCtx("b.json", time.UTC, nil, newCollector())
+		c := reader.NewCtx("b.json", time.UTC, nil, formattest.NewCollector())
 		return !errors.Is(readHeld(doc, c), errRawGaveUp)
 	}
 	for _, doc := range accepted {
@@ -495,12 +496,12 @@ func TestDocumentErrorSameEveryTime(t *testing.T) {
 	}
 	var first string
 	for i := range 4 {
-		errText := fmt.Sprint(Read(bytes.NewReader(broken), "b.json", Options{}, newCollector()))
+		errText := fmt.Sprint(Read(bytes.NewReader(broken), "b.json", Options{}, formattest.NewCollector()))
 		if i == 0 {
 			first = errText
 		} else if errText != first {
 			t.Fatalf("read %d: %s\nfirst: %s", i+1, errText, first)
 		}
-		Read(bytes.NewReader(other), "o.json", Options{}, newCollector())
+		Read(bytes.NewReader(other), "o.json", Options{}, formattest.NewCollector())
 	}
 }

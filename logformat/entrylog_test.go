@@ -3,9 +3,6 @@ package logformat
 import (
 	"bytes"
 	"errors"
-	"maps"
-	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -17,42 +14,16 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/otel"
 )
-
-// generatedAndFound are three generated files of format and the files of
-// testdata and of the real corpus that glob names.
-func generatedAndFound(t *testing.T, format, glob string) map[string][]byte {
-	t.Helper()
-	inputs := map[string][]byte{}
-	for seed := range uint64(3) {
-		b, err := logsynth.File(format, seed)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs[filepath.Join("synth", string(rune('a'+seed))+".jsonl")] = b
-	}
-	paths, _ := filepath.Glob(logPath(glob))
-	real, _ := filepath.Glob(filepath.Join(corpusDir, glob)) // none without the corpus
-	if len(paths) == 0 {
-		t.Fatalf("no test files %s", glob)
-	}
-	for _, p := range append(paths, real...) {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		inputs[p] = b
-	}
-	return inputs
-}
 
 // codexInputs are Codex rollouts of every shape: generated, testdata, the
 // real corpus, and one with every kind of entry in several zones, split
 // over two files of one session (resumed) beside a second session.
 func codexInputs(t *testing.T) map[string][]byte {
 	t.Helper()
-	inputs := generatedAndFound(t, "codex", "codex/*.jsonl")
+	inputs := formattest.Inputs(t, "codex", "codex/*.jsonl")
 	inputs["zones-1.jsonl"] = []byte(`{"timestamp":"2026-03-06T09:00:00+08:00","type":"session_meta","payload":{"id":"z","timestamp":"2026-03-06T09:00:00+08:00"}}
 {"timestamp":"2026-03-06T09:00:00","type":"turn_context","payload":{"model":"gpt-5-codex"}}
 {"timestamp":"2026-03-06T09:00:01","type":"event_msg","payload":{"type":"user_message","message":"日志里的错误\nfix it"}}
@@ -74,7 +45,7 @@ func codexInputs(t *testing.T) map[string][]byte {
 // and one trace of two agents whose spans are in two files.
 func otelInputs(t *testing.T) map[string][]byte {
 	t.Helper()
-	inputs := generatedAndFound(t, "otel", "otel/*trace*") // the real corpus's logs example is not a trace
+	inputs := formattest.Inputs(t, "otel", "otel/*trace*") // the real corpus's logs example is not a trace
 	span := func(id, parent, name, op string, start int) string {
 		return `{"traceId":"two","spanId":"` + id + `","parentSpanId":"` + parent + `","name":"` + name + `","startTimeUnixNano":"` +
 			strconv.Itoa(start) + `000000000","endTimeUnixNano":"` + strconv.Itoa(start+2) + `000000000","status":{"code":"STATUS_CODE_ERROR","message":"boom"},` +
@@ -101,7 +72,7 @@ func TestEntrySpillRoundTrip(t *testing.T) {
 		testSpillRoundTrip(t, otelInputs(t), func(f *join.Fragment) *join.EntryLog[otel.Span] { return join.EntryLogOf[otel.Span](f) })
 	})
 	t.Run("gemini", func(t *testing.T) {
-		inputs := generatedAndFound(t, "gemini", "gemini/*.json*")
+		inputs := formattest.Inputs(t, "gemini", "gemini/*.json*")
 		// A session resumed in a second file, with zones, tool calls and a header update.
 		inputs["resumed-1.jsonl"] = []byte(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T10:00:00+02:00","lastUpdated":"2026-03-07T10:05:00+02:00"}
 {"id":"1","timestamp":"2026-03-07T10:00:01","type":"user","content":"整理日志"}
@@ -125,20 +96,20 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 				t.Fatal(err)
 			}
 			defer spill.Close()
-			allMem, allSpilled := newCollector(), newCollector()
+			allMem, allSpilled := formattest.NewCollector(), formattest.NewCollector()
 			for name, data := range inputs {
-				mem, spilled := newCollector(), newCollector()
+				mem, spilled := formattest.NewCollector(), formattest.NewCollector()
 				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if len(spilled.frags) == 0 || len(spilled.frags) != len(mem.frags) {
-					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.frags), len(mem.frags))
+				if len(spilled.Frags) == 0 || len(spilled.Frags) != len(mem.Frags) {
+					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.Frags), len(mem.Frags))
 				}
-				for i, f := range spilled.frags {
-					l, want := logOf(f), logOf(mem.frags[i]).Entries
+				for i, f := range spilled.Frags {
+					l, want := logOf(f), logOf(mem.Frags[i]).Entries
 					if l.Entries != nil || len(l.Segments()) == 0 { // nothing held once the file is read
 						t.Fatalf("%s: fragment %d: room for %d entries in memory, %d segments", name, i, cap(l.Entries), len(l.Segments()))
 					}
@@ -149,76 +120,21 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 						t.Fatalf("%s (%s): fragment %d differs after the spill:\n%+v\n%+v", name, loc, i, got, want)
 					}
 				}
-				allMem.frags = append(allMem.frags, mem.frags...)
-				allSpilled.frags = append(allSpilled.frags, spilled.frags...)
+				allMem.Frags = append(allMem.Frags, mem.Frags...)
+				allSpilled.Frags = append(allSpilled.Frags, spilled.Frags...)
 			}
-			memRuns, memOwners := joinAll(allMem.frags, allMem)
-			spillRuns, spillOwners := joinAll(allSpilled.frags, allSpilled)
+			memRuns, memOwners := joinAll(allMem.Frags, allMem)
+			spillRuns, spillOwners := joinAll(allSpilled.Frags, allSpilled)
 			if spill.Err() != nil || len(memRuns) < len(inputs)/2 || !reflect.DeepEqual(memRuns, spillRuns) {
 				t.Fatalf("%s: %d runs, %d after the spill (%v)", loc, len(memRuns), len(spillRuns), spill.Err())
 			}
-			for i, f := range allSpilled.frags {
-				if !reflect.DeepEqual(spillOwners[f], memOwners[allMem.frags[i]]) {
+			for i, f := range allSpilled.Frags {
+				if !reflect.DeepEqual(spillOwners[f], memOwners[allMem.Frags[i]]) {
 					t.Fatalf("%s: fragment %d feeds other runs after the spill", f.Source, i)
 				}
 			}
 		}
 	}
-}
-
-// PlanAgent records' batches and tasks wait on the spill too, and come
-// back as they went: the plans join to the same runs.
-func TestPlanagentSpillRoundTrip(t *testing.T) {
-	inputs := generatedAndFound(t, "planagent", "planagent/*.json")
-	spill, err := recordspill.New(time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spill.Close()
-	mem, spilled := newCollector(), newCollector()
-	names := slices.Sorted(maps.Keys(inputs))
-	for _, name := range names {
-		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, mem); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if err := Read(bytes.NewReader(inputs[name]), name, Options{Spill: spill}, spilled); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-	}
-	if len(spilled.frags) < 5 || len(spilled.frags) != len(mem.frags) {
-		t.Fatalf("%d fragments, %d in memory", len(spilled.frags), len(mem.frags))
-	}
-	onDisk := 0
-	for i, f := range spilled.frags {
-		m := mem.frags[i]
-		switch l := f.Records.(type) {
-		case *planRecord:
-			onDisk += checkSpilledLog(t, f.Source, l.batches, m.Records.(*planRecord).batches.Entries)
-		case *batchRecord:
-			onDisk += checkSpilledLog(t, f.Source, l.tasks, m.Records.(*batchRecord).tasks.Entries)
-		}
-	}
-	if onDisk < 3 {
-		t.Fatalf("only %d logs on the spill", onDisk)
-	}
-	memRuns, _ := joinAll(mem.frags, mem)
-	spillRuns, _ := joinAll(spilled.frags, spilled)
-	if spill.Err() != nil || len(memRuns) < 3 || !reflect.DeepEqual(memRuns, spillRuns) {
-		t.Fatalf("%d runs, %d after the spill (%v)", len(memRuns), len(spillRuns), spill.Err())
-	}
-}
-
-// checkSpilledLog checks that l holds nothing in memory and reads back as
-// want (an empty list as none); it counts the logs with entries on disk.
-func checkSpilledLog[T any](t *testing.T, source string, l *join.EntryLog[T], want []T) int {
-	t.Helper()
-	if l.Entries != nil || len(l.Segments()) != min(1, len(want)) {
-		t.Fatalf("%s: room for %d entries in memory, %d segments for %d", source, cap(l.Entries), len(l.Segments()), len(want))
-	}
-	if got := l.All(); len(got)+len(want) > 0 && !reflect.DeepEqual(got, want) {
-		t.Fatalf("%s: differs after the spill:\n%+v\n%+v", source, got, want)
-	}
-	return len(l.Segments())
 }
 
 // A file's spans of one trace are one fragment, which feeds every run its
@@ -227,13 +143,13 @@ func checkSpilledLog[T any](t *testing.T, source string, l *join.EntryLog[T], wa
 func TestOtelFragmentFeedsEveryRun(t *testing.T) {
 	inputs := otelInputs(t)
 	var frags []*join.Fragment
-	c := newCollector()
+	c := formattest.NewCollector()
 	for _, name := range []string{"two-1.otlp.jsonl", "two-2.otlp.jsonl"} {
 		if err := Read(bytes.NewReader(inputs[name]), name, Options{}, c); err != nil {
 			t.Fatal(err)
 		}
 	}
-	frags = append(frags, c.frags...)
+	frags = append(frags, c.Frags...)
 	if len(frags) != 2 {
 		t.Fatalf("%d fragments, want one per file", len(frags))
 	}
@@ -261,38 +177,38 @@ func TestCodexSpillFailures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mem := newCollector()
+	mem := formattest.NewCollector()
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{}, mem); err != nil {
 		t.Fatal(err)
 	}
-	memRuns, _ := joinAll(mem.frags, mem)
+	memRuns, _ := joinAll(mem.Frags, mem)
 
 	spill, d := spillOnDisk(t)
 	good := d.file()
 	d.use(unwritable(t))
-	failed := newCollector()
+	failed := formattest.NewCollector()
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, failed); err != nil {
 		t.Fatal(err)
 	}
 	d.use(good)
-	for i, f := range failed.frags {
+	for i, f := range failed.Frags {
 		if len(join.EntryLogOf[codexEntry](f).Segments()) != 0 || !join.EntryLogOf[codexEntry](f).WriteFailed() {
 			t.Fatalf("fragment %d: %d segments after a failed write", i, len(join.EntryLogOf[codexEntry](f).Segments()))
 		}
 	}
-	if runs, _ := joinAll(failed.frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
+	if runs, _ := joinAll(failed.Frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
 		t.Fatalf("runs differ after a failed write (%v)", spill.Err())
 	}
 
-	spilled := newCollector()
+	spilled := formattest.NewCollector()
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, spilled); err != nil {
 		t.Fatal(err)
 	}
-	seg := join.EntryLogOf[codexEntry](spilled.frags[0]).Segments()[1]
+	seg := join.EntryLogOf[codexEntry](spilled.Frags[0]).Segments()[1]
 	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.Off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}
-	joinAll(spilled.frags, spilled)
+	joinAll(spilled.Frags, spilled)
 	if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
 		t.Fatalf("a damaged segment read back as %v", spill.Err())
 	}

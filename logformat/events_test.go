@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
@@ -148,7 +149,7 @@ func FuzzEvents(f *testing.F) {
 }
 
 // partsCollector takes runs with their calls in parts, as the pipeline does.
-type partsCollector struct{ *collector }
+type partsCollector struct{ *formattest.Collector }
 
 func (c partsCollector) RunParts(r *model.Run, parts *model.CallParts) {
 	for part := parts.Next(); part != nil; part = parts.Next() {
@@ -169,13 +170,13 @@ func TestBundlePartsSameAsWhole(t *testing.T) {
 	for _, part := range []int{1, 2, 4096} {
 		reader.CallPart = part
 		for i, b := range docs {
-			whole, parted := newCollector(), partsCollector{newCollector()}
+			whole, parted := formattest.NewCollector(), partsCollector{formattest.NewCollector()}
 			errW := Read(bytes.NewReader(b), "b.json", Options{}, whole)
 			errP := Read(bytes.NewReader(b), "b.json", Options{}, parted)
-			if fmt.Sprint(errW) != fmt.Sprint(errP) || !reflect.DeepEqual(whole.runs, parted.runs) || !reflect.DeepEqual(whole.warnings, parted.warnings) {
+			if fmt.Sprint(errW) != fmt.Sprint(errP) || !reflect.DeepEqual(whole.Runs, parted.Runs) || !reflect.DeepEqual(whole.Warnings, parted.Warnings) {
 				t.Fatalf("bundle %d, parts of %d: other runs or warnings", i, part)
 			}
-			for _, r := range whole.runs {
+			for _, r := range whole.Runs {
 				calls += len(r.ToolCalls)
 			}
 		}
@@ -250,15 +251,15 @@ func TestBundleSpilled(t *testing.T) {
 		eventBlock = block
 		for i, doc := range docs {
 			before := spill.Size()
-			mem, disk := newCollector(), newCollector()
+			mem, disk := formattest.NewCollector(), formattest.NewCollector()
 			errMem := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC}, mem)
 			errDisk := Read(bytes.NewReader(doc), "bundle.json", Options{Location: time.UTC, Spill: spill}, disk)
-			if (errMem == nil) != (errDisk == nil) || !reflect.DeepEqual(mem.runs, disk.runs) || !reflect.DeepEqual(mem.warnings, disk.warnings) || spill.Err() != nil {
+			if (errMem == nil) != (errDisk == nil) || !reflect.DeepEqual(mem.Runs, disk.Runs) || !reflect.DeepEqual(mem.Warnings, disk.Warnings) || spill.Err() != nil {
 				t.Fatalf("blocks of %d, document %d: read otherwise with a spill (%v, %v; %v)", block, i, errMem, errDisk, spill.Err())
 			}
-			if len(mem.runs) == 1 && len(mem.runs[0].ToolCalls) > block {
+			if len(mem.Runs) == 1 && len(mem.Runs[0].ToolCalls) > block {
 				if spill.Size() == before {
-					t.Errorf("blocks of %d, document %d: %d calls, nothing spilled", block, i, len(mem.runs[0].ToolCalls))
+					t.Errorf("blocks of %d, document %d: %d calls, nothing spilled", block, i, len(mem.Runs[0].ToolCalls))
 				}
 				spilled++
 			}

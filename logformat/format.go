@@ -12,6 +12,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
+	"github.com/agentstat/agentstat/logformat/planagent"
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
@@ -32,8 +33,9 @@ var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, ge
 // planexecFormat and the formats like it, each a package of its own, are
 // given their view of the union: the shared members and their own.
 var (
-	otelFormat     = packaged(otel.Format, func(d *document) otel.Doc { return otel.Doc{Shared: &d.Shared, Fields: &d.Otel} })
-	planexecFormat = packaged(planexec.Format, func(d *document) planexec.Doc { return planexec.Doc{Shared: &d.Shared, Fields: &d.Planexec} })
+	planagentFormat = packaged(planagent.Format, func(d *document) planagent.Doc { return planagent.Doc{Shared: &d.Shared, Fields: &d.Planagent} })
+	otelFormat      = packaged(otel.Format, func(d *document) otel.Doc { return otel.Doc{Shared: &d.Shared, Fields: &d.Otel} })
+	planexecFormat  = packaged(planexec.Format, func(d *document) planexec.Doc { return planexec.Doc{Shared: &d.Shared, Fields: &d.Planexec} })
 )
 
 // packaged adapts the Format of a package of its own to the union: view is

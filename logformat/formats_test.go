@@ -19,34 +19,24 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
-// collector records what a reader emits.
-type collector struct {
-	runs     []*model.Run
-	frags    []*join.Fragment
-	warnings map[string]int
-}
+func logPath(name string) string { return filepath.Join("..", "testdata", "logs", name) }
+func near(a, b float64) bool     { return math.Abs(a-b) < 1e-6 }
 
-func (c *collector) Warn(kind string)          { c.warnings[kind]++ }
-func (c *collector) Run(r *model.Run)          { c.runs = append(c.runs, r) }
-func (c *collector) Fragment(f *join.Fragment) { c.frags = append(c.frags, f) }
-func newCollector() *collector                 { return &collector{warnings: map[string]int{}} }
-func logPath(name string) string               { return filepath.Join("..", "testdata", "logs", name) }
-func near(a, b float64) bool                   { return math.Abs(a-b) < 1e-6 }
-
-func readTestFile(t *testing.T, name string, loc *time.Location) (*collector, error) {
+func readTestFile(t *testing.T, name string, loc *time.Location) (*formattest.Collector, error) {
 	t.Helper()
 	f, err := os.Open(logPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	c := newCollector()
+	c := formattest.NewCollector()
 	err = Read(f, name, Options{Location: loc}, c)
 	return c, err
 }
@@ -57,10 +47,10 @@ func oneRun(t *testing.T, name string) (*model.Run, map[string]int) {
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
-	if len(c.runs) != 1 {
-		t.Fatalf("%s: %d runs, want 1", name, len(c.runs))
+	if len(c.Runs) != 1 {
+		t.Fatalf("%s: %d runs, want 1", name, len(c.Runs))
 	}
-	return c.runs[0], c.warnings
+	return c.Runs[0], c.Warnings
 }
 
 // call is what a test expects of one tool call: name, outcome, duration (-1 = unknown).
@@ -311,11 +301,11 @@ func TestBundleErrorFromSummary(t *testing.T) {
 	{"summary":"quota exceeded on /data","id":"e2","timestamp":1702886401500,"type":"Tool_Result","status":"FAILURE","nodeId":"n"},
 	{"id":"e3","timestamp":1702886402000,"type":"tool_call","nodeId":"n","summary":"x","metadata":{"toolName":"write"}},
 	{"id":"e4","type":"tool_result","summary":"fine","timestamp":1702886402600,"status":"success","nodeId":"n"}]}`
-	c := newCollector()
-	if err := Read(strings.NewReader(export), "export.json", Options{Location: time.UTC}, c); err != nil || len(c.runs) != 1 {
-		t.Fatalf("%v, %d runs", err, len(c.runs))
+	c := formattest.NewCollector()
+	if err := Read(strings.NewReader(export), "export.json", Options{Location: time.UTC}, c); err != nil || len(c.Runs) != 1 {
+		t.Fatalf("%v, %d runs", err, len(c.Runs))
 	}
-	r := c.runs[0]
+	r := c.Runs[0]
 	checkCalls(t, r, []call{{"write", failed, 500}, {"write", ok, 600}})
 	if r.ToolCalls[0].Error != "quota exceeded on /data" || r.ToolCalls[1].Error != "" {
 		t.Errorf("errors %q %q", r.ToolCalls[0].Error, r.ToolCalls[1].Error)
@@ -334,20 +324,20 @@ func TestBundleDuplicateEvents(t *testing.T) {
 	{"id":"y","timestamp":1702886402000,"type":""},
 	{"timestamp":1702886403000,"type":"tool_call","metadata":{"toolName":"w"}},
 	{"timestamp":1702886403000,"type":"tool_call","metadata":{"toolName":"w"}}]}`
-	c := newCollector()
-	if err := Read(strings.NewReader(export), "export.json", Options{Location: time.UTC}, c); err == nil && len(c.runs) == 1 {
-		t.Fatalf("an event without a type makes no EventsExport: %d runs", len(c.runs))
+	c := formattest.NewCollector()
+	if err := Read(strings.NewReader(export), "export.json", Options{Location: time.UTC}, c); err == nil && len(c.Runs) == 1 {
+		t.Fatalf("an event without a type makes no EventsExport: %d runs", len(c.Runs))
 	}
 	typed := strings.Replace(strings.Replace(export, `{"id":"y","timestamp":1702886402000},`, `{"id":"y","timestamp":1702886402000,"type":"note"},`, 1),
 		`"type":""}`, `"type":"note"}`, 1)
-	c = newCollector()
-	if err := Read(strings.NewReader(typed), "export.json", Options{Location: time.UTC}, c); err != nil || len(c.runs) != 1 {
-		t.Fatalf("%v, %d runs", err, len(c.runs))
+	c = formattest.NewCollector()
+	if err := Read(strings.NewReader(typed), "export.json", Options{Location: time.UTC}, c); err != nil || len(c.Runs) != 1 {
+		t.Fatalf("%v, %d runs", err, len(c.Runs))
 	}
 	// The call pairs with the first result (same id, other type); the repeated failure
 	// of the same id and type is dropped, as is the second note; events without an id never are.
-	checkCalls(t, c.runs[0], []call{{"w", ok, 0}, {"w", unknown, -1}, {"w", unknown, -1}})
-	checkWarnings(t, "export", c.warnings, map[string]int{reader.WarnDuplicateEvent: 2})
+	checkCalls(t, c.Runs[0], []call{{"w", ok, 0}, {"w", unknown, -1}, {"w", unknown, -1}})
+	checkWarnings(t, "export", c.Warnings, map[string]int{reader.WarnDuplicateEvent: 2})
 }
 
 // A copy of a PlanAgent store beside the original (a state.bak/) counts
@@ -358,15 +348,15 @@ func TestPlanagentCopies(t *testing.T) {
 	names := []string{"execution-result-batch-1.json", "execution-result-batch-2.json", "execution-result-batch-x.json", "plan_agent-plan-plan-api-tests.json"}
 	calls := func(copies int) (runs, n int) {
 		var all []*join.Fragment
-		w := newCollector()
+		w := formattest.NewCollector()
 		for k := range copies {
 			for _, name := range names {
 				c, err := readTestFile(t, "planagent/"+name, time.UTC)
 				if err != nil {
 					t.Fatal(err)
 				}
-				c.frags[0].Source = fmt.Sprintf("copy%d/%s", k, name)
-				all = append(all, c.frags...)
+				c.Frags[0].Source = fmt.Sprintf("copy%d/%s", k, name)
+				all = append(all, c.Frags...)
 			}
 		}
 		rs, _ := joinAll(all, w)
@@ -384,20 +374,20 @@ func TestPlanagentCopies(t *testing.T) {
 
 func TestPlanagentJoin(t *testing.T) {
 	var all []*join.Fragment
-	w := newCollector()
+	w := formattest.NewCollector()
 	for _, name := range []string{"execution-log-sess-42.json", "execution-result-batch-1.json", "execution-result-batch-2.json",
 		"execution-result-batch-x.json", "plan_agent-plan-plan-api-tests.json", "plan_agent-progress-plan-api-tests.json", "plan_agent-progress-plan-nobody.json"} {
 		c, err := readTestFile(t, "planagent/"+name, time.UTC)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(c.runs) != 0 || len(c.frags) != 1 {
-			t.Fatalf("%s: %d runs %d fragments", name, len(c.runs), len(c.frags))
+		if len(c.Runs) != 0 || len(c.Frags) != 1 {
+			t.Fatalf("%s: %d runs %d fragments", name, len(c.Runs), len(c.Frags))
 		}
-		c.frags[0].Source = "planagent/" + name
-		all = append(all, c.frags...)
-		for k, n := range c.warnings {
-			w.warnings[k] += n
+		c.Frags[0].Source = "planagent/" + name
+		all = append(all, c.Frags...)
+		for k, n := range c.Warnings {
+			w.Warnings[k] += n
 		}
 	}
 	runs, owner := joinAll(all, w)
@@ -419,7 +409,7 @@ func TestPlanagentJoin(t *testing.T) {
 	checkRun(t, lone, "batch-x", model.StatusFailed, 800)
 	checkCalls(t, lone, []call{{"PUT /config", failed, 800}})
 	checkSteps(t, lone, model.StepFailed)
-	checkWarnings(t, "planagent", w.warnings, nil)
+	checkWarnings(t, "planagent", w.Warnings, nil)
 }
 
 func TestStructmsg(t *testing.T) {
@@ -448,11 +438,11 @@ func TestStructmsg(t *testing.T) {
 	checkWarnings(t, "context", w, map[string]int{reader.WarnTypeMismatch: 2}) // success "yes", quality_score "3"
 
 	c, err := readTestFile(t, "structmsg/conversations-handwritten.json", time.UTC)
-	if err != nil || len(c.runs) != 2 {
-		t.Fatalf("conversations: %v, %d runs", err, len(c.runs))
+	if err != nil || len(c.Runs) != 2 {
+		t.Fatalf("conversations: %v, %d runs", err, len(c.Runs))
 	}
-	checkRun(t, c.runs[0], "msg_partial", model.StatusPartial, -1)
-	checkRun(t, c.runs[1], "conv-1#msg4", model.StatusRunning, -1) // no phases
+	checkRun(t, c.Runs[0], "msg_partial", model.StatusPartial, -1)
+	checkRun(t, c.Runs[1], "conv-1#msg4", model.StatusRunning, -1) // no phases
 	if _, err := readTestFile(t, "structmsg/conversation-without-structure.json", time.UTC); reason(err) != ReasonNoRuns {
 		t.Errorf("conversation without structure: %v", err)
 	}
@@ -476,19 +466,19 @@ func TestBrokenFiles(t *testing.T) {
 	}
 	// JSON Lines: a broken line and a line of no format are counted; the good lines are read.
 	c, err := readTestFile(t, "broken/sessions.jsonl", time.UTC)
-	if err != nil || len(c.runs) != 2 || c.runs[0].ID != "lines-1" || c.runs[1].ID != "lines-2" {
-		t.Fatalf("jsonl: %v %d", err, len(c.runs))
+	if err != nil || len(c.Runs) != 2 || c.Runs[0].ID != "lines-1" || c.Runs[1].ID != "lines-2" {
+		t.Fatalf("jsonl: %v %d", err, len(c.Runs))
 	}
-	checkWarnings(t, "jsonl", c.warnings, map[string]int{reader.WarnInvalidLine: 1, reader.WarnUnknownLine: 1})
+	checkWarnings(t, "jsonl", c.Warnings, map[string]int{reader.WarnInvalidLine: 1, reader.WarnUnknownLine: 1})
 }
 
 func TestLongLine(t *testing.T) {
 	// A JSONL line far larger than any buffer streams through the decoder.
 	pad := strings.Repeat("x", 8<<20)
 	line := `{"session_id":"big","status":"success","tool_calls":[{"call_id":"a","tool_name":"Read","input":{"content":"` + pad + `"},"output":{"status":"success"}}]}`
-	c := newCollector()
-	if err := Read(strings.NewReader(line+"\n"+line+"\n"), "big.jsonl", Options{}, c); err != nil || len(c.runs) != 2 {
-		t.Fatalf("long lines: %v, %d runs", err, len(c.runs))
+	c := formattest.NewCollector()
+	if err := Read(strings.NewReader(line+"\n"+line+"\n"), "big.jsonl", Options{}, c); err != nil || len(c.Runs) != 2 {
+		t.Fatalf("long lines: %v, %d runs", err, len(c.Runs))
 	}
 }
 
@@ -501,8 +491,8 @@ func TestNoZoneUsesLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := time.Date(2025, 3, 29, 1, 0, 0, 1, time.UTC); !c.runs[0].Started.Equal(want) {
-		t.Errorf("naive 09:00 in Asia/Shanghai = %v, want %v", c.runs[0].Started.UTC(), want)
+	if want := time.Date(2025, 3, 29, 1, 0, 0, 1, time.UTC); !c.Runs[0].Started.Equal(want) {
+		t.Errorf("naive 09:00 in Asia/Shanghai = %v, want %v", c.Runs[0].Started.UTC(), want)
 	}
 }
 
@@ -523,17 +513,17 @@ func TestFormatsListed(t *testing.T) {
 
 func TestClaudeCodeJoin(t *testing.T) {
 	var all []*join.Fragment
-	w := newCollector()
+	w := formattest.NewCollector()
 	for _, name := range []string{"claudecode/proj/s1.jsonl", "claudecode/proj/s1-resumed.jsonl", "claudecode/proj/s1/subagents/agent-agentX.jsonl"} {
 		c, err := readTestFile(t, name, time.UTC)
-		if err != nil || len(c.runs) != 0 {
-			t.Fatalf("%s: %v, %d runs", name, err, len(c.runs))
+		if err != nil || len(c.Runs) != 0 {
+			t.Fatalf("%s: %v, %d runs", name, err, len(c.Runs))
 		}
-		for _, f := range c.frags {
+		for _, f := range c.Frags {
 			f.Source = name
 		}
-		all = append(all, c.frags...)
-		checkWarnings(t, name, c.warnings, nil) // the summary line is Claude Code's own, not unknown
+		all = append(all, c.Frags...)
+		checkWarnings(t, name, c.Warnings, nil) // the summary line is Claude Code's own, not unknown
 	}
 	runs, owner := joinAll(all, w)
 	if len(runs) != 1 {
@@ -572,11 +562,11 @@ func TestClaudeCodeHugeLine(t *testing.T) {
 	line := `{"type":"user","sessionId":"big","uuid":"u1","timestamp":"2026-03-05T10:00:00Z","message":{"role":"user","content":"` +
 		strings.Repeat("x", 20<<20) + `"}}` + "\n" +
 		`{"type":"assistant","sessionId":"big","uuid":"a1","timestamp":"2026-03-05T10:00:05Z","requestId":"r","message":{"id":"m","model":"claude-opus-4-6","content":[],"usage":{"input_tokens":7,"output_tokens":3}}}` + "\n"
-	c := newCollector()
-	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.frags) != 1 {
-		t.Fatalf("%v, %d fragments (want one per file and session)", err, len(c.frags))
+	c := formattest.NewCollector()
+	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.Frags) != 1 {
+		t.Fatalf("%v, %d fragments (want one per file and session)", err, len(c.Frags))
 	}
-	runs, _ := joinAll(c.frags, c)
+	runs, _ := joinAll(c.Frags, c)
 	if len(runs) != 1 || runs[0].Tokens.Total() != 10 || len([]rune(runs[0].Request)) > 2001 {
 		t.Errorf("run = %+v", runs)
 	}
@@ -589,13 +579,13 @@ func TestCodexJoin(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		checkWarnings(t, name, c.warnings, nil)
-		for _, f := range c.frags {
+		checkWarnings(t, name, c.Warnings, nil)
+		for _, f := range c.Frags {
 			f.Source = name
 		}
-		all = append(all, c.frags...)
+		all = append(all, c.Frags...)
 	}
-	w := newCollector()
+	w := formattest.NewCollector()
 	runs, _ := joinAll(all, w)
 	if len(runs) != 2 {
 		t.Fatalf("%d runs", len(runs))
@@ -639,21 +629,21 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 	var all []*join.Fragment
 	perFile := map[string]int{}
 	for _, name := range []string{"a/rollout-1.jsonl", "b/rollout-2.jsonl"} {
-		c := newCollector()
+		c := formattest.NewCollector()
 		if err := Read(strings.NewReader(files[name]), name, Options{}, c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		checkWarnings(t, name, c.warnings, nil)
-		for _, f := range c.frags {
+		checkWarnings(t, name, c.Warnings, nil)
+		for _, f := range c.Frags {
 			f.Source = name
 		}
-		perFile[name] = len(c.frags)
-		all = append(all, c.frags...)
+		perFile[name] = len(c.Frags)
+		all = append(all, c.Frags...)
 	}
 	if perFile["a/rollout-1.jsonl"] != 2 || perFile["b/rollout-2.jsonl"] != 1 {
 		t.Errorf("fragments per file %v, want one per file and session", perFile)
 	}
-	runs, _ := joinAll(all, newCollector())
+	runs, _ := joinAll(all, formattest.NewCollector())
 	if len(runs) != 2 || runs[0].ID != "s1" || runs[1].ID != "s2" {
 		t.Fatalf("runs %+v", runs)
 	}
@@ -669,11 +659,11 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 
 func TestOtelJoin(t *testing.T) {
 	c, err := readTestFile(t, "otel/traces.otlp.jsonl", time.UTC)
-	if err != nil || len(c.frags) != 1 || len(join.EntryLogOf[otel.Span](c.frags[0]).All()) != 6 {
-		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.frags))
+	if err != nil || len(c.Frags) != 1 || len(join.EntryLogOf[otel.Span](c.Frags[0]).All()) != 6 {
+		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.Frags))
 	}
-	checkWarnings(t, "otel", c.warnings, nil)
-	runs, _ := joinAll(c.frags, c)
+	checkWarnings(t, "otel", c.Warnings, nil)
+	runs, _ := joinAll(c.Frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want the one invoke_agent span", len(runs))
 	}
@@ -704,11 +694,11 @@ func TestOtelUnsetIsOK(t *testing.T) {
 		span("x4", `,"status":{"code":"STATUS_CODE_ERROR","message":"division by zero"},"attributes":[`+
 			`{"key":"gen_ai.operation.name","value":{"stringValue":"execute_tool"}},{"key":"gen_ai.tool.name","value":{"stringValue":"calculator"}},`+
 			`{"key":"gen_ai.tool.call.arguments","value":{"stringValue":"{\"query\":\"1/0\"}"}}]`) + `]}]}]}`
-	c := newCollector()
+	c := formattest.NewCollector()
 	if err := Read(strings.NewReader(doc), "trace.json", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := joinAll(c.frags, c)
+	runs, _ := joinAll(c.Frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -724,8 +714,8 @@ func TestGemini(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkWarnings(t, "gemini", c.warnings, nil)
-	runs, _ := joinAll(c.frags, c)
+	checkWarnings(t, "gemini", c.Warnings, nil)
+	runs, _ := joinAll(c.Frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -749,15 +739,15 @@ func TestPrettyJSONNamedJSONL(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, data := range [][]byte{doc, append(append(slices.Clone(doc), '\n'), doc...)} {
-		want, got := newCollector(), newCollector()
+		want, got := formattest.NewCollector(), formattest.NewCollector()
 		if err := Read(bytes.NewReader(data), "x.json", Options{}, want); err != nil {
 			t.Fatal(err)
 		}
 		if err := Read(bytes.NewReader(data), "x.jsonl", Options{}, got); err != nil {
 			t.Fatalf("as .jsonl: %v", err)
 		}
-		if len(got.runs) != len(want.runs) || len(got.runs) == 0 || !reflect.DeepEqual(got.warnings, want.warnings) {
-			t.Errorf("as .jsonl: %d runs %v, as .json: %d runs %v", len(got.runs), got.warnings, len(want.runs), want.warnings)
+		if len(got.Runs) != len(want.Runs) || len(got.Runs) == 0 || !reflect.DeepEqual(got.Warnings, want.Warnings) {
+			t.Errorf("as .jsonl: %d runs %v, as .json: %d runs %v", len(got.Runs), got.Warnings, len(want.Runs), want.Warnings)
 		}
 	}
 }
@@ -794,20 +784,20 @@ func TestUTF16And32(t *testing.T) {
 		"be32-bom.json": u32(doc, binary.BigEndian, true), "be32.json": u32(doc, binary.BigEndian, false),
 		"le16.jsonl": u16(doc+"\n"+strings.Replace(doc, "s1", "s2", 1)+"\n", binary.LittleEndian, true),
 	} {
-		c := newCollector()
+		c := formattest.NewCollector()
 		if err := Read(bytes.NewReader(data), name, Options{}, c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(c.runs) == 0 || c.runs[0].ID != "s1" || c.runs[0].Title != "déjà vu 日本" || len(c.warnings) != 0 {
-			t.Errorf("%s: %d runs %+v, warnings %v", name, len(c.runs), c.runs, c.warnings)
+		if len(c.Runs) == 0 || c.Runs[0].ID != "s1" || c.Runs[0].Title != "déjà vu 日本" || len(c.Warnings) != 0 {
+			t.Errorf("%s: %d runs %+v, warnings %v", name, len(c.Runs), c.Runs, c.Warnings)
 		}
-		if strings.HasSuffix(name, ".jsonl") && len(c.runs) != 2 {
-			t.Errorf("%s: %d runs", name, len(c.runs))
+		if strings.HasSuffix(name, ".jsonl") && len(c.Runs) != 2 {
+			t.Errorf("%s: %d runs", name, len(c.Runs))
 		}
 	}
 	for name, want := range map[string]string{"zeros.json": ReasonInvalidJSON, "latin1.json": ReasonNotUTF8} {
 		data := map[string][]byte{"zeros.json": make([]byte, 64), "latin1.json": []byte("{\"session_id\": \"d\xe9j\xe0\", \"tool_calls\": []}")}[name]
-		if err := Read(bytes.NewReader(data), name, Options{}, newCollector()); reason(err) != want {
+		if err := Read(bytes.NewReader(data), name, Options{}, formattest.NewCollector()); reason(err) != want {
 			t.Errorf("%s: %v, want %s", name, err, want)
 		}
 	}
@@ -897,11 +887,11 @@ func TestCodexCallInput(t *testing.T) {
 {"timestamp":"2026-03-06T09:00:03Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch","call_id":"c3"}}
 {"timestamp":"2026-03-06T09:00:04Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":{"command":"not a string"},"call_id":"c4"}}
 `
-	c := newCollector()
+	c := formattest.NewCollector()
 	if err := Read(strings.NewReader(lines), "rollout.jsonl", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := joinAll(c.frags, c)
+	runs, _ := joinAll(c.Frags, c)
 	if len(runs) != 1 || len(runs[0].ToolCalls) != 4 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -909,7 +899,7 @@ func TestCodexCallInput(t *testing.T) {
 	for _, call := range runs[0].ToolCalls {
 		got = append(got, call.Input)
 	}
-	if want := []string{"bash -lc go test ./...", "make lint", "", ""}; !slices.Equal(got, want) || len(c.warnings) != 0 {
-		t.Errorf("inputs %q, want %q; warnings %v", got, want, c.warnings)
+	if want := []string{"bash -lc go test ./...", "make lint", "", ""}; !slices.Equal(got, want) || len(c.Warnings) != 0 {
+		t.Errorf("inputs %q, want %q; warnings %v", got, want, c.Warnings)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -21,7 +22,7 @@ import (
 // testdata/logs onto spill, and returns their fragments and the runs the
 // join makes of them.
 func fragmentsOf(t testing.TB, spill *recordspill.File) []*join.Fragment {
-	c := newCollector()
+	c := formattest.NewCollector()
 	for _, dir := range []string{"claudecode", "codex", "otel", "gemini", "planagent"} {
 		root := filepath.Join("..", "testdata", "logs", dir)
 		err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -40,7 +41,7 @@ func fragmentsOf(t testing.TB, spill *recordspill.File) []*join.Fragment {
 			t.Fatal(err)
 		}
 	}
-	return c.frags
+	return c.Frags
 }
 
 func encodeFragments(t testing.TB, frags []*join.Fragment, noText bool) []byte {
@@ -82,7 +83,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 			}
 			defer src.Close()
 		}
-		want, _ := joinAll(fragmentsOf(t, src), newCollector())
+		want, _ := joinAll(fragmentsOf(t, src), formattest.NewCollector())
 		frags := fragmentsOf(t, src)
 		data := encodeFragments(t, frags, false)
 		dst, err := recordspill.New(time.UTC)
@@ -94,7 +95,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 		if err != nil || len(back) != len(frags) {
 			t.Fatalf("spilled %v: %d of %d fragments back: %v", spilled, len(back), len(frags), err)
 		}
-		got, _ := joinAll(back, newCollector())
+		got, _ := joinAll(back, formattest.NewCollector())
 		if len(want) < 5 || !reflect.DeepEqual(runsOf(got), runsOf(want)) {
 			t.Errorf("spilled %v: %d runs joined from the fragments read back, %d from those read", spilled, len(got), len(want))
 		}
@@ -136,7 +137,7 @@ func FuzzDecodeFragment(f *testing.F) {
 		if err != nil && !errors.Is(err, join.ErrFragment) && !strings.HasPrefix(err.Error(), "record spill") {
 			t.Fatalf("error not marked: %v", err)
 		}
-		runs, _ := joinAll(back, newCollector())
+		runs, _ := joinAll(back, formattest.NewCollector())
 		for _, r := range runs {
 			checkRunInvariants(t, r)
 		}

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
@@ -22,13 +23,13 @@ func fuzzRead(f *testing.F, dir, name string) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := newCollector()
+		c := formattest.NewCollector()
 		err := Read(bytes.NewReader(data), name, Options{}, c)
 		if err != nil && reason(err) == "" {
 			t.Fatalf("non-skip error from an in-memory reader: %v", err)
 		}
-		runs, _ := joinAll(c.frags, c)
-		for _, r := range append(c.runs, runs...) {
+		runs, _ := joinAll(c.Frags, c)
+		for _, r := range append(c.Runs, runs...) {
 			checkRunInvariants(t, r)
 		}
 	})

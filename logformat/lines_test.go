@@ -18,6 +18,7 @@ import (
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp"
 	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
@@ -47,12 +48,12 @@ func referenceReadLines(br *bufio.Reader, c *reader.Ctx) error {
 // readAll reads data as name with the given reader and returns what it
 // emitted (runs joined) and returned.
 func readAll(name string, data []byte, read func(io.Reader, string, reader.Emitter) error) string {
-	c := newCollector()
+	c := formattest.NewCollector()
 	err := read(bytes.NewReader(data), name, c)
-	runs, _ := joinAll(c.frags, c)
-	runs = append(c.runs, runs...)
+	runs, _ := joinAll(c.Frags, c)
+	runs = append(c.Runs, runs...)
 	var b strings.Builder
-	fmt.Fprintf(&b, "err=%v warnings=%v runs=%d\n", err, c.warnings, len(runs))
+	fmt.Fprintf(&b, "err=%v warnings=%v runs=%d\n", err, c.Warnings, len(runs))
 	for _, r := range runs {
 		fmt.Fprintf(&b, "%#v\n", *r)
 	}
@@ -188,30 +189,30 @@ func TestJSONLinesUnderJSONName(t *testing.T) {
 		return `{"session_id": "` + id + `", "status": "success", "created_at": "2026-01-01T00:00:00Z", "tool_calls": []}`
 	}
 	ndjson := value("s0") + "\n" + value("s1") + "\n" + `{"session_id": "s2", "status": "succ` + "\n\n" + value("s3") + "\n" + value("s4") + "\n"
-	ids := func(c *collector) (out []string) {
-		for _, r := range c.runs {
+	ids := func(c *formattest.Collector) (out []string) {
+		for _, r := range c.Runs {
 			out = append(out, r.ID)
 		}
 		return out
 	}
 	for _, name := range []string{"events.json", "events.jsonl"} {
-		c := newCollector()
+		c := formattest.NewCollector()
 		if err := Read(strings.NewReader(ndjson), name, Options{}, c); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if got := ids(c); !slices.Equal(got, []string{"s0", "s1", "s3", "s4"}) || c.warnings[reader.WarnInvalidLine] != 1 || len(c.warnings) != 1 {
-			t.Errorf("%s: runs %v, warnings %v", name, got, c.warnings)
+		if got := ids(c); !slices.Equal(got, []string{"s0", "s1", "s3", "s4"}) || c.Warnings[reader.WarnInvalidLine] != 1 || len(c.Warnings) != 1 {
+			t.Errorf("%s: runs %v, warnings %v", name, got, c.Warnings)
 		}
 	}
 	indent := func(id string) string { return strings.ReplaceAll(value(id), ", ", ",\n  ") }
 	for _, doc := range []string{indent("a") + "\n" + indent("b") + "\n", value("a") + "\n" + indent("b") + "\n", value("a") + "\n"} {
-		c := newCollector()
+		c := formattest.NewCollector()
 		if err := Read(strings.NewReader(doc), "x.json", Options{}, c); err != nil {
 			t.Fatalf("%q: %v", doc, err)
 		}
 		want := []string{"a", "b"}[:strings.Count(doc, "session_id")]
-		if got := ids(c); !slices.Equal(got, want) || len(c.warnings) != 0 {
-			t.Errorf("%q: runs %v, warnings %v", doc, got, c.warnings)
+		if got := ids(c); !slices.Equal(got, want) || len(c.Warnings) != 0 {
+			t.Errorf("%q: runs %v, warnings %v", doc, got, c.Warnings)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
@@ -16,12 +17,12 @@ import (
 // heldParts holds each run's parts and takes its calls only when asked,
 // after the file is read, as the pipeline does.
 type heldParts struct {
-	*collector
+	*formattest.Collector
 	parts []*model.CallParts
 }
 
 func (h *heldParts) RunParts(r *model.Run, p *model.CallParts) {
-	h.runs, h.parts = append(h.runs, r), append(h.parts, p)
+	h.Runs, h.parts = append(h.Runs, r), append(h.parts, p)
 }
 
 // A session's calls are made when they are taken, from segments on the
@@ -58,35 +59,35 @@ func TestSessionCallsTakenLater(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		want := newCollector()
+		want := formattest.NewCollector()
 		read(want, nil)
 		spill, err := recordspill.New(loc)
 		if err != nil {
 			t.Skip("no temporary directory:", err)
 		}
 		defer spill.Close()
-		got := &heldParts{collector: newCollector()}
+		got := &heldParts{Collector: formattest.NewCollector()}
 		read(got, spill)
 		for i, p := range got.parts {
-			got.runs[i].ToolCalls = p.All()
+			got.Runs[i].ToolCalls = p.All()
 		}
 		if spill.Err() != nil {
 			t.Fatal(spill.Err())
 		}
 		if name == "one.json" && spill.Size() == 0 {
-			t.Errorf("no segment on the spill (%d runs, %d parts)", len(got.runs), len(got.parts))
+			t.Errorf("no segment on the spill (%d runs, %d parts)", len(got.Runs), len(got.parts))
 		}
-		if len(got.runs) != len(want.runs) || len(got.runs) == 0 {
-			t.Fatalf("%s: %d runs, want %d", name, len(got.runs), len(want.runs))
+		if len(got.Runs) != len(want.Runs) || len(got.Runs) == 0 {
+			t.Fatalf("%s: %d runs, want %d", name, len(got.Runs), len(want.Runs))
 		}
-		for i := range want.runs {
-			w, g := want.runs[i].ToolCalls, got.runs[i].ToolCalls
+		for i := range want.Runs {
+			w, g := want.Runs[i].ToolCalls, got.Runs[i].ToolCalls
 			if len(g) != 50 || fmt.Sprint(g) != fmt.Sprint(w) {
 				t.Errorf("%s run %d: %d calls\n%v\nwant\n%v", name, i, len(g), g, w)
 			}
 		}
-		if fmt.Sprint(got.warnings) != fmt.Sprint(want.warnings) || want.warnings[reader.WarnNegativeDuration] == 0 {
-			t.Errorf("%s: warnings %v, want %v", name, got.warnings, want.warnings)
+		if fmt.Sprint(got.Warnings) != fmt.Sprint(want.Warnings) || want.Warnings[reader.WarnNegativeDuration] == 0 {
+			t.Errorf("%s: warnings %v, want %v", name, got.Warnings, want.Warnings)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
 
@@ -13,14 +14,14 @@ func TestTolerantDecoding(t *testing.T) {
 	doc := `{"planId": 12345, "userRequest": "r", "title": {"zh": "标题"}, "progress": "66.67",
 	 "statusCounts": {"completed": 1e400}, "steps": "not a list", "stepStatuses": [{"x": 1}, "completed"],
 	 "agentExecutionSequence": {"oops": true}, "completed": "yes", "completed": true}`
-	c := newCollector()
+	c := formattest.NewCollector()
 	if err := Read(strings.NewReader(doc), "x.json", Options{}, c); err != nil {
 		t.Fatal(err)
 	}
-	r := c.runs[0]
+	r := c.Runs[0]
 	if r.ID != "12345" || r.Title != "r" {
 		t.Errorf("id %q title %q", r.ID, r.Title)
 	}
 	// title, steps, stepStatuses[0], agentExecutionSequence and the first "completed"
-	checkWarnings(t, "tolerant", c.warnings, map[string]int{reader.WarnTypeMismatch: 5, reader.WarnBadNumber: 1})
+	checkWarnings(t, "tolerant", c.Warnings, map[string]int{reader.WarnTypeMismatch: 5, reader.WarnBadNumber: 1})
 }

@@ -1,4 +1,8 @@
-package logformat
+// Package planagent reads PlanAgent iterative-execution state (seed 003),
+// one record per file as its memory keys store it. The records of one plan
+// are joined across the scanned tree by its join, which it registers with
+// package join.
+package planagent
 
 import (
 	"encoding/binary"
@@ -13,23 +17,27 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// planagent: PlanAgent iterative-execution state (seed 003), one record per
-// file as its memory keys store it. The records of one plan are joined across
-// the scanned tree by Join.
-var planagentFormat = &Format{
+// Format is planagent's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "planagent",
 	Title:     "PlanAgent state: ExecutionPlan, BatchResult, PlanProgress, ExecutionMetrics records",
 	Signature: "plannedBatches (ExecutionPlan); batchId with executedTasks (BatchResult); planId with totalBatches (PlanProgress); sessionId with totalBatches (ExecutionMetrics)",
-	match: func(d *document) bool {
+	Match: func(d Doc) bool {
 		return d.PlannedBatches != nil ||
 			(d.BatchID.Set && d.ExecutedTasks != nil) ||
 			(d.TotalBatches.Set && (d.PlanID.Set || d.SessionIDCamel.Set))
 	},
-	read: readPlanagent,
+	Read: read,
 }
 
-// planagentFields are the members only PlanAgent documents have (its plan, batch results, progress and metrics).
-type planagentFields struct {
+// Doc is what planagent reads of a document.
+type Doc struct {
+	*reader.Shared
+	*Fields
+}
+
+// Fields are the members only PlanAgent documents have (its plan, batch results, progress and metrics).
+type Fields struct {
 	PlannedBatches     []taskBatch   `json:"plannedBatches"`
 	CreatedAtCamel     jsonscan.Time `json:"createdAt"`
 	UpdatedAtCamel     jsonscan.Time `json:"updatedAt"`
@@ -111,9 +119,9 @@ func (b *batchRecord) AppendHead(head []byte, _ *time.Location) []byte {
 	return head
 }
 
-// readPlanagentHead reads what AppendHead wrote of a plan or a batch; a
+// readHead reads what AppendHead wrote of a plan or a batch; a
 // PlanProgress or ExecutionMetrics fragment has no records.
-func readPlanagentHead(kind join.FragmentKind, h *recordspill.Reader, loc *time.Location) (join.FromPartial, bool) {
+func readHead(kind join.FragmentKind, h *recordspill.Reader, loc *time.Location) (join.FromPartial, bool) {
 	switch kind {
 	case join.FragmentPlan:
 		p := &planRecord{id: h.Text(), sessionID: h.Text(), status: h.Text()}
@@ -138,8 +146,8 @@ func readPlanagentHead(kind join.FragmentKind, h *recordspill.Reader, loc *time.
 
 func init() {
 	join.Register(&join.JoinedFormat{
-		ReadHead: readPlanagentHead,
-		Join: func(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment), _ func(*model.Run, *model.CallParts, []*join.Fragment)) {
+		ReadHead: readHead,
+		Join: func(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment), _ func(*model.Run, *model.CallParts, []*join.Fragment)) {
 			emitPlans(frags, w, emit)
 		},
 	}, join.FragmentPlan, join.FragmentBatch, join.FragmentProgress, join.FragmentMetrics)
@@ -152,7 +160,7 @@ func spilled[T any](c *reader.Ctx, entries []T, codec *join.EntryCodec[T]) *join
 	return l
 }
 
-func readPlanagent(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	switch {
 	case d.PlannedBatches != nil:
 		p := &planRecord{id: d.PlanID.V, sessionID: d.SessionIDCamel.V, status: model.Fold(d.Status.V), batches: spilled(c, d.PlannedBatches, taskBatchCodec)}
@@ -178,7 +186,7 @@ func readPlanagent(d *document, c *reader.Ctx) {
 
 // emitPlans joins the planagent fragments and emits each run with the
 // fragments it owns, in the order joinPlans gives the runs.
-func emitPlans(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
+func emitPlans(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment)) {
 	owner := map[*join.Fragment]*model.Run{}
 	runs := joinPlans(frags, owner, w)
 	from := make(map[*model.Run][]*join.Fragment, len(runs))
@@ -193,7 +201,7 @@ func emitPlans(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 }
 
 // joinPlans resolves the planagent records.
-func joinPlans(frags []*join.Fragment, owner map[*join.Fragment]*model.Run, w Warner) (runs []*model.Run) {
+func joinPlans(frags []*join.Fragment, owner map[*join.Fragment]*model.Run, w jsonscan.Warner) (runs []*model.Run) {
 	batches := map[string][]*join.Fragment{}
 	plansByID := map[string]*join.Fragment{}
 	plansBySession := map[string]*join.Fragment{}
@@ -246,7 +254,7 @@ func joinPlans(frags []*join.Fragment, owner map[*join.Fragment]*model.Run, w Wa
 	return runs
 }
 
-func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*join.Fragment]*model.Run, w Warner) (*model.Run, int64) {
+func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*join.Fragment]*model.Run, w jsonscan.Warner) (*model.Run, int64) {
 	p := f.Records.(*planRecord)
 	r := &model.Run{ID: p.id, Format: "planagent", Source: f.Source, Title: p.id, Span: p.span}
 	switch p.status {
@@ -301,7 +309,7 @@ func planRun(f *join.Fragment, batches map[string][]*join.Fragment, owner map[*j
 	return r, completedBatches
 }
 
-func batchRun(f *join.Fragment, w Warner) *model.Run {
+func batchRun(f *join.Fragment, w jsonscan.Warner) *model.Run {
 	b := f.Records.(*batchRecord)
 	id := b.id
 	if id == "" { // an empty batchId names nothing: the file names the run
@@ -343,7 +351,7 @@ func batchRun(f *join.Fragment, w Warner) *model.Run {
 	return r
 }
 
-func taskCall(t *taskRecord, w Warner) model.ToolCall {
+func taskCall(t *taskRecord, w jsonscan.Warner) model.ToolCall {
 	call := model.ToolCall{Name: t.tool(), Outcome: reader.CallOutcome(t.Status, w)}
 	reader.SetDuration(&call.Span, t.ExecutionTime, w)
 	if call.Outcome == model.OutcomeError {
