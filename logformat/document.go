@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/planagent"
@@ -22,13 +23,13 @@ type document struct {
 	reader.Shared
 	Phases            []phase     `json:"phases"` // session v2.x, and structmsg
 	Message           *apiMessage `json:"message"`
-	Payload           *codexItem  `json:"payload"`
+	Payload           *codex.Item `json:"payload"` // Codex's, whose presence Gemini CLI's signature tests
 	StructuredContext embedded    `json:"structured_context"`
 	Messages          messages    `json:"messages"`
 
 	claudeFields
-	codexFields
-	Otel otel.Fields `json:",embed"`
+	Codex codex.Fields `json:",embed"`
+	Otel  otel.Fields  `json:",embed"`
 	geminiFields
 	bundleFields
 	structmsgFields

@@ -4,16 +4,15 @@ import (
 	"bytes"
 	"errors"
 	"reflect"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/otel"
 )
@@ -66,7 +65,7 @@ func otelInputs(t *testing.T) map[string][]byte {
 // sessions and traces spread over several files too.
 func TestEntrySpillRoundTrip(t *testing.T) {
 	t.Run("codex", func(t *testing.T) {
-		testSpillRoundTrip(t, codexInputs(t), func(f *join.Fragment) *join.EntryLog[codexEntry] { return join.EntryLogOf[codexEntry](f) })
+		testSpillRoundTrip(t, codexInputs(t), func(f *join.Fragment) *join.EntryLog[codex.Entry] { return join.EntryLogOf[codex.Entry](f) })
 	})
 	t.Run("otel", func(t *testing.T) {
 		testSpillRoundTrip(t, otelInputs(t), func(f *join.Fragment) *join.EntryLog[otel.Span] { return join.EntryLogOf[otel.Span](f) })
@@ -192,8 +191,8 @@ func TestCodexSpillFailures(t *testing.T) {
 	}
 	d.use(good)
 	for i, f := range failed.Frags {
-		if len(join.EntryLogOf[codexEntry](f).Segments()) != 0 || !join.EntryLogOf[codexEntry](f).WriteFailed() {
-			t.Fatalf("fragment %d: %d segments after a failed write", i, len(join.EntryLogOf[codexEntry](f).Segments()))
+		if len(join.EntryLogOf[codex.Entry](f).Segments()) != 0 || !join.EntryLogOf[codex.Entry](f).WriteFailed() {
+			t.Fatalf("fragment %d: %d segments after a failed write", i, len(join.EntryLogOf[codex.Entry](f).Segments()))
 		}
 	}
 	if runs, _ := joinAll(failed.Frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
@@ -204,54 +203,12 @@ func TestCodexSpillFailures(t *testing.T) {
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, spilled); err != nil {
 		t.Fatal(err)
 	}
-	seg := join.EntryLogOf[codexEntry](spilled.Frags[0]).Segments()[1]
+	seg := join.EntryLogOf[codex.Entry](spilled.Frags[0]).Segments()[1]
 	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.Off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}
 	joinAll(spilled.Frags, spilled)
 	if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
 		t.Fatalf("a damaged segment read back as %v", spill.Err())
-	}
-}
-
-// Records of every size read back right in any order: small ones through
-// the spill's read-ahead window (sliding over records written later),
-// large ones straight from the file.
-func TestSpillWindow(t *testing.T) {
-	spill, err := recordspill.New(time.UTC)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer spill.Close()
-	var logs []*codexLog
-	var want [][]codexEntry
-	for i, size := range []int{10, 100 << 10, 3, 300 << 10, 70 << 10, 1, recordspill.Window - 100, 20, 10 << 10} {
-		l := &codexLog{Codec: codexCodec}
-		l.Entries = []codexEntry{{kind: codexPromptEntry, prompt: strings.Repeat(string(rune('a'+i)), size), callID: strconv.Itoa(i)}}
-		want = append(want, slices.Clone(l.Entries))
-		l.FlushTo(spill, true)
-		logs = append(logs, l)
-	}
-	for _, i := range []int{0, 2, 1, 5, 7, 8, 6, 3, 4, 0, 8, 7} {
-		if got := logs[i].All(); !reflect.DeepEqual(got, want[i]) {
-			t.Fatalf("record %d (%d bytes) reads back wrong", i, len(want[i][0].prompt))
-		}
-	}
-	// Readers on several goroutines share the window (the race detector watches).
-	var wg sync.WaitGroup
-	for g := range 4 {
-		wg.Go(func() {
-			for k := range 40 {
-				i := (g + k*3) % len(logs)
-				if got := logs[i].All(); !reflect.DeepEqual(got, want[i]) {
-					t.Errorf("goroutine %d: record %d reads back wrong", g, i)
-					return
-				}
-			}
-		})
-	}
-	wg.Wait()
-	if spill.Err() != nil {
-		t.Fatal(spill.Err())
 	}
 }

@@ -15,12 +15,8 @@ import (
 	"time"
 	"unicode/utf16"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
-
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/formattest"
-	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
@@ -799,81 +795,6 @@ func TestUTF16And32(t *testing.T) {
 		data := map[string][]byte{"zeros.json": make([]byte, 64), "latin1.json": []byte("{\"session_id\": \"d\xe9j\xe0\", \"tool_calls\": []}")}[name]
 		if err := Read(bytes.NewReader(data), name, Options{}, formattest.NewCollector()); reason(err) != want {
 			t.Errorf("%s: %v, want %s", name, err, want)
-		}
-	}
-}
-
-// checkExitCode fails when rawExitCode reads a tool output document
-// otherwise than the general decoder: code or warnings.
-func checkExitCode(t *testing.T, text []byte) (raw bool) {
-	t.Helper()
-	code, warns, ok := rawExitCode(text)
-	if !ok {
-		return false
-	}
-	var want codexOutputDoc
-	w := &jsonscan.WarnList{}
-	if err := json.Unmarshal(text, &want, jsonscan.DecodeOptions(w)); err != nil {
-		t.Fatalf("raw path read what the general decoder refuses (%v): %q", err, text)
-	}
-	if code != want.Metadata.ExitCode || !slices.Equal(warns, w.Kinds) {
-		t.Fatalf("%q: raw path %+v %v, general %+v %v", text, code, warns, want.Metadata.ExitCode, w.Kinds)
-	}
-	return true
-}
-
-func TestRawExitCode(t *testing.T) {
-	raw := 0
-	for _, text := range []string{
-		`{"output":"x\ny \"q\" 日本","metadata":{"exit_code":3,"duration_seconds":0.5}}`,
-		` {"metadata":{"exit_code":null}} `, `{"metadata":{"exit_code":1e999}}`, `{"metadata":{}}`, `{}`,
-		`{"metadata":{"exit_code":1},"metadata":{"exit_code":2}}`, `{"metadata":{"exit_code":1},"metadata":{}}`,
-		`{"metadata":{"exit_code":"7"}}`, `{"metadata":null}`, `{"metadata":{"exit_code":1},"metadata":null}`,
-		`{"metadata":{"exit_code":true}}`, `{"metadata":[1]}`, `{"metadata":{"exit_code":1}} x`, `{"metadata":{"exit_code":1}`,
-		`{"output":"\ud83d","metadata":{"exit_code":1}}`, `{"a":NaN,"metadata":{"exit_code":1}}`, "\u00a0{\"metadata\":{\"exit_code\":1}}",
-		`{"metadata":{"exit\u005fcode":4}}`, `[{"metadata":{"exit_code":1}}]`,
-	} {
-		if checkExitCode(t, []byte(text)) {
-			raw++
-		}
-	}
-	if raw < 7 {
-		t.Fatalf("the raw path read only %d documents", raw)
-	}
-}
-
-func FuzzRawExitCode(f *testing.F) {
-	f.Add([]byte(`{"output":"x","metadata":{"exit_code":3}}`))
-	f.Add([]byte(`{"metadata":{"exit_code":1},"metadata":null}`))
-	f.Fuzz(func(t *testing.T, text []byte) { checkExitCode(t, text) })
-}
-
-// A Codex tool output gives an exit code only when its text is a JSON
-// document naming one, however the name is escaped; other outputs (most of a
-// rollout's bytes) are not unquoted, and give none.
-func TestCodexOutputExitCode(t *testing.T) {
-	for _, tc := range []struct {
-		raw  string
-		code float64
-		set  bool
-	}{
-		{`"{\"metadata\":{\"exit_code\":3}}"`, 3, true},
-		{`" {\"output\":\"x\",\"metadata\":{\"exit_code\":\"7\"}}"`, 7, true},
-		{`"{\"metadata\":{\"exit\u005fcode\":4}}"`, 4, true},
-		{`"{\"metadata\":{\"exit\\u005fcode\":4}}"`, 0, false}, // a backslash and "u005f", not an escape
-		{`"exit_code=5, not JSON"`, 0, false},
-		{`"Exit code: 0\nWall time: 1.2 seconds"`, 0, false},
-		{`{"type":"input_text","text":"exit_code"}`, 0, false},
-		{`null`, 0, false},
-	} {
-		var o codexOutput
-		dec := jsontext.NewDecoder(strings.NewReader(tc.raw))
-		w := &jsonscan.WarnList{}
-		if err := o.DecodeFlex(dec, w, jsonscan.DecodeOptions(w)); err != nil {
-			t.Fatalf("%s: %v", tc.raw, err)
-		}
-		if o.ExitCode.Set != tc.set || o.ExitCode.V != tc.code {
-			t.Errorf("%s: exit code %+v, want %v (set %v)", tc.raw, o.ExitCode, tc.code, tc.set)
 		}
 	}
 }

@@ -35,14 +35,13 @@ func TestFormatsUseOnlyTheCore(t *testing.T) {
 	// (session's) and a structmsg phase, whose rounds are structmsg's.
 	allowed := map[string]bool{"session round": true}
 	// The union's members read by several formats whose types are one
-	// format's: a Codex payload (Gemini CLI's signature tests its
-	// presence), messages (Gemini CLI's and structmsg's), phases.
+	// format's: messages (Gemini CLI's and structmsg's), phases.
 	coreAllowed := func(file, name string) bool {
 		switch file {
 		case "format.go":
 			return strings.HasSuffix(name, "Format")
 		case "document.go":
-			return strings.HasSuffix(name, "Fields") || name == "codexItem" || name == "messages" || name == "phase"
+			return strings.HasSuffix(name, "Fields") || name == "messages" || name == "phase"
 		}
 		return false
 	}

@@ -1,4 +1,8 @@
-package logformat
+// Package codex reads OpenAI Codex CLI rollouts, rollout-*.jsonl. The
+// envelope form writes {timestamp, type, payload} per line; older CLIs wrote
+// the items themselves, after a first line with id, timestamp and
+// instructions. A session's entries are joined across files by its join.
+package codex
 
 import (
 	"bytes"
@@ -21,14 +25,12 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// codex: OpenAI Codex CLI rollouts, rollout-*.jsonl. The envelope form
-// writes {timestamp, type, payload} per line; older CLIs wrote the items
-// themselves, after a first line with id, timestamp and instructions.
-var codexFormat = &Format{
+// Format is codex's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "codex",
 	Title:     "Codex CLI rollout (JSONL; envelope {timestamp, type, payload} or the older pre-envelope items)",
 	Signature: "a line with timestamp, type and a payload object; or a pre-envelope item (type function_call, message … with call_id or role), or its first line with id and instructions",
-	match: func(d *document) bool {
+	Match: func(d Doc) bool {
 		if d.Payload != nil && d.Type.Set {
 			return true
 		}
@@ -41,20 +43,28 @@ var codexFormat = &Format{
 		}
 		return false
 	},
-	read: readCodex,
+	Read: read,
 }
 
-// codexFields are the members only a Codex rollout line has.
-type codexFields struct {
+// Doc is what codex reads of a document; its payload is a member of the
+// union, since Gemini CLI's signature tests its presence.
+type Doc struct {
+	*reader.Shared
+	*Fields
+	Payload *Item
+}
+
+// Fields are the members only a Codex rollout line has.
+type Fields struct {
 	Instructions jsonscan.Str `json:"instructions"`
 	Name         jsonscan.Str `json:"name"`
 	CallID       jsonscan.Str `json:"call_id"`
 	Role         jsonscan.Str `json:"role"`
-	Output       codexOutput  `json:"output"`
+	Output       toolOutput   `json:"output"`
 }
 
-// codexItem is a response item or event: a payload, or a pre-envelope line.
-type codexItem struct {
+// Item is a response item or event: a payload, or a pre-envelope line.
+type Item struct {
 	Type      jsonscan.Str  `json:"type"`
 	ID        jsonscan.Str  `json:"id"`
 	Timestamp jsonscan.Time `json:"timestamp"`
@@ -62,13 +72,13 @@ type codexItem struct {
 	Name      jsonscan.Str  `json:"name"`
 	CallID    jsonscan.Str  `json:"call_id"`
 	Role      jsonscan.Str  `json:"role"`
-	Output    codexOutput   `json:"output"`
+	Output    toolOutput    `json:"output"`
 	Status    jsonscan.Str  `json:"status"`
 	ExitCode  jsonscan.Num  `json:"exit_code"`
 	Message   jsonscan.Str  `json:"message"`
-	Info      *codexInfo    `json:"info"`
+	Info      *usageInfo    `json:"info"`
 	Cwd       jsonscan.Str  `json:"cwd"`
-	Git       *codexGit     `json:"git"`
+	Git       *gitInfo      `json:"git"`
 	Arguments argsText      `json:"arguments"` // a function call's arguments, JSON in a string
 	Input     argsText      `json:"input"`     // a custom tool call's
 }
@@ -79,7 +89,7 @@ type argsText struct{ V string }
 
 const argsClip = 4096
 
-func (a *argsText) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
+func (a *argsText) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, _ json.Options) error {
 	if dec.PeekKind() != '"' {
 		return dec.SkipValue()
 	}
@@ -88,29 +98,29 @@ func (a *argsText) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) e
 	return err
 }
 
-// codexGit is session_meta's git: the branch the session worked on.
-type codexGit struct {
+// gitInfo is session_meta's git: the branch the session worked on.
+type gitInfo struct {
 	Branch jsonscan.Str `json:"branch"`
 }
 
-type codexInfo struct {
-	Total *codexUsage `json:"total_token_usage"`
+type usageInfo struct {
+	Total *usage `json:"total_token_usage"`
 }
 
-type codexUsage struct {
+type usage struct {
 	Input     jsonscan.Num `json:"input_tokens"`
 	Cached    jsonscan.Num `json:"cached_input_tokens"`
 	Output    jsonscan.Num `json:"output_tokens"`
 	Reasoning jsonscan.Num `json:"reasoning_output_tokens"`
 }
 
-// codexOutput is a tool output: text (older CLIs put a JSON document with
+// toolOutput is a tool output: text (older CLIs put a JSON document with
 // metadata.exit_code in it), or structured content. Only the exit code matters.
-type codexOutput struct {
+type toolOutput struct {
 	ExitCode jsonscan.Num
 }
 
-func (o *codexOutput) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (o *toolOutput) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
 	if dec.PeekKind() != '"' {
 		return dec.SkipValue()
 	}
@@ -126,7 +136,7 @@ func (o *codexOutput) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Opti
 			o.ExitCode = code
 			return
 		}
-		var inner codexOutputDoc
+		var inner outputDoc
 		if json.Unmarshal(text, &inner, opts) == nil {
 			o.ExitCode = inner.Metadata.ExitCode
 		}
@@ -161,7 +171,7 @@ func (a *argsText) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
 
 // ScanFlex reads a tool output as DecodeFlex does; an output document only
 // the general decoder can read gives up.
-func (o *codexOutput) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+func (o *toolOutput) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 	if s.Peek() != '"' {
 		return s.Skip()
 	}
@@ -182,54 +192,54 @@ func (o *codexOutput) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 	return read && err == nil
 }
 
-// codexOutputDoc is the JSON document older CLIs wrote as a tool's output.
-type codexOutputDoc struct {
+// outputDoc is the JSON document older CLIs wrote as a tool's output.
+type outputDoc struct {
 	Metadata struct {
 		ExitCode jsonscan.Num `json:"exit_code"`
 	} `json:"metadata"`
 }
 
 // rawExitCode reads a tool output document's metadata.exit_code straight
-// from its bytes, as the general decoder reads codexOutputDoc: the output
+// from its bytes, as the general decoder reads outputDoc: the output
 // text around it (kilobytes) is only validated. Anything else than objects
 // down to a number or null gives up (ok false), with no warning given.
 func rawExitCode(text []byte) (code jsonscan.Num, warns []string, ok bool) {
 	s := jsonscan.Scanner{B: text}
 	var w jsonscan.WarnList
-	var doc codexOutputDoc
+	var doc outputDoc
 	ok = s.Whole(outputDocPlan, unsafe.Pointer(&doc), &w)
 	return doc.Metadata.ExitCode, w.Kinds, ok
 }
 
 // outputDocPlan reads an output document, whose output text may repeat a name.
-var outputDocPlan = jsonscan.DupOK(jsonscan.PlanOf(reflect.TypeFor[codexOutputDoc]()))
+var outputDocPlan = jsonscan.DupOK(jsonscan.PlanOf(reflect.TypeFor[outputDoc]()))
 
-// codexFile carries what one rollout's earlier lines said to its later ones.
-type codexFile struct {
+// fileSessions carries what one rollout's earlier lines said to its later ones.
+type fileSessions struct {
 	session, model string
-	logs           map[string]*codexLog // this file's entries, by session
+	logs           map[string]*entryLog // this file's entries, by session
 }
 
-// codexLog is one file's entries of one session, in file order: one
+// entryLog is one file's entries of one session, in file order: one
 // fragment per file and session, not per line (a fragment costs more than
 // the entry it would carry).
-type codexLog = join.EntryLog[codexEntry]
+type entryLog = join.EntryLog[Entry]
 
-type codexKind uint8
+type entryKind uint8
 
 const (
-	codexMetaEntry codexKind = iota
-	codexCallEntry
-	codexOutputEntry
-	codexExitEntry
-	codexTokensEntry
-	codexPromptEntry
-	codexCompactedEntry // the history was summarised to free the context window
+	metaEntry entryKind = iota
+	callEntry
+	outputEntry
+	exitEntry
+	tokensEntry
+	promptEntry
+	compactedEntry // the history was summarised to free the context window
 )
 
-type codexEntry struct {
+type Entry struct {
 	at           time.Time
-	kind         codexKind
+	kind         entryKind
 	model        string
 	name, callID string
 	exitCode     jsonscan.Num
@@ -241,18 +251,18 @@ type codexEntry struct {
 
 // add files e under session, emitting the file's fragment for that session
 // the first time it appears.
-func (st *codexFile) add(c *reader.Ctx, session string, e codexEntry) {
-	reader.LogFor(c, &st.logs, session, codexCodec, func(l *codexLog) *join.Fragment {
+func (st *fileSessions) add(c *reader.Ctx, session string, e Entry) {
+	reader.LogFor(c, &st.logs, session, codec, func(l *entryLog) *join.Fragment {
 		return &join.Fragment{Kind: join.FragmentCodex, Key: session, Records: l}
 	}).Push(c.Spill, e)
 }
 
-func readCodex(d *document, c *reader.Ctx) {
-	st := reader.FileState(c, func() *codexFile { return &codexFile{session: c.FallbackID()} })
+func read(d Doc, c *reader.Ctx) {
+	st := reader.FileState(c, func() *fileSessions { return &fileSessions{session: c.FallbackID()} })
 	at := d.Timestamp.In(c.Loc)
 	item := d.Payload
 	if item == nil { // a pre-envelope line is the item itself
-		item = &codexItem{Type: d.Type, ID: d.ID, Name: d.Name, CallID: d.CallID, Role: d.Role, Output: d.Output}
+		item = &Item{Type: d.Type, ID: d.ID, Name: d.Name, CallID: d.CallID, Role: d.Role, Output: d.Output}
 	}
 	switch {
 	case d.Type.V == "session_meta" && d.Payload != nil && d.Payload.ID.V != "":
@@ -261,7 +271,7 @@ func readCodex(d *document, c *reader.Ctx) {
 		if start.IsZero() {
 			start = at
 		}
-		meta := codexEntry{at: start, kind: codexMetaEntry, cwd: d.Payload.Cwd.V}
+		meta := Entry{at: start, kind: metaEntry, cwd: d.Payload.Cwd.V}
 		if g := d.Payload.Git; g != nil {
 			meta.branch = g.Branch.V
 		}
@@ -271,7 +281,7 @@ func readCodex(d *document, c *reader.Ctx) {
 		st.session = d.ID.V
 		return
 	case d.Type.V == "compacted":
-		st.add(c, st.session, codexEntry{at: at, kind: codexCompactedEntry})
+		st.add(c, st.session, Entry{at: at, kind: compactedEntry})
 		return
 	case d.Type.V == "turn_context" && d.Payload != nil:
 		if m := d.Payload.Model.V; m != "" {
@@ -279,38 +289,38 @@ func readCodex(d *document, c *reader.Ctx) {
 		}
 		return
 	}
-	e := codexEntry{model: st.model, at: at}
+	e := Entry{model: st.model, at: at}
 	switch item.Type.V {
 	case "function_call", "custom_tool_call", "local_shell_call":
-		e.kind, e.name, e.callID = codexCallEntry, item.Name.V, cmp.Or(item.CallID.V, item.ID.V)
+		e.kind, e.name, e.callID = callEntry, item.Name.V, cmp.Or(item.CallID.V, item.ID.V)
 		e.input = reader.ArgsInput(cmp.Or(item.Arguments.V, item.Input.V))
 		if e.name == "" {
 			e.name = item.Type.V
 		}
 	case "function_call_output", "custom_tool_call_output":
-		e.kind, e.callID, e.exitCode = codexOutputEntry, item.CallID.V, item.Output.ExitCode
+		e.kind, e.callID, e.exitCode = outputEntry, item.CallID.V, item.Output.ExitCode
 	case "exec_command_end":
-		e.kind, e.callID, e.exitCode = codexExitEntry, item.CallID.V, item.ExitCode
+		e.kind, e.callID, e.exitCode = exitEntry, item.CallID.V, item.ExitCode
 	case "token_count":
 		if item.Info == nil || item.Info.Total == nil {
 			return
 		}
 		u := item.Info.Total
-		e.kind = codexTokensEntry
+		e.kind = tokensEntry
 		// Cached input is inside input_tokens here: subtract it so kinds never overlap.
 		e.tokens = model.Tokens{Input: u.Input.Int() - u.Cached.Int(), CacheRead: u.Cached.Int(), Output: u.Output.Int()}
 	case "user_message":
-		e.kind, e.prompt = codexPromptEntry, reader.ClipString(item.Message.V, 2000)
+		e.kind, e.prompt = promptEntry, reader.ClipString(item.Message.V, 2000)
 	default:
 		return
 	}
 	st.add(c, st.session, e)
 }
 
-// joinCodex builds one run per Codex session. Token counts are the deltas of
+// joinSessions builds one run per Codex session. Token counts are the deltas of
 // the running total, so an event written twice adds nothing.
-func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
-	for fs, entries := range join.Loaded[codexEntry](frags) {
+func joinSessions(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment)) {
+	for fs, entries := range join.Loaded[Entry](frags) {
 		id := fs[0].Key
 		r := &model.Run{ID: id, Format: "codex", Agent: "codex", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
@@ -323,7 +333,7 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 				e := &es[i]
 				reader.Widen(&first, &last, e.at)
 				switch e.kind {
-				case codexTokensEntry:
+				case tokensEntry:
 					cur := e.tokens
 					delta := model.Tokens{Input: cur.Input - prev.Input, Output: cur.Output - prev.Output, CacheRead: cur.CacheRead - prev.CacheRead}
 					if delta.Input < 0 || delta.Output < 0 || delta.CacheRead < 0 {
@@ -334,22 +344,22 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 						r.AddRequest(model.Request{Model: e.model, At: e.at, Tokens: delta})
 					}
 					perModel[e.model] += delta.Total()
-				case codexCompactedEntry:
+				case compactedEntry:
 					r.Context.Compactions++
-				case codexMetaEntry:
+				case metaEntry:
 					r.Project, r.Branch = cmp.Or(r.Project, e.cwd), cmp.Or(r.Branch, e.branch)
-				case codexPromptEntry:
+				case promptEntry:
 					if r.Request == "" {
 						r.Request = e.prompt
 					}
-				case codexOutputEntry:
+				case outputEntry:
 					if _, ok := outputs[e.callID]; !ok {
 						outputs[e.callID] = e.at
 					}
 					if e.exitCode.Set {
 						exits[e.callID] = e.exitCode
 					}
-				case codexExitEntry:
+				case exitEntry:
 					if e.exitCode.Set {
 						exits[e.callID] = e.exitCode
 					}
@@ -359,7 +369,7 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 		for _, es := range entries {
 			for i := range es {
 				e := &es[i]
-				if e.kind != codexCallEntry {
+				if e.kind != callEntry {
 					continue
 				}
 				call := model.ToolCall{Name: e.name, Input: e.input, Agent: r.Agent, Span: model.Span{Started: e.at}}
@@ -389,10 +399,10 @@ func joinCodex(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.F
 
 func trimFloat(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
 
-func init() { join.RegisterEntries(join.FragmentCodex, codexCodec, joinCodex) }
+func init() { join.RegisterEntries(join.FragmentCodex, codec, joinSessions) }
 
-var codexCodec = &join.EntryCodec[codexEntry]{
-	Encode: func(b []byte, e *codexEntry, loc *time.Location) []byte {
+var codec = &join.EntryCodec[Entry]{
+	Encode: func(b []byte, e *Entry, loc *time.Location) []byte {
 		b = recordspill.AppendTime(b, e.at, loc)
 		b = append(b, byte(e.kind))
 		b = recordspill.AppendText(b, e.model)
@@ -406,9 +416,9 @@ var codexCodec = &join.EntryCodec[codexEntry]{
 		b = recordspill.AppendText(b, e.input)
 		return recordspill.AppendText(b, e.prompt)
 	},
-	Decode: func(r *recordspill.Reader, loc *time.Location) (e codexEntry) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (e Entry) {
 		e.at = r.Time(loc)
-		e.kind = codexKind(r.Take(1)[0])
+		e.kind = entryKind(r.Take(1)[0])
 		e.model, e.name, e.callID = r.Text(), r.Text(), r.Text()
 		e.exitCode.Set = r.Bool()
 		e.exitCode.V = math.Float64frombits(r.U64())
@@ -417,5 +427,5 @@ var codexCodec = &join.EntryCodec[codexEntry]{
 		e.prompt = r.Text()
 		return e
 	},
-	Withhold: func(e *codexEntry) { join.WithholdText(&e.prompt, &e.input) },
+	Withhold: func(e *Entry) { join.WithholdText(&e.prompt, &e.input) },
 }
