@@ -120,7 +120,7 @@ func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts js
 // (progress, system and text-only lines) only widens the file's span.
 type claudeFile struct {
 	lines       []claudeLine
-	uuids       []digest // of each line, zero for none: only the join's dedupe reads them
+	uuids       []reader.Digest // of each line, zero for none: only the join's dedupe reads them
 	usages      []claudeUsage
 	uses        []claudeUse
 	results     []claudeResult
@@ -198,7 +198,7 @@ func (l *claudeLine) setCompaction()   { l.nsec |= compactBit }
 // claudeUsage is a message's token use; it counts once per key (message id
 // and request id), the largest copy winning.
 type claudeUsage struct {
-	key    digest
+	key    reader.Digest
 	tokens model.Tokens
 	model  int32 // index in words
 }
@@ -235,12 +235,12 @@ func (e claudeEntry) promptOf() string {
 // Tool-use ids only pair calls with results: they are kept as digests (zero
 // for none), which a 150,000-call session holds far more cheaply than strings.
 type claudeUse struct {
-	id                    digest
+	id                    reader.Digest
 	name, subagent, input int32 // indexes in words
 }
 
 type claudeResult struct {
-	useID                             digest
+	useID                             reader.Digest
 	durationMS                        float64
 	text, agentID                     int32 // indexes in words
 	hasDuration, isError, interrupted bool
@@ -269,13 +269,13 @@ func readClaude(d *document, c *reader.Ctx) {
 	prompt := ""
 	if m := d.Message; m != nil {
 		if m.Usage != nil && m.Model.V != "<synthetic>" && !apiError {
-			u := claudeUsage{model: f.word(m.Model.V), key: digestOf("msg", m.ID.V, d.RequestID.V),
+			u := claudeUsage{model: f.word(m.Model.V), key: reader.DigestOf("msg", m.ID.V, d.RequestID.V),
 				tokens: model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}}
 			if ttl := m.Usage.CacheTTL; ttl != nil {
 				u.tokens.CacheCreation1h = min(ttl.OneHour.Int(), u.tokens.CacheCreation)
 			}
 			if m.ID.V == "" {
-				u.key = digestOf("uuid", d.UUID.V)
+				u.key = reader.DigestOf("uuid", d.UUID.V)
 			}
 			f.usages = append(f.usages, u)
 			l.usage = f.base.usages + int32(len(f.usages))
@@ -286,14 +286,14 @@ func readClaude(d *document, c *reader.Ctx) {
 		for _, b := range m.Content.Blocks {
 			switch b.Type.V {
 			case "tool_use":
-				u := claudeUse{id: idDigest(b.ID.V), name: f.word(b.Name.V)}
+				u := claudeUse{id: reader.IDDigest(b.ID.V), name: f.word(b.Name.V)}
 				if b.Input != nil {
 					u.subagent, u.input = f.word(b.Input.SubagentType.V), f.word(b.Input.key())
 				}
 				f.uses = append(f.uses, u)
 				l.nUses++
 			case "tool_result":
-				r := claudeResult{useID: idDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
+				r := claudeResult{useID: reader.IDDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
 				if tur := d.ToolUseResult; tur.Set {
 					r.durationMS, r.hasDuration = tur.DurationMS.V, tur.DurationMS.Set
 					r.interrupted, r.agentID = tur.Interrupted, f.word(tur.AgentID)
@@ -331,7 +331,7 @@ func readClaude(d *document, c *reader.Ctx) {
 		f.quiet = true
 		return
 	}
-	f.lines, f.uuids = append(f.lines, l), append(f.uuids, idDigest(d.UUID.V))
+	f.lines, f.uuids = append(f.lines, l), append(f.uuids, reader.IDDigest(d.UUID.V))
 	if f.spill != nil && !f.noFlush && len(f.lines) >= join.SegmentLines {
 		flushClaude(f.spill, f)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // The byte layout of a Claude Code file's records on the spill: its header
@@ -115,7 +116,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 	le := binary.LittleEndian
 	for range n[0] {
 		var l claudeLine
-		var uuid digest
+		var uuid reader.Digest
 		b := r.Take(lineBytes)
 		copy(uuid[:], b)
 		b = b[len(uuid):]
@@ -157,7 +158,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 		return
 	}
 	for range n[2] {
-		b := r.Take(len(digest{}) + 3*4)
+		b := r.Take(len(reader.Digest{}) + 3*4)
 		var u claudeUse
 		copy(u.id[:], b)
 		b = b[len(u.id):]
@@ -165,7 +166,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 		f.uses = append(f.uses, u)
 	}
 	for range n[3] {
-		b := r.Take(len(digest{}) + 2*4 + 1 + 8 + 1 + 1)
+		b := r.Take(len(reader.Digest{}) + 2*4 + 1 + 8 + 1 + 1)
 		var res claudeResult
 		copy(res.useID[:], b)
 		b = b[len(res.useID):]
@@ -181,10 +182,10 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 }
 
 // lineBytes is how many bytes encodeTables writes for a line (its uuid first).
-const lineBytes = len(digest{}) + 8 + 8*4 + 1
+const lineBytes = len(reader.Digest{}) + 8 + 8*4 + 1
 
 // usageBytes is how many bytes encodeTables writes for a usage.
-const usageBytes = len(digest{}) + 6*8 + 4
+const usageBytes = len(reader.Digest{}) + 6*8 + 4
 
 // checkTables holds the indexes of cf's tables of keep (read back from a
 // spill) to those tables: one outside is dropped (a line keeps only its

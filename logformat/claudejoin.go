@@ -156,7 +156,7 @@ func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.Cal
 			s.start[i+1] = s.start[i] + int32(len(cf.lines))
 		}
 		n = s.start[len(fs)]
-		repeated = newBitset(n)
+		repeated = reader.NewBitset(n)
 	}
 
 	// Tokens, before the chain is sorted, so that the usage table can go
@@ -171,26 +171,26 @@ func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.Cal
 	withUsage := make([]idKey, 0, nUsages)
 	for i, f := range s.files {
 		for j := range f.lines {
-			if g := s.start[i] + int32(j); f.lines[j].usage != 0 && !repeated.has(g) {
+			if g := s.start[i] + int32(j); f.lines[j].usage != 0 && !repeated.Has(g) {
 				withUsage = append(withUsage, idKey{keyOf(f.usages[f.lines[j].usage-1].key), g})
 			}
 		}
 	}
 	sortIDKeys(withUsage)
-	counted := newBitset(n)
-	markLargest(withUsage, func(g int32) int64 { return s.entry(g).usageOf().tokens.Total() }, counted.set)
+	counted := reader.NewBitset(n)
+	markLargest(withUsage, func(g int32) int64 { return s.entry(g).usageOf().tokens.Total() }, counted.Set)
 	withUsage = nil
 	var sideRequests []lineRequest // the counted usages of subagent lines, in line order
 	perModel := map[string]int64{}
-	if c := counted.count(0, n); c > 0 {
+	if c := counted.Count(0, n); c > 0 {
 		r.Requests = make([]model.Request, 0, c) // a long session's requests, made once
 	}
 	for i, f := range s.files {
 		byModel := make([]int64, max(len(f.words), 1)) // by index in words (0 is "", with no words too)
-		seen := newBitset(int32(len(byModel)))
+		seen := reader.NewBitset(int32(len(byModel)))
 		for j := range f.lines {
 			g := s.start[i] + int32(j)
-			if !counted.has(g) {
+			if !counted.Has(g) {
 				continue
 			}
 			l := &f.lines[j]
@@ -198,13 +198,13 @@ func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.Cal
 			q := model.Request{Model: f.wordAt(u.model), At: s.entry(g).at(), Tokens: u.tokens}
 			r.AddRequest(q)
 			byModel[u.model] += u.tokens.Total()
-			seen.set(u.model)
+			seen.Set(u.model)
 			if l.sidechain() || l.agent != 0 {
 				sideRequests = append(sideRequests, lineRequest{g, q})
 			}
 		}
 		for m, t := range byModel {
-			if seen.has(int32(m)) {
+			if seen.Has(int32(m)) {
 				perModel[f.wordAt(int32(m))] += t
 			}
 		}
@@ -223,7 +223,7 @@ func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.Cal
 	for i, f := range s.files {
 		for j := range f.lines {
 			g := s.start[i] + int32(j)
-			if repeated.has(g) {
+			if repeated.Has(g) {
 				continue
 			}
 			l := &f.lines[j]
@@ -263,7 +263,7 @@ func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.Cal
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.
-	taskType := map[digest]string{} // tool_use id → subagent_type
+	taskType := map[reader.Digest]string{} // tool_use id → subagent_type
 	for _, g := range main {
 		e := s.entry(g)
 		for _, u := range e.uses() {
@@ -364,9 +364,9 @@ func spanAndTitle(r *model.Run, first, last time.Time, set bool, w Warner) {
 
 // repeatedLines marks the lines (numbered from start[i] in fs[i]) whose
 // uuid a line before them bore; a line without one is no repeat.
-func repeatedLines(fs []*join.Fragment, start []int32) bitset {
+func repeatedLines(fs []*join.Fragment, start []int32) reader.Bitset {
 	n := start[len(fs)]
-	repeated := newBitset(n)
+	repeated := reader.NewBitset(n)
 	byUUID := make([]idKey, n)
 	for i, f := range fs {
 		claudeLogOf(f).uuidKeys(start[i], byUUID[start[i]:start[i+1]])
@@ -374,7 +374,7 @@ func repeatedLines(fs []*join.Fragment, start []int32) bitset {
 	sortIDKeys(byUUID)
 	for i := 1; i < len(byUUID); i++ {
 		if byUUID[i].id == byUUID[i-1].id && byUUID[i].id != (keyID{}) {
-			repeated.set(byUUID[i].i)
+			repeated.Set(byUUID[i].i)
 		}
 	}
 	return repeated

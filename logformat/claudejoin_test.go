@@ -13,14 +13,12 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unsafe"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/internal/recordspill"
-	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
@@ -99,11 +97,11 @@ func checkClaudeJoin(t *testing.T, id string, fs []*join.Fragment) {
 // scale multiplies the lines and the pools ids are drawn from.
 func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 	pick := func(n int) int { return rng.IntN(n) }
-	id := func(pool int) digest {
+	id := func(pool int) reader.Digest {
 		if pick(5) == 0 {
-			return digest{}
+			return reader.Digest{}
 		}
-		return digestOf(fmt.Sprint(pick(pool)))
+		return reader.DigestOf(fmt.Sprint(pick(pool)))
 	}
 	base := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	at := func() time.Time {
@@ -129,7 +127,7 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 				l.agent = int32(1 + pick(2))
 			}
 			if pick(2) == 0 {
-				f.usages = append(f.usages, claudeUsage{key: digestOf(fmt.Sprint(pick(8 * scale))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
+				f.usages = append(f.usages, claudeUsage{key: reader.DigestOf(fmt.Sprint(pick(8 * scale))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
 					tokens: model.Tokens{Input: int64(pick(4)), Output: int64(pick(3))}})
 				l.usage = int32(len(f.usages))
 			}
@@ -168,8 +166,8 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 	for _, f := range fs {
 		nLines, nUsages, nResults = nLines+len(claudeLogOf(f).claude.lines), nUsages+len(claudeLogOf(f).claude.usages), nResults+len(claudeLogOf(f).claude.results)
 	}
-	seen := make(map[digest]struct{}, nLines)
-	usage := make(map[digest]claudeEntry, nUsages)
+	seen := make(map[reader.Digest]struct{}, nLines)
+	usage := make(map[reader.Digest]claudeEntry, nUsages)
 	main := make([]claudeEntry, 0, nLines)
 	var side []claudeEntry
 	var first, last time.Time
@@ -190,7 +188,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 		}
 		for i := range cf.lines {
 			e := claudeEntry{cf, &cf.lines[i]}
-			if uuid := cf.uuids[i]; uuid != (digest{}) {
+			if uuid := cf.uuids[i]; uuid != (reader.Digest{}) {
 				if _, dup := seen[uuid]; dup {
 					continue
 				}
@@ -240,7 +238,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 
 	// Subagent work: each sidechain agent's own calls and tokens; its type is
 	// the subagent_type of the Task call whose result names the agent.
-	taskType := map[digest]string{} // tool_use id → subagent_type
+	taskType := map[reader.Digest]string{} // tool_use id → subagent_type
 	for _, e := range main {
 		for _, u := range e.uses() {
 			if u.subagent != 0 {
@@ -283,7 +281,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 		line *claudeLine
 		f    *claudeFile
 	}
-	results := make(map[digest]resultAt, nResults)
+	results := make(map[reader.Digest]resultAt, nResults)
 	calls := 0
 	for _, e := range main {
 		rs := e.results()
@@ -294,7 +292,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 		}
 		calls += int(e.nUses)
 	}
-	usedIDs := make(map[digest]struct{}, calls)
+	usedIDs := make(map[reader.Digest]struct{}, calls)
 	if calls > 0 {
 		r.ToolCalls = make([]model.ToolCall, 0, calls) // a long session's calls are most of its memory: no regrowth
 	}
@@ -303,7 +301,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
 			r.Request = e.promptOf()
 		}
 		for _, u := range e.uses() {
-			if _, dup := usedIDs[u.id]; dup && u.id != (digest{}) {
+			if _, dup := usedIDs[u.id]; dup && u.id != (reader.Digest{}) {
 				continue
 			}
 			usedIDs[u.id] = struct{}{}
@@ -373,11 +371,11 @@ func TestSortIDKeys(t *testing.T) {
 		{50000, random, random, 3000, true},
 		{20000, same(0), same(0), 1, false}, // one id (tool uses without one)
 	} {
-		ids := make([]digest, tc.ids)
+		ids := make([]reader.Digest, tc.ids)
 		for i := range ids {
-			ids[i] = digestOf(fmt.Sprint(i))
+			ids[i] = reader.DigestOf(fmt.Sprint(i))
 			if tc.ids == 1 {
-				ids[i] = digest{}
+				ids[i] = reader.Digest{}
 			}
 			if tc.low {
 				clear(ids[i][2:8])
@@ -419,7 +417,7 @@ func TestCmpKeyID(t *testing.T) {
 // usages dropped along the way, joins as it does in memory: made-up
 // sessions with every kind of repeat, over several files.
 func TestClaudeJoinSpilled(t *testing.T) {
-	spill := testSpill(t)
+	spill := formattest.Spill(t)
 	for seed := range uint64(300) {
 		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
@@ -469,7 +467,7 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 			for seed := uint64(1); len(fs) < 3 || len(claudeLogOf(fs[0]).claude.lines) < 200; seed++ {
 				fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
 			}
-			spill := testSpill(t) // its error is this session's
+			spill := formattest.Spill(t) // its error is this session's
 			for _, f := range fs {
 				putClaude(spill, claudeLogOf(f))
 			}
@@ -492,7 +490,7 @@ func TestClaudeJoinDamaged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	failed := 0
 	for seed := range uint64(200) {
-		spill, d := spillOnDisk(t) // its error is this session's
+		spill, d := formattest.SpillOnDisk(t) // its error is this session's
 		fs := randomClaudeSession(rand.New(rand.NewPCG(seed, 5)), 3)
 		spillInSegments(spill, fs)
 		// Damage one line's fixed fields (past its uuid and time): the
@@ -507,12 +505,12 @@ func TestClaudeJoinDamaged(t *testing.T) {
 		}
 		for range 4 {
 			line := rng.Int64N(int64(ref.Tables[0]))
-			at := ref.Off + int64(len(counts)) + line*int64(lineBytes) + int64(len(digest{})) + 12 + rng.Int64N(7)*4
+			at := ref.Off + int64(len(counts)) + line*int64(lineBytes) + int64(len(reader.Digest{})) + 12 + rng.Int64N(7)*4
 			d.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
 		}
 		if n := int64(ref.Tables[2]); n > 0 { // a use's name or subagent type
 			at := ref.Off + int64(len(counts)) + int64(ref.Tables[0])*int64(lineBytes) + int64(ref.Tables[1])*int64(usageBytes) +
-				rng.Int64N(n)*int64(len(digest{})+8) + int64(len(digest{})) + rng.Int64N(2)*4
+				rng.Int64N(n)*int64(len(reader.Digest{})+8) + int64(len(reader.Digest{})) + rng.Int64N(2)*4
 			d.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
 		}
 		r, calls := claudeRun("s", fs, formattest.NewCollector())
@@ -556,46 +554,6 @@ func spillInSegments(spill *recordspill.File, fs []*join.Fragment) {
 		putClaude(spill, claudeLogOf(frag))
 	}
 }
-
-// testSpill is an empty spill, removed when the test ends; the test is
-// skipped without a temporary directory.
-func testSpill(t *testing.T) *recordspill.File {
-	t.Helper()
-	spill, _ := spillOnDisk(t)
-	return spill
-}
-
-// spillOnDisk is testSpill and the storage beneath it, which a test
-// damages, or swaps for a full one.
-func spillOnDisk(t *testing.T) (*recordspill.File, *disk) {
-	t.Helper()
-	f, err := tempfile.New("agentstat-test-")
-	if err != nil {
-		t.Skip("no temporary directory:", err)
-	}
-	d := &disk{f: f}
-	spill := recordspill.NewOn(d, time.UTC)
-	t.Cleanup(func() { f.Close() })
-	return spill, d
-}
-
-// disk is spill storage whose file a test swaps, as a disk fills up.
-type disk struct {
-	mu sync.Mutex
-	f  recordspill.Storage
-}
-
-func (d *disk) use(f recordspill.Storage) { d.mu.Lock(); d.f = f; d.mu.Unlock() }
-
-func (d *disk) file() recordspill.Storage {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.f
-}
-
-func (d *disk) ReadAt(p []byte, off int64) (int, error)  { return d.file().ReadAt(p, off) }
-func (d *disk) WriteAt(p []byte, off int64) (int, error) { return d.file().WriteAt(p, off) }
-func (d *disk) Close() error                             { return nil } // the test closes its files
 
 // joinsAlike joins a session as mem holds it and as other does, and
 // reports whether the runs (with their calls) and the warnings agree.

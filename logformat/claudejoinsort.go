@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // The Claude Code join's sort of ids by their bytes, on both cores.
@@ -125,7 +127,7 @@ type idKey struct {
 // keyID is the first 96 bits of a digest.
 type keyID [12]byte
 
-func keyOf(d digest) keyID { return keyID(d[:12]) }
+func keyOf(d reader.Digest) keyID { return keyID(d[:12]) }
 
 func cmpIDKey(a, b idKey) int {
 	if c := cmpKeyID(&a.id, &b.id); c != 0 {

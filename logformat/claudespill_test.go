@@ -16,8 +16,6 @@ import (
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/reader"
-
-	"github.com/agentstat/agentstat/internal/tempfile"
 )
 
 // Claude Code records come back from the spill exactly as they went in,
@@ -103,9 +101,9 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d.use(good)
+		d.Use(good)
 		if failing {
-			d.use(ro)
+			d.Use(ro)
 		}
 		mem, spilled := formattest.NewCollector(), formattest.NewCollector()
 		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
@@ -122,7 +120,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
 			}
 		}
-		d.use(good)
+		d.Use(good)
 		memRuns, _ := joinAll(mem.Frags, mem)
 		spillRuns, _ := joinAll(spilled.Frags, spilled)
 		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
@@ -145,12 +143,12 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	full := func() { // after the last line, before the file's end is written
-		d.use(ro)
+		d.Use(ro)
 	}
 	if err := Read(&atEOF{r: bytes.NewReader(data), then: full}, "s.jsonl", Options{Spill: spill}, spilled); err != nil {
 		t.Fatal(err)
 	}
-	d.use(good)
+	d.Use(good)
 	split := 0
 	for i, f := range spilled.Frags {
 		if claudeLogOf(f).spill == nil && claudeLogOf(f).claude != nil && len(claudeLogOf(f).claude.segments) > 0 {
@@ -194,28 +192,13 @@ func (a *atEOF) Read(p []byte) (int, error) {
 
 // segmentedSpill is a spill that takes a segment every five lines, with its
 // file and one every write to fails (a full disk), to put in its place.
-func segmentedSpill(t *testing.T) (spill *recordspill.File, d *disk, good, ro recordspill.Storage) {
+func segmentedSpill(t *testing.T) (spill *recordspill.File, d *formattest.Disk, good, ro recordspill.Storage) {
 	t.Helper()
 	n := join.SegmentLines
 	t.Cleanup(func() { join.SegmentLines = n })
 	join.SegmentLines = 5
-	spill, d = spillOnDisk(t)
-	return spill, d, d.file(), unwritable(t)
-}
-
-// unwritable is a spill file every write to fails (a full disk).
-func unwritable(t *testing.T) *tempfile.File {
-	t.Helper()
-	name := filepath.Join(t.TempDir(), "ro")
-	if err := os.WriteFile(name, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ro, err := os.Open(name) // read-only
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ro.Close() })
-	return &tempfile.File{File: ro}
+	spill, d = formattest.SpillOnDisk(t)
+	return spill, d, d.File(), formattest.Unwritable(t)
 }
 
 // A record larger than the spill's read-ahead window is read through the

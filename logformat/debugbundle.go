@@ -93,7 +93,7 @@ type bundleMeta struct {
 // document's table, and an error text only where one can be shown, in the
 // list's own table.
 type keptEvent struct {
-	id                      digest
+	id                      reader.Digest
 	sec                     int64 // the timestamp's, in zones[zone]
 	nsec                    uint32
 	typ, node, status, tool int32 // into eventsField.Strs
@@ -170,7 +170,7 @@ func (k *eventKeeper) zone(t time.Time) uint16 {
 }
 
 func (k *eventKeeper) add(e *bundleEvent) {
-	kept := keptEvent{id: idDigest(e.ID.V), typ: k.str(e.Type.V), node: k.str(e.NodeID.V), status: k.str(e.Status.V)}
+	kept := keptEvent{id: reader.IDDigest(e.ID.V), typ: k.str(e.Type.V), node: k.str(e.NodeID.V), status: k.str(e.Status.V)}
 	k.stamp(&kept, e.Timestamp)
 	if e.ID.Set {
 		kept.flags |= eventIDSet
@@ -354,19 +354,19 @@ func dedupeEvents(list *eventList, c *reader.Ctx) *eventList {
 		}
 		return cmp.Or(sameKey(a.i, b.i), cmp.Compare(a.i, b.i))
 	})
-	repeat := newBitset(int32(list.n))
+	repeat := reader.NewBitset(int32(list.n))
 	for j := 1; j < len(keys); j++ {
 		if k := keys[j]; k.h == keys[j-1].h && list.at(int(k.i)).idSet() && sameKey(keys[j-1].i, k.i) == 0 {
-			repeat.set(k.i) // a later copy of the first of its key
+			repeat.Set(k.i) // a later copy of the first of its key
 		}
 	}
 	keys = nil
-	if !repeat.any() {
+	if !repeat.Any() {
 		return list
 	}
 	kept := list.emptyCopy() // a new list: the old one's blocks may be on the spill
 	for i := range list.n {
-		if repeat.has(int32(i)) {
+		if repeat.Has(int32(i)) {
 			c.Warn(reader.WarnDuplicateEvent)
 			continue
 		}
@@ -384,7 +384,7 @@ type eventKey struct {
 // eventHash is the hash of what makes e's key (dedupeEvents), t its time
 // in the reader's zone: equal keys hash alike.
 func eventHash(e *keptEvent, t time.Time) uint64 {
-	var key [len(digest{}) + 4 + 8 + 1]byte
+	var key [len(reader.Digest{}) + 4 + 8 + 1]byte
 	copy(key[:], e.id[:])
 	binary.LittleEndian.PutUint32(key[16:], uint32(e.typ))
 	binary.LittleEndian.PutUint64(key[20:], uint64(t.UnixNano()))
@@ -397,7 +397,7 @@ func eventHash(e *keptEvent, t time.Time) uint64 {
 // keyFilter is a Bloom filter of hashes: 8 bits per key, 4 probes (about 2%
 // false positives when full).
 type keyFilter struct {
-	bits bitset
+	bits reader.Bitset
 	mask uint64
 }
 
@@ -406,7 +406,7 @@ func newKeyFilter(n int) keyFilter {
 	for size < 8*uint64(n) {
 		size *= 2
 	}
-	return keyFilter{bits: make(bitset, size/64), mask: size - 1}
+	return keyFilter{bits: make(reader.Bitset, size/64), mask: size - 1}
 }
 
 // add puts h in the filter and reports whether it was there already (or
@@ -451,11 +451,11 @@ func pairToolCalls(events *eventList, strs, folded []string, c *reader.Ctx) *mod
 		}
 	}
 	pair := make([]int32, len(calls)) // 1 + the event index of call n's result, 0 for none
-	used := newBitset(int32(events.n))
+	used := reader.NewBitset(int32(events.n))
 	match := func(key func(*keptEvent) string) {
 		queues := map[string][]int32{}
 		for _, ri := range results {
-			if !used.has(ri) {
+			if !used.Has(ri) {
 				if k := key(events.at(int(ri))); k != "" {
 					queues[k] = append(queues[k], ri)
 				}
@@ -470,12 +470,12 @@ func pairToolCalls(events *eventList, strs, folded []string, c *reader.Ctx) *mod
 				continue
 			}
 			q := queues[k]
-			for len(q) > 0 && (q[0] < ci || used.has(q[0])) {
+			for len(q) > 0 && (q[0] < ci || used.Has(q[0])) {
 				q = q[1:] // results before this call can serve no later call either
 			}
 			if len(q) > 0 {
 				pair[n] = q[0] + 1
-				used.set(q[0])
+				used.Set(q[0])
 				q = q[1:]
 			}
 			queues[k] = q

@@ -115,7 +115,7 @@ func (l *eventList) slot(b int) *eventSlot {
 }
 
 // eventBytes is how many bytes encodeEvents writes for an event.
-const eventBytes = len(digest{}) + 8 + 4 + 5*4 + 2 + 1
+const eventBytes = len(reader.Digest{}) + 8 + 4 + 5*4 + 2 + 1
 
 func encodeEvents(w *bufio.Writer, events []keptEvent) {
 	b := make([]byte, 0, eventBytes)

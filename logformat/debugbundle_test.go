@@ -14,7 +14,7 @@ import (
 // dedupeEventsReference is what dedupeEvents replaced: a map of the keys seen.
 func dedupeEventsReference(list *eventList, events []keptEvent, loc *time.Location) (kept []keptEvent, repeats int) {
 	type key struct {
-		id    digest
+		id    reader.Digest
 		typ   int32
 		ts    int64
 		tsSet bool

@@ -182,14 +182,14 @@ func TestCodexSpillFailures(t *testing.T) {
 	}
 	memRuns, _ := joinAll(mem.Frags, mem)
 
-	spill, d := spillOnDisk(t)
-	good := d.file()
-	d.use(unwritable(t))
+	spill, d := formattest.SpillOnDisk(t)
+	good := d.File()
+	d.Use(formattest.Unwritable(t))
 	failed := formattest.NewCollector()
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{Spill: spill}, failed); err != nil {
 		t.Fatal(err)
 	}
-	d.use(good)
+	d.Use(good)
 	for i, f := range failed.Frags {
 		if len(join.EntryLogOf[codex.Entry](f).Segments()) != 0 || !join.EntryLogOf[codex.Entry](f).WriteFailed() {
 			t.Fatalf("fragment %d: %d segments after a failed write", i, len(join.EntryLogOf[codex.Entry](f).Segments()))

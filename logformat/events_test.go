@@ -189,7 +189,7 @@ func TestBundlePartsSameAsWhole(t *testing.T) {
 // eventList keeps events in order across its blocks, in memory or with
 // its full blocks on the spill, read back in any order, two at a time.
 func TestEventList(t *testing.T) {
-	spill := testSpill(t)
+	spill := formattest.Spill(t)
 	for _, sp := range []*recordspill.File{nil, spill} {
 		for _, n := range []int{0, 1, eventBlock - 1, eventBlock, eventBlock + 1, 3*eventBlock + 7} {
 			l := eventList{spill: sp, strs: int32(4 * eventBlock), zones: []*time.Location{time.UTC}}
@@ -227,7 +227,7 @@ func TestEventList(t *testing.T) {
 // block at a time, in any order) reads as it does in memory: its run, its
 // calls and its warnings, with repeats dropped across blocks.
 func TestBundleSpilled(t *testing.T) {
-	spill := testSpill(t)
+	spill := formattest.Spill(t)
 	defer func(n int) { eventBlock = n }(eventBlock)
 	docs := bundleDocs(t)
 	var b strings.Builder // an export with repeats, calls paired by tool and by node across blocks
@@ -278,7 +278,7 @@ func TestEventListDamaged(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	failed := 0
 	for round := range 100 {
-		spill, d := spillOnDisk(t) // its error is this round's
+		spill, d := formattest.SpillOnDisk(t) // its error is this round's
 		l := eventList{spill: spill, strs: 3, zones: []*time.Location{time.UTC}, errs: []string{"e"}}
 		for i := range 40 {
 			l.add(keptEvent{typ: int32(i % 3), errText: int32(i % 2), flags: eventAtSet})
@@ -307,18 +307,18 @@ func TestEventListDamaged(t *testing.T) {
 // A list whose spill stops taking writes (a full disk) keeps its later
 // blocks in memory and still reads back the blocks written before.
 func TestEventListSpillFills(t *testing.T) {
-	spill, d := spillOnDisk(t)
-	good, full := d.file(), unwritable(t)
+	spill, d := formattest.SpillOnDisk(t)
+	good, full := d.File(), formattest.Unwritable(t)
 	defer func(n int) { eventBlock = n }(eventBlock)
 	eventBlock = 4
 	l := eventList{spill: spill, strs: 100, zones: []*time.Location{time.UTC}}
 	for i := range 30 {
 		if i == 13 { // three blocks written, the fourth fails
-			d.use(full)
+			d.Use(full)
 		}
 		l.add(keptEvent{typ: int32(i)})
 	}
-	d.use(good)
+	d.Use(good)
 	if len(l.disk) != 3 || l.blocks[0] != nil || l.blocks[4] == nil {
 		t.Fatalf("%d blocks on disk, first in memory %v, fifth %v", len(l.disk), l.blocks[0] != nil, l.blocks[4] != nil)
 	}

@@ -9,9 +9,13 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/model"
 )
@@ -99,4 +103,60 @@ func CheckSpilledLog[T any](t testing.TB, source string, l *join.EntryLog[T], wa
 		t.Fatalf("%s: differs after the spill:\n%+v\n%+v", source, got, want)
 	}
 	return len(l.Segments())
+}
+
+// Spill is a record spill on a scratch file, closed when the test ends.
+func Spill(t testing.TB) *recordspill.File {
+	t.Helper()
+	spill, _ := SpillOnDisk(t)
+	return spill
+}
+
+// SpillOnDisk is Spill and the storage beneath it, which a test damages, or
+// swaps for a full one.
+func SpillOnDisk(t testing.TB) (*recordspill.File, *Disk) {
+	t.Helper()
+	f, err := tempfile.New("agentstat-test-")
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	d := &Disk{f: f}
+	spill := recordspill.NewOn(d, time.UTC)
+	t.Cleanup(func() { f.Close() })
+	return spill, d
+}
+
+// Disk is spill storage whose file a test swaps, as a disk fills up.
+type Disk struct {
+	mu sync.Mutex
+	f  recordspill.Storage
+}
+
+// Use makes f the storage written and read from now on.
+func (d *Disk) Use(f recordspill.Storage) { d.mu.Lock(); d.f = f; d.mu.Unlock() }
+
+// File is the storage in use.
+func (d *Disk) File() recordspill.Storage {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.f
+}
+
+func (d *Disk) ReadAt(p []byte, off int64) (int, error)  { return d.File().ReadAt(p, off) }
+func (d *Disk) WriteAt(p []byte, off int64) (int, error) { return d.File().WriteAt(p, off) }
+func (d *Disk) Close() error                             { return nil } // the test closes its files
+
+// Unwritable is storage that refuses every write, as a full disk does.
+func Unwritable(t testing.TB) *tempfile.File {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "ro")
+	if err := os.WriteFile(name, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ro, err := os.Open(name) // read-only
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ro.Close() })
+	return &tempfile.File{File: ro}
 }
