@@ -2,6 +2,7 @@ package logformat
 
 import (
 	"github.com/agentstat/agentstat/logformat/codex"
+	"github.com/agentstat/agentstat/logformat/debugbundle"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/planagent"
@@ -31,7 +32,7 @@ type document struct {
 	Codex codex.Fields `json:",embed"`
 	Otel  otel.Fields  `json:",embed"`
 	geminiFields
-	bundleFields
+	Bundle debugbundle.Fields `json:",embed"`
 	structmsgFields
 	Planagent planagent.Fields `json:",embed"`
 	Planexec  planexec.Fields  `json:",embed"`

@@ -331,7 +331,7 @@ func TestRawDocumentSameAsToken(t *testing.T) {
 	}
 	// Every bundle of the test data and the corpus, and generated ones.
 	for _, lookahead := range []int{0, 5, 333} {
-		for i, doc := range bundleDocs(t) {
+		for i, doc := range formattest.Files(t, "debugbundle", "debugbundle/*.json") {
 			if readBothWays(t, doc, lookahead) && !bytes.HasPrefix(bytes.TrimSpace(doc), []byte("[")) {
 				t.Fatalf("lookahead %d: the raw path gave up on bundle %d", lookahead, i)
 			}
@@ -430,7 +430,7 @@ func TestRawBytesSameAsValues(t *testing.T) {
 			t.Errorf("readHeld read %.200s", doc)
 		}
 	}
-	for i, doc := range bundleDocs(t) {
+	for i, doc := range formattest.Files(t, "debugbundle", "debugbundle/*.json") {
 		if len(doc) > maxSmallDocument || bytes.HasPrefix(bytes.TrimSpace(doc), []byte("[")) {
 			continue
 		}

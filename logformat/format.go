@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/logformat/codex"
+	"github.com/agentstat/agentstat/logformat/debugbundle"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/planagent"
@@ -34,6 +35,7 @@ var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, ge
 // planexecFormat and the formats like it, each a package of its own, are
 // given their view of the union: the shared members and their own.
 var (
+	bundleFormat    = packaged(debugbundle.Format, func(d *document) debugbundle.Doc { return debugbundle.Doc{Shared: &d.Shared, Fields: &d.Bundle} })
 	codexFormat     = packaged(codex.Format, func(d *document) codex.Doc { return codex.Doc{Shared: &d.Shared, Fields: &d.Codex, Payload: d.Payload} })
 	planagentFormat = packaged(planagent.Format, func(d *document) planagent.Doc { return planagent.Doc{Shared: &d.Shared, Fields: &d.Planagent} })
 	otelFormat      = packaged(otel.Format, func(d *document) otel.Doc { return otel.Doc{Shared: &d.Shared, Fields: &d.Otel} })

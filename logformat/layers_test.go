@@ -26,8 +26,8 @@ func formatOfFile(name string) string {
 }
 
 // A format's files use the core's names and their own, never another
-// format's: what two formats share is in the core (content.go, status.go,
-// digest.go …), so that a format can be read, changed or moved alone. The
+// format's: what two formats share is in the core (content.go) or in
+// package reader, so that a format can be read, changed or moved alone. The
 // core names formats only to list them (format.go's registry) and to make
 // the union of their documents (document.go).
 func TestFormatsUseOnlyTheCore(t *testing.T) {

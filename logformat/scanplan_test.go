@@ -12,10 +12,10 @@ import (
 // listed here as read by the reflective decoder alone.
 func TestFlexibleTypesHaveRawTwins(t *testing.T) {
 	reflectiveOnly := []string{
-		"logformat.embedded",    // a message's structured_context (structmsg)
-		"logformat.eventsField", // a debug bundle's events, read by the raw document path's window
-		"logformat.score",       // structmsg's quality_score
-		"logformat.tri",         // structmsg's success and output_valid
+		"debugbundle.eventsField", // a debug bundle's events, read by the raw document path's window
+		"logformat.embedded",      // a message's structured_context (structmsg)
+		"logformat.score",         // structmsg's quality_score
+		"logformat.tri",           // structmsg's success and output_valid
 	}
 	var got []string
 	for _, typ := range jsonscan.GivesUp() {

@@ -6,9 +6,11 @@
 package formattest
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -159,4 +161,15 @@ func Unwritable(t testing.TB) *tempfile.File {
 	}
 	t.Cleanup(func() { ro.Close() })
 	return &tempfile.File{File: ro}
+}
+
+// Files are Inputs' contents in the order of their names.
+func Files(t testing.TB, format, glob string) [][]byte {
+	t.Helper()
+	inputs := Inputs(t, format, glob)
+	var out [][]byte
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		out = append(out, inputs[name])
+	}
+	return out
 }

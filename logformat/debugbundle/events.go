@@ -1,4 +1,4 @@
-package logformat
+package debugbundle
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// eventList is a document's kept events, in blocks of eventBlock: grown as
+// eventList is a document's kept events, in blocks of EventBlock: grown as
 // one slice, a 200 MB bundle's list had its old and new arrays live
 // together at each growth, twice its size at the peak of its read. With a
 // spill, each full block goes there, and comes back a block at a time
@@ -46,8 +46,8 @@ type eventSlot struct {
 // events at a time (a call and its result, two copies of a key).
 const eventCache = 3
 
-// eventBlock is how many events a block holds (a variable for tests).
-var eventBlock = 4096
+// EventBlock is how many events a block holds (a variable for tests).
+var EventBlock = 4096
 
 // emptyCopy is an empty list that keeps its events where l does, with l's tables.
 func (l *eventList) emptyCopy() *eventList {
@@ -58,9 +58,9 @@ func (l *eventList) add(e keptEvent) {
 	switch {
 	case len(l.blocks) == 0:
 		l.blocks = [][]keptEvent{nil} // grown by append: most documents hold a few events
-	case len(l.blocks[len(l.blocks)-1]) == eventBlock:
+	case len(l.blocks[len(l.blocks)-1]) == EventBlock:
 		l.putFull()
-		l.blocks = append(l.blocks, make([]keptEvent, 0, eventBlock))
+		l.blocks = append(l.blocks, make([]keptEvent, 0, EventBlock))
 	}
 	last := &l.blocks[len(l.blocks)-1]
 	*last = append(*last, e)
@@ -88,11 +88,11 @@ func (l *eventList) putFull() {
 
 // at is event i. It stays valid while eventCache-1 more are taken.
 func (l *eventList) at(i int) *keptEvent {
-	b := i / eventBlock
+	b := i / EventBlock
 	if block := l.blocks[b]; block != nil {
-		return &block[i%eventBlock]
+		return &block[i%EventBlock]
 	}
-	return &l.slot(b).events[i%eventBlock]
+	return &l.slot(b).events[i%EventBlock]
 }
 
 // slot is the cache's slot of block b, read back into the least recently
@@ -137,7 +137,7 @@ func encodeEvents(w *bufio.Writer, events []keptEvent) {
 // An index outside its table (a spill damaged on disk) is read as 0, and
 // fails the spill: the report cannot be trusted, and must not crash.
 func readEventBlock(s *recordspill.File, ref recordspill.Ref, into []keptEvent, l *eventList) []keptEvent {
-	r, into := s.Record(ref), slices.Grow(into, eventBlock)
+	r, into := s.Record(ref), slices.Grow(into, EventBlock)
 	le := binary.LittleEndian
 	in := func(v uint32, n int) int32 {
 		if v >= uint32(n) {
@@ -146,7 +146,7 @@ func readEventBlock(s *recordspill.File, ref recordspill.Ref, into []keptEvent, 
 		}
 		return int32(v)
 	}
-	for range eventBlock {
+	for range EventBlock {
 		b := r.Take(eventBytes)
 		var e keptEvent
 		copy(e.id[:], b)
@@ -251,7 +251,7 @@ func scanEvent(s *jsonscan.Scanner, e *bundleEvent, w *jsonscan.WarnList) bool {
 // decodeEvents decodes an events array token by token (a bundle can hold
 // hundreds of thousands), exactly as the general decoder decodes
 // []bundleEvent, and keeps each event compact.
-func decodeEvents(dec *jsontext.Decoder, list *eventsField, w Warner, opts json.Options) error {
+func decodeEvents(dec *jsontext.Decoder, list *eventsField, w jsonscan.Warner, opts json.Options) error {
 	if _, err := dec.ReadToken(); err != nil {
 		return err
 	}

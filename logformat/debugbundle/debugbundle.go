@@ -1,4 +1,5 @@
-package logformat
+// Package debugbundle reads one Debug Bundle (seed 002), or an EventsExport alone.
+package debugbundle
 
 import (
 	"bytes"
@@ -18,12 +19,12 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// debugbundle: one Debug Bundle (seed 002), or an EventsExport alone.
-var bundleFormat = &Format{
+// Format is debugbundle's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "debugbundle",
 	Title:     "Debug Bundle (state, events, telemetry, policy) or an EventsExport alone",
 	Signature: "an object with a state object and events; or whose events is an array of objects with type and timestamp",
-	match: func(d *document) bool {
+	Match: func(d Doc) bool {
 		if d.State != nil && d.Events.Present {
 			return true
 		}
@@ -37,11 +38,17 @@ var bundleFormat = &Format{
 		}
 		return true
 	},
-	read: readBundle,
+	Read: read,
 }
 
-// bundleFields are the members only a debug bundle has.
-type bundleFields struct {
+// Doc is what debugbundle reads of a document.
+type Doc struct {
+	*reader.Shared
+	*Fields
+}
+
+// Fields are the members only a debug bundle has.
+type Fields struct {
 	State  *bundleState `json:"state"`
 	Events eventsField  `json:"events"`
 }
@@ -210,7 +217,7 @@ func (k *eventKeeper) into(e *eventsField) {
 	e.List, e.Strs = k.list, k.strs
 }
 
-func readBundle(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	ev := &d.Events
 	events := dedupeEvents(&ev.List, c)
 	r := &model.Run{Format: "debugbundle"}
@@ -510,7 +517,7 @@ type eventsField struct {
 	Present bool
 }
 
-func (e *eventsField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (e *eventsField) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '[':
 		e.Present = true
