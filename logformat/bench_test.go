@@ -16,6 +16,7 @@ import (
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // BenchmarkRead measures each reader on a realistic generated file (payload
@@ -181,10 +182,10 @@ func BenchmarkDecodeLineRaw(b *testing.B) {
 	b.ReportAllocs()
 	docs := make([]document, len(lines))
 	w := &jsonscan.WarnList{}
-	var a lineArena
+	var a reader.LineArena
 	for b.Loop() {
 		clear(docs)
-		a.reset()
+		a.Reset()
 		for i, l := range lines {
 			if !decodeLineRaw(l, &docs[i], w, &a) {
 				b.Fatalf("the raw path gave up: %.200s", l)

@@ -64,11 +64,11 @@ func (p *progressData) DecodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Opt
 }
 
 type claudeNested struct {
-	Type      jsonscan.Str  `json:"type"`
-	UUID      jsonscan.Str  `json:"uuid"`
-	Timestamp jsonscan.Time `json:"timestamp"`
-	RequestID jsonscan.Str  `json:"requestId"`
-	Message   *apiMessage   `json:"message"`
+	Type      jsonscan.Str    `json:"type"`
+	UUID      jsonscan.Str    `json:"uuid"`
+	Timestamp jsonscan.Time   `json:"timestamp"`
+	RequestID jsonscan.Str    `json:"requestId"`
+	Message   *reader.Message `json:"message"`
 }
 
 // toolUseResultField is an entry's toolUseResult: an object, or a string
@@ -96,11 +96,11 @@ func (t *toolUseResultField) set(o *toolResultObject) {
 func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
-		text, err := jsonscan.ReadStringPrefix(dec, errorClip+1)
+		text, err := jsonscan.ReadStringPrefix(dec, reader.ErrorClip+1)
 		if err != nil {
 			return err
 		}
-		t.Text, t.Set = reader.ClipString(text, errorClip), true
+		t.Text, t.Set = reader.ClipString(text, reader.ErrorClip), true
 		return nil
 	case '{':
 		var o toolResultObject
@@ -288,7 +288,7 @@ func readClaude(d *document, c *reader.Ctx) {
 			case "tool_use":
 				u := claudeUse{id: reader.IDDigest(b.ID.V), name: f.word(b.Name.V)}
 				if b.Input != nil {
-					u.subagent, u.input = f.word(b.Input.SubagentType.V), f.word(b.Input.key())
+					u.subagent, u.input = f.word(b.Input.SubagentType.V), f.word(b.Input.Key())
 				}
 				f.uses = append(f.uses, u)
 				l.nUses++
@@ -305,7 +305,7 @@ func readClaude(d *document, c *reader.Ctx) {
 				l.nResults++
 			case "text":
 				if d.Type.V == "user" && prompt == "" && !d.IsMeta {
-					prompt = reader.ClipString(b.Text.V, promptClip)
+					prompt = reader.ClipString(b.Text.V, reader.PromptClip)
 				}
 			}
 		}

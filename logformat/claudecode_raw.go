@@ -25,8 +25,8 @@ func (p *progressData) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool 
 func (t *toolUseResultField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 	switch s.Peek() {
 	case '"':
-		text, ok := s.Prefix(errorClip + 1)
-		t.Text, t.Set = reader.ClipString(text, errorClip), true
+		text, ok := s.Prefix(reader.ErrorClip + 1)
+		t.Text, t.Set = reader.ClipString(text, reader.ErrorClip), true
 		return ok
 	case '{':
 		var o toolResultObject

@@ -164,9 +164,9 @@ func TestClaudeRawSameAsGeneral(t *testing.T) {
 func checkArena(t *testing.T, lines [][]byte) {
 	t.Helper()
 	for _, per := range []int{len(lines), 7} { // one chunk; chunks of 7 lines, the arena reset between them
-		a := &lineArena{blocks: make([]contentBlock, 0, 1)}
+		a := reader.NewLineArena(1)
 		for chunk := range slices.Chunk(lines, per) {
-			a.reset()
+			a.Reset()
 			docs := make([]document, len(chunk))
 			ok := make([]bool, len(chunk))
 			for i, l := range chunk {

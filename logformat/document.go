@@ -22,11 +22,11 @@ import (
 // in any key order. A member name belongs to one field only.
 type document struct {
 	reader.Shared
-	Phases            []phase     `json:"phases"` // session v2.x, and structmsg
-	Message           *apiMessage `json:"message"`
-	Payload           *codex.Item `json:"payload"` // Codex's, whose presence Gemini CLI's signature tests
-	StructuredContext embedded    `json:"structured_context"`
-	Messages          messages    `json:"messages"`
+	Phases            []phase         `json:"phases"` // session v2.x, and structmsg
+	Message           *reader.Message `json:"message"`
+	Payload           *codex.Item     `json:"payload"` // Codex's, whose presence Gemini CLI's signature tests
+	StructuredContext embedded        `json:"structured_context"`
+	Messages          messages        `json:"messages"`
 
 	claudeFields
 	Codex codex.Fields `json:",embed"`

@@ -93,7 +93,7 @@ func rawDocument(r *jsonscan.Stream, c *reader.Ctx) error {
 
 // decodeLineRaw decodes line into d, reporting false when it gives up
 // (d and w are then dirty).
-func decodeLineRaw(line []byte, d *document, w *jsonscan.WarnList, a *lineArena) bool {
+func decodeLineRaw(line []byte, d *document, w *jsonscan.WarnList, a *reader.LineArena) bool {
 	s := jsonscan.Scanner{B: line}
 	if a != nil { // not a nil *lineArena in the interface
 		s.Arena = a

@@ -187,7 +187,7 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 		strings.ReplaceAll(gemini, `"model":"gemini-3"`, `"model":null`),
 		strings.ReplaceAll(gemini, `"model":"gemini-3"`, `"model":["m"]`),
 		strings.ReplaceAll(gemini, `"content":"Hello \"x\" 中文"`, `"content":7`),
-		strings.ReplaceAll(gemini, `"content":"Hello \"x\" 中文"`, `"content":"`+strings.Repeat("长", promptClip)+`"`),
+		strings.ReplaceAll(gemini, `"content":"Hello \"x\" 中文"`, `"content":"`+strings.Repeat("长", reader.PromptClip)+`"`),
 		strings.ReplaceAll(gemini, `"content":"Hello \"x\" 中文"`, `"content":[{"text":"a"},{"type":"text","text":"b"}]`),
 		strings.ReplaceAll(gemini, `"projectHash":"ab"`, `"projectHash":"ab","$set":{"lastUpdated":"x"}`),
 		plan,

@@ -49,7 +49,7 @@ type geminiFields struct {
 	SetUpdate       presence         `json:"$set"`
 	Model           jsonscan.Str     `json:"model"`
 	Tokens          *geminiTokens    `json:"tokens"`
-	Content         messageContent   `json:"content"`
+	Content         reader.Content   `json:"content"`
 	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
 }
 
@@ -64,9 +64,9 @@ type geminiTokens struct {
 // geminiToolCall is what a Gemini message's tool call tells: its name,
 // status and the key argument of its args (its results are payload).
 type geminiToolCall struct {
-	Name   jsonscan.Str `json:"name"`
-	Status jsonscan.Str `json:"status"`
-	Args   *toolInput   `json:"args"`
+	Name   jsonscan.Str      `json:"name"`
+	Status jsonscan.Str      `json:"status"`
+	Args   *reader.ToolInput `json:"args"`
 }
 
 // geminiLog is a file's entries of one session.
@@ -195,7 +195,7 @@ func geminiMessageOf(m *document) geminiMsg {
 	for _, tc := range m.GeminiToolCalls {
 		call := geminiCall{name: tc.Name.V, status: tc.Status.V}
 		if tc.Args != nil {
-			call.input = tc.Args.key()
+			call.input = tc.Args.Key()
 		}
 		e.calls = append(e.calls, call)
 	}

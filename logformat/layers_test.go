@@ -26,10 +26,10 @@ func formatOfFile(name string) string {
 }
 
 // A format's files use the core's names and their own, never another
-// format's: what two formats share is in the core (content.go) or in
-// package reader, so that a format can be read, changed or moved alone. The
-// core names formats only to list them (format.go's registry) and to make
-// the union of their documents (document.go).
+// format's: what two formats share is in package reader, so that a format
+// can be read, changed or moved alone. The core names formats only to list
+// them (format.go's registry) and to make the union of their documents
+// (document.go).
 func TestFormatsUseOnlyTheCore(t *testing.T) {
 	// phase, a document's phases, is the union of a session v2.x phase
 	// (session's) and a structmsg phase, whose rounds are structmsg's.
@@ -79,7 +79,7 @@ func TestFormatsUseOnlyTheCore(t *testing.T) {
 			case own == "" && !coreAllowed(name, use):
 				t.Errorf("%s, a core file, uses %s, declared by %s: a format's code stays in its files", name, use, declaredBy[use])
 			case own != "" && !allowed[own+" "+use]:
-				t.Errorf("%s uses %s, declared by %s: move what two formats share to the core", name, use, declaredBy[use])
+				t.Errorf("%s uses %s, declared by %s: move what two formats share to package reader", name, use, declaredBy[use])
 			}
 		}
 	}

@@ -47,9 +47,9 @@ type lineChunk struct {
 	ends  []int // end offset of each line in data
 	open  bool  // its last line is the file's, with no newline
 	lines []decodedLine
-	docs  []document     // the lines' documents: one allocation per chunk, not per line
-	arena lineArena      // what the raw path decodes for them
-	warns map[string]int // warnings counted while decoding
+	docs  []document       // the lines' documents: one allocation per chunk, not per line
+	arena reader.LineArena // what the raw path decodes for them
+	warns map[string]int   // warnings counted while decoding
 }
 
 // reset empties k for the next lines once readers have seen its documents;
@@ -57,7 +57,7 @@ type lineChunk struct {
 func (k *lineChunk) reset() {
 	clear(k.warns)
 	clear(k.docs)
-	k.arena.reset()
+	k.arena.Reset()
 	k.data, k.ends, k.lines, k.docs, k.open = k.data[:0], k.ends[:0], k.lines[:0], k.docs[:0], false
 }
 
