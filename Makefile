@@ -7,8 +7,8 @@ GO ?= go
 # with make fuzz FUZZTIME=1000000x.
 FUZZTIME ?= 10000x
 # package:target for every fuzz target
-FUZZ_TARGETS := $(addprefix logformat:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParallelLines FuzzClaudeRaw FuzzToolUseResult FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzRawDocument FuzzClampEachLine FuzzSmallDocument FuzzDecodeFragment) \
-	logformat/codex:FuzzRawExitCode logformat/debugbundle:FuzzEvents \
+FUZZ_TARGETS := $(addprefix logformat:,FuzzPlanexec FuzzSession FuzzDebugbundle FuzzPlanagent FuzzStructmsg FuzzJSONLines FuzzParallelLines FuzzClaudeRaw FuzzClaudeCode FuzzCodex FuzzOtel FuzzGemini FuzzRawDocument FuzzClampEachLine FuzzSmallDocument FuzzDecodeFragment) \
+	logformat/claudecode:FuzzToolUseResult logformat/codex:FuzzRawExitCode logformat/debugbundle:FuzzEvents \
 	logformat/clamp:FuzzClamp logformat/jsonscan:FuzzParseTimestamp logformat/jsonscan:FuzzAppendUnquoted internal/recordspill:FuzzReader render:FuzzMarkdownText render:FuzzHTMLText render:FuzzJSONString metrics:FuzzSafeName metrics:FuzzRedact metrics:FuzzNormalizeError metrics:FuzzCallCodec model:FuzzRequests
 
 .PHONY: build test lint unit engine fuzz benchcheck bench gobench update-golden demo clean

@@ -24,7 +24,7 @@ func TestLoneSurrogatesRead(t *testing.T) {
 	if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	if len(c.Warnings) != 0 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 {
 		t.Fatalf("warnings %v, %d runs", c.Warnings, len(runs))
 	}
@@ -122,7 +122,7 @@ func TestClampBrokenLineCostsOneLine(t *testing.T) {
 		if err := Read(strings.NewReader(data), "p/s1.jsonl", Options{}, c); err != nil {
 			t.Fatalf("%.40s…: %v", cut, err)
 		}
-		runs, _ := joinAll(c.Frags, c)
+		runs, _ := formattest.JoinAll(c.Frags, c)
 		if c.Warnings[reader.WarnInvalidLine] != 1 || len(runs) != 1 || len(runs[0].ToolCalls) != 1 || runs[0].Request == "" {
 			t.Errorf("%.40s…: warnings %v, %d runs", cut, c.Warnings, len(runs))
 		}

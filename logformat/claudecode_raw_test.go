@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentstat/agentstat/internal/logsynth"
 	"github.com/agentstat/agentstat/logformat/clamp/clamptest"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
@@ -317,7 +318,7 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 		min     int
 		refused []string // what only the general decoder reads
 	}{
-		{codexFormat, codexLines, atLeast(1000, 100), []string{
+		{codexFormat, codexLines, formattest.AtLeast(t, 1000, 100), []string{
 			`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
 			`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
 			`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,

@@ -1,6 +1,7 @@
 package logformat
 
 import (
+	"github.com/agentstat/agentstat/logformat/claudecode"
 	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/debugbundle"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
@@ -28,9 +29,9 @@ type document struct {
 	StructuredContext embedded        `json:"structured_context"`
 	Messages          messages        `json:"messages"`
 
-	claudeFields
-	Codex codex.Fields `json:",embed"`
-	Otel  otel.Fields  `json:",embed"`
+	Claude claudecode.Fields `json:",embed"`
+	Codex  codex.Fields      `json:",embed"`
+	Otel   otel.Fields       `json:",embed"`
 	geminiFields
 	Bundle debugbundle.Fields `json:",embed"`
 	structmsgFields

@@ -3,7 +3,9 @@ package logformat
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"reflect"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/otel"
+	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // codexInputs are Codex rollouts of every shape: generated, testdata, the
@@ -122,8 +125,8 @@ func testSpillRoundTrip[T any](t *testing.T, inputs map[string][]byte, logOf fun
 				allMem.Frags = append(allMem.Frags, mem.Frags...)
 				allSpilled.Frags = append(allSpilled.Frags, spilled.Frags...)
 			}
-			memRuns, memOwners := joinAll(allMem.Frags, allMem)
-			spillRuns, spillOwners := joinAll(allSpilled.Frags, allSpilled)
+			memRuns, memOwners := formattest.JoinAll(allMem.Frags, allMem)
+			spillRuns, spillOwners := formattest.JoinAll(allSpilled.Frags, allSpilled)
 			if spill.Err() != nil || len(memRuns) < len(inputs)/2 || !reflect.DeepEqual(memRuns, spillRuns) {
 				t.Fatalf("%s: %d runs, %d after the spill (%v)", loc, len(memRuns), len(spillRuns), spill.Err())
 			}
@@ -152,7 +155,7 @@ func TestOtelFragmentFeedsEveryRun(t *testing.T) {
 	if len(frags) != 2 {
 		t.Fatalf("%d fragments, want one per file", len(frags))
 	}
-	runs, owners := joinAll(frags, c)
+	runs, owners := formattest.JoinAll(frags, c)
 	if len(runs) != 2 || len(owners[frags[0]]) != 2 || len(owners[frags[1]]) != 2 {
 		t.Fatalf("%d runs; the files feed %d and %d", len(runs), len(owners[frags[0]]), len(owners[frags[1]]))
 	}
@@ -180,7 +183,7 @@ func TestCodexSpillFailures(t *testing.T) {
 	if err := Read(bytes.NewReader(data), "r.jsonl", Options{}, mem); err != nil {
 		t.Fatal(err)
 	}
-	memRuns, _ := joinAll(mem.Frags, mem)
+	memRuns, _ := formattest.JoinAll(mem.Frags, mem)
 
 	spill, d := formattest.SpillOnDisk(t)
 	good := d.File()
@@ -195,7 +198,7 @@ func TestCodexSpillFailures(t *testing.T) {
 			t.Fatalf("fragment %d: %d segments after a failed write", i, len(join.EntryLogOf[codex.Entry](f).Segments()))
 		}
 	}
-	if runs, _ := joinAll(failed.Frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
+	if runs, _ := formattest.JoinAll(failed.Frags, failed); spill.Err() != nil || !reflect.DeepEqual(runs, memRuns) {
 		t.Fatalf("runs differ after a failed write (%v)", spill.Err())
 	}
 
@@ -207,8 +210,68 @@ func TestCodexSpillFailures(t *testing.T) {
 	if _, err := good.WriteAt([]byte{0xff, 0xff, 0xff, 0x0f}, seg.Off); err != nil { // the second segment's count, now absurd
 		t.Fatal(err)
 	}
-	joinAll(spilled.Frags, spilled)
+	formattest.JoinAll(spilled.Frags, spilled)
 	if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
 		t.Fatalf("a damaged segment read back as %v", spill.Err())
+	}
+}
+
+// A long session joined from the spill gives what it does in memory, and
+// so do the Codex sessions read back beside it.
+func TestJoinLongSessionFromSpill(t *testing.T) {
+	var data []byte
+	for seed := range 120 { // a session of over a megabyte in the spill
+		b, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(b, []byte(`"sessionId":"long"`))...)
+	}
+	// A warning from the join: the session spans too long to be true.
+	data = append(data, `{"type":"user","sessionId":"long","uuid":"late","timestamp":"2046-01-01T00:00:00Z","message":{"role":"user","content":"later"}}`+"\n"...)
+	var codex [][]byte
+	for seed := range 8 {
+		b, err := logsynth.File("codex", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		codex = append(codex, b)
+	}
+	read := func(spill *recordspill.File) *formattest.Collector {
+		c := formattest.NewCollector()
+		if err := Read(bytes.NewReader(data), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
+			t.Fatal(err)
+		}
+		for i, b := range codex {
+			if err := Read(bytes.NewReader(b), fmt.Sprintf("rollout-%d.jsonl", i), Options{Location: time.UTC, Spill: spill}, c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c
+	}
+	spill, err := recordspill.New(time.UTC)
+	if err != nil {
+		t.Skip("no temporary directory:", err)
+	}
+	defer spill.Close()
+	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
+	join.SegmentLines = 1 << 10
+	mem, spilled := read(nil), read(spill)
+	var claude []*join.Fragment
+	for _, f := range spilled.Frags {
+		if f.Kind == join.FragmentClaude {
+			claude = append(claude, f)
+		}
+	}
+	if len(claude) != 1 || spill.Size() < 1<<20 {
+		t.Fatalf("%d Claude Code fragments, %d bytes spilled: not one long session", len(claude), spill.Size())
+	}
+	memRuns, _ := formattest.JoinAll(mem.Frags, mem)
+	spillRuns, _ := formattest.JoinAll(spilled.Frags, spilled)
+	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
+		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
+	}
+	if w := spilled.Warnings; w[reader.WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.Warnings) {
+		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.Warnings)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentstat/agentstat/internal/recordspill"
+	"github.com/agentstat/agentstat/logformat/claudecode"
 	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/debugbundle"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
@@ -35,6 +36,9 @@ var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, ge
 // planexecFormat and the formats like it, each a package of its own, are
 // given their view of the union: the shared members and their own.
 var (
+	claudeFormat = packaged(claudecode.Format, func(d *document) claudecode.Doc {
+		return claudecode.Doc{Shared: &d.Shared, Fields: &d.Claude, Message: d.Message}
+	})
 	bundleFormat    = packaged(debugbundle.Format, func(d *document) debugbundle.Doc { return debugbundle.Doc{Shared: &d.Shared, Fields: &d.Bundle} })
 	codexFormat     = packaged(codex.Format, func(d *document) codex.Doc { return codex.Doc{Shared: &d.Shared, Fields: &d.Codex, Payload: d.Payload} })
 	planagentFormat = packaged(planagent.Format, func(d *document) planagent.Doc { return planagent.Doc{Shared: &d.Shared, Fields: &d.Planagent} })

@@ -355,7 +355,7 @@ func TestPlanagentCopies(t *testing.T) {
 				all = append(all, c.Frags...)
 			}
 		}
-		rs, _ := joinAll(all, w)
+		rs, _ := formattest.JoinAll(all, w)
 		for _, r := range rs {
 			n += len(r.ToolCalls)
 		}
@@ -386,7 +386,7 @@ func TestPlanagentJoin(t *testing.T) {
 			w.Warnings[k] += n
 		}
 	}
-	runs, owner := joinAll(all, w)
+	runs, owner := formattest.JoinAll(all, w)
 	for _, f := range all {
 		if orphan := f.Source == "planagent/plan_agent-progress-plan-nobody.json"; orphan != (len(owner[f]) == 0) {
 			t.Errorf("%s: owner %v", f.Source, owner[f])
@@ -521,7 +521,7 @@ func TestClaudeCodeJoin(t *testing.T) {
 		all = append(all, c.Frags...)
 		checkWarnings(t, name, c.Warnings, nil) // the summary line is Claude Code's own, not unknown
 	}
-	runs, owner := joinAll(all, w)
+	runs, owner := formattest.JoinAll(all, w)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want one per session", len(runs))
 	}
@@ -562,7 +562,7 @@ func TestClaudeCodeHugeLine(t *testing.T) {
 	if err := Read(strings.NewReader(line), "big.jsonl", Options{}, c); err != nil || len(c.Frags) != 1 {
 		t.Fatalf("%v, %d fragments (want one per file and session)", err, len(c.Frags))
 	}
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	if len(runs) != 1 || runs[0].Tokens.Total() != 10 || len([]rune(runs[0].Request)) > 2001 {
 		t.Errorf("run = %+v", runs)
 	}
@@ -582,7 +582,7 @@ func TestCodexJoin(t *testing.T) {
 		all = append(all, c.Frags...)
 	}
 	w := formattest.NewCollector()
-	runs, _ := joinAll(all, w)
+	runs, _ := formattest.JoinAll(all, w)
 	if len(runs) != 2 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -639,7 +639,7 @@ func TestCodexSessionsAcrossFiles(t *testing.T) {
 	if perFile["a/rollout-1.jsonl"] != 2 || perFile["b/rollout-2.jsonl"] != 1 {
 		t.Errorf("fragments per file %v, want one per file and session", perFile)
 	}
-	runs, _ := joinAll(all, formattest.NewCollector())
+	runs, _ := formattest.JoinAll(all, formattest.NewCollector())
 	if len(runs) != 2 || runs[0].ID != "s1" || runs[1].ID != "s2" {
 		t.Fatalf("runs %+v", runs)
 	}
@@ -659,7 +659,7 @@ func TestOtelJoin(t *testing.T) {
 		t.Fatalf("%v, %d fragments, want one trace of 6 spans", err, len(c.Frags))
 	}
 	checkWarnings(t, "otel", c.Warnings, nil)
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want the one invoke_agent span", len(runs))
 	}
@@ -694,7 +694,7 @@ func TestOtelUnsetIsOK(t *testing.T) {
 	if err := Read(strings.NewReader(doc), "trace.json", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -711,7 +711,7 @@ func TestGemini(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkWarnings(t, "gemini", c.Warnings, nil)
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	if len(runs) != 1 {
 		t.Fatalf("%d runs", len(runs))
 	}
@@ -812,7 +812,7 @@ func TestCodexCallInput(t *testing.T) {
 	if err := Read(strings.NewReader(lines), "rollout.jsonl", Options{Location: time.UTC}, c); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	if len(runs) != 1 || len(runs[0].ToolCalls) != 4 {
 		t.Fatalf("%d runs", len(runs))
 	}

@@ -83,7 +83,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 			}
 			defer src.Close()
 		}
-		want, _ := joinAll(fragmentsOf(t, src), formattest.NewCollector())
+		want, _ := formattest.JoinAll(fragmentsOf(t, src), formattest.NewCollector())
 		frags := fragmentsOf(t, src)
 		data := encodeFragments(t, frags, false)
 		dst, err := recordspill.New(time.UTC)
@@ -95,7 +95,7 @@ func TestFragmentRoundTrip(t *testing.T) {
 		if err != nil || len(back) != len(frags) {
 			t.Fatalf("spilled %v: %d of %d fragments back: %v", spilled, len(back), len(frags), err)
 		}
-		got, _ := joinAll(back, formattest.NewCollector())
+		got, _ := formattest.JoinAll(back, formattest.NewCollector())
 		if len(want) < 5 || !reflect.DeepEqual(runsOf(got), runsOf(want)) {
 			t.Errorf("spilled %v: %d runs joined from the fragments read back, %d from those read", spilled, len(got), len(want))
 		}
@@ -137,7 +137,7 @@ func FuzzDecodeFragment(f *testing.F) {
 		if err != nil && !errors.Is(err, join.ErrFragment) && !strings.HasPrefix(err.Error(), "record spill") {
 			t.Fatalf("error not marked: %v", err)
 		}
-		runs, _ := joinAll(back, formattest.NewCollector())
+		runs, _ := formattest.JoinAll(back, formattest.NewCollector())
 		for _, r := range runs {
 			checkRunInvariants(t, r)
 		}

@@ -28,7 +28,7 @@ func fuzzRead(f *testing.F, dir, name string) {
 		if err != nil && reason(err) == "" {
 			t.Fatalf("non-skip error from an in-memory reader: %v", err)
 		}
-		runs, _ := joinAll(c.Frags, c)
+		runs, _ := formattest.JoinAll(c.Frags, c)
 		for _, r := range append(c.Runs, runs...) {
 			checkRunInvariants(t, r)
 		}

@@ -19,9 +19,6 @@ func formatOfFile(name string) string {
 			return f.Name
 		}
 	}
-	if strings.HasPrefix(name, "claude") { // claudejoin.go, claudespill.go …
-		return "claudecode"
-	}
 	return ""
 }
 

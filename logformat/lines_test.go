@@ -50,7 +50,7 @@ func referenceReadLines(br *bufio.Reader, c *reader.Ctx) error {
 func readAll(name string, data []byte, read func(io.Reader, string, reader.Emitter) error) string {
 	c := formattest.NewCollector()
 	err := read(bytes.NewReader(data), name, c)
-	runs, _ := joinAll(c.Frags, c)
+	runs, _ := formattest.JoinAll(c.Frags, c)
 	runs = append(c.Runs, runs...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "err=%v warnings=%v runs=%d\n", err, c.Warnings, len(runs))
@@ -235,7 +235,7 @@ func sameAsStreamClamp(t *testing.T, name string, data []byte) {
 
 func TestClampEachLineSameAsStream(t *testing.T) {
 	files := jsonlFiles()
-	if len(files) < atLeast(10, 5) {
+	if len(files) < formattest.AtLeast(t, 10, 5) {
 		t.Fatalf("only %d JSON Lines files", len(files))
 	}
 	for _, format := range []string{"claudecode", "codex", "otel"} {

@@ -34,7 +34,7 @@ func TestRawPlanReadsEmbeddedFields(t *testing.T) {
 	if !decodeLineRaw([]byte(`{"type":"user","uuid":"u1","instructions":"x","resourceSpans":[]}`), &d, &w, nil) {
 		t.Fatal("the raw scanner gave up")
 	}
-	if d.Type.V != "user" || d.UUID.V != "u1" || d.Codex.Instructions.V != "x" || d.Otel.ResourceSpans == nil {
+	if d.Type.V != "user" || d.Claude.UUID.V != "u1" || d.Codex.Instructions.V != "x" || d.Otel.ResourceSpans == nil {
 		t.Errorf("read %+v", d)
 	}
 }

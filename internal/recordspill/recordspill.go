@@ -261,10 +261,9 @@ func AppendText(b []byte, s string) []byte {
 // spill was damaged, and the run cannot be trusted.
 var ErrCorrupt = errors.New("corrupt data read back")
 
-// Reader reads one record back (what a format's codec wrote: in logformat,
-// a Claude Code file's in claudecodec.go, the others' entries in their
-// formats' codecs); the first
-// short read sticks, and repeated strings (models, tool names) and zones
+// Reader reads one record back (what a format's codec wrote: a Claude Code
+// file's tables, the other joined formats' entries); the first short read
+// sticks, and repeated strings (models, tool names) and zones
 // are shared again. It parses from a slice of what it buffered, so that a
 // field costs a bounds check: the join reads a long session back in three steps.
 type Reader struct {

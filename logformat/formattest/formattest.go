@@ -19,6 +19,7 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/internal/tempfile"
 	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
 
@@ -172,4 +173,48 @@ func Files(t testing.TB, format, glob string) [][]byte {
 		out = append(out, inputs[name])
 	}
 	return out
+}
+
+// JoinAll is join.JoinEach with every run held: the runs, and for each
+// fragment the runs it fed or joined (none for an orphan; one, but for a
+// file's spans of a trace with several agents).
+func JoinAll(frags []*join.Fragment, w jsonscan.Warner) (runs []*model.Run, owners map[*join.Fragment][]*model.Run) {
+	owners = map[*join.Fragment][]*model.Run{}
+	join.JoinEach(frags, w, func(r *model.Run, from []*join.Fragment) {
+		runs = append(runs, r)
+		for _, f := range from {
+			owners[f] = append(owners[f], r)
+		}
+	}, nil)
+	return runs, owners
+}
+
+// LogPath is the path of name under testdata/logs.
+func LogPath(t testing.TB, name string) string {
+	return filepath.Join(Root(t), "testdata", "logs", name)
+}
+
+// LongTranscript is twenty generated Claude Code transcripts end to end.
+func LongTranscript(t testing.TB) []byte {
+	t.Helper()
+	var data []byte
+	for seed := range 20 {
+		d, err := logsynth.File("claudecode", uint64(seed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = append(data, d...)
+	}
+	return data
+}
+
+// AtLeast is how many inputs a test that also reads the corpus must find:
+// withCorpus where the corpus is, without (what testdata and the synthetic
+// logs give) where it is not, so that a missing corpus is not a failure and
+// a corpus that was not read is one.
+func AtLeast(t testing.TB, withCorpus, without int) int {
+	if _, err := os.Stat(CorpusDir(t)); err == nil {
+		return withCorpus
+	}
+	return without
 }

@@ -1,4 +1,4 @@
-package logformat
+package claudecode
 
 import (
 	"bufio"
@@ -12,13 +12,14 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/internal/logsynth"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // referenceToolUseResult is the reflective decode the token-level one
 // replaced, kept as the test's reference.
-func referenceToolUseResult(dec *jsontext.Decoder, w Warner) (toolUseResultField, error) {
+func referenceToolUseResult(dec *jsontext.Decoder, w jsonscan.Warner) (toolUseResultField, error) {
 	var t toolUseResultField
 	opts := jsonscan.DecodeOptions(w)
 	switch dec.PeekKind() {
@@ -95,8 +96,8 @@ func TestToolUseResultSameAsReflective(t *testing.T) {
 	values := toolUseResultSeeds()
 	for _, pattern := range []string{
 		filepath.Join("..", "testdata", "logs", "claudecode", "*", "*.jsonl"),
-		filepath.Join(corpusDir, "claudecode", "*.jsonl"),
-		filepath.Join(corpusDir, "claudecode", "*", "*.jsonl"),
+		filepath.Join(formattest.CorpusDir(t), "claudecode", "*.jsonl"),
+		filepath.Join(formattest.CorpusDir(t), "claudecode", "*", "*.jsonl"),
 	} {
 		paths, _ := filepath.Glob(pattern)
 		for _, p := range paths {
@@ -110,7 +111,7 @@ func TestToolUseResultSameAsReflective(t *testing.T) {
 		t.Fatal(err)
 	}
 	values = append(values, toolUseResults(b)...)
-	if len(values) < atLeast(100, 50) {
+	if len(values) < formattest.AtLeast(t, 100, 50) {
 		t.Fatalf("only %d values", len(values))
 	}
 	for _, v := range values {

@@ -1,4 +1,4 @@
-package logformat
+package claudecode
 
 import (
 	"bytes"
@@ -32,7 +32,7 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 	sessions := map[string][]*join.Fragment{}
 	add := func(name string, b []byte) {
 		c := formattest.NewCollector()
-		if err := Read(bytes.NewReader(b), name, Options{Location: time.UTC}, c); err != nil {
+		if err := readLines(bytes.NewReader(b), name, time.UTC, nil, c); err != nil {
 			return
 		}
 		for _, f := range c.Frags {
@@ -42,7 +42,7 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 			}
 		}
 	}
-	for _, root := range []string{filepath.Join("..", "testdata", "logs"), corpusDir} {
+	for _, root := range []string{filepath.Join(formattest.Root(t), "testdata", "logs"), formattest.CorpusDir(t)} {
 		filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
 				if b, err := os.ReadFile(p); err == nil {
@@ -59,7 +59,7 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 		}
 		add(fmt.Sprint("synth", seed), b)
 	}
-	if len(sessions) < atLeast(5, 4) {
+	if len(sessions) < formattest.AtLeast(t, 5, 4) {
 		t.Fatalf("only %d sessions read", len(sessions))
 	}
 	for id, fs := range sessions {
@@ -158,7 +158,7 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 	return frags
 }
 
-func claudeRunByMaps(id string, fs []*join.Fragment, w Warner) *model.Run {
+func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.Run {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	// Sized once: a long session's join is its peak of memory, and a map
 	// or slice that grows holds its old and new arrays together.

@@ -1,4 +1,7 @@
-package logformat
+// Package claudecode reads Claude Code transcripts, ~/.claude/projects/<project>/<session>.jsonl
+// and <session>/subagents/agent-*.jsonl. Every line is an entry; entries are
+// joined across the whole tree by sessionId into one run per session.
+package claudecode
 
 import (
 	"strings"
@@ -14,21 +17,27 @@ import (
 	"github.com/agentstat/agentstat/model"
 )
 
-// claudecode: Claude Code transcripts, ~/.claude/projects/<project>/<session>.jsonl
-// and <session>/subagents/agent-*.jsonl. Every line is an entry; entries are
-// joined across the whole tree by sessionId into one run per session.
-var claudeFormat = &Format{
+// Format is claudecode's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "claudecode",
 	Title:     "Claude Code transcript (JSONL, one entry per line; one run per session id, subagents included)",
 	Signature: "a line with type and sessionId (user, assistant, system, progress … entries), or a summary / file-history-snapshot line",
-	match: func(d *document) bool {
+	Match: func(d Doc) bool {
 		return d.Type.Set && (d.SessionIDCamel.Set || d.LeafUUID.Set || d.Type.V == "file-history-snapshot")
 	},
-	read: readClaude,
+	Read: read,
 }
 
-// claudeFields are the members only a Claude Code transcript entry has.
-type claudeFields struct {
+// Doc is what claudecode reads of a document; its message is a member of
+// the union, since Gemini CLI's entries have one too.
+type Doc struct {
+	*reader.Shared
+	*Fields
+	Message *reader.Message
+}
+
+// Fields are the members only a Claude Code transcript entry has.
+type Fields struct {
 	UUID          jsonscan.Str       `json:"uuid"`
 	LeafUUID      jsonscan.Str       `json:"leafUuid"`
 	RequestID     jsonscan.Str       `json:"requestId"`
@@ -55,7 +64,7 @@ type claudeProgress struct {
 // is an object, passed over silently otherwise (other formats use the name).
 type progressData struct{ P *claudeProgress }
 
-func (p *progressData) DecodeFlex(dec *jsontext.Decoder, _ Warner, opts json.Options) error {
+func (p *progressData) DecodeFlex(dec *jsontext.Decoder, _ jsonscan.Warner, opts json.Options) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
@@ -93,7 +102,7 @@ func (t *toolUseResultField) set(o *toolResultObject) {
 	t.DurationMS, t.Interrupted, t.AgentID, t.Set = o.DurationMS, o.Interrupted != nil && *o.Interrupted, o.AgentID.V, true
 }
 
-func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
 	switch dec.PeekKind() {
 	case '"':
 		text, err := jsonscan.ReadStringPrefix(dec, reader.ErrorClip+1)
@@ -246,7 +255,7 @@ type claudeResult struct {
 	hasDuration, isError, interrupted bool
 }
 
-func readClaude(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
 		return // a summary or snapshot line: nothing to count
 	}
@@ -340,15 +349,15 @@ func readClaude(d *document, c *reader.Ctx) {
 // readSubagentProgress reads the subagent message a progress entry carries
 // as the line of the subagent's transcript it copies: its uuid and usage key
 // make it count once with that line when the subagent's file is there too.
-func readSubagentProgress(d *document, c *reader.Ctx) {
+func readSubagentProgress(d Doc, c *reader.Ctx) {
 	n := d.Data.P.Message
 	side := true
-	sub := document{Shared: reader.Shared{Type: n.Type, SessionIDCamel: d.SessionIDCamel, Timestamp: n.Timestamp}, Message: n.Message,
-		claudeFields: claudeFields{UUID: n.UUID, RequestID: n.RequestID, IsSidechain: &side, AgentID: d.Data.P.AgentID}}
+	sub := Doc{Shared: &reader.Shared{Type: n.Type, SessionIDCamel: d.SessionIDCamel, Timestamp: n.Timestamp}, Message: n.Message,
+		Fields: &Fields{UUID: n.UUID, RequestID: n.RequestID, IsSidechain: &side, AgentID: d.Data.P.AgentID}}
 	if !sub.Timestamp.Set {
 		sub.Timestamp = d.Timestamp
 	}
-	readClaude(&sub, c)
+	read(sub, c)
 }
 
 // commandPrompt is a prompt as its user typed it: a slash command's markup

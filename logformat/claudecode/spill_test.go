@@ -1,13 +1,11 @@
-package logformat
+package claudecode
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"reflect"
-	"regexp"
 	"testing"
 	"time"
 
@@ -15,7 +13,6 @@ import (
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/formattest"
-	"github.com/agentstat/agentstat/logformat/reader"
 )
 
 // Claude Code records come back from the spill exactly as they went in,
@@ -31,8 +28,8 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 {"type":"user","sessionId":"z","uuid":"4","message":{"role":"user","content":"no time"}}
 `
 	inputs := map[string][]byte{"synth.jsonl": synth, "zones.jsonl": []byte(zones)}
-	paths, _ := filepath.Glob(logPath("claudecode/proj/*.jsonl"))
-	sub, _ := filepath.Glob(logPath("claudecode/proj/*/subagents/*.jsonl"))
+	paths, _ := filepath.Glob(formattest.LogPath(t, "claudecode/proj/*.jsonl"))
+	sub, _ := filepath.Glob(formattest.LogPath(t, "claudecode/proj/*/subagents/*.jsonl"))
 	for _, p := range append(paths, sub...) {
 		if b, err := os.ReadFile(p); err == nil {
 			inputs[p] = b
@@ -47,7 +44,7 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 		for _, loc := range []*time.Location{time.UTC, time.FixedZone("UTC+8", 8*3600)} {
 			for name, data := range inputs {
 				mem, spilled := formattest.NewCollector(), formattest.NewCollector()
-				if err := Read(bytes.NewReader(data), name, Options{Location: loc}, mem); err != nil {
+				if err := readLines(bytes.NewReader(data), name, loc, nil, mem); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				spill, err := recordspill.New(loc)
@@ -55,7 +52,7 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					t.Fatal(err)
 				}
 				defer spill.Close()
-				if err := Read(bytes.NewReader(data), name, Options{Location: loc, Spill: spill}, spilled); err != nil {
+				if err := readLines(bytes.NewReader(data), name, loc, spill, spilled); err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
 				if len(spilled.Frags) == 0 || len(spilled.Frags) != len(mem.Frags) {
@@ -81,8 +78,8 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					}
 					claudeLogOf(f).release()
 				}
-				memRuns, _ := joinAll(mem.Frags, mem)
-				spillRuns, _ := joinAll(spilled.Frags, spilled)
+				memRuns, _ := formattest.JoinAll(mem.Frags, mem)
+				spillRuns, _ := formattest.JoinAll(spilled.Frags, spilled)
 				if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 					t.Fatalf("%s: runs differ after the spill (%v)", name, spill.Err())
 				}
@@ -106,10 +103,10 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			d.Use(ro)
 		}
 		mem, spilled := formattest.NewCollector(), formattest.NewCollector()
-		if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+		if err := readLines(bytes.NewReader(data), "s.jsonl", nil, nil, mem); err != nil {
 			t.Fatal(err)
 		}
-		if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+		if err := readLines(bytes.NewReader(data), "s.jsonl", nil, spill, spilled); err != nil {
 			t.Fatal(err)
 		}
 		if len(spilled.Frags) == 0 {
@@ -121,8 +118,8 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			}
 		}
 		d.Use(good)
-		memRuns, _ := joinAll(mem.Frags, mem)
-		spillRuns, _ := joinAll(spilled.Frags, spilled)
+		memRuns, _ := formattest.JoinAll(mem.Frags, mem)
+		spillRuns, _ := formattest.JoinAll(spilled.Frags, spilled)
 		if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 			t.Fatalf("seed %d: runs differ (%v)", seed, spill.Err())
 		}
@@ -139,13 +136,13 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 	}
 	data := bytes.Repeat(one, 20) // read well past the first buffer: segments go out before the end is read
 	mem, spilled := formattest.NewCollector(), formattest.NewCollector()
-	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+	if err := readLines(bytes.NewReader(data), "s.jsonl", nil, nil, mem); err != nil {
 		t.Fatal(err)
 	}
 	full := func() { // after the last line, before the file's end is written
 		d.Use(ro)
 	}
-	if err := Read(&atEOF{r: bytes.NewReader(data), then: full}, "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+	if err := readLines(&atEOF{r: bytes.NewReader(data), then: full}, "s.jsonl", nil, spill, spilled); err != nil {
 		t.Fatal(err)
 	}
 	d.Use(good)
@@ -161,8 +158,8 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 	if split == 0 {
 		t.Fatal("no fragment has segments on the spill and its end in memory")
 	}
-	memRuns, _ := joinAll(mem.Frags, mem)
-	spillRuns, _ := joinAll(spilled.Frags, spilled)
+	memRuns, _ := formattest.JoinAll(mem.Frags, mem)
+	spillRuns, _ := formattest.JoinAll(spilled.Frags, spilled)
 	if spill.Err() != nil || !reflect.DeepEqual(memRuns, spillRuns) {
 		t.Fatalf("runs differ (%v)", spill.Err())
 	}
@@ -212,7 +209,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	}
 	data := bytes.Repeat(one, 20)
 	mem, spilled := formattest.NewCollector(), formattest.NewCollector()
-	if err := Read(bytes.NewReader(data), "s.jsonl", Options{}, mem); err != nil {
+	if err := readLines(bytes.NewReader(data), "s.jsonl", nil, nil, mem); err != nil {
 		t.Fatal(err)
 	}
 	spill, err := recordspill.New(time.UTC)
@@ -220,7 +217,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer spill.Close()
-	if err := Read(bytes.NewReader(data), "s.jsonl", Options{Spill: spill}, spilled); err != nil {
+	if err := readLines(bytes.NewReader(data), "s.jsonl", nil, spill, spilled); err != nil {
 		t.Fatal(err)
 	}
 	long := 0
@@ -243,65 +240,5 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	}
 	if long == 0 || spill.Err() != nil {
 		t.Fatalf("%d records past the window, spill error %v", long, spill.Err())
-	}
-}
-
-// A long session joined from the spill gives what it does in memory, and
-// so do the Codex sessions read back beside it.
-func TestJoinLongSessionFromSpill(t *testing.T) {
-	var data []byte
-	for seed := range 120 { // a session of over a megabyte in the spill
-		b, err := logsynth.File("claudecode", uint64(seed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		data = append(data, regexp.MustCompile(`"sessionId":"[^"]*"`).ReplaceAll(b, []byte(`"sessionId":"long"`))...)
-	}
-	// A warning from the join: the session spans too long to be true.
-	data = append(data, `{"type":"user","sessionId":"long","uuid":"late","timestamp":"2046-01-01T00:00:00Z","message":{"role":"user","content":"later"}}`+"\n"...)
-	var codex [][]byte
-	for seed := range 8 {
-		b, err := logsynth.File("codex", uint64(seed))
-		if err != nil {
-			t.Fatal(err)
-		}
-		codex = append(codex, b)
-	}
-	read := func(spill *recordspill.File) *formattest.Collector {
-		c := formattest.NewCollector()
-		if err := Read(bytes.NewReader(data), "long.jsonl", Options{Location: time.UTC, Spill: spill}, c); err != nil {
-			t.Fatal(err)
-		}
-		for i, b := range codex {
-			if err := Read(bytes.NewReader(b), fmt.Sprintf("rollout-%d.jsonl", i), Options{Location: time.UTC, Spill: spill}, c); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return c
-	}
-	spill, err := recordspill.New(time.UTC)
-	if err != nil {
-		t.Skip("no temporary directory:", err)
-	}
-	defer spill.Close()
-	defer func(n int) { join.SegmentLines = n }(join.SegmentLines)
-	join.SegmentLines = 1 << 10
-	mem, spilled := read(nil), read(spill)
-	var claude []*join.Fragment
-	for _, f := range spilled.Frags {
-		if f.Kind == join.FragmentClaude {
-			claude = append(claude, f)
-		}
-	}
-	if s := orderClaude(claude); len(s.order) != 1 || s.size[s.order[0]] < 1<<20 {
-		t.Fatalf("not one long session: %v", s.size)
-	}
-	memRuns, _ := joinAll(mem.Frags, mem)
-	spillRuns, _ := joinAll(spilled.Frags, spilled)
-	if spill.Err() != nil || len(memRuns) < 2 || !reflect.DeepEqual(memRuns, spillRuns) {
-		t.Fatalf("%d runs, %d after the spill (%v): they differ", len(memRuns), len(spillRuns), spill.Err())
-	}
-	if w := spilled.Warnings; w[reader.WarnImpossibleDuration] != 1 || !reflect.DeepEqual(w, mem.Warnings) {
-		t.Errorf("warnings %v, in memory %v; want the long session's impossible duration", w, mem.Warnings)
 	}
 }

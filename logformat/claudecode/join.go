@@ -1,4 +1,4 @@
-package logformat
+package claudecode
 
 import (
 	"cmp"
@@ -22,7 +22,7 @@ func init() {
 				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
 			}, true
 		},
-		Join: func(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
+		Join: func(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
 			joinClaude(orderClaude(frags), w, emit, emitParts)
 		},
 	}, join.FragmentClaude)
@@ -32,7 +32,7 @@ func init() {
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(s claudeSessions, w Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
+func joinClaude(s claudeSessions, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
 	order, bySession := s.order, s.bySession
 	for _, id := range order {
 		fs := bySession[id]
@@ -118,7 +118,7 @@ type claudeRef struct{ pos, k int32 }
 // claudeRun joins one session with its records' tables in memory; its
 // calls are made as they are taken from the parts, which must be before
 // the fragments' records are released.
-func claudeRun(id string, fs []*join.Fragment, w Warner) (*model.Run, *model.CallParts) {
+func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *model.CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {
@@ -352,7 +352,7 @@ func markLargest(keys []idKey, total func(i int32) int64, mark func(i int32)) {
 
 // spanAndTitle sets a joined session's span, if it has one (set), and its
 // title: its request, clipped, else its id.
-func spanAndTitle(r *model.Run, first, last time.Time, set bool, w Warner) {
+func spanAndTitle(r *model.Run, first, last time.Time, set bool, w jsonscan.Warner) {
 	if set {
 		r.Span = reader.SpanOf(first, last, w)
 		r.Title = reader.ClipString(strings.TrimSpace(r.Request), 120)
@@ -396,7 +396,7 @@ func stretchSpan(first, last *time.Time, set bool, lo, hi time.Time) bool {
 // chain order: a use whose id came before is the same call again, and a use
 // takes the first result that names it. Both sides are sorted by id and
 // walked together. The calls are made a part at a time, as they are taken.
-func claudeCalls(s *claudeSession, main []int32, agent string, w Warner) *model.CallParts {
+func claudeCalls(s *claudeSession, main []int32, agent string, w jsonscan.Warner) *model.CallParts {
 	var uses, results []claudeRef
 	for pos, g := range main {
 		e := s.entry(g)
@@ -467,7 +467,7 @@ func pairUses(useIDs, resultIDs []idKey, paired []int32) int {
 
 // claudeCall is the call of the use at ref, paired with results[paired-1]
 // (none for 0).
-func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w Warner) model.ToolCall {
+func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w jsonscan.Warner) model.ToolCall {
 	e := s.entry(main[ref.pos])
 	if paired <= 0 {
 		return claudeCallOf(e, ref.k, claudeEntry{}, 0, agent, w)
@@ -478,7 +478,7 @@ func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeR
 
 // claudeCallOf is the call of e's use k, paired with re's result rk (none
 // if re has no line).
-func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string, w Warner) model.ToolCall {
+func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string, w jsonscan.Warner) model.ToolCall {
 	call := model.ToolCall{Name: e.f.wordAt(e.use(k).name), Input: e.f.wordAt(e.use(k).input), Agent: agent, Span: model.Span{Started: e.at()}}
 	if re.claudeLine != nil {
 		res, text := re.result(rk), ""

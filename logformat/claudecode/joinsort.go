@@ -1,4 +1,4 @@
-package logformat
+package claudecode
 
 import (
 	"cmp"
