@@ -14,9 +14,11 @@ import (
 )
 
 // document is the union of the top-level members of every format's
-// documents: the members several formats read, then each format's own
-// (its <format>Fields, beside its reader), embedded so that the decoders
-// read them as the document's. A file is decoded once into it, keeping
+// documents: the members several formats read (reader.Shared, and the
+// members below whose types are one format's), then each format's own: the
+// Fields of a format package, tagged embed, or the <format>Fields of a
+// format read here, embedded, so that the decoders read them as the
+// document's. A file is decoded once into it, keeping
 // only what metrics need: values of any other key (tool outputs, file
 // contents, payloads, checkpoints) are skipped by the decoder without being
 // materialised. Signatures are then tested on which fields were present,

@@ -95,7 +95,7 @@ func rawDocument(r *jsonscan.Stream, c *reader.Ctx) error {
 // (d and w are then dirty).
 func decodeLineRaw(line []byte, d *document, w *jsonscan.WarnList, a *reader.LineArena) bool {
 	s := jsonscan.Scanner{B: line}
-	if a != nil { // not a nil *lineArena in the interface
+	if a != nil { // not a nil *LineArena in the interface
 		s.Arena = a
 	}
 	return decodeRaw(s, d, w)
