@@ -14,7 +14,7 @@ import (
 // structured_context (one run per structured message).
 var structmsgFormat = &Format{
 	Name:      "structmsg",
-	Title:     "Structured reader.Message (request, phases, rounds, judge), bare or in conversation messages",
+	Title:     "Structured Message (request, phases, rounds, judge), bare or in conversation messages",
 	Signature: "phases[] whose entries have rounds; or request with phases; or messages / context_messages (or the object itself) carrying structured_context",
 	match: func(d *document) bool {
 		return isStructured(d) || d.StructuredContext.Present || len(d.Messages.embedded) > 0 || hasEmbedded(d.ContextMessages)
