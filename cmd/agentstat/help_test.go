@@ -9,7 +9,8 @@ import (
 // Help goes to stdout with exit 0, each command with its own usage, flags
 // and example: golden files, reviewed by eye (go test -run Help -update).
 func TestHelpGolden(t *testing.T) {
-	cases := map[string][]string{"agentstat": {"--help"}}
+	// formats-list is what `agentstat formats` lists: each format's title and signature.
+	cases := map[string][]string{"agentstat": {"--help"}, "formats-list": {"formats"}}
 	for _, c := range commands {
 		cases[c.name] = []string{c.name, "--help"}
 	}
