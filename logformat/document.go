@@ -1,9 +1,12 @@
 package logformat
 
 import (
+	"unsafe"
+
 	"github.com/agentstat/agentstat/logformat/claudecode"
 	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/debugbundle"
+	"github.com/agentstat/agentstat/logformat/gemini"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/planagent"
@@ -31,10 +34,10 @@ type document struct {
 	StructuredContext embedded        `json:"structured_context"`
 	Messages          messages        `json:"messages"`
 
-	Claude claudecode.Fields `json:",embed"`
-	Codex  codex.Fields      `json:",embed"`
-	Otel   otel.Fields       `json:",embed"`
-	geminiFields
+	Claude claudecode.Fields  `json:",embed"`
+	Codex  codex.Fields       `json:",embed"`
+	Otel   otel.Fields        `json:",embed"`
+	Gemini gemini.Fields      `json:",embed"`
 	Bundle debugbundle.Fields `json:",embed"`
 	structmsgFields
 	Planagent planagent.Fields `json:",embed"`
@@ -149,15 +152,37 @@ type contextRef struct {
 	UsageMode jsonscan.Str `json:"usage_mode"`
 }
 
-// presence records that a key was there, whatever its value, without reading it.
-type presence struct{ Present bool }
-
-func (p *presence) DecodeFlex(dec *jsontext.Decoder, _ Warner, _ json.Options) error {
-	p.Present = true
-	return dec.SkipValue()
+// messages is a document's messages: what Gemini CLI reads of each, and
+// the structured contexts (structmsg's) some carry, kept as each message
+// is decoded into the union.
+type messages struct {
+	gemini.Messages
+	embedded []embeddedAt // the messages that carry a structured_context
 }
 
-func (p *presence) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
-	p.Present = true
-	return s.Skip()
+// embeddedAt is a message's structured_context, and the message's place and id.
+type embeddedAt struct {
+	n   int // 1 for the first message
+	id  string
+	doc embedded
 }
+
+// add keeps what the readers read of message m.
+func (ms *messages) add(m *document) {
+	ms.Messages.Add(geminiView(m))
+	if m.StructuredContext.Present {
+		ms.embedded = append(ms.embedded, embeddedAt{ms.N, reader.FirstOf(m.ID), m.StructuredContext})
+	}
+}
+
+// DecodeFlex decodes messages one at a time.
+func (ms *messages) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
+	return jsonscan.DecodeEach(dec, w, opts, ms.start, ms.add)
+}
+
+// ScanFlex reads messages one at a time, as DecodeFlex does.
+func (ms *messages) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.Each(s, ms.start, func(m *document) bool { return documentPlan.Read(s, unsafe.Pointer(m), w) }, ms.add)
+}
+
+func (ms *messages) start(array bool) { *ms = messages{Messages: gemini.Messages{Array: array}} }

@@ -16,6 +16,7 @@ import (
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/formattest"
+	"github.com/agentstat/agentstat/logformat/gemini"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/reader"
 )
@@ -84,7 +85,7 @@ func TestEntrySpillRoundTrip(t *testing.T) {
 		inputs["resumed-2.jsonl"] = []byte(`{"sessionId":"g","projectHash":"p","startTime":"2026-03-07T11:00:00+02:00"}
 {"id":"3","timestamp":"2026-03-07T11:00:05+02:00","type":"gemini","toolCalls":[{"name":"cat","status":"error"}]}
 `)
-		testSpillRoundTrip(t, inputs, func(f *join.Fragment) *join.EntryLog[geminiEntry] { return join.EntryLogOf[geminiEntry](f) })
+		testSpillRoundTrip(t, inputs, func(f *join.Fragment) *join.EntryLog[gemini.Entry] { return join.EntryLogOf[gemini.Entry](f) })
 	})
 }
 

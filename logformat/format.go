@@ -13,6 +13,7 @@ import (
 	"github.com/agentstat/agentstat/logformat/claudecode"
 	"github.com/agentstat/agentstat/logformat/codex"
 	"github.com/agentstat/agentstat/logformat/debugbundle"
+	"github.com/agentstat/agentstat/logformat/gemini"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/otel"
 	"github.com/agentstat/agentstat/logformat/planagent"
@@ -36,6 +37,7 @@ var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, ge
 // planexecFormat and the formats like it, each a package of its own, are
 // given their view of the union: the shared members and their own.
 var (
+	geminiFormat = packaged(gemini.Format, geminiView)
 	claudeFormat = packaged(claudecode.Format, func(d *document) claudecode.Doc {
 		return claudecode.Doc{Shared: &d.Shared, Fields: &d.Claude, Message: d.Message}
 	})
@@ -45,6 +47,11 @@ var (
 	otelFormat      = packaged(otel.Format, func(d *document) otel.Doc { return otel.Doc{Shared: &d.Shared, Fields: &d.Otel} })
 	planexecFormat  = packaged(planexec.Format, func(d *document) planexec.Doc { return planexec.Doc{Shared: &d.Shared, Fields: &d.Planexec} })
 )
+
+// geminiView is Gemini CLI's view of a document, or of a message in one.
+func geminiView(d *document) gemini.Doc {
+	return gemini.Doc{Shared: &d.Shared, Fields: &d.Gemini, Message: d.Message, Payload: d.Payload != nil, Messages: &d.Messages.Messages}
+}
 
 // packaged adapts the Format of a package of its own to the union: view is
 // what its reader is given of a document.

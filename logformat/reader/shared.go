@@ -136,3 +136,18 @@ func (l *StepList) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 }
 
 var stepPlan = jsonscan.PlanOf(reflect.TypeFor[SessionStep]())
+
+// Presence records that a key was there, whatever its value, without reading it.
+type Presence struct{ Present bool }
+
+// DecodeFlex skips the value, noting the key.
+func (p *Presence) DecodeFlex(dec *jsontext.Decoder, _ jsonscan.Warner, _ json.Options) error {
+	p.Present = true
+	return dec.SkipValue()
+}
+
+// ScanFlex skips the value, noting the key.
+func (p *Presence) ScanFlex(s *jsonscan.Scanner, _ *jsonscan.WarnList) bool {
+	p.Present = true
+	return s.Skip()
+}

@@ -1,4 +1,8 @@
-package logformat
+// Package gemini reads Gemini CLI sessions: a JSON document {sessionId,
+// startTime, lastUpdated, messages[]}, or JSON Lines (a header line, then
+// one message per line, and "$set" updates). One run per session id, joined
+// across files.
+package gemini
 
 import (
 	"cmp"
@@ -6,27 +10,22 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/agentstat/agentstat/internal/recordspill"
 	"github.com/agentstat/agentstat/join"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
-// gemini: Gemini CLI sessions, a JSON document {sessionId, startTime,
-// lastUpdated, messages[]} or JSON Lines (a header line, then one message
-// per line, and "$set" updates). One run per session id.
-var geminiFormat = &Format{
+// Format is gemini's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "gemini",
 	Title:     "Gemini CLI session (JSON document, or JSONL of a header and messages)",
 	Signature: "sessionId with projectHash or messages of type user/gemini; in JSON Lines, message lines (id, timestamp, type user/gemini/info/error) and $set lines",
-	match: func(d *document) bool {
-		if d.SessionIDCamel.Set && !d.Type.Set && (d.ProjectHash.Set || d.Messages.array) && d.Payload == nil {
-			return !d.Messages.otherType
+	Match: func(d Doc) bool {
+		if d.SessionIDCamel.Set && !d.Type.Set && (d.ProjectHash.Set || d.Messages.Array) && !d.Payload {
+			return !d.Messages.OtherType
 		}
 		if d.SetUpdate.Present {
 			return true
@@ -35,25 +34,35 @@ var geminiFormat = &Format{
 		case "gemini":
 			return !d.SessionIDCamel.Set
 		case "user", "info", "error":
-			return !d.SessionIDCamel.Set && d.ID.Set && d.Timestamp.Set && d.Payload == nil && d.Message == nil
+			return !d.SessionIDCamel.Set && d.ID.Set && d.Timestamp.Set && !d.Payload && d.Message == nil
 		}
 		return false
 	},
-	read: readGemini,
+	Read: read,
 }
 
-// geminiFields are the members only a Gemini CLI session or JSONL line has.
-type geminiFields struct {
-	ProjectHash     jsonscan.Str     `json:"projectHash"`
-	LastUpdated     jsonscan.Time    `json:"lastUpdated"`
-	SetUpdate       presence         `json:"$set"`
-	Model           jsonscan.Str     `json:"model"`
-	Tokens          *geminiTokens    `json:"tokens"`
-	Content         reader.Content   `json:"content"`
-	GeminiToolCalls []geminiToolCall `json:"toolCalls"`
+// Doc is what gemini reads of a document; the members below Fields are the
+// union's, which other formats read too.
+type Doc struct {
+	*reader.Shared
+	*Fields
+	Message  *reader.Message // Claude Code's: a line with one is no Gemini CLI message
+	Payload  bool            // a Codex payload is there
+	Messages *Messages
 }
 
-type geminiTokens struct {
+// Fields are the members only a Gemini CLI session or JSONL line has.
+type Fields struct {
+	ProjectHash     jsonscan.Str    `json:"projectHash"`
+	LastUpdated     jsonscan.Time   `json:"lastUpdated"`
+	SetUpdate       reader.Presence `json:"$set"`
+	Model           jsonscan.Str    `json:"model"`
+	Tokens          *tokens         `json:"tokens"`
+	Content         reader.Content  `json:"content"`
+	GeminiToolCalls []toolCall      `json:"toolCalls"`
+}
+
+type tokens struct {
 	Input    jsonscan.Num `json:"input"`
 	Output   jsonscan.Num `json:"output"`
 	Cached   jsonscan.Num `json:"cached"`
@@ -61,123 +70,101 @@ type geminiTokens struct {
 	Tool     jsonscan.Num `json:"tool"`
 }
 
-// geminiToolCall is what a Gemini message's tool call tells: its name,
+// toolCall is what a Gemini message's tool call tells: its name,
 // status and the key argument of its args (its results are payload).
-type geminiToolCall struct {
+type toolCall struct {
 	Name   jsonscan.Str      `json:"name"`
 	Status jsonscan.Str      `json:"status"`
 	Args   *reader.ToolInput `json:"args"`
 }
 
-// geminiLog is a file's entries of one session.
-type geminiLog = join.EntryLog[geminiEntry]
+// entryLog is a file's entries of one session.
+type entryLog = join.EntryLog[Entry]
 
-type geminiEntry struct { // its session is its log's
+type Entry struct { // its session is its log's
 	start, at   time.Time
 	kind        string // header, user, gemini, other
 	model       string
 	tokens      model.Tokens
 	prompt      string
-	calls       []geminiCall
+	calls       []call
 	hasTokens   bool
 	lastUpdated time.Time
 	project     string // the header's projectHash: Gemini CLI keeps no path
 }
 
-type geminiCall struct {
+type call struct {
 	name, status, input string
 }
 
-// geminiFile is what a Gemini CLI file's reader keeps: the session its
+// fileSessions is what a Gemini CLI file's reader keeps: the session its
 // JSONL header named (else the file's), and its entries by session.
-type geminiFile struct {
+type fileSessions struct {
 	session string
-	logs    map[string]*geminiLog
+	logs    map[string]*entryLog
 }
 
-func geminiFileOf(c *reader.Ctx) *geminiFile {
-	return reader.FileState(c, func() *geminiFile { return &geminiFile{session: c.FallbackID()} })
+func fileOf(c *reader.Ctx) *fileSessions {
+	return reader.FileState(c, func() *fileSessions { return &fileSessions{session: c.FallbackID()} })
 }
 
-func readGemini(d *document, c *reader.Ctx) {
-	st := geminiFileOf(c)
+func read(d Doc, c *reader.Ctx) {
+	st := fileOf(c)
 	if d.SetUpdate.Present {
 		return // an update of the header's lastUpdated: the messages carry their own times
 	}
 	if d.SessionIDCamel.Set && !d.Type.Set { // a whole session, or the JSONL header
 		st.session = cmp.Or(d.SessionIDCamel.V, st.session)
-		st.log(c).Push(c.Spill, geminiEntry{kind: "header", start: d.StartTime.In(c.Loc), lastUpdated: d.LastUpdated.In(c.Loc), project: d.ProjectHash.V})
-		for i := range d.Messages.gemini {
-			st.log(c).Push(c.Spill, d.Messages.gemini[i].entry(c.Loc))
+		st.log(c).Push(c.Spill, Entry{kind: "header", start: d.StartTime.In(c.Loc), lastUpdated: d.LastUpdated.In(c.Loc), project: d.ProjectHash.V})
+		for i := range d.Messages.Gemini {
+			st.log(c).Push(c.Spill, d.Messages.Gemini[i].entry(c.Loc))
 		}
 		return
 	}
-	geminiMessage(d, c)
+	readMessage(d, c)
 }
 
 // log is the file's log of the current session.
-func (st *geminiFile) log(c *reader.Ctx) *geminiLog {
+func (st *fileSessions) log(c *reader.Ctx) *entryLog {
 	session := st.session
-	return reader.LogFor(c, &st.logs, session, geminiCodec, func(l *geminiLog) *join.Fragment {
+	return reader.LogFor(c, &st.logs, session, codec, func(l *entryLog) *join.Fragment {
 		return &join.Fragment{Kind: join.FragmentGemini, Key: session, Records: l}
 	})
 }
 
-func geminiMessage(m *document, c *reader.Ctx) {
-	g := geminiMessageOf(m)
-	geminiFileOf(c).log(c).Push(c.Spill, g.entry(c.Loc))
+func readMessage(m Doc, c *reader.Ctx) {
+	g := messageOf(m)
+	fileOf(c).log(c).Push(c.Spill, g.entry(c.Loc))
 }
 
-// messages is a document's messages, each kept as the little a reader
-// reads of it as soon as it is decoded: held as documents (some 2 KB each),
-// a Gemini CLI session of 300,000 messages would take 2.8 GB.
-type messages struct {
-	gemini    []geminiMsg  // each message as a Gemini CLI message
-	embedded  []embeddedAt // the messages that carry a structured_context
-	n         int          // how many messages
-	array     bool         // messages held an array, even an empty one
-	otherType bool         // a message's type is none of Gemini's
+// Messages is what Gemini CLI reads of a document's messages, each kept
+// as the little it reads of it as soon as it is decoded: held as documents
+// (some 2 KB each), a session of 300,000 messages would take 2.8 GB.
+type Messages struct {
+	Gemini    []Msg // each message as a Gemini CLI message
+	N         int   // how many messages
+	Array     bool  // messages held an array, even an empty one
+	OtherType bool  // a message's type is none of Gemini's
 }
 
-// embeddedAt is a message's structured_context, and the message's place and id.
-type embeddedAt struct {
-	n   int // 1 for the first message
-	id  string
-	doc embedded
-}
-
-// geminiMsg is a message as readGemini reads it, its time not yet in the --tz zone.
-type geminiMsg struct {
+// Msg is a message as read reads it, its time not yet in the --tz zone.
+type Msg struct {
 	at jsonscan.Time
-	e  geminiEntry // but its time
+	e  Entry // but its time
 }
 
-// add keeps what the readers read of message m.
-func (ms *messages) add(m *document) {
-	ms.n++
+// Add keeps what Gemini CLI reads of message m.
+func (ms *Messages) Add(m Doc) {
+	ms.N++
 	if t := m.Type.V; t != "user" && t != "gemini" && t != "info" && t != "error" {
-		ms.otherType = true
+		ms.OtherType = true
 	}
-	if m.StructuredContext.Present {
-		ms.embedded = append(ms.embedded, embeddedAt{ms.n, reader.FirstOf(m.ID), m.StructuredContext})
-	}
-	ms.gemini = append(ms.gemini, geminiMessageOf(m))
+	ms.Gemini = append(ms.Gemini, messageOf(m))
 }
 
-// DecodeFlex decodes messages one at a time.
-func (ms *messages) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *ms = messages{array: array} }, ms.add)
-}
-
-// ScanFlex reads messages one at a time, as DecodeFlex does.
-func (ms *messages) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
-	return jsonscan.Each(s, func(array bool) { *ms = messages{array: array} },
-		func(m *document) bool { return documentPlan.Read(s, unsafe.Pointer(m), w) }, ms.add)
-}
-
-// geminiMessageOf is what readGemini reads of message m.
-func geminiMessageOf(m *document) geminiMsg {
-	e := geminiEntry{kind: m.Type.V, model: m.Model.V}
+// messageOf is what read reads of message m.
+func messageOf(m Doc) Msg {
+	e := Entry{kind: m.Type.V, model: m.Model.V}
 	if m.Type.V == "user" {
 		e.prompt = m.Content.Text
 		for _, b := range m.Content.Blocks {
@@ -193,24 +180,24 @@ func geminiMessageOf(m *document) geminiMsg {
 		e.hasTokens = true
 	}
 	for _, tc := range m.GeminiToolCalls {
-		call := geminiCall{name: tc.Name.V, status: tc.Status.V}
+		call := call{name: tc.Name.V, status: tc.Status.V}
 		if tc.Args != nil {
 			call.input = tc.Args.Key()
 		}
 		e.calls = append(e.calls, call)
 	}
-	return geminiMsg{at: m.Timestamp, e: e}
+	return Msg{at: m.Timestamp, e: e}
 }
 
 // entry is the message's entry, its time in loc.
-func (g *geminiMsg) entry(loc *time.Location) geminiEntry {
+func (g *Msg) entry(loc *time.Location) Entry {
 	e := g.e
 	e.at = g.at.In(loc)
 	return e
 }
 
-func joinGemini(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.Fragment)) {
-	for fs, entries := range join.Loaded[geminiEntry](frags) {
+func joinSessions(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment)) {
+	for fs, entries := range join.Loaded[Entry](frags) {
 		id := fs[0].Key
 		r := &model.Run{ID: id, Format: "gemini", Agent: "gemini-cli", Status: model.StatusUnknown, Source: fs[0].Source}
 		var first, last time.Time
@@ -251,10 +238,10 @@ func joinGemini(frags []*join.Fragment, w Warner, emit func(*model.Run, []*join.
 	}
 }
 
-func init() { join.RegisterEntries(join.FragmentGemini, geminiCodec, joinGemini) }
+func init() { join.RegisterEntries(join.FragmentGemini, codec, joinSessions) }
 
-var geminiCodec = &join.EntryCodec[geminiEntry]{
-	Encode: func(b []byte, e *geminiEntry, loc *time.Location) []byte {
+var codec = &join.EntryCodec[Entry]{
+	Encode: func(b []byte, e *Entry, loc *time.Location) []byte {
 		b = recordspill.AppendTime(b, e.start, loc)
 		b = recordspill.AppendTime(b, e.at, loc)
 		b = recordspill.AppendTime(b, e.lastUpdated, loc)
@@ -272,7 +259,7 @@ var geminiCodec = &join.EntryCodec[geminiEntry]{
 		}
 		return b
 	},
-	Decode: func(r *recordspill.Reader, loc *time.Location) (e geminiEntry) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (e Entry) {
 		e.start, e.at, e.lastUpdated = r.Time(loc), r.Time(loc), r.Time(loc)
 		e.kind, e.model = r.Text(), r.Text()
 		e.tokens = r.Tokens()
@@ -280,14 +267,14 @@ var geminiCodec = &join.EntryCodec[geminiEntry]{
 		e.prompt = r.Text()
 		e.project = r.Text()
 		if n := r.Uvarint(); n > 0 {
-			e.calls = make([]geminiCall, n)
+			e.calls = make([]call, n)
 			for i := range e.calls {
-				e.calls[i] = geminiCall{name: r.Text(), status: r.Text(), input: r.Text()}
+				e.calls[i] = call{name: r.Text(), status: r.Text(), input: r.Text()}
 			}
 		}
 		return e
 	},
-	Withhold: func(e *geminiEntry) {
+	Withhold: func(e *Entry) {
 		join.WithholdText(&e.prompt)
 		e.calls = slices.Clone(e.calls)
 		for i := range e.calls {
