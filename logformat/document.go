@@ -12,6 +12,7 @@ import (
 	"github.com/agentstat/agentstat/logformat/planagent"
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
+	"github.com/agentstat/agentstat/logformat/session"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -42,47 +43,7 @@ type document struct {
 	structmsgFields
 	Planagent planagent.Fields `json:",embed"`
 	Planexec  planexec.Fields  `json:",embed"`
-	sessionFields
-}
-
-// agentField is a session's agent: an object naming the model, or a bare name.
-type agentField struct {
-	Name, Model string
-}
-
-// agentObject is an agent written as an object.
-type agentObject struct {
-	Name    jsonscan.Str `json:"name"`
-	ModelID jsonscan.Str `json:"model_id"`
-	Model   jsonscan.Str `json:"model"`
-}
-
-func (a *agentField) set(o *agentObject) {
-	a.Name, a.Model = o.Name.V, reader.FirstOf(o.ModelID, o.Model)
-}
-
-func (a *agentField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return jsonscan.DecodeTextOrObject(dec, w, opts, func(t string) { a.Name = t }, a.set)
-}
-
-// contribField is a context_contribution: an object with a type, or a plain string.
-type contribField struct {
-	Type string
-}
-
-// contribObject is a context contribution written as an object.
-type contribObject struct {
-	Type jsonscan.Str `json:"type"`
-}
-
-func (c *contribField) set(o *contribObject) {
-	if c.Type = o.Type.V; c.Type == "" {
-		c.Type = "unspecified"
-	}
-}
-
-func (c *contribField) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return jsonscan.DecodeTextOrObject(dec, w, opts, func(t string) { c.Type = t }, c.set)
+	Session   session.Fields   `json:",embed"`
 }
 
 // embedded is a message's structured_context; Present is set even when it is
@@ -146,12 +107,6 @@ func (s *score) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) erro
 	return nil
 }
 
-type contextRef struct {
-	Type      jsonscan.Str `json:"type"`
-	Relevance jsonscan.Str `json:"relevance"`
-	UsageMode jsonscan.Str `json:"usage_mode"`
-}
-
 // messages is a document's messages: what Gemini CLI reads of each, and
 // the structured contexts (structmsg's) some carry, kept as each message
 // is decoded into the union.
@@ -186,3 +141,13 @@ func (ms *messages) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
 }
 
 func (ms *messages) start(array bool) { *ms = messages{Messages: gemini.Messages{Array: array}} }
+
+// phase is one of a document's phases: a session v2.x phase's members and a
+// structmsg phase's.
+type phase struct {
+	Session session.Phase `json:",embed"`
+	ID      jsonscan.Str  `json:"id"`
+	Name    jsonscan.Str  `json:"name"`
+	Rounds  []round       `json:"rounds"`
+	Status  jsonscan.Str  `json:"status"`
+}

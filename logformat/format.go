@@ -19,6 +19,7 @@ import (
 	"github.com/agentstat/agentstat/logformat/planagent"
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
+	"github.com/agentstat/agentstat/logformat/session"
 )
 
 // Format describes one input format.
@@ -37,8 +38,9 @@ var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, ge
 // planexecFormat and the formats like it, each a package of its own, are
 // given their view of the union: the shared members and their own.
 var (
-	geminiFormat = packaged(gemini.Format, geminiView)
-	claudeFormat = packaged(claudecode.Format, func(d *document) claudecode.Doc {
+	sessionFormat = packaged(session.Format, sessionView)
+	geminiFormat  = packaged(gemini.Format, geminiView)
+	claudeFormat  = packaged(claudecode.Format, func(d *document) claudecode.Doc {
 		return claudecode.Doc{Shared: &d.Shared, Fields: &d.Claude, Message: d.Message}
 	})
 	bundleFormat    = packaged(debugbundle.Format, func(d *document) debugbundle.Doc { return debugbundle.Doc{Shared: &d.Shared, Fields: &d.Bundle} })
@@ -51,6 +53,18 @@ var (
 // geminiView is Gemini CLI's view of a document, or of a message in one.
 func geminiView(d *document) gemini.Doc {
 	return gemini.Doc{Shared: &d.Shared, Fields: &d.Gemini, Message: d.Message, Payload: d.Payload != nil, Messages: &d.Messages.Messages}
+}
+
+// sessionView is session's view of a document: its phases are the union's.
+func sessionView(d *document) session.Doc {
+	v := session.Doc{Shared: &d.Shared, Fields: &d.Session}
+	if d.Phases != nil {
+		v.Phases = make([]*session.Phase, len(d.Phases))
+		for i := range d.Phases {
+			v.Phases[i] = &d.Phases[i].Session
+		}
+	}
+	return v
 }
 
 // packaged adapts the Format of a package of its own to the union: view is

@@ -1,4 +1,7 @@
-package logformat
+// Package session reads one STD-001 agent session (seed 001): v3.0
+// tool_calls with optional phase_annotations, v2.x phases[], or the v1.0
+// seven-step model.
+package session
 
 import (
 	"reflect"
@@ -14,23 +17,30 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 )
 
-// session: one STD-001 agent session (seed 001): v3.0 tool_calls with
-// optional phase_annotations, v2.x phases[], or the v1.0 seven-step model.
-var sessionFormat = &Format{
+// Format is session's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "session",
 	Title:     "STD-001 agent session (v3.0, v2.x phases, v1.0 steps)",
 	Signature: "an object with session_id and any of tool_calls, phases, steps or phase_annotations; or tool_calls whose entries have call_id or tool_name",
-	match: func(d *document) bool {
+	Match: func(d Doc) bool {
 		if d.SessionID.Set && (d.ToolCalls.array || d.Phases != nil || d.Steps.Present || d.PhaseAnnotations != nil) {
 			return true
 		}
 		return d.ToolCalls.named
 	},
-	read: readSession,
+	Read: read,
 }
 
-// sessionFields are the members only a session document has.
-type sessionFields struct {
+// Doc is what session reads of a document: its phases are the union's
+// (nil when the document has none), each seen as session's Phase.
+type Doc struct {
+	*reader.Shared
+	*Fields
+	Phases []*Phase
+}
+
+// Fields are the members only a session document has.
+type Fields struct {
 	SessionID        jsonscan.Str      `json:"session_id"`
 	TaskTitle        jsonscan.Str      `json:"task_title"`
 	TaskDescription  jsonscan.Str      `json:"task_description"`
@@ -39,10 +49,10 @@ type sessionFields struct {
 	CompletedAt      jsonscan.Time     `json:"completed_at"`
 	Agent            agentField        `json:"agent"`
 	PhaseAnnotations []phaseAnnotation `json:"phase_annotations"`
-	ToolCalls        sessionCalls      `json:"tool_calls"`
+	ToolCalls        toolCalls         `json:"tool_calls"`
 }
 
-type sessionToolCall struct {
+type toolCall struct {
 	CallID              jsonscan.Str  `json:"call_id"`
 	ID                  jsonscan.Str  `json:"id"`
 	ToolCallID          jsonscan.Str  `json:"tool_call_id"`
@@ -59,7 +69,7 @@ type sessionToolCall struct {
 	SubagentInfo        *subagentInfo `json:"subagent_info"`
 }
 
-func (t *sessionToolCall) id() string {
+func (t *toolCall) id() string {
 	return reader.FirstOf(t.CallID, t.ID, t.ToolCallID, t.CallIDCamel)
 }
 
@@ -83,21 +93,15 @@ type phaseAnnotation struct {
 	ContextUsed []contextRef `json:"context_used"`
 }
 
-// phase is the union of a session v2.x phase and a structmsg phase.
-type phase struct {
-	// structmsg
-	ID     jsonscan.Str `json:"id"`
-	Name   jsonscan.Str `json:"name"`
-	Rounds []round      `json:"rounds"`
-	// both
-	Status jsonscan.Str `json:"status"`
-	// session v2.x
-	PhaseID           jsonscan.Str      `json:"phase_id"`
-	PhaseType         jsonscan.Str      `json:"phase_type"`
-	Phase             jsonscan.Str      `json:"phase"`
-	ToolCalls         []sessionToolCall `json:"tool_calls"`
-	ContextUsed       []contextRef      `json:"context_used"`
-	ContextReferences []contextRef      `json:"context_references"`
+// Phase is a v2.x phase's members: a document's phases are shared with
+// structmsg, whose members are beside these in each.
+type Phase struct {
+	PhaseID           jsonscan.Str `json:"phase_id"`
+	PhaseType         jsonscan.Str `json:"phase_type"`
+	Phase             jsonscan.Str `json:"phase"`
+	ToolCalls         []toolCall   `json:"tool_calls"`
+	ContextUsed       []contextRef `json:"context_used"`
+	ContextReferences []contextRef `json:"context_references"`
 }
 
 var (
@@ -113,7 +117,7 @@ func (c *contribField) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool 
 	return jsonscan.TextOrObject(s, w, contribPlan, func(t string) { c.Type = t }, c.set)
 }
 
-func readSession(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	r := &model.Run{
 		ID:      d.SessionID.V,
 		Format:  "session",
@@ -153,7 +157,7 @@ func readSession(d *document, c *reader.Ctx) {
 	// when their id was not seen before.
 	top := &d.ToolCalls
 	top.addTo(r)
-	var phased sessionCalls
+	var phased toolCalls
 	seen := map[string]bool{}
 	if d.Phases != nil {
 		ids := top.log.Cursor()
@@ -192,17 +196,17 @@ func readSession(d *document, c *reader.Ctx) {
 	if n := d.Summary.Errors; n.Set && n.Int() != int64(top.errors+phased.errors) {
 		c.Warn(reader.WarnCountMismatch)
 	}
-	c.RunParts(r, sessionParts(r, c, calls, top.log, phased.log))
+	c.RunParts(r, callParts(r, c, calls, top.log, phased.log))
 }
 
-// sessionCalls is a session's top-level tool_calls, each entry made a call
+// toolCalls is a session's top-level tool_calls, each entry made a call
 // as soon as it is decoded and kept in a log that writes its segments to
 // the record spill (when the reader gives it one), so that a document of
 // millions of calls is read in a few MB: its decoded entries (304 bytes
 // each) and then its calls are never all in memory. The run's calls are
-// made from the log as they are taken (sessionParts).
-type sessionCalls struct {
-	log      join.EntryLog[sessionCall]
+// made from the log as they are taken (callParts).
+type toolCalls struct {
+	log      join.EntryLog[call]
 	spill    *recordspill.File // the file's, on the token path (spillOf); nil keeps the calls in memory
 	errors   int               // entries whose output says they failed
 	contribs []string
@@ -211,9 +215,9 @@ type sessionCalls struct {
 	named    bool // an entry has a call_id or a tool_name
 }
 
-// sessionCall is an entry made a call, but for what needs the run or the
+// call is an entry made a call, but for what needs the run or the
 // --tz zone: its times and duration, as written.
-type sessionCall struct {
+type call struct {
 	call       model.ToolCall // name, category, outcome and error
 	start, end jsonscan.Time
 	ms         jsonscan.Num
@@ -221,8 +225,8 @@ type sessionCall struct {
 }
 
 // add makes entry t a call.
-func (s *sessionCalls) add(t *sessionToolCall) {
-	e := sessionCall{call: model.ToolCall{Name: reader.FirstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V},
+func (s *toolCalls) add(t *toolCall) {
+	e := call{call: model.ToolCall{Name: reader.FirstOf(t.ToolName, t.Name, t.Tool), Category: t.ToolCategory.V},
 		start: t.StartedAt, end: t.EndedAt, ms: t.DurationMS, id: t.id()}
 	if t.Output != nil {
 		switch model.Fold(t.Output.Status.V) {
@@ -249,12 +253,12 @@ func (s *sessionCalls) add(t *sessionToolCall) {
 		s.subs = append(s.subs, sub)
 	}
 	s.named = s.named || t.CallID.Set || t.ToolName.Set
-	s.log.Codec = &sessionCallCodec
+	s.log.Codec = &callCodec
 	s.log.Push(s.spill, e)
 }
 
 // addTo adds what the calls say of the context to r.
-func (s *sessionCalls) addTo(r *model.Run) {
+func (s *toolCalls) addTo(r *model.Run) {
 	r.Context.Contributions = append(r.Context.Contributions, s.contribs...)
 	for _, sub := range s.subs {
 		r.Context.Subagents = append(r.Context.Subagents, sub)
@@ -263,7 +267,7 @@ func (s *sessionCalls) addTo(r *model.Run) {
 }
 
 // make is the run's call: its agent's, its times in the --tz zone, its span.
-func (e *sessionCall) make(agent string, c *reader.Ctx) model.ToolCall {
+func (e *call) make(agent string, c *reader.Ctx) model.ToolCall {
 	call := e.call
 	call.Agent, call.Span = agent, c.Span(e.start, e.end)
 	if e.ms.Set {
@@ -273,11 +277,11 @@ func (e *sessionCall) make(agent string, c *reader.Ctx) model.ToolCall {
 	return call
 }
 
-// sessionParts is the run's n calls, made from the logs in order as they
+// callParts is the run's n calls, made from the logs in order as they
 // are taken. It keeps copies of the logs: a JSON Lines chunk clears its
 // documents before the calls are taken.
-func sessionParts(r *model.Run, c *reader.Ctx, n int, logs ...join.EntryLog[sessionCall]) *model.CallParts {
-	cursors := make([]join.Cursor[sessionCall], len(logs))
+func callParts(r *model.Run, c *reader.Ctx, n int, logs ...join.EntryLog[call]) *model.CallParts {
+	cursors := make([]join.Cursor[call], len(logs))
 	for i := range logs {
 		cursors[i] = logs[i].Cursor()
 	}
@@ -292,14 +296,14 @@ func sessionParts(r *model.Run, c *reader.Ctx, n int, logs ...join.EntryLog[sess
 	})
 }
 
-var sessionCallCodec = join.EntryCodec[sessionCall]{
-	Encode: func(b []byte, e *sessionCall, loc *time.Location) []byte {
+var callCodec = join.EntryCodec[call]{
+	Encode: func(b []byte, e *call, loc *time.Location) []byte {
 		c := &e.call
 		b = recordspill.AppendText(recordspill.AppendText(recordspill.AppendText(b, c.Name), c.Category), c.Error)
 		b = appendWrittenTime(appendWrittenTime(b, e.start, loc), e.end, loc)
 		return recordspill.AppendText(recordspill.AppendNum(append(b, byte(c.Outcome)), e.ms), e.id)
 	},
-	Decode: func(r *recordspill.Reader, loc *time.Location) (e sessionCall) {
+	Decode: func(r *recordspill.Reader, loc *time.Location) (e call) {
 		c := &e.call
 		c.Name, c.Category, c.Error = r.Text(), r.Text(), r.Text()
 		e.start, e.end = readWrittenTime(r, loc), readWrittenTime(r, loc)
@@ -319,21 +323,67 @@ func readWrittenTime(r *recordspill.Reader, loc *time.Location) jsonscan.Time {
 }
 
 // DecodeFlex decodes tool_calls one entry at a time.
-func (s *sessionCalls) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options) error {
-	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *s = sessionCalls{array: array, spill: reader.SpillOf(w)} }, s.add)
+func (s *toolCalls) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
+	return jsonscan.DecodeEach(dec, w, opts, func(array bool) { *s = toolCalls{array: array, spill: reader.SpillOf(w)} }, s.add)
 }
 
-var sessionCallPlan = jsonscan.PlanOf(reflect.TypeFor[sessionToolCall]())
+var callPlan = jsonscan.PlanOf(reflect.TypeFor[toolCall]())
 
 // ScanFlex reads tool_calls as DecodeFlex does: null clears them, an array
 // of objects makes them; anything else gives up.
-func (p *sessionCalls) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
-	return jsonscan.Each(s, func(array bool) { *p = sessionCalls{array: array} },
-		func(t *sessionToolCall) bool { return sessionCallPlan.Read(s, unsafe.Pointer(t), w) }, p.add)
+func (p *toolCalls) ScanFlex(s *jsonscan.Scanner, w *jsonscan.WarnList) bool {
+	return jsonscan.Each(s, func(array bool) { *p = toolCalls{array: array} },
+		func(t *toolCall) bool { return callPlan.Read(s, unsafe.Pointer(t), w) }, p.add)
 }
 
 func addRefs(ctx *model.Context, refs []contextRef) {
 	for _, ref := range refs {
 		ctx.Refs = append(ctx.Refs, model.ContextRef{Type: ref.Type.V, Relevance: ref.Relevance.V, UsageMode: ref.UsageMode.V})
 	}
+}
+
+// agentField is a session's agent: an object naming the model, or a bare name.
+type agentField struct {
+	Name, Model string
+}
+
+// agentObject is an agent written as an object.
+type agentObject struct {
+	Name    jsonscan.Str `json:"name"`
+	ModelID jsonscan.Str `json:"model_id"`
+	Model   jsonscan.Str `json:"model"`
+}
+
+func (a *agentField) set(o *agentObject) {
+	a.Name, a.Model = o.Name.V, reader.FirstOf(o.ModelID, o.Model)
+}
+
+func (a *agentField) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
+	return jsonscan.DecodeTextOrObject(dec, w, opts, func(t string) { a.Name = t }, a.set)
+}
+
+// contribField is a context_contribution: an object with a type, or a plain string.
+type contribField struct {
+	Type string
+}
+
+// contribObject is a context contribution written as an object.
+type contribObject struct {
+	Type jsonscan.Str `json:"type"`
+}
+
+func (c *contribField) set(o *contribObject) {
+	if c.Type = o.Type.V; c.Type == "" {
+		c.Type = "unspecified"
+	}
+}
+
+func (c *contribField) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, opts json.Options) error {
+	return jsonscan.DecodeTextOrObject(dec, w, opts, func(t string) { c.Type = t }, c.set)
+}
+
+type contextRef struct {
+	Type      jsonscan.Str `json:"type"`
+	Relevance jsonscan.Str `json:"relevance"`
+	UsageMode jsonscan.Str `json:"usage_mode"`
 }
