@@ -318,17 +318,17 @@ func TestLineRawSameAsGeneral(t *testing.T) {
 		min     int
 		refused []string // what only the general decoder reads
 	}{
-		{codexFormat, codexLines, formattest.AtLeast(t, 1000, 100), []string{
+		{formatNamed("codex"), codexLines, formattest.AtLeast(t, 1000, 100), []string{
 			`{"timestamp":"2026-03-06T09:00:02Z","type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"metadata\":{\"exit_code\":\"3\"}}"}}`,
 			`{"timestamp":"2026-03-06T09:00:00Z","type":"turn_context","payload":"not an object"}`,
 			`{"timestamp":"2026-03-06T09:00:03Z","type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":"10"}}}}`,
 		}},
-		{geminiFormat, geminiLines, 5, []string{
+		{formatNamed("gemini"), geminiLines, 5, []string{
 			`{"sessionId":"g","projectHash":"p","messages":[null]}`,
 			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","tokens":"none"}`,
 			`{"id":"m","timestamp":"2026-04-29T21:39:33Z","type":"gemini","toolCalls":[{"name":"a","name":"b"}]}`,
 		}},
-		{otelFormat, otelLines, 30, []string{
+		{formatNamed("otel"), otelLines, 30, []string{
 			`{"resourceSpans":[{"scopeSpans":[{"spans":[null]}]}]}`,
 			`{"resourceSpans":{"scopeSpans":[]}}`,
 		}},

@@ -13,37 +13,38 @@ import (
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/logformat/session"
+	"github.com/agentstat/agentstat/logformat/structmsg"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 )
 
 // document is the union of the top-level members of every format's
-// documents: the members several formats read (reader.Shared, and the
-// members below whose types are one format's), then each format's own: the
-// Fields of a format package, tagged embed, or the <format>Fields of a
-// format read here, embedded, so that the decoders read them as the
-// document's. A file is decoded once into it, keeping
-// only what metrics need: values of any other key (tool outputs, file
-// contents, payloads, checkpoints) are skipped by the decoder without being
-// materialised. Signatures are then tested on which fields were present,
-// in any key order. A member name belongs to one field only.
+// documents: the members several formats read (reader.Shared, then those
+// whose types are one format's: Claude Code's message, read by Gemini CLI
+// too, …), then each format's own Fields, tagged embed, so that the
+// decoders read them as the document's. A file is decoded once into it,
+// keeping only what metrics need: values of any other key (tool outputs,
+// file contents, payloads, checkpoints) are skipped by the decoder without
+// being materialised. Each format tests its signature on its view of it
+// (below), in any key order. A member name belongs to one field only.
 type document struct {
 	reader.Shared
-	Phases            []phase         `json:"phases"` // session v2.x, and structmsg
-	Message           *reader.Message `json:"message"`
-	Payload           *codex.Item     `json:"payload"` // Codex's, whose presence Gemini CLI's signature tests
-	StructuredContext embedded        `json:"structured_context"`
-	Messages          messages        `json:"messages"`
+	Phases            []phase         `json:"phases"`             // session v2.x's and structmsg's
+	Message           *reader.Message `json:"message"`            // Claude Code's; a Gemini CLI line has none
+	Payload           *codex.Item     `json:"payload"`            // Codex's; a Gemini CLI line has none
+	StructuredContext embedded        `json:"structured_context"` // structmsg's
+	Messages          messages        `json:"messages"`           // Gemini CLI's, and structmsg's contexts in them
+	ContextMessages   []document      `json:"context_messages"`   // structmsg's
 
-	Claude claudecode.Fields  `json:",embed"`
-	Codex  codex.Fields       `json:",embed"`
-	Otel   otel.Fields        `json:",embed"`
-	Gemini gemini.Fields      `json:",embed"`
-	Bundle debugbundle.Fields `json:",embed"`
-	structmsgFields
-	Planagent planagent.Fields `json:",embed"`
-	Planexec  planexec.Fields  `json:",embed"`
-	Session   session.Fields   `json:",embed"`
+	Claude    claudecode.Fields  `json:",embed"`
+	Codex     codex.Fields       `json:",embed"`
+	Otel      otel.Fields        `json:",embed"`
+	Gemini    gemini.Fields      `json:",embed"`
+	Bundle    debugbundle.Fields `json:",embed"`
+	Struct    structmsg.Fields   `json:",embed"`
+	Planagent planagent.Fields   `json:",embed"`
+	Planexec  planexec.Fields    `json:",embed"`
+	Session   session.Fields     `json:",embed"`
 }
 
 // embedded is a message's structured_context; Present is set even when it is
@@ -63,48 +64,6 @@ func (e *embedded) DecodeFlex(dec *jsontext.Decoder, w Warner, opts json.Options
 	}
 	e.Doc = new(document)
 	return json.UnmarshalDecode(dec, e.Doc, opts)
-}
-
-// tri is a boolean that counts only when written as one.
-type tri struct {
-	V, Set bool
-}
-
-func (t *tri) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	switch dec.PeekKind() {
-	case 't', 'f':
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		t.V, t.Set = tok.Bool(), true
-		return nil
-	case 'n':
-		return dec.SkipValue()
-	}
-	w.Warn(reader.WarnTypeMismatch)
-	return dec.SkipValue()
-}
-
-// score is a number that counts only when written as a JSON number.
-type score struct {
-	V   float64
-	Set bool
-}
-
-func (s *score) DecodeFlex(dec *jsontext.Decoder, w Warner, _ json.Options) error {
-	if dec.PeekKind() != '0' {
-		if dec.PeekKind() != 'n' {
-			w.Warn(reader.WarnTypeMismatch)
-		}
-		return dec.SkipValue()
-	}
-	var n jsonscan.Num
-	if err := jsonscan.DecodeNum(dec, &n, w); err != nil {
-		return err
-	}
-	s.V, s.Set = n.V, n.Set
-	return nil
 }
 
 // messages is a document's messages: what Gemini CLI reads of each, and
@@ -145,9 +104,77 @@ func (ms *messages) start(array bool) { *ms = messages{Messages: gemini.Messages
 // phase is one of a document's phases: a session v2.x phase's members and a
 // structmsg phase's.
 type phase struct {
-	Session session.Phase `json:",embed"`
-	ID      jsonscan.Str  `json:"id"`
-	Name    jsonscan.Str  `json:"name"`
-	Rounds  []round       `json:"rounds"`
-	Status  jsonscan.Str  `json:"status"`
+	Session session.Phase   `json:",embed"`
+	Struct  structmsg.Phase `json:",embed"`
+}
+
+// Each format's view of a document: the shared members, its own, and the
+// union's members it reads.
+
+func bundleView(d *document) debugbundle.Doc {
+	return debugbundle.Doc{Shared: &d.Shared, Fields: &d.Bundle}
+}
+
+func otelView(d *document) otel.Doc { return otel.Doc{Shared: &d.Shared, Fields: &d.Otel} }
+
+func claudeView(d *document) claudecode.Doc {
+	return claudecode.Doc{Shared: &d.Shared, Fields: &d.Claude, Message: d.Message}
+}
+
+func codexView(d *document) codex.Doc {
+	return codex.Doc{Shared: &d.Shared, Fields: &d.Codex, Payload: d.Payload}
+}
+
+// geminiView is Gemini CLI's view of a document, or of a message in one.
+func geminiView(d *document) gemini.Doc {
+	return gemini.Doc{Shared: &d.Shared, Fields: &d.Gemini, Message: d.Message, Payload: d.Payload != nil, Messages: &d.Messages.Messages}
+}
+
+// sessionView is session's view of a document: its phases are the union's.
+func sessionView(d *document) session.Doc {
+	v := session.Doc{Shared: &d.Shared, Fields: &d.Session}
+	if d.Phases != nil {
+		v.Phases = make([]*session.Phase, len(d.Phases))
+		for i := range d.Phases {
+			v.Phases[i] = &d.Phases[i].Session
+		}
+	}
+	return v
+}
+
+// structView is structmsg's view of a document, and of the documents
+// nested in it: its structured context and its messages'.
+func structView(d *document) structmsg.Doc {
+	v := structmsg.Doc{Shared: &d.Shared, Fields: &d.Struct, Context: nestedView(d.StructuredContext)}
+	if d.Phases != nil {
+		v.Phases = make([]*structmsg.Phase, len(d.Phases))
+		for i := range d.Phases {
+			v.Phases[i] = &d.Phases[i].Struct
+		}
+	}
+	for i := range d.ContextMessages {
+		m := &d.ContextMessages[i]
+		v.ContextMessages = append(v.ContextMessages, structmsg.Message{N: i + 1, ID: reader.FirstOf(m.ID), Context: nestedView(m.StructuredContext)})
+	}
+	for _, e := range d.Messages.embedded {
+		v.Messages = append(v.Messages, structmsg.Message{N: e.n, ID: e.id, Context: nestedView(e.doc)})
+	}
+	return v
+}
+
+func nestedView(e embedded) structmsg.Nested {
+	n := structmsg.Nested{Present: e.Present}
+	if e.Doc != nil {
+		v := structView(e.Doc)
+		n.Doc = &v
+	}
+	return n
+}
+
+func planagentView(d *document) planagent.Doc {
+	return planagent.Doc{Shared: &d.Shared, Fields: &d.Planagent}
+}
+
+func planexecView(d *document) planexec.Doc {
+	return planexec.Doc{Shared: &d.Shared, Fields: &d.Planexec}
 }

@@ -250,7 +250,7 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 		if want.err != nil || want.doc == nil {
 			continue
 		}
-		for _, f := range []*Format{sessionFormat, planexecFormat, geminiFormat} {
+		for _, f := range []*Format{formatNamed("session"), formatNamed("planexec"), formatNamed("gemini")} {
 			if !f.match(want.doc) {
 				continue
 			}
@@ -268,7 +268,7 @@ func TestSmallDocumentSameAsValues(t *testing.T) {
 			break
 		}
 	}
-	for _, f := range []*Format{sessionFormat, planexecFormat, geminiFormat} {
+	for _, f := range []*Format{formatNamed("session"), formatNamed("planexec"), formatNamed("gemini")} {
 		t.Logf("the raw scanner read %d of %d real and generated %s documents whole", raw[f], of[f], f.Name)
 		if of[f] < 4 || raw[f] < of[f]*2/3 {
 			t.Errorf("the raw scanner read %d of %d %s documents whole", raw[f], of[f], f.Name)

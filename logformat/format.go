@@ -1,8 +1,9 @@
-// Package logformat holds one reader per input log format. Read decodes
-// each line or document of a file and hands it to the first format that
-// recognises it by content (never by path), whose reader maps it onto the
-// normalized model; a format whose runs span files emits fragments and
-// registers its join with package join. All format knowledge lives here.
+// Package logformat reads log files. Read decodes each line or document of
+// a file into the union of every format's members (document) and hands it
+// to the first format that recognises it by content (never by path). Each
+// format is a package of its own (logformat/<name>), given its view of the
+// document, whose reader maps it onto the normalized model; a format whose
+// runs span files emits fragments and registers its join with package join.
 package logformat
 
 import (
@@ -20,6 +21,7 @@ import (
 	"github.com/agentstat/agentstat/logformat/planexec"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/logformat/session"
+	"github.com/agentstat/agentstat/logformat/structmsg"
 )
 
 // Format describes one input format.
@@ -32,39 +34,17 @@ type Format struct {
 }
 
 // registry is in detection precedence: the first format whose signature
-// matches a document reads it.
-var registry = []*Format{bundleFormat, otelFormat, claudeFormat, codexFormat, geminiFormat, structmsgFormat, planagentFormat, planexecFormat, sessionFormat}
-
-// planexecFormat and the formats like it, each a package of its own, are
-// given their view of the union: the shared members and their own.
-var (
-	sessionFormat = packaged(session.Format, sessionView)
-	geminiFormat  = packaged(gemini.Format, geminiView)
-	claudeFormat  = packaged(claudecode.Format, func(d *document) claudecode.Doc {
-		return claudecode.Doc{Shared: &d.Shared, Fields: &d.Claude, Message: d.Message}
-	})
-	bundleFormat    = packaged(debugbundle.Format, func(d *document) debugbundle.Doc { return debugbundle.Doc{Shared: &d.Shared, Fields: &d.Bundle} })
-	codexFormat     = packaged(codex.Format, func(d *document) codex.Doc { return codex.Doc{Shared: &d.Shared, Fields: &d.Codex, Payload: d.Payload} })
-	planagentFormat = packaged(planagent.Format, func(d *document) planagent.Doc { return planagent.Doc{Shared: &d.Shared, Fields: &d.Planagent} })
-	otelFormat      = packaged(otel.Format, func(d *document) otel.Doc { return otel.Doc{Shared: &d.Shared, Fields: &d.Otel} })
-	planexecFormat  = packaged(planexec.Format, func(d *document) planexec.Doc { return planexec.Doc{Shared: &d.Shared, Fields: &d.Planexec} })
-)
-
-// geminiView is Gemini CLI's view of a document, or of a message in one.
-func geminiView(d *document) gemini.Doc {
-	return gemini.Doc{Shared: &d.Shared, Fields: &d.Gemini, Message: d.Message, Payload: d.Payload != nil, Messages: &d.Messages.Messages}
-}
-
-// sessionView is session's view of a document: its phases are the union's.
-func sessionView(d *document) session.Doc {
-	v := session.Doc{Shared: &d.Shared, Fields: &d.Session}
-	if d.Phases != nil {
-		v.Phases = make([]*session.Phase, len(d.Phases))
-		for i := range d.Phases {
-			v.Phases[i] = &d.Phases[i].Session
-		}
-	}
-	return v
+// matches a document reads it, given its view of the document (document.go).
+var registry = []*Format{
+	packaged(debugbundle.Format, bundleView),
+	packaged(otel.Format, otelView),
+	packaged(claudecode.Format, claudeView),
+	packaged(codex.Format, codexView),
+	packaged(gemini.Format, geminiView),
+	packaged(structmsg.Format, structView),
+	packaged(planagent.Format, planagentView),
+	packaged(planexec.Format, planexecView),
+	packaged(session.Format, sessionView),
 }
 
 // packaged adapts the Format of a package of its own to the union: view is

@@ -824,3 +824,13 @@ func TestCodexCallInput(t *testing.T) {
 		t.Errorf("inputs %q, want %q; warnings %v", got, want, c.Warnings)
 	}
 }
+
+// formatNamed is the registry's entry for the format called name.
+func formatNamed(name string) *Format {
+	for _, f := range registry {
+		if f.Name == name {
+			return f
+		}
+	}
+	panic("no format " + name)
+}

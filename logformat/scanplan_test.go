@@ -14,8 +14,8 @@ func TestFlexibleTypesHaveRawTwins(t *testing.T) {
 	reflectiveOnly := []string{
 		"debugbundle.eventsField", // a debug bundle's events, read by the raw document path's window
 		"logformat.embedded",      // a message's structured_context (structmsg)
-		"logformat.score",         // structmsg's quality_score
-		"logformat.tri",           // structmsg's success and output_valid
+		"structmsg.score",         // structmsg's quality_score
+		"structmsg.tri",           // structmsg's success and output_valid
 	}
 	var got []string
 	for _, typ := range jsonscan.GivesUp() {

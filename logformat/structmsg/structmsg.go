@@ -1,35 +1,75 @@
-package logformat
+// Package structmsg reads Structured Messages (seed 004): request → phases
+// → rounds → plan / executions / judge; bare, or embedded in conversation
+// messages as structured_context (one run per structured message).
+package structmsg
 
 import (
 	"fmt"
 	"math"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/logformat/reader"
 	"github.com/agentstat/agentstat/model"
 )
 
-// structmsg: one Structured Message (seed 004): request → phases → rounds →
-// plan / executions / judge; bare, or embedded in conversation messages as
-// structured_context (one run per structured message).
-var structmsgFormat = &Format{
+// Format is structmsg's entry in the registry.
+var Format = reader.Format[Doc]{
 	Name:      "structmsg",
 	Title:     "Structured Message (request, phases, rounds, judge), bare or in conversation messages",
 	Signature: "phases[] whose entries have rounds; or request with phases; or messages / context_messages (or the object itself) carrying structured_context",
-	match: func(d *document) bool {
-		return isStructured(d) || d.StructuredContext.Present || len(d.Messages.embedded) > 0 || hasEmbedded(d.ContextMessages)
+	Match: func(d Doc) bool {
+		return isStructured(d) || d.Context.Present || len(d.Messages) > 0 || hasEmbedded(d.ContextMessages)
 	},
-	read: readStructmsg,
+	Read: read,
 }
 
-// structmsgFields are the members only a structmsg document has.
-type structmsgFields struct {
-	Architecture    jsonscan.Str   `json:"architecture"`
-	Request         *structRequest `json:"request"`
-	ContextMessages []document     `json:"context_messages"`
+// Doc is what structmsg reads of a document: besides its own members, the
+// union's that hold structured messages, whose documents are decoded into
+// the union and seen through views of their own.
+type Doc struct {
+	*reader.Shared
+	*Fields
+	Phases          []*Phase  // the phases' structmsg members; nil when the document has none
+	Context         Nested    // its structured_context
+	ContextMessages []Message // its context_messages
+	Messages        []Message // those of its messages that carry a structured_context
 }
 
-type structRequest struct {
+// Nested is a structured_context: the document it holds (nil when it is
+// not an object), and whether the key was there at all.
+type Nested struct {
+	Doc     *Doc
+	Present bool
+}
+
+// Message is a conversation message's place (1 for the first), id and
+// structured context.
+type Message struct {
+	N       int
+	ID      string
+	Context Nested
+}
+
+// Phase is a structmsg phase's members: a document's phases are shared with
+// session, whose members are beside these in each.
+type Phase struct {
+	ID     jsonscan.Str `json:"id"`
+	Name   jsonscan.Str `json:"name"`
+	Rounds []round      `json:"rounds"`
+	Status jsonscan.Str `json:"status"`
+}
+
+// Fields are the members only a structmsg document has.
+type Fields struct {
+	Architecture jsonscan.Str `json:"architecture"`
+	Request      *request     `json:"request"`
+}
+
+type request struct {
 	OriginalInput jsonscan.Str `json:"original_input"`
 	CoreGoal      jsonscan.Str `json:"core_goal"`
 }
@@ -64,7 +104,7 @@ type round struct {
 	} `json:"judge"`
 }
 
-func isStructured(d *document) bool {
+func isStructured(d Doc) bool {
 	for _, p := range d.Phases {
 		if p.Rounds != nil {
 			return true
@@ -73,16 +113,16 @@ func isStructured(d *document) bool {
 	return d.Request != nil && d.Phases != nil
 }
 
-func hasEmbedded(msgs []document) bool {
+func hasEmbedded(msgs []Message) bool {
 	for i := range msgs {
-		if msgs[i].StructuredContext.Present {
+		if msgs[i].Context.Present {
 			return true
 		}
 	}
 	return false
 }
 
-func readStructmsg(d *document, c *reader.Ctx) {
+func read(d Doc, c *reader.Ctx) {
 	if isStructured(d) {
 		structRun(d, reader.FirstOf(d.ID), c)
 		return
@@ -91,12 +131,12 @@ func readStructmsg(d *document, c *reader.Ctx) {
 	if conv == "" {
 		conv = c.FallbackID()
 	}
-	if sc := d.StructuredContext; sc.Doc != nil && isStructured(sc.Doc) {
-		structRun(sc.Doc, reader.FirstOf(sc.Doc.ID), c)
+	if sc := d.Context; sc.Doc != nil && isStructured(*sc.Doc) {
+		structRun(*sc.Doc, reader.FirstOf(sc.Doc.ID), c)
 	}
 	// Messages are numbered through context_messages, then messages.
-	embeddedRun := func(sc embedded, msgID string, n int) {
-		if sc.Doc == nil || !isStructured(sc.Doc) {
+	embeddedRun := func(sc Nested, msgID string, n int) {
+		if sc.Doc == nil || !isStructured(*sc.Doc) {
 			return
 		}
 		id := reader.FirstOf(sc.Doc.ID)
@@ -106,17 +146,17 @@ func readStructmsg(d *document, c *reader.Ctx) {
 		if id == "" {
 			id = fmt.Sprintf("%s#msg%d", conv, n)
 		}
-		structRun(sc.Doc, id, c)
+		structRun(*sc.Doc, id, c)
 	}
-	for i := range d.ContextMessages {
-		embeddedRun(d.ContextMessages[i].StructuredContext, reader.FirstOf(d.ContextMessages[i].ID), i+1)
+	for _, m := range d.ContextMessages {
+		embeddedRun(m.Context, m.ID, m.N)
 	}
-	for _, e := range d.Messages.embedded {
-		embeddedRun(e.doc, e.id, len(d.ContextMessages)+e.n)
+	for _, m := range d.Messages {
+		embeddedRun(m.Context, m.ID, len(d.ContextMessages)+m.N)
 	}
 }
 
-func structRun(d *document, id string, c *reader.Ctx) {
+func structRun(d Doc, id string, c *reader.Ctx) {
 	r := &model.Run{ID: id, Format: "structmsg", Summary: d.Summary.Text}
 	if r.ID == "" {
 		r.ID = c.FallbackID()
@@ -223,4 +263,46 @@ func structStatus(phases []model.StepStatus) model.Status {
 		return model.StatusPartial
 	}
 	return model.StatusRunning
+}
+
+// tri is a boolean that counts only when written as one.
+type tri struct {
+	V, Set bool
+}
+
+func (t *tri) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, _ json.Options) error {
+	switch dec.PeekKind() {
+	case 't', 'f':
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return err
+		}
+		t.V, t.Set = tok.Bool(), true
+		return nil
+	case 'n':
+		return dec.SkipValue()
+	}
+	w.Warn(reader.WarnTypeMismatch)
+	return dec.SkipValue()
+}
+
+// score is a number that counts only when written as a JSON number.
+type score struct {
+	V   float64
+	Set bool
+}
+
+func (s *score) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner, _ json.Options) error {
+	if dec.PeekKind() != '0' {
+		if dec.PeekKind() != 'n' {
+			w.Warn(reader.WarnTypeMismatch)
+		}
+		return dec.SkipValue()
+	}
+	var n jsonscan.Num
+	if err := jsonscan.DecodeNum(dec, &n, w); err != nil {
+		return err
+	}
+	s.V, s.Set = n.V, n.Set
+	return nil
 }
