@@ -15,10 +15,10 @@ import (
 // BenchmarkClaudeJoin measures the join of one long session (up to four
 // files of up to 80,000 lines), the serial step after reading.
 func BenchmarkClaudeJoin(b *testing.B) {
-	fs := randomClaudeSession(rand.New(rand.NewPCG(3, 4)), 2000)
+	fs := randomSession(rand.New(rand.NewPCG(3, 4)), 2000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, calls := claudeRun("long", fs, formattest.NewCollector()); len(calls.All()) == 0 {
+		if _, calls := sessionRun("long", fs, formattest.NewCollector()); len(calls.All()) == 0 {
 			b.Fatal("no calls")
 		}
 	}
@@ -42,20 +42,20 @@ func BenchmarkRecordSpill(b *testing.B) {
 	if err := readLines(bytes.NewReader(data), "long.jsonl", nil, spill, c); err != nil {
 		b.Fatal(err)
 	}
-	if len(c.Frags) != 1 || len(claudeLogOf(c.Frags[0]).refs) < 4 || claudeLogOf(c.Frags[0]).refs[0].Tables[0] < 1<<10 {
+	if len(c.Frags) != 1 || len(logOf(c.Frags[0]).refs) < 4 || logOf(c.Frags[0]).refs[0].Tables[0] < 1<<10 {
 		b.Fatalf("%d fragments, not one long session in segments", len(c.Frags))
 	}
 	var size int64
 	for _, f := range c.Frags {
-		size += claudeLogOf(f).recordSize()
+		size += logOf(f).recordSize()
 	}
 	b.SetBytes(size)
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, f := range c.Frags {
-			claudeLogOf(f).loadRecords(linesAndUsages)
-			claudeLogOf(f).loadRecords(usesAndResults)
-			claudeLogOf(f).release()
+			logOf(f).loadRecords(linesAndUsages)
+			logOf(f).loadRecords(usesAndResults)
+			logOf(f).release()
 		}
 	}
 	if spill.Err() != nil {
@@ -82,7 +82,7 @@ func BenchmarkClaudeJoinLong(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, calls := claudeRun("long", c.Frags, formattest.NewCollector()); len(calls.All()) == 0 {
+		if _, calls := sessionRun("long", c.Frags, formattest.NewCollector()); len(calls.All()) == 0 {
 			b.Fatal("no calls")
 		}
 	}

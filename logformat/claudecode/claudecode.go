@@ -52,27 +52,27 @@ type Fields struct {
 	Data          progressData       `json:"data"` // progress entries: a subagent's message (agent_progress)
 }
 
-// claudeProgress is a progress entry's data: with type agent_progress, one
+// agentProgress is a progress entry's data: with type agent_progress, one
 // message of a subagent as its own transcript has it.
-type claudeProgress struct {
-	Type    jsonscan.Str  `json:"type"`
-	AgentID jsonscan.Str  `json:"agentId"`
-	Message *claudeNested `json:"message"`
+type agentProgress struct {
+	Type    jsonscan.Str   `json:"type"`
+	AgentID jsonscan.Str   `json:"agentId"`
+	Message *nestedMessage `json:"message"`
 }
 
 // progressData is a top-level "data": Claude Code's progress data when it
 // is an object, passed over silently otherwise (other formats use the name).
-type progressData struct{ P *claudeProgress }
+type progressData struct{ P *agentProgress }
 
 func (p *progressData) DecodeFlex(dec *jsontext.Decoder, _ jsonscan.Warner, opts json.Options) error {
 	if dec.PeekKind() != '{' {
 		return dec.SkipValue()
 	}
-	p.P = new(claudeProgress)
+	p.P = new(agentProgress)
 	return json.UnmarshalDecode(dec, p.P, opts)
 }
 
-type claudeNested struct {
+type nestedMessage struct {
 	Type      jsonscan.Str    `json:"type"`
 	UUID      jsonscan.Str    `json:"uuid"`
 	Timestamp jsonscan.Time   `json:"timestamp"`
@@ -122,17 +122,17 @@ func (t *toolUseResultField) DecodeFlex(dec *jsontext.Decoder, w jsonscan.Warner
 	return dec.SkipValue()
 }
 
-// claudeFile is what one file says about one session. A transcript can run
+// fileSession is what one file says about one session. A transcript can run
 // to hundreds of MB, so each line is kept as a small fixed-size value
-// (claudeLine) with what only some lines have (usage, tool uses and results,
+// (lineRecord) with what only some lines have (usage, tool uses and results,
 // prompts) in tables beside it; a line that adds nothing but its time
 // (progress, system and text-only lines) only widens the file's span.
-type claudeFile struct {
-	lines       []claudeLine
+type fileSession struct {
+	lines       []lineRecord
 	uuids       []reader.Digest // of each line, zero for none: only the join's dedupe reads them
-	usages      []claudeUsage
-	uses        []claudeUse
-	results     []claudeResult
+	usages      []msgUsage
+	uses        []toolUse
+	results     []toolResult
 	prompts     []string
 	words       []string  // agent ids, tool names, models, error texts: each once; 0 is ""
 	quiet       bool      // some main-chain line was folded into first/last
@@ -145,17 +145,17 @@ type claudeFile struct {
 	// come; indexes into the tables count what is there too (base).
 	spill    *recordspill.File
 	segments []recordspill.Ref
-	base     claudeBase
+	base     tableBase
 	noFlush  bool // a segment failed to write: the rest stays in memory
 }
 
-// claudeBase is how many entries of each table earlier segments hold.
-type claudeBase struct{ usages, uses, results, prompts int32 }
+// tableBase is how many entries of each table earlier segments hold.
+type tableBase struct{ usages, uses, results, prompts int32 }
 
 // word is the index of s in the file's string table, adding it once: a
 // string in a record is an index, as names repeat on every line and a
 // long session's records are the peak of memory at its join.
-func (f *claudeFile) word(s string) int32 {
+func (f *fileSession) word(s string) int32 {
 	if s == "" {
 		return 0
 	}
@@ -171,15 +171,15 @@ func (f *claudeFile) word(s string) int32 {
 }
 
 // wordAt is the string at index i of the table.
-func (f *claudeFile) wordAt(i int32) string {
+func (f *fileSession) wordAt(i int32) string {
 	if i == 0 {
 		return ""
 	}
 	return f.words[i]
 }
 
-// claudeLine is what one transcript line contributes.
-type claudeLine struct {
+// lineRecord is what one transcript line contributes.
+type lineRecord struct {
 	// The line's time, in its file's zone (loc), as Unix seconds and
 	// nanoseconds: a time.Time holds a pointer, and a long session's
 	// lines are the bulk of the heap the collector scans at its join.
@@ -191,50 +191,50 @@ type claudeLine struct {
 	nUses, nResults   int32
 }
 
-// sidechainBit marks a sidechain's line in claudeLine.nsec, above any
+// sidechainBit marks a sidechain's line in lineRecord.nsec, above any
 // nanosecond count; compactBit (the sign bit) a compaction's.
 const (
 	sidechainBit int32 = 1 << 30
 	compactBit   int32 = -1 << 31
 )
 
-func (l *claudeLine) nanos() int32     { return l.nsec &^ (sidechainBit | compactBit) }
-func (l *claudeLine) sidechain() bool  { return l.nsec&sidechainBit != 0 }
-func (l *claudeLine) setSidechain()    { l.nsec |= sidechainBit }
-func (l *claudeLine) compaction() bool { return l.nsec&compactBit != 0 }
-func (l *claudeLine) setCompaction()   { l.nsec |= compactBit }
+func (l *lineRecord) nanos() int32     { return l.nsec &^ (sidechainBit | compactBit) }
+func (l *lineRecord) sidechain() bool  { return l.nsec&sidechainBit != 0 }
+func (l *lineRecord) setSidechain()    { l.nsec |= sidechainBit }
+func (l *lineRecord) compaction() bool { return l.nsec&compactBit != 0 }
+func (l *lineRecord) setCompaction()   { l.nsec |= compactBit }
 
-// claudeUsage is a message's token use; it counts once per key (message id
+// msgUsage is a message's token use; it counts once per key (message id
 // and request id), the largest copy winning.
-type claudeUsage struct {
+type msgUsage struct {
 	key    reader.Digest
 	tokens model.Tokens
 	model  int32 // index in words
 }
 
-// claudeEntry is one line of one file, as the join sees it.
-type claudeEntry struct {
-	f *claudeFile
-	*claudeLine
+// entry is one line of one file, as the join sees it.
+type entry struct {
+	f *fileSession
+	*lineRecord
 }
 
-func (e claudeEntry) agentID() string   { return e.f.wordAt(e.agent) }
-func (e claudeEntry) at() time.Time     { return time.Unix(e.sec, int64(e.nanos())).In(e.f.loc) }
-func (e claudeEntry) uses() []claudeUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
-func (e claudeEntry) results() []claudeResult {
+func (e entry) agentID() string { return e.f.wordAt(e.agent) }
+func (e entry) at() time.Time   { return time.Unix(e.sec, int64(e.nanos())).In(e.f.loc) }
+func (e entry) uses() []toolUse { return e.f.uses[e.usesLo : e.usesLo+e.nUses] }
+func (e entry) results() []toolResult {
 	return e.f.results[e.resultsLo : e.resultsLo+e.nResults]
 }
-func (e claudeEntry) use(k int32) *claudeUse       { return &e.f.uses[e.usesLo+k] }
-func (e claudeEntry) result(k int32) *claudeResult { return &e.f.results[e.resultsLo+k] }
+func (e entry) use(k int32) *toolUse       { return &e.f.uses[e.usesLo+k] }
+func (e entry) result(k int32) *toolResult { return &e.f.results[e.resultsLo+k] }
 
-func (e claudeEntry) usageOf() *claudeUsage {
+func (e entry) usageOf() *msgUsage {
 	if e.usage == 0 {
 		return nil
 	}
 	return &e.f.usages[e.usage-1]
 }
 
-func (e claudeEntry) promptOf() string {
+func (e entry) promptOf() string {
 	if e.prompt == 0 {
 		return ""
 	}
@@ -243,12 +243,12 @@ func (e claudeEntry) promptOf() string {
 
 // Tool-use ids only pair calls with results: they are kept as digests (zero
 // for none), which a 150,000-call session holds far more cheaply than strings.
-type claudeUse struct {
+type toolUse struct {
 	id                    reader.Digest
 	name, subagent, input int32 // indexes in words
 }
 
-type claudeResult struct {
+type toolResult struct {
 	useID                             reader.Digest
 	durationMS                        float64
 	text, agentID                     int32 // indexes in words
@@ -259,7 +259,7 @@ func read(d Doc, c *reader.Ctx) {
 	if !d.SessionIDCamel.Set || d.SessionIDCamel.V == "" {
 		return // a summary or snapshot line: nothing to count
 	}
-	f := claudeFileOf(c, d.SessionIDCamel.V)
+	f := fileSessionOf(c, d.SessionIDCamel.V)
 	if f.cwd == "" {
 		f.cwd = d.Cwd.V
 	}
@@ -267,7 +267,7 @@ func read(d Doc, c *reader.Ctx) {
 		f.branch = d.GitBranch.V
 	}
 	at := d.Timestamp.In(c.Loc)
-	l := claudeLine{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
+	l := lineRecord{sec: at.Unix(), nsec: int32(at.Nanosecond()), agent: f.word(d.AgentID.V), usesLo: f.base.uses + int32(len(f.uses)), resultsLo: f.base.results + int32(len(f.results))}
 	if d.IsSidechain != nil && *d.IsSidechain {
 		l.setSidechain()
 	}
@@ -278,7 +278,7 @@ func read(d Doc, c *reader.Ctx) {
 	prompt := ""
 	if m := d.Message; m != nil {
 		if m.Usage != nil && m.Model.V != "<synthetic>" && !apiError {
-			u := claudeUsage{model: f.word(m.Model.V), key: reader.DigestOf("msg", m.ID.V, d.RequestID.V),
+			u := msgUsage{model: f.word(m.Model.V), key: reader.DigestOf("msg", m.ID.V, d.RequestID.V),
 				tokens: model.Tokens{Input: m.Usage.Input.Int(), Output: m.Usage.Output.Int(), CacheRead: m.Usage.CacheRead.Int(), CacheCreation: m.Usage.CacheCreation.Int()}}
 			if ttl := m.Usage.CacheTTL; ttl != nil {
 				u.tokens.CacheCreation1h = min(ttl.OneHour.Int(), u.tokens.CacheCreation)
@@ -295,18 +295,18 @@ func read(d Doc, c *reader.Ctx) {
 		for _, b := range m.Content.Blocks {
 			switch b.Type.V {
 			case "tool_use":
-				u := claudeUse{id: reader.IDDigest(b.ID.V), name: f.word(b.Name.V)}
+				u := toolUse{id: reader.IDDigest(b.ID.V), name: f.word(b.Name.V)}
 				if b.Input != nil {
 					u.subagent, u.input = f.word(b.Input.SubagentType.V), f.word(b.Input.Key())
 				}
 				f.uses = append(f.uses, u)
 				l.nUses++
 			case "tool_result":
-				r := claudeResult{useID: reader.IDDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
+				r := toolResult{useID: reader.IDDigest(b.ToolUseID.V), isError: b.IsError != nil && *b.IsError}
 				if tur := d.ToolUseResult; tur.Set {
 					r.durationMS, r.hasDuration = tur.DurationMS.V, tur.DurationMS.Set
 					r.interrupted, r.agentID = tur.Interrupted, f.word(tur.AgentID)
-					if r.isError || claudeErrorText(tur.Text) {
+					if r.isError || isErrorText(tur.Text) {
 						r.text = f.word(tur.Text) // only an error's text is ever shown
 					}
 				}
@@ -342,7 +342,7 @@ func read(d Doc, c *reader.Ctx) {
 	}
 	f.lines, f.uuids = append(f.lines, l), append(f.uuids, reader.IDDigest(d.UUID.V))
 	if f.spill != nil && !f.noFlush && len(f.lines) >= join.SegmentLines {
-		flushClaude(f.spill, f)
+		flushTables(f.spill, f)
 	}
 }
 
@@ -387,51 +387,51 @@ func between(s, open, close string) (string, bool) {
 	return in, ok
 }
 
-func claudeErrorText(s string) bool {
+func isErrorText(s string) bool {
 	return strings.HasPrefix(s, "User rejected") || strings.HasPrefix(s, "Error")
 }
 
-// claudeFileOf returns the current file's record of a session, emitting it
+// fileSessionOf returns the current file's record of a session, emitting it
 // as a fragment the first time the session appears in the file.
-func claudeFileOf(c *reader.Ctx, session string) *claudeFile {
-	sessions := *reader.FileState(c, func() *claudeFileSessions { return &claudeFileSessions{} })
+func fileSessionOf(c *reader.Ctx, session string) *fileSession {
+	sessions := *reader.FileState(c, func() *fileSessions { return &fileSessions{} })
 	if f := sessions[session]; f != nil {
 		return f
 	}
-	f := &claudeFile{spill: c.Spill, loc: c.Loc}
+	f := &fileSession{spill: c.Spill, loc: c.Loc}
 	sessions[session] = f
-	log := &claudeLog{claude: f}
+	log := &sessionLog{claude: f}
 	c.AtEnd(log)
 	c.Fragment(&join.Fragment{Kind: join.FragmentClaude, Key: session, Records: log})
 	return f
 }
 
-// claudeFileSessions are the Claude Code sessions of the file being read.
-type claudeFileSessions map[string]*claudeFile
+// fileSessions are the Claude Code sessions of the file being read.
+type fileSessions map[string]*fileSession
 
-// claudeLog is a Claude Code fragment's records: the file's record of its
+// sessionLog is a Claude Code fragment's records: the file's record of its
 // session in memory, or, once the file's end was put on the spill, its
 // segments there.
-type claudeLog struct {
-	claude *claudeFile       // nil while its records are all on the spill
+type sessionLog struct {
+	claude *fileSession      // nil while its records are all on the spill
 	spill  *recordspill.File // where they are while nobody needs them (nil: in memory)
 	refs   []recordspill.Ref // its segments on the spill, the last with the file's header
 }
 
-func claudeLogOf(f *join.Fragment) *claudeLog { return f.Records.(*claudeLog) }
+func logOf(f *join.Fragment) *sessionLog { return f.Records.(*sessionLog) }
 
 // FlushTo puts the records the file still holds of the session on the spill,
 // at the file's end.
-func (l *claudeLog) FlushTo(s *recordspill.File, _ bool) { putClaude(s, l) }
+func (l *sessionLog) FlushTo(s *recordspill.File, _ bool) { putRecords(s, l) }
 
 // WireSegments are the records of a transcript file, the last with its
 // header, whether its end reached the spill or stayed in memory; with
 // noText, all of them (their texts withheld) as one.
-func (l *claudeLog) WireSegments(loc *time.Location, noText bool) ([]join.Segment, int) {
+func (l *sessionLog) WireSegments(loc *time.Location, noText bool) ([]join.Segment, int) {
 	if noText {
 		cf := l.wholeClaude()
-		withholdClaude(cf)
-		return []join.Segment{claudeRecord(cf, loc)}, 0
+		withhold(cf)
+		return []join.Segment{segmentOf(cf, loc)}, 0
 	}
 	var segs []join.Segment
 	if l.spill != nil {
@@ -444,5 +444,5 @@ func (l *claudeLog) WireSegments(loc *time.Location, noText bool) ([]join.Segmen
 	for _, ref := range cf.segments {
 		segs = append(segs, join.Segment{Ref: ref, From: cf.spill})
 	}
-	return append(segs, claudeRecord(cf, loc)), 0
+	return append(segs, segmentOf(cf, loc)), 0
 }

@@ -16,7 +16,7 @@ import (
 // The byte layout of a Claude Code file's records on the spill: its header
 // and its tables, written and read back.
 
-func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
+func encodeHeader(w *bufio.Writer, f *fileSession, loc *time.Location) {
 	var b []byte
 	b = recordspill.AppendBool(b, f.quiet)
 	b = recordspill.AppendTime(b, f.first, loc)
@@ -30,7 +30,7 @@ func encodeHeader(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	w.Write(b)
 }
 
-func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
+func encodeTables(w *bufio.Writer, f *fileSession, loc *time.Location) {
 	var b []byte // one record at a time
 	put := func() {
 		w.Write(b)
@@ -91,7 +91,7 @@ func encodeTables(w *bufio.Writer, f *claudeFile, loc *time.Location) {
 	}
 }
 
-func decodeHeader(r *recordspill.Reader, f *claudeFile, loc *time.Location) {
+func decodeHeader(r *recordspill.Reader, f *fileSession, loc *time.Location) {
 	f.loc = loc // the zone its lines' times were read in
 	f.quiet = r.Bool()
 	f.first, f.last = r.Time(loc), r.Time(loc)
@@ -106,7 +106,7 @@ func decodeHeader(r *recordspill.Reader, f *claudeFile, loc *time.Location) {
 
 // decodeTables appends one record's tables of keep to f's, and reads past
 // the others.
-func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep tableSet) {
+func decodeTables(r *recordspill.Reader, f *fileSession, loc *time.Location, keep tableSet) {
 	var n [5]int
 	for i := range n {
 		n[i] = r.Uvarint()
@@ -115,7 +115,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 	// than the decoding (a long session has a million records).
 	le := binary.LittleEndian
 	for range n[0] {
-		var l claudeLine
+		var l lineRecord
 		var uuid reader.Digest
 		b := r.Take(lineBytes)
 		copy(uuid[:], b)
@@ -144,7 +144,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 	}
 	for range n[1] {
 		b := r.Take(usageBytes)
-		var u claudeUsage
+		var u msgUsage
 		copy(u.key[:], b)
 		b = b[len(u.key):]
 		t := &u.tokens
@@ -159,7 +159,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 	}
 	for range n[2] {
 		b := r.Take(len(reader.Digest{}) + 3*4)
-		var u claudeUse
+		var u toolUse
 		copy(u.id[:], b)
 		b = b[len(u.id):]
 		u.name, u.subagent, u.input = int32(le.Uint32(b)), int32(le.Uint32(b[4:])), int32(le.Uint32(b[8:]))
@@ -167,7 +167,7 @@ func decodeTables(r *recordspill.Reader, f *claudeFile, loc *time.Location, keep
 	}
 	for range n[3] {
 		b := r.Take(len(reader.Digest{}) + 2*4 + 1 + 8 + 1 + 1)
-		var res claudeResult
+		var res toolResult
 		copy(res.useID[:], b)
 		b = b[len(res.useID):]
 		res.text, res.agentID = int32(le.Uint32(b)), int32(le.Uint32(b[4:]))
@@ -191,7 +191,7 @@ const usageBytes = len(reader.Digest{}) + 6*8 + 4
 // spill) to those tables: one outside is dropped (a line keeps only its
 // time), and false says the spill is damaged. Nothing else bounds them, and
 // the join must not crash on a disk's fault.
-func checkTables(cf *claudeFile, keep tableSet) bool {
+func checkTables(cf *fileSession, keep tableSet) bool {
 	ok := true
 	words := int32(len(cf.words))
 	word := func(i *int32) bool {
@@ -212,7 +212,7 @@ func checkTables(cf *claudeFile, keep tableSet) bool {
 				within(l.usesLo, l.nUses, len(cf.uses)) && within(l.resultsLo, l.nResults, len(cf.results))
 		}
 		if !good {
-			*l = claudeLine{sec: l.sec, nsec: l.nsec}
+			*l = lineRecord{sec: l.sec, nsec: l.nsec}
 			ok = false
 		}
 	}
@@ -238,9 +238,9 @@ func checkTables(cf *claudeFile, keep tableSet) bool {
 // within reports whether [lo, lo+n) lies in a table of size entries.
 func within(lo, n int32, size int) bool { return lo >= 0 && n >= 0 && int(lo)+int(n) <= size }
 
-// withholdClaude replaces the texts of cf's records (WithholdText): its
+// withhold replaces the texts of cf's records (WithholdText): its
 // prompts, and the words its tool inputs and result texts point to.
-func withholdClaude(cf *claudeFile) {
+func withhold(cf *fileSession) {
 	for i := range cf.prompts {
 		join.WithholdText(&cf.prompts[i])
 	}
@@ -286,8 +286,8 @@ func withholdClaude(cf *claudeFile) {
 	}
 }
 
-// claudeRecord is cf's header and tables as one record.
-func claudeRecord(cf *claudeFile, loc *time.Location) join.Segment {
+// segmentOf is cf's header and tables as one record.
+func segmentOf(cf *fileSession, loc *time.Location) join.Segment {
 	var buf bytes.Buffer
 	bw := bufio.NewWriter(&buf)
 	encodeHeader(bw, cf, loc)

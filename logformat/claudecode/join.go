@@ -19,24 +19,24 @@ func init() {
 		Tables: true,
 		ReadHead: func(join.FragmentKind, *recordspill.Reader, *time.Location) (join.FromPartial, bool) {
 			return func(spill *recordspill.File, segs []recordspill.Ref, _ int) (join.Records, bool) {
-				return &claudeLog{refs: segs, spill: spill}, len(segs) > 0
+				return &sessionLog{refs: segs, spill: spill}, len(segs) > 0
 			}, true
 		},
 		Join: func(frags []*join.Fragment, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
-			joinClaude(orderClaude(frags), w, emit, emitParts)
+			joinSessions(orderSessions(frags), w, emit, emitParts)
 		},
 	}, join.FragmentClaude)
 }
 
-// joinClaude builds one run per session from every entry of the tree: each
+// joinSessions builds one run per session from every entry of the tree: each
 // message (uuid) counts once however many files repeat it, usage counts once
 // per message id and request id (the largest copy: streaming writes partial
 // ones first), and sidechain entries (subagents) are subagent work.
-func joinClaude(s claudeSessions, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
+func joinSessions(s orderedSessions, w jsonscan.Warner, emit func(*model.Run, []*join.Fragment), emitParts func(*model.Run, *model.CallParts, []*join.Fragment)) {
 	order, bySession := s.order, s.bySession
 	for _, id := range order {
 		fs := bySession[id]
-		r, calls := claudeRun(id, fs, w) // it reads the records back
+		r, calls := sessionRun(id, fs, w) // it reads the records back
 		if emitParts != nil {
 			emitParts(r, calls, fs)
 		} else {
@@ -44,7 +44,7 @@ func joinClaude(s claudeSessions, w jsonscan.Warner, emit func(*model.Run, []*jo
 		}
 		calls.Drain() // the calls emitParts left
 		for _, f := range fs {
-			claudeLogOf(f).release() // one session's records in memory at a time
+			logOf(f).release() // one session's records in memory at a time
 		}
 		if emitParts == nil {
 			emit(r, fs)
@@ -52,46 +52,46 @@ func joinClaude(s claudeSessions, w jsonscan.Warner, emit func(*model.Run, []*jo
 	}
 }
 
-// claudeSessions is the Claude Code fragments by session, the largest
+// orderedSessions is the Claude Code fragments by session, the largest
 // session first, while the runs emitted before it (which emit may hold a
 // while) are fewest: its join is the peak of memory.
-type claudeSessions struct {
+type orderedSessions struct {
 	order     []string
 	bySession map[string][]*join.Fragment
 	size      map[string]int64 // the size of each session's records
 }
 
-func orderClaude(frags []*join.Fragment) claudeSessions {
-	s := claudeSessions{size: map[string]int64{}}
+func orderSessions(frags []*join.Fragment) orderedSessions {
+	s := orderedSessions{size: map[string]int64{}}
 	s.order, s.bySession = join.Group(frags)
 	for _, id := range s.order {
 		for _, f := range s.bySession[id] {
-			s.size[id] += claudeLogOf(f).recordSize()
+			s.size[id] += logOf(f).recordSize()
 		}
 	}
 	slices.SortStableFunc(s.order, func(a, b string) int { return cmp.Compare(s.size[b], s.size[a]) })
 	return s
 }
 
-// claudeSession numbers the lines of one session's files one after another
+// sessionLines numbers the lines of one session's files one after another
 // (g), so that the join can sort and mark lines through small integers: the
 // join of a long session is the peak of memory, and hash maps keyed by ids
 // cost several times what sorted arrays of ids do.
-type claudeSession struct {
-	files []*claudeFile
+type sessionLines struct {
+	files []*fileSession
 	start []int32 // start[i] is the number of files[i].lines[0]; one more at the end
 }
 
-func (s *claudeSession) file(g int32) int {
+func (s *sessionLines) file(g int32) int {
 	if len(s.files) == 1 {
 		return 0
 	}
 	return sort.Search(len(s.files), func(i int) bool { return s.start[i+1] > g })
 }
 
-func (s *claudeSession) entry(g int32) claudeEntry {
+func (s *sessionLines) entry(g int32) entry {
 	i := s.file(g)
-	return claudeEntry{s.files[i], &s.files[i].lines[g-s.start[i]]}
+	return entry{s.files[i], &s.files[i].lines[g-s.start[i]]}
 }
 
 // timeKey is a line's time and number, for sorting by time.
@@ -111,18 +111,18 @@ type lineRequest struct {
 	req model.Request
 }
 
-// claudeRef is one tool use or result of the main chain: the position of its
+// chainRef is one tool use or result of the main chain: the position of its
 // line in the time-sorted chain, and its index among that line's own.
-type claudeRef struct{ pos, k int32 }
+type chainRef struct{ pos, k int32 }
 
-// claudeRun joins one session with its records' tables in memory; its
+// sessionRun joins one session with its records' tables in memory; its
 // calls are made as they are taken from the parts, which must be before
 // the fragments' records are released.
-func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *model.CallParts) {
+func sessionRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *model.CallParts) {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
-	s := claudeSession{files: make([]*claudeFile, len(fs)), start: make([]int32, len(fs)+1)}
+	s := sessionLines{files: make([]*fileSession, len(fs)), start: make([]int32, len(fs)+1)}
 	for i, f := range fs {
-		s.start[i+1] = s.start[i] + claudeLogOf(f).lineCount()
+		s.start[i+1] = s.start[i] + logOf(f).lineCount()
 	}
 	n := s.start[len(fs)]
 
@@ -134,9 +134,9 @@ func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *
 	var first, last time.Time
 	quiet := false
 	for i, f := range fs {
-		spill := claudeLogOf(f).recordSpill()
-		claudeLogOf(f).loadRecords(linesAndUsages)
-		cf := claudeLogOf(f).claude
+		spill := logOf(f).recordSpill()
+		logOf(f).loadRecords(linesAndUsages)
+		cf := logOf(f).claude
 		s.files[i] = cf
 		if !checkTables(cf, linesAndUsages) && spill != nil {
 			spill.Fail(recordspill.ErrCorrupt)
@@ -212,7 +212,7 @@ func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *
 	r.Model = reader.TopModel(perModel)
 	r.Project, r.Branch = sessionProject(s.files)
 	for i, f := range fs {
-		if claudeLogOf(f).spill != nil { // records read back for this join alone (release)
+		if logOf(f).spill != nil { // records read back for this join alone (release)
 			s.files[i].usages = nil
 		}
 	}
@@ -255,9 +255,9 @@ func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *
 	byTime = nil
 
 	for _, f := range fs {
-		claudeLogOf(f).loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
-		if !checkTables(claudeLogOf(f).claude, usesAndResults) && claudeLogOf(f).recordSpill() != nil {
-			claudeLogOf(f).recordSpill().Fail(recordspill.ErrCorrupt)
+		logOf(f).loadRecords(usesAndResults) // read back from the spill only now: see loadRecords
+		if !checkTables(logOf(f).claude, usesAndResults) && logOf(f).recordSpill() != nil {
+			logOf(f).recordSpill().Fail(recordspill.ErrCorrupt)
 		}
 	}
 
@@ -305,7 +305,7 @@ func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *
 		r.Context.Subagents = append(r.Context.Subagents, *subs[k])
 	}
 
-	calls := claudeCalls(&s, main, r.Agent, w)
+	calls := pairCalls(&s, main, r.Agent, w)
 	for _, g := range main {
 		if e := s.entry(g); e.prompt != 0 {
 			r.Request = e.promptOf()
@@ -321,7 +321,7 @@ func claudeRun(id string, fs []*join.Fragment, w jsonscan.Warner) (*model.Run, *
 
 // sessionProject is the directory and branch of a session: the first its
 // files name, in their order.
-func sessionProject(files []*claudeFile) (cwd, branch string) {
+func sessionProject(files []*fileSession) (cwd, branch string) {
 	for _, f := range files {
 		cwd, branch = cmp.Or(cwd, f.cwd), cmp.Or(branch, f.branch)
 	}
@@ -369,7 +369,7 @@ func repeatedLines(fs []*join.Fragment, start []int32) reader.Bitset {
 	repeated := reader.NewBitset(n)
 	byUUID := make([]idKey, n)
 	for i, f := range fs {
-		claudeLogOf(f).uuidKeys(start[i], byUUID[start[i]:start[i+1]])
+		logOf(f).uuidKeys(start[i], byUUID[start[i]:start[i+1]])
 	}
 	sortIDKeys(byUUID)
 	for i := 1; i < len(byUUID); i++ {
@@ -392,26 +392,26 @@ func stretchSpan(first, last *time.Time, set bool, lo, hi time.Time) bool {
 	return true
 }
 
-// claudeCalls pairs the main chain's tool uses with their results by id, in
+// pairCalls pairs the main chain's tool uses with their results by id, in
 // chain order: a use whose id came before is the same call again, and a use
 // takes the first result that names it. Both sides are sorted by id and
 // walked together. The calls are made a part at a time, as they are taken.
-func claudeCalls(s *claudeSession, main []int32, agent string, w jsonscan.Warner) *model.CallParts {
-	var uses, results []claudeRef
+func pairCalls(s *sessionLines, main []int32, agent string, w jsonscan.Warner) *model.CallParts {
+	var uses, results []chainRef
 	for pos, g := range main {
 		e := s.entry(g)
 		for k := range e.nUses {
-			uses = append(uses, claudeRef{int32(pos), k})
+			uses = append(uses, chainRef{int32(pos), k})
 		}
 		for k := range e.nResults {
-			results = append(results, claudeRef{int32(pos), k})
+			results = append(results, chainRef{int32(pos), k})
 		}
 	}
 	if len(uses) == 0 {
 		return &model.CallParts{}
 	}
-	useOf := func(c claudeRef) *claudeUse { return s.entry(main[c.pos]).use(c.k) }
-	resultOf := func(c claudeRef) *claudeResult { return s.entry(main[c.pos]).result(c.k) }
+	useOf := func(c chainRef) *toolUse { return s.entry(main[c.pos]).use(c.k) }
+	resultOf := func(c chainRef) *toolResult { return s.entry(main[c.pos]).result(c.k) }
 	// Both sides by id, then in chain order.
 	useIDs, resultIDs := make([]idKey, len(uses)), make([]idKey, len(results))
 	for i, ref := range uses {
@@ -428,7 +428,7 @@ func claudeCalls(s *claudeSession, main []int32, agent string, w jsonscan.Warner
 		if paired[i] < 0 {
 			return model.ToolCall{}, false
 		}
-		return claudeCall(s, main, uses[i], results, paired[i], agent, w), true
+		return callAt(s, main, uses[i], results, paired[i], agent, w), true
 	})
 }
 
@@ -465,22 +465,22 @@ func pairUses(useIDs, resultIDs []idKey, paired []int32) int {
 	return kept
 }
 
-// claudeCall is the call of the use at ref, paired with results[paired-1]
+// callAt is the call of the use at ref, paired with results[paired-1]
 // (none for 0).
-func claudeCall(s *claudeSession, main []int32, ref claudeRef, results []claudeRef, paired int32, agent string, w jsonscan.Warner) model.ToolCall {
+func callAt(s *sessionLines, main []int32, ref chainRef, results []chainRef, paired int32, agent string, w jsonscan.Warner) model.ToolCall {
 	e := s.entry(main[ref.pos])
 	if paired <= 0 {
-		return claudeCallOf(e, ref.k, claudeEntry{}, 0, agent, w)
+		return callOf(e, ref.k, entry{}, 0, agent, w)
 	}
 	got := results[paired-1]
-	return claudeCallOf(e, ref.k, s.entry(main[got.pos]), got.k, agent, w)
+	return callOf(e, ref.k, s.entry(main[got.pos]), got.k, agent, w)
 }
 
-// claudeCallOf is the call of e's use k, paired with re's result rk (none
+// callOf is the call of e's use k, paired with re's result rk (none
 // if re has no line).
-func claudeCallOf(e claudeEntry, k int32, re claudeEntry, rk int32, agent string, w jsonscan.Warner) model.ToolCall {
+func callOf(e entry, k int32, re entry, rk int32, agent string, w jsonscan.Warner) model.ToolCall {
 	call := model.ToolCall{Name: e.f.wordAt(e.use(k).name), Input: e.f.wordAt(e.use(k).input), Agent: agent, Span: model.Span{Started: e.at()}}
-	if re.claudeLine != nil {
+	if re.lineRecord != nil {
 		res, text := re.result(rk), ""
 		if res.text != 0 {
 			text = re.f.wordAt(res.text)

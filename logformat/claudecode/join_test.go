@@ -63,29 +63,29 @@ func TestClaudeJoinSameAsMaps(t *testing.T) {
 		t.Fatalf("only %d sessions read", len(sessions))
 	}
 	for id, fs := range sessions {
-		checkClaudeJoin(t, id, fs)
+		checkJoin(t, id, fs)
 	}
 	// Made-up sessions with every kind of repeat: uuids, usage keys, tool-use
 	// ids (zero ones too), equal times, several files.
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 3000 {
-		checkClaudeJoin(t, fmt.Sprint("random", i), randomClaudeSession(rng, 1))
+		checkJoin(t, fmt.Sprint("random", i), randomSession(rng, 1))
 	}
 	// Long ones: the join sorts their keys two at a time (both), and makes
 	// their calls in parts, of one call to more than a session holds.
 	defer func(n int) { reader.CallPart = n }(reader.CallPart)
 	for i, part := range []int{1, 7, 4096} {
 		reader.CallPart = part
-		checkClaudeJoin(t, fmt.Sprint("long", i), randomClaudeSession(rng, 300))
+		checkJoin(t, fmt.Sprint("long", i), randomSession(rng, 300))
 	}
 }
 
-func checkClaudeJoin(t *testing.T, id string, fs []*join.Fragment) {
+func checkJoin(t *testing.T, id string, fs []*join.Fragment) {
 	t.Helper()
 	w1, w2 := formattest.NewCollector(), formattest.NewCollector()
-	got, calls := claudeRun(id, fs, w1)
+	got, calls := sessionRun(id, fs, w1)
 	got.ToolCalls = calls.All()
-	want := claudeRunByMaps(id, fs, w2)
+	want := runByMaps(id, fs, w2)
 	if !reflect.DeepEqual(got.Requests, want.Requests) {
 		t.Fatalf("session %s: requests\n%+v\nwant\n%+v", id, got.Requests, want.Requests)
 	}
@@ -95,7 +95,7 @@ func checkClaudeJoin(t *testing.T, id string, fs []*join.Fragment) {
 }
 
 // scale multiplies the lines and the pools ids are drawn from.
-func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
+func randomSession(rng *rand.Rand, scale int) []*join.Fragment {
 	pick := func(n int) int { return rng.IntN(n) }
 	id := func(pool int) reader.Digest {
 		if pick(5) == 0 {
@@ -113,13 +113,13 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 	texts := []string{"", "Error: no such file", "User rejected the edit", "fine"}
 	var frags []*join.Fragment
 	for i := range 1 + pick(4) {
-		f := &claudeFile{loc: time.UTC}
+		f := &fileSession{loc: time.UTC}
 		f.word("agent-a")
 		f.word("agent-b")
 		for range pick(40 * scale) {
 			uuid := id(30 * scale)
 			t := at()
-			l := claudeLine{sec: t.Unix(), nsec: int32(t.Nanosecond()), usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
+			l := lineRecord{sec: t.Unix(), nsec: int32(t.Nanosecond()), usesLo: int32(len(f.uses)), resultsLo: int32(len(f.results))}
 			if pick(6) == 0 {
 				l.setSidechain()
 			}
@@ -127,16 +127,16 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 				l.agent = int32(1 + pick(2))
 			}
 			if pick(2) == 0 {
-				f.usages = append(f.usages, claudeUsage{key: reader.DigestOf(fmt.Sprint(pick(8 * scale))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
+				f.usages = append(f.usages, msgUsage{key: reader.DigestOf(fmt.Sprint(pick(8 * scale))), model: f.word([]string{"m1", "m2", ""}[pick(3)]),
 					tokens: model.Tokens{Input: int64(pick(4)), Output: int64(pick(3))}})
 				l.usage = int32(len(f.usages))
 			}
 			for range pick(3) {
-				f.uses = append(f.uses, claudeUse{id: id(10 * scale), name: f.word([]string{"Bash", "Task"}[pick(2)]), subagent: f.word([]string{"", "Explore"}[pick(2)])})
+				f.uses = append(f.uses, toolUse{id: id(10 * scale), name: f.word([]string{"Bash", "Task"}[pick(2)]), subagent: f.word([]string{"", "Explore"}[pick(2)])})
 				l.nUses++
 			}
 			for range pick(3) {
-				r := claudeResult{useID: id(10 * scale), text: f.word(texts[pick(len(texts))]), agentID: f.word([]string{"", "agent-a"}[pick(2)]),
+				r := toolResult{useID: id(10 * scale), text: f.word(texts[pick(len(texts))]), agentID: f.word([]string{"", "agent-a"}[pick(2)]),
 					isError: pick(5) == 0, interrupted: pick(9) == 0}
 				if pick(2) == 0 {
 					r.durationMS, r.hasDuration = float64(pick(5000)), true
@@ -153,27 +153,27 @@ func randomClaudeSession(rng *rand.Rand, scale int) []*join.Fragment {
 		if pick(3) == 0 {
 			f.quiet, f.first, f.last = true, at(), at()
 		}
-		frags = append(frags, &join.Fragment{Kind: join.FragmentClaude, Key: "s", Records: &claudeLog{claude: f}, Source: fmt.Sprint("file", i)})
+		frags = append(frags, &join.Fragment{Kind: join.FragmentClaude, Key: "s", Records: &sessionLog{claude: f}, Source: fmt.Sprint("file", i)})
 	}
 	return frags
 }
 
-func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.Run {
+func runByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.Run {
 	r := &model.Run{ID: id, Format: "claudecode", Agent: "claude-code", Status: model.StatusUnknown}
 	// Sized once: a long session's join is its peak of memory, and a map
 	// or slice that grows holds its old and new arrays together.
 	nLines, nUsages, nResults := 0, 0, 0
 	for _, f := range fs {
-		nLines, nUsages, nResults = nLines+len(claudeLogOf(f).claude.lines), nUsages+len(claudeLogOf(f).claude.usages), nResults+len(claudeLogOf(f).claude.results)
+		nLines, nUsages, nResults = nLines+len(logOf(f).claude.lines), nUsages+len(logOf(f).claude.usages), nResults+len(logOf(f).claude.results)
 	}
 	seen := make(map[reader.Digest]struct{}, nLines)
-	usage := make(map[reader.Digest]claudeEntry, nUsages)
-	main := make([]claudeEntry, 0, nLines)
-	var side []claudeEntry
+	usage := make(map[reader.Digest]entry, nUsages)
+	main := make([]entry, 0, nLines)
+	var side []entry
 	var first, last time.Time
 	quiet := false
 	for _, f := range fs {
-		cf := claudeLogOf(f).claude
+		cf := logOf(f).claude
 		if cf.quiet {
 			if !quiet || cf.first.Before(first) {
 				first = cf.first
@@ -187,7 +187,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.R
 			}
 		}
 		for i := range cf.lines {
-			e := claudeEntry{cf, &cf.lines[i]}
+			e := entry{cf, &cf.lines[i]}
 			if uuid := cf.uuids[i]; uuid != (reader.Digest{}) {
 				if _, dup := seen[uuid]; dup {
 					continue
@@ -215,24 +215,24 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.R
 	if r.Source == "" && len(fs) > 0 {
 		r.Source = fs[0].Source
 	}
-	byTime := func(a, b claudeEntry) int { return a.at().Compare(b.at()) }
+	byTime := func(a, b entry) int { return a.at().Compare(b.at()) }
 	slices.SortStableFunc(main, byTime)
 
 	// Tokens: once per message, requests in line order; the model with most tokens names the run.
 	perModel := map[string]int64{}
 	for _, f := range fs {
-		for i := range claudeLogOf(f).claude.lines {
-			e := claudeEntry{claudeLogOf(f).claude, &claudeLogOf(f).claude.lines[i]}
-			if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
+		for i := range logOf(f).claude.lines {
+			e := entry{logOf(f).claude, &logOf(f).claude.lines[i]}
+			if u := e.usageOf(); u != nil && usage[u.key].lineRecord == e.lineRecord {
 				r.AddRequest(model.Request{Model: e.f.wordAt(u.model), At: e.at(), Tokens: u.tokens})
 				perModel[e.f.wordAt(u.model)] += u.tokens.Total()
 			}
 		}
 	}
 	r.Model = reader.TopModel(perModel)
-	files := make([]*claudeFile, len(fs))
+	files := make([]*fileSession, len(fs))
 	for i, f := range fs {
-		files[i] = claudeLogOf(f).claude
+		files[i] = logOf(f).claude
 	}
 	r.Project, r.Branch = sessionProject(files)
 
@@ -265,7 +265,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.R
 			subOrder = append(subOrder, id)
 		}
 		s.Calls += int64(e.nUses)
-		if u := e.usageOf(); u != nil && usage[u.key].claudeLine == e.claudeLine {
+		if u := e.usageOf(); u != nil && usage[u.key].lineRecord == e.lineRecord {
 			s.Tokens += u.tokens.Total()
 			s.Requests = append(s.Requests, model.Request{Model: e.f.wordAt(u.model), At: e.at(), Tokens: u.tokens})
 		}
@@ -277,9 +277,9 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.R
 
 	// Tool calls of the main chain, paired with their results by id.
 	type resultAt struct {
-		res  *claudeResult
-		line *claudeLine
-		f    *claudeFile
+		res  *toolResult
+		line *lineRecord
+		f    *fileSession
 	}
 	results := make(map[reader.Digest]resultAt, nResults)
 	calls := 0
@@ -287,7 +287,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.R
 		rs := e.results()
 		for i := range rs {
 			if _, dup := results[rs[i].useID]; !dup {
-				results[rs[i].useID] = resultAt{&rs[i], e.claudeLine, e.f}
+				results[rs[i].useID] = resultAt{&rs[i], e.lineRecord, e.f}
 			}
 		}
 		calls += int(e.nUses)
@@ -307,7 +307,7 @@ func claudeRunByMaps(id string, fs []*join.Fragment, w jsonscan.Warner) *model.R
 			usedIDs[u.id] = struct{}{}
 			call := model.ToolCall{Name: e.f.wordAt(u.name), Input: e.f.wordAt(u.input), Agent: r.Agent, Span: model.Span{Started: e.at()}}
 			if got, ok := results[u.id]; ok {
-				call.Span = reader.SpanOf(e.at(), claudeEntry{got.f, got.line}.at(), w)
+				call.Span = reader.SpanOf(e.at(), entry{got.f, got.line}.at(), w)
 				if got.res.hasDuration {
 					call.HasDuration = false
 					reader.SetDuration(&call.Span, jsonscan.Num{V: got.res.durationMS, Set: true}, w)
@@ -419,11 +419,11 @@ func TestCmpKeyID(t *testing.T) {
 func TestClaudeJoinSpilled(t *testing.T) {
 	spill := formattest.Spill(t)
 	for seed := range uint64(300) {
-		mem := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
-		spilled := randomClaudeSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
+		mem := randomSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
+		spilled := randomSession(rand.New(rand.NewPCG(seed, 7)), 1+int(seed%4))
 		for _, f := range spilled {
-			putClaude(spill, claudeLogOf(f))
-			if claudeLogOf(f).spill == nil {
+			putRecords(spill, logOf(f))
+			if logOf(f).spill == nil {
 				t.Fatal("not spilled")
 			}
 		}
@@ -436,11 +436,11 @@ func TestClaudeJoinSpilled(t *testing.T) {
 // A line takes 40 bytes (a long session's lines are the bulk of its join),
 // and its sidechain mark leaves its nanoseconds as they are.
 func TestClaudeLineSize(t *testing.T) {
-	if n := unsafe.Sizeof(claudeLine{}); n != 40 {
+	if n := unsafe.Sizeof(lineRecord{}); n != 40 {
 		t.Errorf("a line takes %d bytes, want 40", n)
 	}
 	for _, ns := range []int32{0, 1, 999_999_999} {
-		l := claudeLine{nsec: ns}
+		l := lineRecord{nsec: ns}
 		if l.sidechain() || l.nanos() != ns {
 			t.Errorf("%d: sidechain %v, nanos %d", ns, l.sidechain(), l.nanos())
 		}
@@ -464,15 +464,15 @@ func TestClaudeJoinSpillMiscounted(t *testing.T) {
 			// A session of several files, the first's miscounted, so that the
 			// others' lines are numbered wrong too.
 			var fs []*join.Fragment
-			for seed := uint64(1); len(fs) < 3 || len(claudeLogOf(fs[0]).claude.lines) < 200; seed++ {
-				fs = randomClaudeSession(rand.New(rand.NewPCG(seed, 6)), 40)
+			for seed := uint64(1); len(fs) < 3 || len(logOf(fs[0]).claude.lines) < 200; seed++ {
+				fs = randomSession(rand.New(rand.NewPCG(seed, 6)), 40)
 			}
 			spill := formattest.Spill(t) // its error is this session's
 			for _, f := range fs {
-				putClaude(spill, claudeLogOf(f))
+				putRecords(spill, logOf(f))
 			}
-			claudeLogOf(fs[0]).refs[0].Tables[0] = miscount(claudeLogOf(fs[0]).refs[0].Tables[0])
-			if r, calls := claudeRun("s", fs, formattest.NewCollector()); r == nil || calls == nil {
+			logOf(fs[0]).refs[0].Tables[0] = miscount(logOf(fs[0]).refs[0].Tables[0])
+			if r, calls := sessionRun("s", fs, formattest.NewCollector()); r == nil || calls == nil {
 				t.Fatal("no run")
 			}
 			if !errors.Is(spill.Err(), recordspill.ErrCorrupt) {
@@ -491,12 +491,12 @@ func TestClaudeJoinDamaged(t *testing.T) {
 	failed := 0
 	for seed := range uint64(200) {
 		spill, d := formattest.SpillOnDisk(t) // its error is this session's
-		fs := randomClaudeSession(rand.New(rand.NewPCG(seed, 5)), 3)
+		fs := randomSession(rand.New(rand.NewPCG(seed, 5)), 3)
 		spillInSegments(spill, fs)
 		// Damage one line's fixed fields (past its uuid and time): the
 		// indexes into the record's tables and the words.
-		ref := claudeLogOf(fs[0]).refs[0]
-		if len(claudeLogOf(fs[0]).refs) < 2 || ref.Tables[0] == 0 { // the first record, with no header before its tables
+		ref := logOf(fs[0]).refs[0]
+		if len(logOf(fs[0]).refs) < 2 || ref.Tables[0] == 0 { // the first record, with no header before its tables
 			continue
 		}
 		var counts []byte
@@ -513,7 +513,7 @@ func TestClaudeJoinDamaged(t *testing.T) {
 				rng.Int64N(n)*int64(len(reader.Digest{})+8) + int64(len(reader.Digest{})) + rng.Int64N(2)*4
 			d.WriteAt(binary.LittleEndian.AppendUint32(nil, rng.Uint32()), at)
 		}
-		r, calls := claudeRun("s", fs, formattest.NewCollector())
+		r, calls := sessionRun("s", fs, formattest.NewCollector())
 		calls.Drain()
 		if r == nil {
 			t.Fatal("no run")
@@ -531,8 +531,8 @@ func TestClaudeJoinDamaged(t *testing.T) {
 // would: a segment every SegmentLines lines, the rest with the header.
 func spillInSegments(spill *recordspill.File, fs []*join.Fragment) {
 	for _, frag := range fs {
-		f := claudeLogOf(frag).claude
-		out := &claudeFile{spill: spill, loc: f.loc, words: f.words, quiet: f.quiet, first: f.first, last: f.last}
+		f := logOf(frag).claude
+		out := &fileSession{spill: spill, loc: f.loc, words: f.words, quiet: f.quiet, first: f.first, last: f.last}
 		for i, l := range f.lines {
 			uses, results := f.uses[l.usesLo:l.usesLo+l.nUses], f.results[l.resultsLo:l.resultsLo+l.nResults]
 			l.usesLo, l.resultsLo = out.base.uses+int32(len(out.uses)), out.base.results+int32(len(out.results))
@@ -547,11 +547,11 @@ func spillInSegments(spill *recordspill.File, fs []*join.Fragment) {
 			}
 			out.lines, out.uuids = append(out.lines, l), append(out.uuids, f.uuids[i])
 			if len(out.lines) >= join.SegmentLines {
-				flushClaude(spill, out)
+				flushTables(spill, out)
 			}
 		}
-		claudeLogOf(frag).claude = out
-		putClaude(spill, claudeLogOf(frag))
+		logOf(frag).claude = out
+		putRecords(spill, logOf(frag))
 	}
 }
 
@@ -559,9 +559,9 @@ func spillInSegments(spill *recordspill.File, fs []*join.Fragment) {
 // reports whether the runs (with their calls) and the warnings agree.
 func joinsAlike(mem, other []*join.Fragment) (got, want *model.Run, same bool) {
 	w1, w2 := formattest.NewCollector(), formattest.NewCollector()
-	want, wantCalls := claudeRun("s", mem, w1)
+	want, wantCalls := sessionRun("s", mem, w1)
 	want.ToolCalls = wantCalls.All()
-	got, gotCalls := claudeRun("s", other, w2)
+	got, gotCalls := sessionRun("s", other, w2)
 	got.ToolCalls = gotCalls.All()
 	return got, want, reflect.DeepEqual(got, want) && reflect.DeepEqual(w1.Warnings, w2.Warnings)
 }

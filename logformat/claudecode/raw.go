@@ -9,7 +9,7 @@ import (
 )
 
 var (
-	progressReader = jsonscan.PointerReader(reflect.TypeFor[claudeProgress]())
+	progressReader = jsonscan.PointerReader(reflect.TypeFor[agentProgress]())
 	toolResultPlan = jsonscan.DupOK(jsonscan.PlanOf(reflect.TypeFor[toolResultObject]())) // a tool's output may repeat a name
 )
 

@@ -11,13 +11,13 @@ import (
 // a step of the join needs, when its session is joined.
 
 // tableSizes is how many lines, usages, uses, results and prompts f holds.
-func (f *claudeFile) tableSizes() [5]int32 {
+func (f *fileSession) tableSizes() [5]int32 {
 	return [5]int32{int32(len(f.lines)), int32(len(f.usages)), int32(len(f.uses)), int32(len(f.results)), int32(len(f.prompts))}
 }
 
-// flushClaude writes the tables f holds as a segment and empties them, while its
+// flushTables writes the tables f holds as a segment and empties them, while its
 // file is still being read; on failure the rest stays in memory.
-func flushClaude(s *recordspill.File, f *claudeFile) {
+func flushTables(s *recordspill.File, f *fileSession) {
 	ref, ok := s.Write(func(w *bufio.Writer) { encodeTables(w, f, s.Loc()) })
 	if !ok {
 		f.noFlush = true
@@ -35,9 +35,9 @@ func flushClaude(s *recordspill.File, f *claudeFile) {
 	f.lines, f.uuids, f.usages, f.uses, f.results, f.prompts = f.lines[:0], f.uuids[:0], f.usages[:0], f.uses[:0], f.results[:0], f.prompts[:0]
 }
 
-// putClaude writes the rest of a file's records, with the file's header, once
+// putRecords writes the rest of a file's records, with the file's header, once
 // the file is read; on failure they stay in memory.
-func putClaude(s *recordspill.File, frag *claudeLog) {
+func putRecords(s *recordspill.File, frag *sessionLog) {
 	f := frag.claude
 	ref, ok := s.Write(func(w *bufio.Writer) {
 		encodeHeader(w, f, s.Loc())
@@ -65,14 +65,14 @@ const (
 // second half then adds nothing). A long session is joined in three
 // steps, so that its uuids (uuidKeys) are gone before its lines and
 // usages come, and its usages before its uses and results.
-func (frag *claudeLog) loadRecords(keep tableSet) {
+func (frag *sessionLog) loadRecords(keep tableSet) {
 	switch {
 	case frag.spill != nil:
 		cf := frag.claude
 		if keep&linesAndUsages != 0 || cf == nil {
-			cf = &claudeFile{}
+			cf = &fileSession{}
 		}
-		readClaudeAll(frag.spill, frag.refs, cf, keep)
+		readAll(frag.spill, frag.refs, cf, keep)
 		frag.claude = cf
 	case frag.claude != nil && len(frag.claude.segments) > 0 && keep&linesAndUsages != 0: // the end did not reach the disk
 		frag.claude = frag.wholeClaude()
@@ -81,17 +81,17 @@ func (frag *claudeLog) loadRecords(keep tableSet) {
 
 // wholeClaude is every record of a Claude Code fragment, its lines' uuids
 // included, in one file in memory, wherever they are.
-func (frag *claudeLog) wholeClaude() *claudeFile {
-	cf := &claudeFile{}
+func (frag *sessionLog) wholeClaude() *fileSession {
+	cf := &fileSession{}
 	if frag.spill != nil {
 		for i, ref := range frag.refs {
-			readClaudeRecord(frag.spill, ref, cf, i == len(frag.refs)-1, allTables|uuidTable)
+			readRecord(frag.spill, ref, cf, i == len(frag.refs)-1, allTables|uuidTable)
 		}
 		return cf
 	}
 	rest := frag.claude
 	for _, ref := range rest.segments {
-		readClaudeRecord(rest.spill, ref, cf, false, allTables|uuidTable)
+		readRecord(rest.spill, ref, cf, false, allTables|uuidTable)
 	}
 	cf.lines = append(cf.lines, rest.lines...)
 	cf.uuids = append(cf.uuids, rest.uuids...)
@@ -106,7 +106,7 @@ func (frag *claudeLog) wholeClaude() *claudeFile {
 
 // makeRoom gives cf's tables of keep room for every entry of refs'
 // records: a long session's tables are allocated once, never regrown.
-func makeRoom(refs []recordspill.Ref, cf *claudeFile, keep tableSet) {
+func makeRoom(refs []recordspill.Ref, cf *fileSession, keep tableSet) {
 	var total [5]int
 	for _, ref := range refs {
 		for k, n := range ref.Tables {
@@ -114,10 +114,10 @@ func makeRoom(refs []recordspill.Ref, cf *claudeFile, keep tableSet) {
 		}
 	}
 	if keep&linesAndUsages != 0 {
-		cf.lines, cf.usages = withRoom[claudeLine](total[0]), withRoom[claudeUsage](total[1])
+		cf.lines, cf.usages = withRoom[lineRecord](total[0]), withRoom[msgUsage](total[1])
 	}
 	if keep&usesAndResults != 0 {
-		cf.uses, cf.results, cf.prompts = withRoom[claudeUse](total[2]), withRoom[claudeResult](total[3]), withRoom[string](total[4])
+		cf.uses, cf.results, cf.prompts = withRoom[toolUse](total[2]), withRoom[toolResult](total[3]), withRoom[string](total[4])
 	}
 }
 
@@ -129,23 +129,23 @@ func withRoom[T any](n int) []T {
 	return make([]T, 0, n)
 }
 
-// readClaudeRecord appends one record's tables of keep to cf, and its header (a file's
+// readRecord appends one record's tables of keep to cf, and its header (a file's
 // last record holds one) with the lines.
-func readClaudeRecord(s *recordspill.File, ref recordspill.Ref, cf *claudeFile, header bool, keep tableSet) {
-	var into *claudeFile
+func readRecord(s *recordspill.File, ref recordspill.Ref, cf *fileSession, header bool, keep tableSet) {
+	var into *fileSession
 	if header {
 		into = cf
 	}
-	readClaudeInto(s, ref, into, cf, keep)
+	readRecordInto(s, ref, into, cf, keep)
 }
 
-// readClaudeInto reads one record: its header into header (nil for none), its
+// readRecordInto reads one record: its header into header (nil for none), its
 // tables of keep appended to tables.
-func readClaudeInto(s *recordspill.File, ref recordspill.Ref, header, tables *claudeFile, keep tableSet) {
+func readRecordInto(s *recordspill.File, ref recordspill.Ref, header, tables *fileSession, keep tableSet) {
 	r := s.Record(ref)
 	if header != nil {
 		if keep&linesAndUsages == 0 {
-			header = &claudeFile{} // read past
+			header = &fileSession{} // read past
 		}
 		decodeHeader(r, header, s.Loc())
 	}
@@ -153,11 +153,11 @@ func readClaudeInto(s *recordspill.File, ref recordspill.Ref, header, tables *cl
 	s.Done(r)
 }
 
-// readClaudeAll reads a file's records (refs, the header in the last) into cf,
+// readAll reads a file's records (refs, the header in the last) into cf,
 // its tables of keep each allocated once. A long session's records are
 // decoded on both cores, each record into its own stretch of the tables
 // (the join waits on them, one core's work otherwise).
-func readClaudeAll(s *recordspill.File, refs []recordspill.Ref, cf *claudeFile, keep tableSet) {
+func readAll(s *recordspill.File, refs []recordspill.Ref, cf *fileSession, keep tableSet) {
 	makeRoom(refs, cf, keep)
 	lines := 0
 	for _, ref := range refs {
@@ -165,13 +165,13 @@ func readClaudeAll(s *recordspill.File, refs []recordspill.Ref, cf *claudeFile, 
 	}
 	if len(refs) < 2 || lines < bothMin {
 		for i, ref := range refs {
-			readClaudeRecord(s, ref, cf, i == len(refs)-1, keep)
+			readRecord(s, ref, cf, i == len(refs)-1, keep)
 		}
 		return
 	}
 	// Each record appends into a slice of the tables' room that starts
 	// where the records before it end and holds just its own.
-	stretches := make([]claudeFile, len(refs))
+	stretches := make([]fileSession, len(refs))
 	var at [5]int
 	for i, ref := range refs {
 		st, n := &stretches[i], ref.Tables
@@ -187,11 +187,11 @@ func readClaudeAll(s *recordspill.File, refs []recordspill.Ref, cf *claudeFile, 
 	}
 	bothHalves(lines, len(refs), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
-			var header *claudeFile
+			var header *fileSession
 			if i == len(refs)-1 {
 				header = cf
 			}
-			readClaudeInto(s, refs[i], header, &stretches[i], keep)
+			readRecordInto(s, refs[i], header, &stretches[i], keep)
 		}
 	})
 	for i, ref := range refs {
@@ -220,7 +220,7 @@ func stretch[T any](room []T, at int, n int32) []T {
 }
 
 // recordSpill is where the fragment's records are, nil for none.
-func (frag *claudeLog) recordSpill() *recordspill.File {
+func (frag *sessionLog) recordSpill() *recordspill.File {
 	if frag.spill == nil && frag.claude != nil {
 		return frag.claude.spill // nil unless a segment went there
 	}
@@ -228,7 +228,7 @@ func (frag *claudeLog) recordSpill() *recordspill.File {
 }
 
 // lineCount is how many lines the fragment's records hold, in memory or not.
-func (frag *claudeLog) lineCount() int32 {
+func (frag *sessionLog) lineCount() int32 {
 	var n int32
 	for _, ref := range frag.refs {
 		n += ref.Tables[0]
@@ -247,7 +247,7 @@ func (frag *claudeLog) lineCount() int32 {
 // record on the spill is read for its uuids alone: a long session's dedupe
 // comes before its other tables are read back, so that they are not live
 // together. A long fragment's records are read on both cores.
-func (frag *claudeLog) uuidKeys(start int32, keys []idKey) {
+func (frag *sessionLog) uuidKeys(start int32, keys []idKey) {
 	switch f := frag.claude; {
 	case frag.spill != nil: // what is in memory (loadRecords) holds no uuids
 		refs, at := frag.refs, make([]int, len(frag.refs)+1) // at[i]: keys of the records before refs[i]
@@ -256,14 +256,14 @@ func (frag *claudeLog) uuidKeys(start int32, keys []idKey) {
 		}
 		bothHalves(at[len(refs)], len(refs), func(lo, hi int) {
 			for i := lo; i < hi; i++ {
-				readClaudeUUIDs(frag.spill, refs[i], i == len(refs)-1, keys[at[i]:at[i+1]], start+int32(at[i]))
+				readUUIDs(frag.spill, refs[i], i == len(refs)-1, keys[at[i]:at[i+1]], start+int32(at[i]))
 			}
 		})
 	case f != nil:
 		k := 0
 		for _, ref := range f.segments { // the end did not reach the disk
 			n := int(ref.Tables[0])
-			readClaudeUUIDs(f.spill, ref, false, keys[k:k+n], start+int32(k))
+			readUUIDs(f.spill, ref, false, keys[k:k+n], start+int32(k))
 			k += n
 		}
 		for _, uuid := range f.uuids {
@@ -273,13 +273,13 @@ func (frag *claudeLog) uuidKeys(start int32, keys []idKey) {
 	}
 }
 
-// readClaudeUUIDs reads the uuids of one record's lines into keys, numbered from
+// readUUIDs reads the uuids of one record's lines into keys, numbered from
 // g, and fails the spill unless there are as many; the record holds a
 // file's header first if header is set.
-func readClaudeUUIDs(s *recordspill.File, ref recordspill.Ref, header bool, keys []idKey, g int32) {
+func readUUIDs(s *recordspill.File, ref recordspill.Ref, header bool, keys []idKey, g int32) {
 	r := s.Record(ref)
 	if header {
-		decodeHeader(r, &claudeFile{}, s.Loc())
+		decodeHeader(r, &fileSession{}, s.Loc())
 	}
 	var n [5]int
 	for i := range n {
@@ -296,7 +296,7 @@ func readClaudeUUIDs(s *recordspill.File, ref recordspill.Ref, header bool, keys
 }
 
 // recordSize is about how many bytes a fragment's records take on the spill.
-func (frag *claudeLog) recordSize() int64 {
+func (frag *sessionLog) recordSize() int64 {
 	var n int64
 	for _, ref := range frag.refs {
 		n += ref.N
@@ -311,7 +311,7 @@ func (frag *claudeLog) recordSize() int64 {
 }
 
 // release drops records loaded from the spill once their session is joined.
-func (frag *claudeLog) release() {
+func (frag *sessionLog) release() {
 	if frag.spill != nil {
 		frag.claude = nil
 	}

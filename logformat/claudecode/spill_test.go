@@ -59,24 +59,24 @@ func TestRecordSpillRoundTrip(t *testing.T) {
 					t.Fatalf("%s: %d fragments, %d in memory", name, len(spilled.Frags), len(mem.Frags))
 				}
 				for i, f := range spilled.Frags {
-					if claudeLogOf(f).spill == nil || claudeLogOf(f).claude != nil {
+					if logOf(f).spill == nil || logOf(f).claude != nil {
 						t.Fatalf("%s: fragment %d was not spilled", name, i)
 					}
-					if segment == 5 && name == "synth.jsonl" && len(claudeLogOf(f).refs) < 10 {
-						t.Fatalf("%s: %d segments", name, len(claudeLogOf(f).refs))
+					if segment == 5 && name == "synth.jsonl" && len(logOf(f).refs) < 10 {
+						t.Fatalf("%s: %d segments", name, len(logOf(f).refs))
 					}
 					// The uuids come back alone, before the other tables.
 					if got, want := uuidsOf(f, 3), uuidsOf(mem.Frags[i], 3); !reflect.DeepEqual(got, want) || len(want) == 0 {
 						t.Fatalf("%s (%s): fragment %d's uuids differ after the spill: %d, want %d", name, loc, i, len(got), len(want))
 					}
-					claudeLogOf(f).loadRecords(allTables)
-					want := *claudeLogOf(mem.Frags[i]).claude
+					logOf(f).loadRecords(allTables)
+					want := *logOf(mem.Frags[i]).claude
 					want.wordIdx = nil // used while reading only
 					want.uuids = nil   // read back by uuidKeys alone
-					if !reflect.DeepEqual(*claudeLogOf(f).claude, want) {
+					if !reflect.DeepEqual(*logOf(f).claude, want) {
 						t.Fatalf("%s (%s): fragment %d differs after the spill", name, loc, i)
 					}
-					claudeLogOf(f).release()
+					logOf(f).release()
 				}
 				memRuns, _ := formattest.JoinAll(mem.Frags, mem)
 				spillRuns, _ := formattest.JoinAll(spilled.Frags, spilled)
@@ -113,7 +113,7 @@ func TestRecordSpillWriteFailure(t *testing.T) {
 			t.Fatalf("seed %d: no fragments", seed)
 		}
 		for i, f := range spilled.Frags {
-			if onDisk := claudeLogOf(f).spill != nil && claudeLogOf(f).claude == nil; onDisk == failing {
+			if onDisk := logOf(f).spill != nil && logOf(f).claude == nil; onDisk == failing {
 				t.Fatalf("seed %d: fragment %d on disk: %v", seed, i, onDisk)
 			}
 		}
@@ -148,7 +148,7 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 	d.Use(good)
 	split := 0
 	for i, f := range spilled.Frags {
-		if claudeLogOf(f).spill == nil && claudeLogOf(f).claude != nil && len(claudeLogOf(f).claude.segments) > 0 {
+		if logOf(f).spill == nil && logOf(f).claude != nil && len(logOf(f).claude.segments) > 0 {
 			split++
 		}
 		if got, want := uuidsOf(f, 0), uuidsOf(mem.Frags[i], 0); !reflect.DeepEqual(got, want) {
@@ -167,8 +167,8 @@ func TestRecordSpillEndInMemory(t *testing.T) {
 
 // uuidsOf is the uuid keys of a fragment's lines, numbered from start.
 func uuidsOf(f *join.Fragment, start int32) []idKey {
-	keys := make([]idKey, claudeLogOf(f).lineCount())
-	claudeLogOf(f).uuidKeys(start, keys)
+	keys := make([]idKey, logOf(f).lineCount())
+	logOf(f).uuidKeys(start, keys)
 	return keys
 }
 
@@ -222,7 +222,7 @@ func TestRecordSpillLongRecord(t *testing.T) {
 	}
 	long := 0
 	for i, f := range spilled.Frags {
-		for _, ref := range claudeLogOf(f).refs {
+		for _, ref := range logOf(f).refs {
 			if ref.N > recordspill.Window/4 {
 				long++
 			}
@@ -230,11 +230,11 @@ func TestRecordSpillLongRecord(t *testing.T) {
 		if got, want := uuidsOf(f, 0), uuidsOf(mem.Frags[i], 0); !reflect.DeepEqual(got, want) {
 			t.Fatalf("fragment %d: uuids differ", i)
 		}
-		claudeLogOf(f).loadRecords(linesAndUsages)
-		claudeLogOf(f).loadRecords(usesAndResults)
-		want := *claudeLogOf(mem.Frags[i]).claude
+		logOf(f).loadRecords(linesAndUsages)
+		logOf(f).loadRecords(usesAndResults)
+		want := *logOf(mem.Frags[i]).claude
 		want.wordIdx, want.uuids = nil, nil
-		if !reflect.DeepEqual(*claudeLogOf(f).claude, want) {
+		if !reflect.DeepEqual(*logOf(f).claude, want) {
 			t.Fatalf("fragment %d differs after the spill", i)
 		}
 	}
