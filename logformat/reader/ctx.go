@@ -31,8 +31,8 @@ type Format[D any] struct {
 type Emitter interface {
 	jsonscan.Warner
 	Run(*model.Run)
-	// Fragment receives a piece of a run spread over several files (planagent),
-	// joined across the scanned tree by Join.
+	// Fragment receives a piece of a run spread over several files, joined
+	// across the scanned tree by join.JoinEach.
 	Fragment(*join.Fragment)
 }
 
