@@ -7,8 +7,9 @@
 // fragment travels in a partial as its head and its records' segments
 // (EncodeFragment, DecodeFragment), the same for every format.
 //
-// The joins are registered by logformat, whose readers make the fragments;
-// a program that decodes fragments imports logformat, as the binary does.
+// The joins are registered by the format packages (logformat/<name>), whose
+// readers make the fragments; a program that decodes fragments imports
+// logformat, which imports them all, as the binary does.
 package join
 
 import (

@@ -47,7 +47,7 @@ var registry = []*Format{
 	packaged(session.Format, sessionView),
 }
 
-// packaged adapts the Format of a package of its own to the union: view is
+// packaged adapts a format package's Format to the union: view is
 // what its reader is given of a document.
 func packaged[D any](f reader.Format[D], view func(*document) D) *Format {
 	return &Format{

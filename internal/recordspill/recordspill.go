@@ -2,7 +2,7 @@
 // spread over files from when they are read to their join, and the byte
 // primitives its records are written and read back with.
 //
-// logformat's readers keep there Claude Code's line records and the
+// The format readers keep there Claude Code's line records and the
 // entries of the other formats joined across files, in segments while a
 // file is read and the rest at its end, so that memory follows the
 // largest session rather than every line of every transcript read (a

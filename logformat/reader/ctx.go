@@ -1,8 +1,10 @@
 // Package reader is what every format's reader works with: the read
 // context of one file (Ctx), where its runs and fragments go (Emitter), the
-// warning kinds, the document members several formats read (Shared), and
-// the rules they share for spans, status words and clipped texts. A format
-// package imports it; logformat, above the formats, makes each file's Ctx.
+// warning kinds, the document members several formats read (Shared), the
+// message content Claude Code and Gemini CLI share (Message), and the rules
+// formats share for spans, status words, clipped texts and id digests. A
+// format package imports it; logformat, above the formats, makes each
+// file's Ctx.
 package reader
 
 import (

@@ -6,20 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentstat/agentstat/join"
+	"github.com/agentstat/agentstat/logformat/formattest"
 	"github.com/agentstat/agentstat/logformat/jsonscan"
 	"github.com/agentstat/agentstat/model"
 )
-
-// counter is an Emitter that keeps what it is given.
-type counter struct {
-	warns map[string]int
-	runs  []*model.Run
-}
-
-func (c *counter) Warn(kind string)        { c.warns[kind]++ }
-func (c *counter) Run(r *model.Run)        { c.runs = append(c.runs, r) }
-func (c *counter) Fragment(*join.Fragment) {}
 
 func TestSpanOf(t *testing.T) {
 	at := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
@@ -36,7 +26,7 @@ func TestSpanOf(t *testing.T) {
 		{"end before start", at, at.Add(-time.Second), 0, false, time.Time{}, WarnNegativeDuration},
 		{"eleven years", at, at.AddDate(11, 0, 0), 0, false, at.AddDate(11, 0, 0), WarnImpossibleDuration},
 	} {
-		w := &counter{warns: map[string]int{}}
+		w := formattest.NewCollector()
 		s := SpanOf(tc.start, tc.end, w)
 		if s.DurationMS != tc.ms || s.HasDuration != tc.has || !s.Ended.Equal(tc.ended) || !s.Started.Equal(tc.start) {
 			t.Errorf("%s: %+v", tc.name, s)
@@ -45,23 +35,23 @@ func TestSpanOf(t *testing.T) {
 		if tc.warn != "" {
 			want[tc.warn] = 1
 		}
-		if !maps.Equal(w.warns, want) {
-			t.Errorf("%s: warnings %v, want %v", tc.name, w.warns, want)
+		if !maps.Equal(w.Warnings, want) {
+			t.Errorf("%s: warnings %v, want %v", tc.name, w.Warnings, want)
 		}
 	}
 }
 
 func TestStatusWords(t *testing.T) {
-	w := &counter{warns: map[string]int{}}
+	w := formattest.NewCollector()
 	for word, want := range map[string]model.StepStatus{"COMPLETED": model.StepCompleted, "failed": model.StepFailed, "": model.StepOther, "weird": model.StepOther} {
 		if got := StepStatus(word, w); got != want {
 			t.Errorf("StepStatus(%q) = %v, want %v", word, got, want)
 		}
 	}
-	if want := map[string]int{WarnMissingStatus: 1, WarnOtherStepStatus: 1}; !maps.Equal(w.warns, want) {
-		t.Errorf("step warnings %v, want %v", w.warns, want)
+	if want := map[string]int{WarnMissingStatus: 1, WarnOtherStepStatus: 1}; !maps.Equal(w.Warnings, want) {
+		t.Errorf("step warnings %v, want %v", w.Warnings, want)
 	}
-	w.warns = map[string]int{}
+	w.Warnings = map[string]int{}
 	for word, want := range map[jsonscan.Str]model.Outcome{
 		{V: "completed", Set: true}: model.OutcomeOK,
 		{V: "FAILED", Set: true}:    model.OutcomeError,
@@ -72,8 +62,8 @@ func TestStatusWords(t *testing.T) {
 			t.Errorf("CallOutcome(%q) = %v, want %v", word.V, got, want)
 		}
 	}
-	if want := map[string]int{WarnUnknownStatus: 1}; !maps.Equal(w.warns, want) {
-		t.Errorf("call warnings %v, want %v", w.warns, want)
+	if want := map[string]int{WarnUnknownStatus: 1}; !maps.Equal(w.Warnings, want) {
+		t.Errorf("call warnings %v, want %v", w.Warnings, want)
 	}
 }
 
@@ -110,7 +100,7 @@ func TestClippedTexts(t *testing.T) {
 var long = strings.Repeat("q", 400)
 
 func TestCtx(t *testing.T) {
-	em := &counter{warns: map[string]int{}}
+	em := formattest.NewCollector()
 	c := NewCtx("dir/run-7.jsonl.gz", time.UTC, nil, em)
 	if got := c.FallbackID(); got != "run-7" {
 		t.Errorf("FallbackID = %q", got)
@@ -120,8 +110,8 @@ func TestCtx(t *testing.T) {
 		t.Errorf("FallbackID of the third document = %q", got)
 	}
 	c.Run(&model.Run{ID: "a"})
-	if c.Emits() != 1 || len(em.runs) != 1 || em.runs[0].Source != "dir/run-7.jsonl.gz" {
-		t.Errorf("emits %d, runs %+v", c.Emits(), em.runs)
+	if c.Emits() != 1 || len(em.Runs) != 1 || em.Runs[0].Source != "dir/run-7.jsonl.gz" {
+		t.Errorf("emits %d, runs %+v", c.Emits(), em.Runs)
 	}
 	type state struct{ n int }
 	FileState(c, func() *state { return &state{} }).n++
